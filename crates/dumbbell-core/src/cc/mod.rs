@@ -1,0 +1,352 @@
+//! Congestion control: the [`CongestionControl`] trait, which mirrors Linux's
+//! `struct tcp_congestion_ops` hook for hook, the shared helpers
+//! (`tcp_slow_start`, `tcp_cong_avoid_ai`) and one file per control.
+//!
+//! Mechanism lives in the stack, policy in the control: the sender
+//! (`tcp::sender`) owns loss detection, recovery, RTT and delivery-rate
+//! sampling; a control reads and writes the window fields of [`TcpSock`].
+//!
+//! # The per-ACK hook order (one place, one path)
+//!
+//! For every ACK that reaches an established sender, `Sender::on_ack` runs,
+//! in this order (as `tcp_ack()` in `net/ipv4/tcp_input.c`):
+//!
+//! 1. the scoreboard is updated from the cumulative ACK and SACK blocks, RTT
+//!    and the rate sample's per-packet part are taken from newly delivered
+//!    segments;
+//! 2. `in_ack_event(flags)` — with [`ack_flags::ECE`] if the ACK echoes
+//!    congestion;
+//! 3. `pkts_acked(sample)` — if any packet was newly acked or SACKed;
+//! 4. the recovery state machine: on entering a reduction (Recovery on loss,
+//!    CWR on ECE) `ssthresh()` is called and then `set_state(new)`;
+//!    `set_state` is always called *before* `ca_state` changes; on a
+//!    spurious reduction detected by undo, `undo_cwnd()`; on RTO, the timer
+//!    path calls `ssthresh()`, `set_state(Loss)` and `cwnd_event(Loss)`;
+//! 5. the rate sample is completed (`tcp_rate_gen`);
+//! 6. if the control implements `cong_control`, it alone sets cwnd and
+//!    pacing; otherwise the stack reduces the window (PRR) while in CWR or
+//!    Recovery, or calls `cong_avoid(ack, acked)` when it may grow.
+//!
+//! `cwnd_event(TxStart)` is raised when sending resumes after idle,
+//! `cwnd_event(CompleteCwr)` when a CWR or Recovery reduction completes.
+
+pub mod cubic;
+pub mod dctcp;
+pub mod reno;
+
+use crate::config::CcConfig;
+use crate::sim::{Dur, Time};
+
+/// Linux `enum tcp_ca_state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[repr(u8)]
+pub enum CaState {
+    #[default]
+    Open = 0,
+    Disorder = 1,
+    Cwr = 2,
+    Recovery = 3,
+    Loss = 4,
+}
+
+/// Linux `enum tcp_ca_event`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaEvent {
+    /// First transmission when no packets are in flight.
+    TxStart,
+    /// Congestion window restart after idle.
+    CwndRestart,
+    /// The end of a CWR or Recovery reduction.
+    CompleteCwr,
+    /// Retransmission timeout.
+    Loss,
+    /// Receiver-side ECN events (the accurate-ECN receiver in `tcp::receiver`
+    /// implements DCTCP's echo itself; these are kept for ported modules).
+    EcnNoCe,
+    EcnIsCe,
+}
+
+/// Flags of `in_ack_event` (Linux `enum tcp_ca_ack_event_flags`).
+pub mod ack_flags {
+    /// Not the fast path (always set in dumbbell: there is no header prediction).
+    pub const SLOWPATH: u32 = 1;
+    /// The ACK updated the receive window.
+    pub const WIN_UPDATE: u32 = 2;
+    /// The ACK carries ECE.
+    pub const ECE: u32 = 4;
+}
+
+/// Per-ACK sample for `pkts_acked` (Linux `struct ack_sample`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckSample {
+    /// Packets newly acked or SACKed by this ACK.
+    pub pkts_acked: u32,
+    /// RTT from the most recently sent never-retransmitted packet this ACK
+    /// covers (Karn), if there is one.
+    pub rtt: Option<Dur>,
+    /// Packets in flight before this ACK.
+    pub in_flight: u32,
+}
+
+/// A delivery-rate sample (Linux `struct rate_sample`, `tcp_rate.c`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RateSample {
+    /// `delivered` of the most recent packet this ACK delivered, when it was sent.
+    pub prior_delivered: u64,
+    pub prior_delivered_ce: u64,
+    /// When that packet's delivery snapshot was taken.
+    pub prior_time: Time,
+    /// Packets delivered over the interval (None if no valid sample).
+    pub delivered: Option<u64>,
+    pub delivered_ce: u64,
+    /// Interval over which `delivered` were delivered: max(send, ack) phase.
+    pub interval: Dur,
+    pub snd_interval: Dur,
+    pub rcv_interval: Dur,
+    /// RTT of the most recent delivered packet (None if retransmitted).
+    pub rtt: Option<Dur>,
+    /// Packets marked lost upon this ACK.
+    pub losses: u32,
+    /// Packets newly acked or SACKed by this ACK.
+    pub acked_sacked: u32,
+    /// Packets in flight before this ACK.
+    pub prior_in_flight: u32,
+    /// The sample was taken while the application limited sending.
+    pub is_app_limited: bool,
+    /// The most recent delivered packet was a retransmission.
+    pub is_retrans: bool,
+}
+
+impl RateSample {
+    /// Delivery rate in packets per second, if the sample is valid.
+    pub fn rate_pps(&self) -> Option<f64> {
+        match self.delivered {
+            Some(d) if !self.interval.is_zero() => Some(d as f64 / self.interval.secs_f64()),
+            _ => None,
+        }
+    }
+}
+
+/// The part of a TCP sender a congestion control may read and write
+/// (the fields of Linux's `struct tcp_sock` that controls use).
+/// Windows are in packets, as in Linux.
+#[derive(Clone, Debug)]
+pub struct TcpSock {
+    pub now: Time,
+    pub mss: u32,
+    pub snd_cwnd: u32,
+    pub snd_ssthresh: u32,
+    /// Linear-increase counter (`snd_cwnd_cnt`).
+    pub snd_cwnd_cnt: u32,
+    pub snd_cwnd_clamp: u32,
+    /// cwnd before the last reduction started (for undo).
+    pub prior_cwnd: u32,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub packets_out: u32,
+    pub sacked_out: u32,
+    pub lost_out: u32,
+    pub retrans_out: u32,
+    /// Total packets delivered (acked or SACKed) and CE-echoed so far.
+    pub delivered: u64,
+    pub delivered_ce: u64,
+    /// Total packets marked lost so far.
+    pub lost: u64,
+    pub srtt: Dur,
+    pub min_rtt: Dur,
+    pub ca_state: CaState,
+    /// The last window was fully used (`tcp_is_cwnd_limited`).
+    pub is_cwnd_limited: bool,
+    pub max_packets_out: u32,
+    /// Pacing rate in bytes per second (`sk_pacing_rate`); 0 = unpaced.
+    pub pacing_rate_bps: u64,
+    /// ECN was negotiated on this connection.
+    pub ecn_ok: bool,
+    /// Time of the last window change (`snd_cwnd_stamp`).
+    pub snd_cwnd_stamp: Time,
+}
+
+impl TcpSock {
+    pub fn new(mss: u32, init_cwnd: u32) -> Self {
+        TcpSock {
+            now: Time::ZERO,
+            mss,
+            snd_cwnd: init_cwnd,
+            snd_ssthresh: INFINITE_SSTHRESH,
+            snd_cwnd_cnt: 0,
+            snd_cwnd_clamp: u32::MAX / 2,
+            prior_cwnd: init_cwnd,
+            snd_una: 0,
+            snd_nxt: 0,
+            packets_out: 0,
+            sacked_out: 0,
+            lost_out: 0,
+            retrans_out: 0,
+            delivered: 0,
+            delivered_ce: 0,
+            lost: 0,
+            srtt: Dur::ZERO,
+            min_rtt: Dur::MAX,
+            ca_state: CaState::Open,
+            is_cwnd_limited: false,
+            max_packets_out: 0,
+            pacing_rate_bps: 0,
+            ecn_ok: false,
+            snd_cwnd_stamp: Time::ZERO,
+        }
+    }
+
+    /// Linux `tcp_packets_in_flight`: out − (sacked + lost) + retransmitted.
+    pub fn in_flight(&self) -> u32 {
+        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out)
+    }
+
+    /// Linux `tcp_in_slow_start`.
+    pub fn in_slow_start(&self) -> bool {
+        self.snd_cwnd < self.snd_ssthresh
+    }
+}
+
+/// Linux `TCP_INFINITE_SSTHRESH`.
+pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+
+/// The interface every congestion control implements. Required: `name`,
+/// `ssthresh`, and `cong_avoid` unless `cong_control` is implemented.
+pub trait CongestionControl: Send {
+    fn name(&self) -> &'static str;
+
+    /// Called once when the connection is established.
+    fn init(&mut self, _tp: &mut TcpSock) {}
+
+    /// New slow-start threshold on entering a reduction (loss, ECE, RTO).
+    fn ssthresh(&mut self, tp: &TcpSock) -> u32;
+
+    /// Window growth on an ACK when the stack may raise cwnd.
+    fn cong_avoid(&mut self, tp: &mut TcpSock, ack: u64, acked: u32);
+
+    /// Called before `tp.ca_state` changes to `new_state`.
+    fn set_state(&mut self, _tp: &mut TcpSock, _new_state: CaState) {}
+
+    fn cwnd_event(&mut self, _tp: &mut TcpSock, _ev: CaEvent) {}
+
+    /// Called at the start of ACK processing with [`ack_flags`].
+    fn in_ack_event(&mut self, _tp: &mut TcpSock, _flags: u32) {}
+
+    fn pkts_acked(&mut self, _tp: &mut TcpSock, _sample: &AckSample) {}
+
+    /// cwnd after a reduction turned out spurious (`tcp_reno_undo_cwnd`).
+    fn undo_cwnd(&mut self, tp: &TcpSock) -> u32 {
+        tp.snd_cwnd.max(tp.prior_cwnd)
+    }
+
+    /// True if the control sets cwnd and pacing itself from rate samples;
+    /// the stack then skips its own reduction and growth.
+    fn has_cong_control(&self) -> bool {
+        false
+    }
+
+    fn cong_control(&mut self, _tp: &mut TcpSock, _ack: u64, _rs: &RateSample) {}
+
+    /// The control needs ECN (Linux `TCP_CONG_NEEDS_ECN`).
+    fn needs_ecn(&self) -> bool {
+        false
+    }
+
+    /// The stack must pace at `tp.pacing_rate_bps` (Linux `SK_PACING_NEEDED`).
+    fn wants_pacing(&self) -> bool {
+        false
+    }
+
+    /// Internal state for tracing, as (name, value) pairs.
+    fn trace_vars(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+}
+
+/// Linux `tcp_slow_start`: grow by `acked` up to ssthresh; return the
+/// leftover acked packets.
+pub fn tcp_slow_start(tp: &mut TcpSock, acked: u32) -> u32 {
+    let cwnd = (tp.snd_cwnd.saturating_add(acked)).min(tp.snd_ssthresh);
+    let left = acked - (cwnd - tp.snd_cwnd).min(acked);
+    tp.snd_cwnd = cwnd.min(tp.snd_cwnd_clamp);
+    left
+}
+
+/// Linux `tcp_cong_avoid_ai`: grow by one packet every `w` acked packets.
+pub fn tcp_cong_avoid_ai(tp: &mut TcpSock, w: u32, acked: u32) {
+    let w = w.max(1);
+    if tp.snd_cwnd_cnt >= w {
+        tp.snd_cwnd_cnt = 0;
+        tp.snd_cwnd += 1;
+    }
+    tp.snd_cwnd_cnt += acked;
+    if tp.snd_cwnd_cnt >= w {
+        let delta = tp.snd_cwnd_cnt / w;
+        tp.snd_cwnd_cnt -= delta * w;
+        tp.snd_cwnd += delta;
+    }
+    tp.snd_cwnd = tp.snd_cwnd.min(tp.snd_cwnd_clamp);
+}
+
+/// Linux `tcp_reno_cong_avoid`.
+pub fn tcp_reno_cong_avoid(tp: &mut TcpSock, acked: u32) {
+    if !tp.is_cwnd_limited {
+        return;
+    }
+    let mut acked = acked;
+    if tp.in_slow_start() {
+        acked = tcp_slow_start(tp, acked);
+        if acked == 0 {
+            return;
+        }
+    }
+    tcp_cong_avoid_ai(tp, tp.snd_cwnd, acked);
+}
+
+/// Linux `tcp_reno_ssthresh`: half the window, at least 2.
+pub fn tcp_reno_ssthresh(tp: &TcpSock) -> u32 {
+    (tp.snd_cwnd >> 1).max(2)
+}
+
+/// Builds the control a configuration names.
+pub fn make(cfg: &CcConfig) -> Box<dyn CongestionControl> {
+    match cfg {
+        CcConfig::Reno => Box::new(reno::Reno),
+        CcConfig::Cubic(p) => Box::new(cubic::Cubic::new(p.clone())),
+        CcConfig::Dctcp(p) => Box::new(dctcp::Dctcp::new(p.clone())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_returns_leftover() {
+        let mut tp = TcpSock::new(1448, 10);
+        tp.snd_ssthresh = 12;
+        assert_eq!(tcp_slow_start(&mut tp, 5), 3);
+        assert_eq!(tp.snd_cwnd, 12);
+    }
+
+    #[test]
+    fn additive_increase_is_one_packet_per_window() {
+        let mut tp = TcpSock::new(1448, 10);
+        tp.snd_ssthresh = 10;
+        tp.is_cwnd_limited = true;
+        for _ in 0..10 {
+            tcp_reno_cong_avoid(&mut tp, 1);
+        }
+        assert_eq!(tp.snd_cwnd, 11);
+        for _ in 0..11 {
+            tcp_reno_cong_avoid(&mut tp, 1);
+        }
+        assert_eq!(tp.snd_cwnd, 12);
+    }
+
+    #[test]
+    fn no_growth_when_not_cwnd_limited() {
+        let mut tp = TcpSock::new(1448, 10);
+        tp.is_cwnd_limited = false;
+        tcp_reno_cong_avoid(&mut tp, 5);
+        assert_eq!(tp.snd_cwnd, 10);
+    }
+}

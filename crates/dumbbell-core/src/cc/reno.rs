@@ -1,0 +1,20 @@
+//! Reno / NewReno window control (RFC 5681; Linux `tcp_reno_cong_avoid`,
+//! `tcp_reno_ssthresh`). NewReno's partial-ACK handling (RFC 6582) is the
+//! stack's, in `tcp::sender`.
+
+use super::{tcp_reno_cong_avoid, tcp_reno_ssthresh, CongestionControl, TcpSock};
+
+#[derive(Clone, Debug, Default)]
+pub struct Reno;
+
+impl CongestionControl for Reno {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+    fn ssthresh(&mut self, tp: &TcpSock) -> u32 {
+        tcp_reno_ssthresh(tp)
+    }
+    fn cong_avoid(&mut self, tp: &mut TcpSock, _ack: u64, acked: u32) {
+        tcp_reno_cong_avoid(tp, acked)
+    }
+}

@@ -1,0 +1,355 @@
+//! The run configuration: the one document Python (or a Rust user) hands the
+//! core. Plain data, serde, every enum tagged by `kind`, units in the names
+//! (`_ps` picoseconds, `_bps` bit/s, `_bytes`, `_pkts`). Validation of the
+//! physics (connected topology, positive rates) happens in `World::build`,
+//! which returns a [`ConfigError`] naming the offending field.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    pub seed: u64,
+    pub duration_ps: u64,
+    pub nodes: Vec<NodeConfig>,
+    pub links: Vec<LinkConfig>,
+    #[serde(default)]
+    pub flows: Vec<FlowConfig>,
+    #[serde(default)]
+    pub record: RecordConfig,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    Host,
+    Switch,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+/// A full-duplex link between nodes `a` and `b`. Each direction has its own
+/// egress queue (at the sending node) and loss probability.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    pub a: String,
+    pub b: String,
+    pub rate_bps: u64,
+    pub delay_ps: u64,
+    #[serde(default)]
+    pub loss_ab: f64,
+    #[serde(default)]
+    pub loss_ba: f64,
+    /// Queue at `a`'s port toward `b`; default drop-tail of 1000 packets.
+    #[serde(default)]
+    pub queue_ab: Option<QueueConfig>,
+    #[serde(default)]
+    pub queue_ba: Option<QueueConfig>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QueueConfig {
+    #[serde(default)]
+    pub limit_pkts: Option<u32>,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+    #[serde(default)]
+    pub aqm: AqmConfig,
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig { limit_pkts: Some(1000), limit_bytes: None, aqm: AqmConfig::None }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkAt {
+    #[default]
+    Enqueue,
+    Dequeue,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AqmConfig {
+    #[default]
+    None,
+    Red {
+        /// Thresholds in bytes (`bytes_mode`) or packets.
+        min_th: f64,
+        max_th: f64,
+        max_p: f64,
+        wlog: u32,
+        #[serde(default)]
+        ecn: bool,
+        #[serde(default)]
+        harddrop: bool,
+        #[serde(default)]
+        gentle: bool,
+        #[serde(default = "yes")]
+        bytes_mode: bool,
+        #[serde(default = "default_avpkt")]
+        avpkt_bytes: u32,
+        /// For idle decay; 0 means "the link's rate".
+        #[serde(default)]
+        bandwidth_bps: u64,
+    },
+    Step {
+        #[serde(default)]
+        k_pkts: Option<u32>,
+        #[serde(default)]
+        k_bytes: Option<u64>,
+        #[serde(default)]
+        at: MarkAt,
+    },
+    Hysteresis {
+        upper_pkts: u32,
+        lower_pkts: u32,
+        #[serde(default = "dequeue")]
+        at: MarkAt,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_avpkt() -> u32 {
+    1000
+}
+fn dequeue() -> MarkAt {
+    MarkAt::Dequeue
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FlowConfig {
+    /// A bulk TCP transfer (iperf-like).
+    Tcp {
+        name: String,
+        src: String,
+        dst: String,
+        #[serde(default)]
+        start_ps: u64,
+        /// Stop sending new data at this time (None: until the run ends).
+        #[serde(default)]
+        stop_ps: Option<u64>,
+        /// Bytes to transfer (None: unlimited).
+        #[serde(default)]
+        bytes: Option<u64>,
+        #[serde(default)]
+        cc: CcConfig,
+        #[serde(default)]
+        tcp: TcpConfig,
+    },
+    /// UDP constant bit rate (iperf -u -b), not ECN-capable.
+    Udp {
+        name: String,
+        src: String,
+        dst: String,
+        #[serde(default)]
+        start_ps: u64,
+        #[serde(default)]
+        stop_ps: Option<u64>,
+        rate_bps: u64,
+        #[serde(default = "default_udp_payload")]
+        payload_bytes: u32,
+    },
+}
+
+fn default_udp_payload() -> u32 {
+    1470
+}
+
+/// TCP stack options, per connection. Defaults follow Linux.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    pub mss_bytes: u32,
+    /// TCP/IP header bytes added to every segment on the wire.
+    pub header_bytes: u32,
+    pub init_cwnd_pkts: u32,
+    /// Receiver window, bytes.
+    pub rwnd_bytes: u64,
+    pub sack: bool,
+    /// ECN negotiation and ECT(0) on data (forced on by controls that need
+    /// ECN, such as DCTCP).
+    pub ecn: bool,
+    pub handshake: bool,
+    /// Delayed ACKs (every second full segment or the timer); false means
+    /// an ACK for every segment.
+    pub delayed_ack: bool,
+    pub delack_timeout_ps: u64,
+    /// Segments ACKed at once at the start of a connection (quick-ACK).
+    pub quickack_segments: u32,
+    pub min_rto_ps: u64,
+    pub max_rto_ps: u64,
+    pub init_rto_ps: u64,
+    /// Duplicate-ACK (or SACK) threshold for fast retransmit.
+    pub dupthresh: u32,
+    /// Linux TCP small queues: cap on this connection's bytes waiting in the
+    /// host's NIC queue (0 disables the cap).
+    pub tsq_bytes: u64,
+    /// Sender-side cap on the sending rate (0: none). A NIC or bus limit.
+    pub max_rate_bps: u64,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss_bytes: 1448,
+            header_bytes: 40,
+            init_cwnd_pkts: 10,
+            rwnd_bytes: 64 << 20,
+            sack: true,
+            ecn: false,
+            handshake: true,
+            delayed_ack: true,
+            delack_timeout_ps: 40 * crate::sim::PS_PER_MS,
+            quickack_segments: 16,
+            min_rto_ps: 200 * crate::sim::PS_PER_MS,
+            max_rto_ps: 120 * crate::sim::PS_PER_S,
+            init_rto_ps: crate::sim::PS_PER_S,
+            dupthresh: 3,
+            tsq_bytes: 128 * 1024,
+            max_rate_bps: 0,
+        }
+    }
+}
+
+/// A congestion control and its parameters.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum CcConfig {
+    Reno,
+    Cubic(#[serde(default)] CubicParams),
+    Dctcp(#[serde(default)] DctcpParams),
+}
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig::Cubic(CubicParams::default())
+    }
+}
+
+/// Cubic (RFC 9438, Linux `tcp_cubic.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CubicParams {
+    /// Multiplicative decrease factor (Linux beta = 717/1024).
+    pub beta: f64,
+    /// Cubic constant C, in packets / s^3.
+    pub c: f64,
+    pub fast_convergence: bool,
+    pub tcp_friendliness: bool,
+    pub hystart: bool,
+    /// HyStart detectors: ACK train and delay increase.
+    pub hystart_ack_train: bool,
+    pub hystart_delay: bool,
+    /// HyStart is active only from this window on (packets).
+    pub hystart_low_window: u32,
+    /// ACK train spacing threshold, microseconds.
+    pub hystart_ack_delta_us: u32,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams {
+            beta: 717.0 / 1024.0,
+            c: 0.4,
+            fast_convergence: true,
+            tcp_friendliness: true,
+            hystart: true,
+            hystart_ack_train: true,
+            hystart_delay: true,
+            hystart_low_window: 16,
+            hystart_ack_delta_us: 2000,
+        }
+    }
+}
+
+/// DCTCP (RFC 8257, Linux `tcp_dctcp.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DctcpParams {
+    /// g = 2^-shift_g (Linux `dctcp_shift_g` = 4, g = 1/16).
+    pub shift_g: u32,
+    /// Initial alpha in [0, 1] (Linux `dctcp_alpha_on_init` = 1024/1024).
+    pub alpha_init: f64,
+}
+
+impl Default for DctcpParams {
+    fn default() -> Self {
+        DctcpParams { shift_g: 4, alpha_init: 1.0 }
+    }
+}
+
+/// What to record. Everything is off unless asked: measurement costs nothing
+/// when off.
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordConfig {
+    /// Per-flow sampling period for goodput and window traces (0: off).
+    pub flow_sample_ps: u64,
+    /// Record cwnd/ssthresh/RTT and control state at every ACK (large).
+    pub cwnd_every_ack: bool,
+    /// Queues whose occupancy is traced.
+    pub queues: Vec<QueueTrace>,
+    /// Log every drop and mark with its time, port, flow and reason.
+    pub drop_log: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueTrace {
+    /// The port of `node` toward `peer`.
+    pub node: String,
+    pub peer: String,
+    /// 0: every change; otherwise the sampling period.
+    #[serde(default)]
+    pub sample_ps: u64,
+    /// Also record the start time of every dequeue (transmission).
+    #[serde(default)]
+    pub dequeue_times: bool,
+    /// Record only within [from_ps, to_ps).
+    #[serde(default)]
+    pub from_ps: u64,
+    #[serde(default)]
+    pub to_ps: Option<u64>,
+}
+
+/// A configuration error naming the field at fault.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    pub field: String,
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError { field: field.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl RunConfig {
+    pub fn from_json(s: &str) -> Result<RunConfig, ConfigError> {
+        serde_json::from_str(s).map_err(|e| ConfigError::new("config", e.to_string()))
+    }
+}

@@ -1,0 +1,14 @@
+//! dumbbell-core: a fast, deterministic, packet-level network simulator for
+//! congestion-control and queue-management research. Pure Rust; the Python
+//! front end lives in `dumbbell-py` and `python/dumbbell`.
+//!
+//! The world ([`world::World`]) owns every node, port, packet and flow in
+//! flat arenas addressed by small integer ids; the event loop pops
+//! `(time, sequence)`-ordered events ([`sim::EventQueue`]) and dispatches
+//! them. See `DESIGN.md` at the repository root for the data flow.
+
+pub mod cc;
+pub mod config;
+pub mod net;
+pub mod queue;
+pub mod sim;

@@ -1,0 +1,3 @@
+//! Packets, ports, links and topology.
+
+pub mod packet;

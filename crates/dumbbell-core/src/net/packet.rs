@@ -1,0 +1,184 @@
+//! Packets and the packet pool.
+//!
+//! A packet is a plain struct of a hundred-odd bytes that lives in a slab
+//! (`PacketPool`) and moves between queues and links by its index (`PktId`).
+//! Freed slots are recycled, so a run in steady state allocates nothing per
+//! packet. Sequence numbers are 64-bit byte offsets from the connection's
+//! initial sequence number: a simulation has no reason to model wrap-around,
+//! and 64 bits never wrap.
+
+/// Index of a packet in the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PktId(pub u32);
+
+/// The two ECN bits of the IP header (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Ecn {
+    #[default]
+    NotEct = 0,
+    Ect1 = 1,
+    Ect0 = 2,
+    Ce = 3,
+}
+
+impl Ecn {
+    pub fn is_ect(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
+/// Transport of a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Proto {
+    #[default]
+    Tcp = 0,
+    Udp = 1,
+}
+
+/// TCP header flags (only those the model uses).
+pub mod flags {
+    pub const FIN: u8 = 0x01;
+    pub const SYN: u8 = 0x02;
+    pub const ACK: u8 = 0x10;
+    pub const ECE: u8 = 0x40;
+    pub const CWR: u8 = 0x80;
+}
+
+/// Maximum SACK blocks in one ACK: 3, as with TCP timestamps on (RFC 2018).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// A SACK block `[start, end)` in sequence space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SackBlock {
+    pub start: u64,
+    pub end: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Packet {
+    /// Size on the wire, headers included.
+    pub size_bytes: u32,
+    /// Transport payload bytes.
+    pub payload_bytes: u32,
+    /// Index of the flow in the run (TCP connection or UDP flow).
+    pub flow: u32,
+    /// Source and destination nodes (the "IP addresses").
+    pub src: u32,
+    pub dst: u32,
+    pub sport: u16,
+    pub dport: u16,
+    pub proto: Proto,
+    pub ecn: Ecn,
+    pub tcp_flags: u8,
+    /// Number of SACK blocks in use.
+    pub n_sack: u8,
+    /// Hops crossed so far.
+    pub hops: u8,
+    /// A switch-to-sender feedback copy ("packet return", seed 000).
+    pub feedback: bool,
+    /// True when the application classes this flow as long (oracle tag for
+    /// the ideal classifier).
+    pub long_flow: bool,
+    /// True for data that the sender transmits again.
+    pub retransmit: bool,
+    pub seq: u64,
+    pub ack: u64,
+    /// Receive window advertised, in bytes.
+    pub rwnd_bytes: u64,
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// When the packet was created (for one-way delay tracing).
+    pub born_ps: u64,
+}
+
+impl Packet {
+    pub fn is_data(&self) -> bool {
+        self.payload_bytes > 0
+    }
+    pub fn has(&self, flag: u8) -> bool {
+        self.tcp_flags & flag != 0
+    }
+    pub fn sacks(&self) -> &[SackBlock] {
+        &self.sack[..self.n_sack as usize]
+    }
+}
+
+/// A slab of packets with a free list.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: u64,
+}
+
+impl PacketPool {
+    pub fn with_capacity(n: usize) -> Self {
+        PacketPool { slots: Vec::with_capacity(n), free: Vec::with_capacity(n), live: 0 }
+    }
+
+    pub fn alloc(&mut self, p: Packet) -> PktId {
+        self.live += 1;
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                PktId(i)
+            }
+            None => {
+                self.slots.push(p);
+                PktId((self.slots.len() - 1) as u32)
+            }
+        }
+    }
+
+    pub fn free(&mut self, id: PktId) {
+        debug_assert!((id.0 as usize) < self.slots.len());
+        self.live -= 1;
+        self.free.push(id.0);
+    }
+
+    #[inline]
+    pub fn get(&self, id: PktId) -> &Packet {
+        &self.slots[id.0 as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
+    }
+
+    /// Packets allocated and not yet freed.
+    pub fn live(&self) -> u64 {
+        self.live
+    }
+
+    /// Slots ever allocated (the pool's high-water mark).
+    pub fn capacity_used(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_recycles_slots() {
+        let mut pool = PacketPool::with_capacity(4);
+        let a = pool.alloc(Packet { size_bytes: 1, ..Default::default() });
+        let b = pool.alloc(Packet { size_bytes: 2, ..Default::default() });
+        assert_eq!(pool.live(), 2);
+        pool.free(a);
+        let c = pool.alloc(Packet { size_bytes: 3, ..Default::default() });
+        assert_eq!(c, a, "a freed slot is reused");
+        assert_eq!(pool.get(c).size_bytes, 3);
+        assert_eq!(pool.get(b).size_bytes, 2);
+        assert_eq!(pool.capacity_used(), 2);
+        assert_eq!(pool.live(), 2);
+    }
+
+    #[test]
+    fn packet_stays_small() {
+        assert!(std::mem::size_of::<Packet>() <= 136, "{}", std::mem::size_of::<Packet>());
+    }
+}

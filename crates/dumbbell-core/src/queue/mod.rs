@@ -1,0 +1,195 @@
+//! Queue disciplines at egress ports.
+//!
+//! A discipline implements [`QueueDisc`]: `enqueue` decides admission (and may
+//! mark), `dequeue` hands out the next packet (and may mark). Drops carry a
+//! typed [`DropReason`]. Marking policies (RED, step at K, hysteresis) are
+//! [`Aqm`] values that the FIFO consults at enqueue or dequeue, not copies of
+//! the queue. Counting (enqueues, drops by reason, marks, occupancy traces) is
+//! done once, by the port that wraps the discipline (`net::port`).
+
+pub mod aqm;
+pub mod red;
+
+pub use aqm::{Aqm, Hysteresis, MarkPoint, StepMark};
+pub use red::{Red, RedParams};
+
+use crate::net::packet::{Ecn, PacketPool, PktId};
+use crate::sim::{Rng, Time};
+use std::collections::VecDeque;
+
+/// Why a packet was dropped. Fixed and small: counters are indexed by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum DropReason {
+    /// The queue's packet or byte limit was reached.
+    Overflow = 0,
+    /// RED's probabilistic drop between its thresholds (non-ECT packet).
+    RedEarly = 1,
+    /// RED's forced drop above its maximum threshold.
+    RedForced = 2,
+    /// Random loss on the link (Bernoulli).
+    LinkLoss = 3,
+    /// No route to the destination.
+    NoRoute = 4,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 5] = [
+        DropReason::Overflow,
+        DropReason::RedEarly,
+        DropReason::RedForced,
+        DropReason::LinkLoss,
+        DropReason::NoRoute,
+    ];
+    pub const COUNT: usize = 5;
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+            DropReason::RedEarly => "red_early",
+            DropReason::RedForced => "red_forced",
+            DropReason::LinkLoss => "link_loss",
+            DropReason::NoRoute => "no_route",
+        }
+    }
+}
+
+/// The result of offering a packet to a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Admitted; `marked` if the discipline set CE on it.
+    Enqueued { marked: bool },
+    /// Not admitted; the caller frees the packet and counts the reason.
+    Dropped(DropReason),
+}
+
+/// A packet leaving a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dequeued {
+    pub pkt: PktId,
+    /// The discipline set CE on it at dequeue.
+    pub marked: bool,
+}
+
+/// What a queue discipline may use besides its own state.
+pub struct QueueCtx<'a> {
+    pub now: Time,
+    pub pool: &'a mut PacketPool,
+    pub rng: &'a mut Rng,
+}
+
+/// An egress queue discipline.
+pub trait QueueDisc {
+    fn enqueue(&mut self, pkt: PktId, cx: &mut QueueCtx) -> Verdict;
+    fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Dequeued>;
+    fn len_pkts(&self) -> u32;
+    fn len_bytes(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len_pkts() == 0
+    }
+    /// Every packet held, for the end-of-run conservation audit.
+    fn for_each_packet(&self, f: &mut dyn FnMut(PktId));
+}
+
+/// Limits of a queue; `None` means unlimited in that unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    pub pkts: Option<u32>,
+    pub bytes: Option<u64>,
+}
+
+impl Limit {
+    fn admits(&self, len_pkts: u32, len_bytes: u64, size: u32) -> bool {
+        self.pkts.is_none_or(|l| len_pkts < l) && self.bytes.is_none_or(|l| len_bytes + size as u64 <= l)
+    }
+}
+
+/// Sets CE on an ECN-capable packet; false if it is Not-ECT.
+pub fn set_ce(pool: &mut PacketPool, pkt: PktId) -> bool {
+    let p = pool.get_mut(pkt);
+    if p.ecn.is_ect() {
+        p.ecn = Ecn::Ce;
+        true
+    } else {
+        false
+    }
+}
+
+/// A first-in first-out queue with a limit and an optional marking policy.
+pub struct Fifo {
+    q: VecDeque<PktId>,
+    bytes: u64,
+    limit: Limit,
+    aqm: Aqm,
+}
+
+impl Fifo {
+    pub fn new(limit: Limit, aqm: Aqm) -> Self {
+        let cap = limit.pkts.unwrap_or(1024).min(1 << 16) as usize;
+        Fifo { q: VecDeque::with_capacity(cap), bytes: 0, limit, aqm }
+    }
+
+    pub fn drop_tail(limit: Limit) -> Self {
+        Self::new(limit, Aqm::None)
+    }
+
+    pub fn aqm(&self) -> &Aqm {
+        &self.aqm
+    }
+}
+
+impl QueueDisc for Fifo {
+    fn enqueue(&mut self, pkt: PktId, cx: &mut QueueCtx) -> Verdict {
+        let size = cx.pool.get(pkt).size_bytes;
+        let occ = Occupancy { pkts: self.q.len() as u32, bytes: self.bytes };
+        let mut marked = false;
+        match self.aqm.at_enqueue(occ, pkt, cx) {
+            AqmAction::Pass => {}
+            AqmAction::Mark => marked = true,
+            AqmAction::Drop(r) => return Verdict::Dropped(r),
+        }
+        if !self.limit.admits(occ.pkts, occ.bytes, size) {
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        self.q.push_back(pkt);
+        self.bytes += size as u64;
+        Verdict::Enqueued { marked }
+    }
+
+    fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Dequeued> {
+        let pkt = self.q.pop_front()?;
+        self.bytes -= cx.pool.get(pkt).size_bytes as u64;
+        let occ = Occupancy { pkts: self.q.len() as u32, bytes: self.bytes };
+        let marked = self.aqm.at_dequeue(occ, pkt, cx);
+        Some(Dequeued { pkt, marked })
+    }
+
+    fn len_pkts(&self) -> u32 {
+        self.q.len() as u32
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
+        self.q.iter().for_each(|p| f(*p));
+    }
+}
+
+/// Queue occupancy seen by a policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Occupancy {
+    pub pkts: u32,
+    pub bytes: u64,
+}
+
+/// A policy's decision at enqueue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AqmAction {
+    Pass,
+    Mark,
+    Drop(DropReason),
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,167 @@
+//! Random Early Detection with Linux `sch_red` semantics.
+//!
+//! Floyd and Jacobson 1993 as Linux implements it (`include/net/red.h`):
+//! - the average queue `avg` is an EWMA of the backlog, updated at every
+//!   enqueue with weight W = 2^-Wlog, on the backlog found by the arriving
+//!   packet;
+//! - after an idle period the average decays as if `idle / xmit_time` empty
+//!   packets had arrived, `xmit_time = avpkt / bandwidth`;
+//! - below `min` nothing happens; between `min` and `max` a packet is marked
+//!   (ECT, with ECN on) or dropped with probability
+//!   `pb = max_p (avg - min) / (max - min)`, spread by the packet counter so
+//!   that marks are roughly uniform (mark when `pb · count ≥ R`, R uniform in
+//!   [0, 1) and drawn anew after each mark);
+//! - above `max` every packet is marked (ECT, ECN on, no `harddrop`) or
+//!   dropped. With `gentle`, between `max` and `2 max` the probability rises
+//!   linearly from `max_p` to 1 instead (Floyd's gentle RED).
+//!
+//! Thresholds are in bytes (`byte mode`, like Linux) or in packets.
+//! `tc red ... burst B avpkt A min M` chooses Wlog as the smallest with
+//! `B + 1 - M/A <= (1 - (1 - W)^B) / W`; [`RedParams::wlog_for_burst`]
+//! does the same computation.
+
+use super::{set_ce, AqmAction, DropReason, Occupancy, QueueCtx};
+use crate::net::packet::PktId;
+use crate::sim::Time;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedParams {
+    /// Thresholds in bytes if `bytes_mode`, else in packets.
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    /// EWMA weight W = 2^-wlog.
+    pub wlog: u32,
+    pub ecn: bool,
+    pub harddrop: bool,
+    pub gentle: bool,
+    pub bytes_mode: bool,
+    /// Average packet size in bytes and the link rate, for idle decay.
+    pub avpkt_bytes: u32,
+    pub bandwidth_bps: u64,
+}
+
+impl RedParams {
+    /// `tc`'s choice of Wlog from a burst size (packets), min (bytes) and
+    /// average packet size (bytes). `None` if no weight fits.
+    pub fn wlog_for_burst(burst: u32, min_bytes: f64, avpkt: u32) -> Option<u32> {
+        let a = burst as f64 + 1.0 - min_bytes / avpkt as f64;
+        if a < 1.0 {
+            return None;
+        }
+        let mut w = 0.5;
+        for wlog in 1..32u32 {
+            if a <= (1.0 - libm::pow(1.0 - w, burst as f64)) / w {
+                return Some(wlog);
+            }
+            w /= 2.0;
+        }
+        None
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Red {
+    p: RedParams,
+    w: f64,
+    avg: f64,
+    /// Packets since the last mark; -1 when below min or above max.
+    count: i64,
+    r: f64,
+    idle_since: Option<Time>,
+}
+
+impl Red {
+    pub fn new(p: RedParams) -> Self {
+        let w = libm::ldexp(1.0, -(p.wlog as i32));
+        Red { p, w, avg: 0.0, count: -1, r: 0.0, idle_since: Some(Time::ZERO) }
+    }
+
+    pub fn avg(&self) -> f64 {
+        self.avg
+    }
+
+    pub fn params(&self) -> &RedParams {
+        &self.p
+    }
+
+    fn backlog(&self, occ: Occupancy) -> f64 {
+        if self.p.bytes_mode {
+            occ.bytes as f64
+        } else {
+            occ.pkts as f64
+        }
+    }
+
+    pub(super) fn on_dequeue(&mut self, occ: Occupancy, now: Time) {
+        if occ.pkts == 0 {
+            self.idle_since = Some(now);
+        }
+    }
+
+    fn update_avg(&mut self, occ: Occupancy, now: Time) {
+        if let Some(since) = self.idle_since.take() {
+            let xmit_s = self.p.avpkt_bytes as f64 * 8.0 / self.p.bandwidth_bps.max(1) as f64;
+            let m = now.since(since).secs_f64() / xmit_s;
+            self.avg *= libm::pow(1.0 - self.w, m.floor());
+        } else {
+            self.avg += (self.backlog(occ) - self.avg) * self.w;
+        }
+    }
+
+    /// Probability of marking for the current average, by region.
+    fn region(&self) -> Region {
+        let (min, max) = (self.p.min_th, self.p.max_th);
+        if self.avg < min {
+            Region::Below
+        } else if self.avg < max {
+            Region::Between(self.p.max_p * (self.avg - min) / (max - min))
+        } else if self.p.gentle && self.avg < 2.0 * max {
+            Region::Between(self.p.max_p + (1.0 - self.p.max_p) * (self.avg - max) / max)
+        } else {
+            Region::Above
+        }
+    }
+
+    pub(super) fn on_enqueue(&mut self, occ: Occupancy, pkt: PktId, cx: &mut QueueCtx) -> AqmAction {
+        self.update_avg(occ, cx.now);
+        match self.region() {
+            Region::Below => {
+                self.count = -1;
+                AqmAction::Pass
+            }
+            Region::Between(pb) => {
+                self.count += 1;
+                if self.count == 0 {
+                    self.r = cx.rng.uniform();
+                    return AqmAction::Pass;
+                }
+                if pb * self.count as f64 >= self.r {
+                    self.count = 0;
+                    self.r = cx.rng.uniform();
+                    if self.p.ecn && set_ce(cx.pool, pkt) {
+                        AqmAction::Mark
+                    } else {
+                        AqmAction::Drop(DropReason::RedEarly)
+                    }
+                } else {
+                    AqmAction::Pass
+                }
+            }
+            Region::Above => {
+                self.count = -1;
+                if self.p.ecn && !self.p.harddrop && set_ce(cx.pool, pkt) {
+                    AqmAction::Mark
+                } else {
+                    AqmAction::Drop(DropReason::RedForced)
+                }
+            }
+        }
+    }
+}
+
+enum Region {
+    Below,
+    Between(f64),
+    Above,
+}
