@@ -12,3 +12,4 @@ pub mod config;
 pub mod net;
 pub mod queue;
 pub mod sim;
+pub mod trace;

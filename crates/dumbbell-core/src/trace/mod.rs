@@ -1,0 +1,76 @@
+//! Results as columnar tables.
+//!
+//! Recorders append to typed column vectors during the run; at the end the
+//! world hands out [`Table`]s whose columns are plain `Vec`s, which the
+//! binding passes to Python as whole buffers (one copy per column, never a
+//! row at a time).
+
+/// One typed column.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    U64(Vec<u64>),
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    U32(Vec<u32>),
+    Bool(Vec<bool>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::U64(v) => v.len(),
+            Column::I64(v) => v.len(),
+            Column::F64(v) => v.len(),
+            Column::U32(v) => v.len(),
+            Column::Bool(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A named table of equally long columns.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub name: String,
+    pub columns: Vec<(String, Column)>,
+}
+
+impl Table {
+    pub fn new(name: &str) -> Self {
+        Table { name: name.to_string(), columns: Vec::new() }
+    }
+
+    pub fn with(mut self, col: &str, c: Column) -> Self {
+        if let Some((_, first)) = self.columns.first() {
+            assert_eq!(first.len(), c.len(), "column {col} of table {} has a different length", self.name);
+        }
+        self.columns.push((col.to_string(), c));
+        self
+    }
+
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+
+    pub fn f64s(&self, name: &str) -> Option<&[f64]> {
+        match self.column(name)? {
+            Column::F64(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn u64s(&self, name: &str) -> Option<&[u64]> {
+        match self.column(name)? {
+            Column::U64(v) => Some(v),
+            _ => None,
+        }
+    }
+}
