@@ -13,3 +13,4 @@ pub mod net;
 pub mod queue;
 pub mod sim;
 pub mod trace;
+pub mod world;
