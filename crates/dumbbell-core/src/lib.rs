@@ -14,3 +14,4 @@ pub mod queue;
 pub mod sim;
 pub mod trace;
 pub mod world;
+pub mod tcp;

@@ -1,10 +1,32 @@
-//! The world and its event loop (being written: this stub validates nothing
-//! and returns the output schema with no rows).
+//! The world: every node, port, packet and flow of one run, and the event
+//! loop that drives them.
+//!
+//! Everything lives in flat `Vec`s addressed by `u32` ids; an event carries
+//! ids only. Events at the same instant run in scheduling order
+//! (`sim::EventQueue`), so a run is a pure function of its configuration and
+//! seed. Random draws come from streams named after their component:
+//! `link:<node>-><peer>:loss`, `queue:<node>-><peer>:aqm`.
+//!
+//! Packet conservation is audited at the end of every run: every packet
+//! created is delivered, dropped with a reason, or still in a queue or on a
+//! wire, and the pool agrees with a walk over all queues and wires. A
+//! violation fails the run.
 
-use crate::config::{ConfigError, RunConfig};
+use crate::cc;
+use crate::config::{AqmConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig};
+use crate::net::packet::{Packet, PacketPool, PktId, Proto};
+use crate::net::port::{Port, PortStats, PortTrace};
+use crate::net::topology::{Routes, NO_ROUTE};
+use crate::queue::aqm::Threshold;
+use crate::queue::{Aqm, DropReason, Fifo, Hysteresis, Limit, MarkPoint, QueueCtx, Red, RedParams, StepMark, Verdict};
+use crate::sim::{rng_for, Dur, Event, EventQueue, Rng, Time};
+use crate::tcp::receiver::{EcnEcho, Receiver};
+use crate::tcp::sender::Sender;
+use crate::tcp::{Endpoints, Out, TimerKind};
 use crate::trace::{Column, Table};
+use std::collections::HashMap;
 
-/// The outcome of one run: named columnar tables.
+/// The outcome of one run: named columnar tables (see `docs/output.md`).
 #[derive(Debug, Default)]
 pub struct RunOutput {
     pub tables: Vec<Table>,
@@ -13,6 +35,11 @@ pub struct RunOutput {
 impl RunOutput {
     pub fn table(&self, name: &str) -> Option<&Table> {
         self.tables.iter().find(|t| t.name == name)
+    }
+
+    /// A one-row summary value.
+    pub fn summary_u64(&self, col: &str) -> u64 {
+        self.table("summary").and_then(|t| t.u64s(col)).map_or(0, |v| v[0])
     }
 }
 
@@ -43,14 +70,957 @@ impl From<ConfigError> for RunError {
 
 /// Runs one scenario to completion.
 pub fn run(cfg: &RunConfig) -> Result<RunOutput, RunError> {
-    let summary = Table::new("summary")
-        .with("events", Column::U64(vec![0]))
-        .with("sim_time_ps", Column::U64(vec![cfg.duration_ps]));
-    Ok(RunOutput { tables: vec![summary] })
+    let mut w = World::build(cfg)?;
+    w.run();
+    w.finish()
 }
 
 /// Parses a JSON configuration and runs it.
 pub fn run_json(json: &str) -> Result<RunOutput, RunError> {
     let cfg = RunConfig::from_json(json)?;
     run(&cfg)
+}
+
+struct TcpConn {
+    sender: Sender,
+    receiver: Receiver,
+}
+
+struct UdpFlow {
+    start: Time,
+    stop: Option<Time>,
+    rate_bps: u64,
+    payload: u32,
+    sent: u64,
+    sent_bytes: u64,
+    recv_bytes: u64,
+    end: Option<Time>,
+}
+
+enum FlowKind {
+    Tcp(Box<TcpConn>),
+    Udp(UdpFlow),
+}
+
+struct Flow {
+    name: String,
+    src: u32,
+    dst: u32,
+    start: Time,
+    cc_name: &'static str,
+    kind: FlowKind,
+}
+
+/// Rows of `flow_samples` / `cwnd`.
+#[derive(Default)]
+struct FlowRows {
+    time: Vec<u64>,
+    flow: Vec<u32>,
+    delivered: Vec<u64>,
+    cwnd: Vec<u32>,
+    ssthresh: Vec<u32>,
+    srtt: Vec<u64>,
+    in_flight: Vec<u32>,
+    state: Vec<u32>,
+}
+
+impl FlowRows {
+    fn table(self, name: &str) -> Table {
+        Table::new(name)
+            .with("time_ps", Column::U64(self.time))
+            .with("flow", Column::U32(self.flow))
+            .with("delivered_bytes", Column::U64(self.delivered))
+            .with("cwnd_pkts", Column::U32(self.cwnd))
+            .with("ssthresh_pkts", Column::U32(self.ssthresh))
+            .with("srtt_ps", Column::U64(self.srtt))
+            .with("in_flight_pkts", Column::U32(self.in_flight))
+            .with("ca_state", Column::U32(self.state))
+    }
+}
+
+#[derive(Default)]
+struct Recorders {
+    flow_sample: Option<Dur>,
+    cwnd_every_ack: bool,
+    drop_log: bool,
+    samples: FlowRows,
+    cwnd: FlowRows,
+    var_names: Vec<&'static str>,
+    var_time: Vec<u64>,
+    var_flow: Vec<u32>,
+    var_id: Vec<u32>,
+    var_value: Vec<f64>,
+    q_time: Vec<u64>,
+    q_port: Vec<u32>,
+    q_pkts: Vec<u32>,
+    q_bytes: Vec<u64>,
+    d_time: Vec<u64>,
+    d_port: Vec<u32>,
+    d_size: Vec<u32>,
+    x_time: Vec<u64>,
+    x_port: Vec<u32>,
+    x_flow: Vec<u32>,
+    x_reason: Vec<&'static str>,
+}
+
+pub struct World {
+    now: Time,
+    end: Time,
+    events: EventQueue,
+    pool: PacketPool,
+    node_names: Vec<String>,
+    node_kinds: Vec<NodeKind>,
+    ports: Vec<Port>,
+    aqm_rngs: Vec<Rng>,
+    routes: Routes,
+    flows: Vec<Flow>,
+    out: Out,
+    rec: Recorders,
+    created: u64,
+    delivered: u64,
+    dropped: u64,
+    data_sent: u64,
+    acks_sent: u64,
+}
+
+fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
+    ConfigError::new(field, msg)
+}
+
+fn build_qdisc(q: &QueueConfig, rate_bps: u64, field: &str) -> Result<Box<dyn crate::queue::QueueDisc>, ConfigError> {
+    if q.limit_pkts == Some(0) || q.limit_bytes == Some(0) {
+        return Err(err(format!("{field}.limit"), "a queue limit must be positive"));
+    }
+    let limit = Limit { pkts: q.limit_pkts, bytes: q.limit_bytes };
+    let at = |m: MarkAt| if m == MarkAt::Enqueue { MarkPoint::Enqueue } else { MarkPoint::Dequeue };
+    let aqm = match &q.aqm {
+        AqmConfig::None => Aqm::None,
+        AqmConfig::Red {
+            min_th,
+            max_th,
+            max_p,
+            wlog,
+            ecn,
+            harddrop,
+            gentle,
+            bytes_mode,
+            avpkt_bytes,
+            bandwidth_bps,
+        } => {
+            if !(*min_th >= 0.0 && max_th > min_th) {
+                return Err(err(format!("{field}.aqm.max_th"), "RED needs 0 <= min_th < max_th"));
+            }
+            if !(*max_p > 0.0 && *max_p <= 1.0) {
+                return Err(err(format!("{field}.aqm.max_p"), "RED max_p must be in (0, 1]"));
+            }
+            if *wlog == 0 || *wlog > 31 {
+                return Err(err(format!("{field}.aqm.wlog"), "RED wlog must be in 1..=31"));
+            }
+            Aqm::Red(Box::new(Red::new(RedParams {
+                min_th: *min_th,
+                max_th: *max_th,
+                max_p: *max_p,
+                wlog: *wlog,
+                ecn: *ecn,
+                harddrop: *harddrop,
+                gentle: *gentle,
+                bytes_mode: *bytes_mode,
+                avpkt_bytes: (*avpkt_bytes).max(1),
+                bandwidth_bps: if *bandwidth_bps == 0 { rate_bps } else { *bandwidth_bps },
+            })))
+        }
+        AqmConfig::Step { k_pkts, k_bytes, at: m } => {
+            let k = match (k_pkts, k_bytes) {
+                (Some(k), None) => Threshold::Pkts(*k),
+                (None, Some(k)) => Threshold::Bytes(*k),
+                _ => return Err(err(format!("{field}.aqm"), "step marking needs exactly one of k_pkts, k_bytes")),
+            };
+            Aqm::Step(StepMark { k, at: at(*m) })
+        }
+        AqmConfig::Hysteresis { upper_pkts, lower_pkts, at: m } => {
+            if lower_pkts >= upper_pkts {
+                return Err(err(format!("{field}.aqm.lower_pkts"), "hysteresis needs lower (L_I) < upper (L_S)"));
+            }
+            Aqm::Hysteresis(Hysteresis {
+                upper: Threshold::Pkts(*upper_pkts),
+                lower: Threshold::Pkts(*lower_pkts),
+                at: at(*m),
+                congested: false,
+            })
+        }
+    };
+    Ok(Box::new(Fifo::new(limit, aqm)))
+}
+
+impl World {
+    /// Validates the configuration and builds the world. Every error names
+    /// the field at fault; nothing is simulated before this succeeds.
+    pub fn build(cfg: &RunConfig) -> Result<World, ConfigError> {
+        if cfg.duration_ps == 0 {
+            return Err(err("duration_ps", "the run duration must be positive"));
+        }
+        let mut ids: HashMap<&str, u32> = HashMap::new();
+        for (i, n) in cfg.nodes.iter().enumerate() {
+            if n.name.is_empty() {
+                return Err(err(format!("nodes[{i}].name"), "a node needs a name"));
+            }
+            if ids.insert(n.name.as_str(), i as u32).is_some() {
+                return Err(err(format!("nodes[{i}].name"), format!("duplicate node name {:?}", n.name)));
+            }
+        }
+        let node = |name: &str, field: String| -> Result<u32, ConfigError> {
+            ids.get(name).copied().ok_or_else(|| err(field, format!("unknown node {name:?}")))
+        };
+        let mut ports: Vec<Port> = Vec::new();
+        let mut aqm_rngs = Vec::new();
+        let mut ports_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); cfg.nodes.len()];
+        for (li, l) in cfg.links.iter().enumerate() {
+            let f = format!("links[{li}]");
+            let a = node(&l.a, format!("{f}.a"))?;
+            let b = node(&l.b, format!("{f}.b"))?;
+            if a == b {
+                return Err(err(format!("{f}.b"), "a link must join two different nodes"));
+            }
+            if l.rate_bps == 0 {
+                return Err(err(format!("{f}.rate_bps"), "the link rate must be positive"));
+            }
+            for (loss, name) in [(l.loss_ab, "loss_ab"), (l.loss_ba, "loss_ba")] {
+                if !(0.0..1.0).contains(&loss) {
+                    return Err(err(format!("{f}.{name}"), "a loss probability must be in [0, 1)"));
+                }
+            }
+            for (from, to, loss, q, qname) in
+                [(a, b, l.loss_ab, &l.queue_ab, "queue_ab"), (b, a, l.loss_ba, &l.queue_ba, "queue_ba")]
+            {
+                let qc = q.clone().unwrap_or_default();
+                let qdisc = build_qdisc(&qc, l.rate_bps, &format!("{f}.{qname}"))?;
+                let label = format!("{}->{}", cfg.nodes[from as usize].name, cfg.nodes[to as usize].name);
+                let pid = ports.len() as u32;
+                ports_of[from as usize].push((pid, to));
+                ports.push(Port {
+                    node: from,
+                    peer: to,
+                    rate_bps: l.rate_bps,
+                    delay: Dur::from_ps(l.delay_ps),
+                    loss,
+                    loss_rng: rng_for(cfg.seed, &format!("link:{label}:loss")),
+                    qdisc,
+                    tx: None,
+                    pipe: Default::default(),
+                    stats: PortStats::default(),
+                    trace: None,
+                });
+                aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
+            }
+        }
+        let routes = Routes::compute(&ports_of);
+        let node_kinds: Vec<NodeKind> = cfg.nodes.iter().map(|n| n.kind.clone()).collect();
+
+        let mut flows = Vec::new();
+        let mut names: HashMap<&str, usize> = HashMap::new();
+        for (fi, fc) in cfg.flows.iter().enumerate() {
+            let f = format!("flows[{fi}]");
+            let (name, src, dst, start_ps, stop_ps) = match fc {
+                FlowConfig::Tcp { name, src, dst, start_ps, stop_ps, .. } => (name, src, dst, *start_ps, *stop_ps),
+                FlowConfig::Udp { name, src, dst, start_ps, stop_ps, .. } => (name, src, dst, *start_ps, *stop_ps),
+            };
+            if names.insert(name.as_str(), fi).is_some() {
+                return Err(err(format!("{f}.name"), format!("duplicate flow name {name:?}")));
+            }
+            let s = node(src, format!("{f}.src"))?;
+            let d = node(dst, format!("{f}.dst"))?;
+            for (id, field) in [(s, "src"), (d, "dst")] {
+                if node_kinds[id as usize] != NodeKind::Host {
+                    return Err(err(format!("{f}.{field}"), "flows start and end at hosts, not switches"));
+                }
+            }
+            if s == d {
+                return Err(err(format!("{f}.dst"), "a flow needs two different hosts"));
+            }
+            if !routes.reachable(s, d) {
+                return Err(err(
+                    format!("{f}.dst"),
+                    format!("no path from {src:?} to {dst:?}: the topology is disconnected"),
+                ));
+            }
+            if stop_ps.is_some_and(|t| t <= start_ps) {
+                return Err(err(format!("{f}.stop_ps"), "a flow must stop after it starts"));
+            }
+            let ep = Endpoints { flow: fi as u32, src: s, dst: d, sport: 10_000 + fi as u16, dport: 5001 };
+            let start = Time::from_ps(start_ps);
+            let (kind, cc_name) = match fc {
+                FlowConfig::Tcp { bytes, cc: ccc, tcp, .. } => {
+                    if tcp.mss_bytes == 0 {
+                        return Err(err(format!("{f}.tcp.mss_bytes"), "the MSS must be positive"));
+                    }
+                    if tcp.init_cwnd_pkts == 0 {
+                        return Err(err(format!("{f}.tcp.init_cwnd_pkts"), "the initial window must be positive"));
+                    }
+                    if tcp.rwnd_bytes < tcp.mss_bytes as u64 {
+                        return Err(err(format!("{f}.tcp.rwnd_bytes"), "the receive window must hold one MSS"));
+                    }
+                    if tcp.dupthresh == 0 {
+                        return Err(err(format!("{f}.tcp.dupthresh"), "dupthresh must be positive"));
+                    }
+                    if bytes == &Some(0) {
+                        return Err(err(format!("{f}.bytes"), "a transfer needs at least one byte"));
+                    }
+                    let control = cc::make(ccc);
+                    let name = control.name();
+                    let echo = if control.needs_ecn() {
+                        EcnEcho::Accurate
+                    } else if tcp.ecn {
+                        EcnEcho::Classic
+                    } else {
+                        EcnEcho::Off
+                    };
+                    let receiver = Receiver::new(ep, tcp, echo);
+                    let sender = Sender::new(ep, tcp.clone(), control, *bytes, stop_ps.map(Time::from_ps));
+                    (FlowKind::Tcp(Box::new(TcpConn { sender, receiver })), name)
+                }
+                FlowConfig::Udp { rate_bps, payload_bytes, .. } => {
+                    if *rate_bps == 0 {
+                        return Err(err(format!("{f}.rate_bps"), "the UDP rate must be positive"));
+                    }
+                    if *payload_bytes == 0 {
+                        return Err(err(format!("{f}.payload_bytes"), "the datagram payload must be positive"));
+                    }
+                    let u = UdpFlow {
+                        start,
+                        stop: stop_ps.map(Time::from_ps),
+                        rate_bps: *rate_bps,
+                        payload: *payload_bytes,
+                        sent: 0,
+                        sent_bytes: 0,
+                        recv_bytes: 0,
+                        end: None,
+                    };
+                    (FlowKind::Udp(u), "")
+                }
+            };
+            flows.push(Flow { name: name.clone(), src: s, dst: d, start, cc_name, kind });
+        }
+
+        let mut events = EventQueue::new();
+        for (i, f) in flows.iter().enumerate() {
+            let ev = match f.kind {
+                FlowKind::Tcp(_) => Event::TcpTimer { conn: i as u32, kind: TimerKind::Start as u8 },
+                FlowKind::Udp(_) => Event::UdpSend { flow: i as u32 },
+            };
+            events.schedule(f.start, ev);
+        }
+
+        let r = &cfg.record;
+        let mut rec = Recorders {
+            flow_sample: (r.flow_sample_ps > 0).then(|| Dur::from_ps(r.flow_sample_ps)),
+            cwnd_every_ack: r.cwnd_every_ack,
+            drop_log: r.drop_log,
+            ..Default::default()
+        };
+        if let Some(p) = rec.flow_sample {
+            events.schedule(Time::ZERO + p.min(Dur::from_ps(cfg.duration_ps)), Event::Sample);
+            let _ = &mut rec;
+        }
+        for (qi, qt) in r.queues.iter().enumerate() {
+            let f = format!("record.queues[{qi}]");
+            let a = node(&qt.node, format!("{f}.node"))?;
+            let b = node(&qt.peer, format!("{f}.peer"))?;
+            let Some(&(pid, _)) = ports_of[a as usize].iter().find(|(_, peer)| *peer == b) else {
+                return Err(err(format!("{f}.peer"), format!("{:?} has no link to {:?}", qt.node, qt.peer)));
+            };
+            let to = Time::from_ps(qt.to_ps.unwrap_or(u64::MAX));
+            ports[pid as usize].trace = Some(PortTrace {
+                occupancy: Some(Dur::from_ps(qt.sample_ps)),
+                dequeue_times: qt.dequeue_times,
+                from: Time::from_ps(qt.from_ps),
+                to,
+            });
+            if qt.sample_ps > 0 {
+                events.schedule(Time::from_ps(qt.from_ps), Event::QueueSample { port: pid });
+            }
+        }
+
+        Ok(World {
+            now: Time::ZERO,
+            end: Time::from_ps(cfg.duration_ps),
+            events,
+            pool: PacketPool::with_capacity(4096),
+            node_names: cfg.nodes.iter().map(|n| n.name.clone()).collect(),
+            node_kinds,
+            ports,
+            aqm_rngs,
+            routes,
+            flows,
+            out: Out::default(),
+            rec,
+            created: 0,
+            delivered: 0,
+            dropped: 0,
+            data_sent: 0,
+            acks_sent: 0,
+        })
+    }
+
+    /// Runs the event loop until the configured end.
+    pub fn run(&mut self) {
+        while let Some(t) = self.events.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            match ev {
+                Event::TxDone { port } => self.tx_done(port),
+                Event::Arrive { port } => self.arrive(port),
+                Event::TcpTimer { conn, kind } => self.tcp_timer(conn, TimerKind::from_u8(kind)),
+                Event::UdpSend { flow } => self.udp_send(flow),
+                Event::Sample => self.sample_flows(),
+                Event::QueueSample { port } => self.sample_queue(port),
+            }
+        }
+        self.now = self.end;
+    }
+
+    // ------------------------------------------------------------------
+    // Ports: enqueue, transmit, propagate.
+    // ------------------------------------------------------------------
+
+    fn enqueue(&mut self, port: u32, pkt: PktId) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.aqm_rngs[port as usize] };
+        match p.qdisc.enqueue(pkt, &mut cx) {
+            Verdict::Enqueued { marked } => {
+                p.stats.enqueued += 1;
+                p.note_occupancy();
+                if marked {
+                    p.stats.marked += 1;
+                    if self.rec.drop_log {
+                        let flow = self.pool.get(pkt).flow;
+                        self.log_drop(port, flow, "mark");
+                    }
+                }
+                self.trace_change(port);
+                if self.ports[port as usize].tx.is_none() {
+                    self.start_tx(port);
+                }
+            }
+            Verdict::Dropped(reason) => self.drop(port, pkt, reason),
+        }
+    }
+
+    fn start_tx(&mut self, port: u32) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.aqm_rngs[port as usize] };
+        let Some(d) = p.qdisc.dequeue(&mut cx) else { return };
+        p.stats.dequeued += 1;
+        if d.marked {
+            p.stats.marked += 1;
+        }
+        let size = self.pool.get(d.pkt).size_bytes;
+        p.tx = Some((d.pkt, now));
+        let done = now + Dur::serialization(size as u64, p.rate_bps);
+        if let Some(tr) = &p.trace {
+            if tr.dequeue_times && now >= tr.from && now < tr.to {
+                self.rec.d_time.push(now.ps());
+                self.rec.d_port.push(port);
+                self.rec.d_size.push(size);
+            }
+        }
+        self.events.schedule(done, Event::TxDone { port });
+        if d.marked && self.rec.drop_log {
+            let flow = self.pool.get(d.pkt).flow;
+            self.log_drop(port, flow, "mark");
+        }
+        self.trace_change(port);
+    }
+
+    fn tx_done(&mut self, port: u32) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let (pkt, started) = p.tx.take().expect("TxDone without a packet");
+        p.stats.busy += now.since(started);
+        let (size, src, flow, proto) = {
+            let k = self.pool.get(pkt);
+            (k.size_bytes, k.src, k.flow, k.proto)
+        };
+        p.stats.tx_bytes += size as u64;
+        let node = p.node;
+        if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
+            self.drop(port, pkt, DropReason::LinkLoss);
+        } else {
+            let arrival = now + p.delay;
+            p.pipe.push_back((arrival, pkt));
+            if p.pipe.len() == 1 {
+                self.events.schedule(arrival, Event::Arrive { port });
+            }
+        }
+        // TCP small queues: the sender learns its packet left the NIC.
+        if proto == Proto::Tcp && src == node && self.node_kinds[node as usize] == NodeKind::Host {
+            if let FlowKind::Tcp(c) = &mut self.flows[flow as usize].kind {
+                if c.sender.endpoints().src == node {
+                    let mut out = std::mem::take(&mut self.out);
+                    c.sender.on_nic_tx(now, size, &mut out);
+                    self.flush(flow, node, &mut out);
+                    self.out = out;
+                }
+            }
+        }
+        self.start_tx(port);
+    }
+
+    fn arrive(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        let (at, pkt) = p.pipe.pop_front().expect("Arrive on an empty pipe");
+        debug_assert_eq!(at, self.now);
+        let node = p.peer;
+        if let Some(&(next, _)) = p.pipe.front() {
+            self.events.schedule(next, Event::Arrive { port });
+        }
+        let k = self.pool.get_mut(pkt);
+        k.hops = k.hops.saturating_add(1);
+        self.receive(node, pkt);
+    }
+
+    fn receive(&mut self, node: u32, pkt: PktId) {
+        let dst = self.pool.get(pkt).dst;
+        if dst == node {
+            let p = *self.pool.get(pkt);
+            self.pool.free(pkt);
+            self.delivered += 1;
+            self.deliver_local(node, &p);
+            return;
+        }
+        self.forward(node, pkt);
+    }
+
+    fn forward(&mut self, node: u32, pkt: PktId) {
+        let dst = self.pool.get(pkt).dst;
+        let port = self.routes.next_port(node, dst);
+        if port == NO_ROUTE {
+            // Validation guarantees routes for every flow; count it anyway.
+            self.dropped += 1;
+            self.pool.free(pkt);
+            return;
+        }
+        self.enqueue(port, pkt);
+    }
+
+    fn drop(&mut self, port: u32, pkt: PktId, reason: DropReason) {
+        let p = self.ports[port as usize].stats.drops.get_mut(reason as usize).expect("reason index");
+        *p += 1;
+        let k = *self.pool.get(pkt);
+        self.pool.free(pkt);
+        self.dropped += 1;
+        if self.rec.drop_log {
+            self.log_drop(port, k.flow, reason.name());
+        }
+        // A packet lost before it left its own host no longer fills the NIC.
+        let node = self.ports[port as usize].node;
+        if k.proto == Proto::Tcp && k.src == node {
+            if let FlowKind::Tcp(c) = &mut self.flows[k.flow as usize].kind {
+                if c.sender.endpoints().src == node {
+                    c.sender.on_nic_drop(k.size_bytes);
+                }
+            }
+        }
+    }
+
+    fn log_drop(&mut self, port: u32, flow: u32, reason: &'static str) {
+        self.rec.x_time.push(self.now.ps());
+        self.rec.x_port.push(port);
+        self.rec.x_flow.push(flow);
+        self.rec.x_reason.push(reason);
+    }
+
+    fn trace_change(&mut self, port: u32) {
+        let p = &self.ports[port as usize];
+        if let Some(tr) = &p.trace {
+            if tr.occupancy == Some(Dur::ZERO) && self.now >= tr.from && self.now < tr.to {
+                self.rec.q_time.push(self.now.ps());
+                self.rec.q_port.push(port);
+                self.rec.q_pkts.push(p.qdisc.len_pkts());
+                self.rec.q_bytes.push(p.qdisc.len_bytes());
+            }
+        }
+    }
+
+    fn sample_queue(&mut self, port: u32) {
+        let p = &self.ports[port as usize];
+        let Some(tr) = &p.trace else { return };
+        let Some(period) = tr.occupancy else { return };
+        if self.now >= tr.to {
+            return;
+        }
+        self.rec.q_time.push(self.now.ps());
+        self.rec.q_port.push(port);
+        self.rec.q_pkts.push(p.qdisc.len_pkts());
+        self.rec.q_bytes.push(p.qdisc.len_bytes());
+        self.events.schedule(self.now + period, Event::QueueSample { port });
+    }
+
+    // ------------------------------------------------------------------
+    // Endpoints.
+    // ------------------------------------------------------------------
+
+    /// Injects what an endpoint produced: packets into the host's egress
+    /// port, timers into the event queue.
+    fn flush(&mut self, flow: u32, node: u32, out: &mut Out) {
+        for &(at, kind) in &out.timers {
+            self.events.schedule(at, Event::TcpTimer { conn: flow, kind: kind as u8 });
+        }
+        out.timers.clear();
+        for i in 0..out.pkts.len() {
+            let p = out.pkts[i];
+            if p.payload_bytes > 0 {
+                self.data_sent += 1;
+            } else {
+                self.acks_sent += 1;
+            }
+            self.created += 1;
+            let id = self.pool.alloc(p);
+            self.forward(node, id);
+        }
+        out.pkts.clear();
+    }
+
+    fn deliver_local(&mut self, node: u32, p: &Packet) {
+        let now = self.now;
+        let flow = p.flow;
+        match &mut self.flows[flow as usize].kind {
+            FlowKind::Tcp(c) => {
+                let mut out = std::mem::take(&mut self.out);
+                if node == c.sender.endpoints().dst {
+                    c.receiver.on_packet(now, p, &mut out);
+                } else {
+                    c.sender.on_ack(now, p, &mut out);
+                    if self.rec.cwnd_every_ack {
+                        record_flow(&mut self.rec, true, now, flow, c);
+                    }
+                }
+                self.flush(flow, node, &mut out);
+                self.out = out;
+            }
+            FlowKind::Udp(u) => {
+                u.recv_bytes += p.payload_bytes as u64;
+            }
+        }
+    }
+
+    fn tcp_timer(&mut self, flow: u32, kind: TimerKind) {
+        let now = self.now;
+        let f = &mut self.flows[flow as usize];
+        let FlowKind::Tcp(c) = &mut f.kind else { return };
+        let mut out = std::mem::take(&mut self.out);
+        let node = if kind == TimerKind::DelAck {
+            c.receiver.on_delack_timer(now, &mut out);
+            f.dst
+        } else {
+            c.sender.on_timer(now, kind, &mut out);
+            f.src
+        };
+        self.flush(flow, node, &mut out);
+        self.out = out;
+    }
+
+    fn udp_send(&mut self, flow: u32) {
+        let now = self.now;
+        let f = &mut self.flows[flow as usize];
+        let (src, dst) = (f.src, f.dst);
+        let FlowKind::Udp(u) = &mut f.kind else { return };
+        if u.stop.is_some_and(|s| now >= s) {
+            u.end.get_or_insert(now);
+            return;
+        }
+        // UDP/IP headers: 28 bytes. The rate counts payload bits, as iperf -u -b.
+        let p = Packet {
+            size_bytes: u.payload + 28,
+            payload_bytes: u.payload,
+            flow,
+            src,
+            dst,
+            sport: 20_000 + flow as u16,
+            dport: 5001,
+            proto: Proto::Udp,
+            born_ps: now.ps(),
+            ..Default::default()
+        };
+        u.sent += 1;
+        u.sent_bytes += u.payload as u64;
+        // Exact schedule: the n-th datagram leaves at start + n·payload·8/rate.
+        let next_ps = u.start.ps()
+            + ((u.sent as u128 * u.payload as u128 * 8 * crate::sim::PS_PER_S as u128) / u.rate_bps as u128) as u64;
+        self.events.schedule(Time::from_ps(next_ps), Event::UdpSend { flow });
+        self.data_sent += 1;
+        self.created += 1;
+        let id = self.pool.alloc(p);
+        self.forward(src, id);
+    }
+
+    fn sample_flows(&mut self) {
+        let now = self.now;
+        for i in 0..self.flows.len() {
+            match &self.flows[i].kind {
+                FlowKind::Tcp(c) => record_flow(&mut self.rec, false, now, i as u32, c),
+                FlowKind::Udp(u) => {
+                    let r = &mut self.rec.samples;
+                    r.time.push(now.ps());
+                    r.flow.push(i as u32);
+                    r.delivered.push(u.recv_bytes);
+                    r.cwnd.push(0);
+                    r.ssthresh.push(0);
+                    r.srtt.push(0);
+                    r.in_flight.push(0);
+                    r.state.push(0);
+                }
+            }
+        }
+        if let Some(p) = self.rec.flow_sample {
+            self.events.schedule(now + p, Event::Sample);
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // The end of the run: audit and tables.
+    // ------------------------------------------------------------------
+
+    /// Counts packets held by queues, serializers and wires.
+    fn packets_in_network(&self) -> u64 {
+        let mut n = 0u64;
+        for p in &self.ports {
+            n += p.qdisc.len_pkts() as u64 + p.in_flight_pkts();
+        }
+        n
+    }
+
+    /// The conservation audit: created = delivered + dropped + in flight,
+    /// and the pool agrees with a walk of the network.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let live = self.pool.live();
+        let walked = self.packets_in_network();
+        if self.created != self.delivered + self.dropped + live || live != walked {
+            return Err(format!(
+                "packet conservation violated: created {} != delivered {} + dropped {} + in flight {} (network holds {})",
+                self.created, self.delivered, self.dropped, live, walked
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<RunOutput, RunError> {
+        self.check_conservation().map_err(RunError::Internal)?;
+        let events = self.events.popped();
+        let now = self.now;
+        let run_ps = now.ps().max(1);
+        let mut tables = Vec::new();
+        tables.push(
+            Table::new("summary")
+                .with("events", Column::U64(vec![events]))
+                .with("sim_time_ps", Column::U64(vec![now.ps()]))
+                .with("packets_created", Column::U64(vec![self.created]))
+                .with("packets_delivered", Column::U64(vec![self.delivered]))
+                .with("packets_dropped", Column::U64(vec![self.dropped]))
+                .with("packets_in_flight", Column::U64(vec![self.pool.live()]))
+                .with("data_packets_sent", Column::U64(vec![self.data_sent]))
+                .with("ack_packets_sent", Column::U64(vec![self.acks_sent]))
+                .with("pool_high_water", Column::U64(vec![self.pool.capacity_used() as u64]))
+                .with("conservation_ok", Column::Bool(vec![true])),
+        );
+        tables.push(self.flows_table(now));
+        tables.push(self.queues_table(run_ps));
+        let World { rec, .. } = self;
+        tables.push(rec.samples.table("flow_samples"));
+        tables.push(rec.cwnd.table("cwnd"));
+        let names: Vec<String> = rec.var_id.iter().map(|&i| rec.var_names[i as usize].to_string()).collect();
+        tables.push(
+            Table::new("cc_vars")
+                .with("time_ps", Column::U64(rec.var_time))
+                .with("flow", Column::U32(rec.var_flow))
+                .with("var", Column::Str(names))
+                .with("value", Column::F64(rec.var_value)),
+        );
+        tables.push(
+            Table::new("queue_trace")
+                .with("time_ps", Column::U64(rec.q_time))
+                .with("port", Column::U32(rec.q_port))
+                .with("pkts", Column::U32(rec.q_pkts))
+                .with("bytes", Column::U64(rec.q_bytes)),
+        );
+        tables.push(
+            Table::new("dequeues")
+                .with("time_ps", Column::U64(rec.d_time))
+                .with("port", Column::U32(rec.d_port))
+                .with("size_bytes", Column::U32(rec.d_size)),
+        );
+        tables.push(
+            Table::new("drops")
+                .with("time_ps", Column::U64(rec.x_time))
+                .with("port", Column::U32(rec.x_port))
+                .with("flow", Column::U32(rec.x_flow))
+                .with("reason", Column::Str(rec.x_reason.iter().map(|s| s.to_string()).collect())),
+        );
+        Ok(RunOutput { tables })
+    }
+
+    fn flows_table(&self, now: Time) -> Table {
+        let n = self.flows.len();
+        let mut c = FlowsCols::with_capacity(n);
+        for (i, f) in self.flows.iter().enumerate() {
+            c.flow.push(i as u32);
+            c.name.push(f.name.clone());
+            c.src.push(self.node_names[f.src as usize].clone());
+            c.dst.push(self.node_names[f.dst as usize].clone());
+            c.cc.push(f.cc_name.to_string());
+            c.start.push(f.start.ps());
+            match &f.kind {
+                FlowKind::Tcp(t) => {
+                    let s = &t.sender.stats;
+                    let end = s.completion.unwrap_or(now).min(now);
+                    c.kind.push("tcp".into());
+                    c.end.push(end.ps());
+                    c.bytes_sent.push(s.bytes_sent);
+                    c.bytes_delivered.push(t.receiver.rcv_nxt);
+                    c.data_pkts.push(s.data_pkts_sent);
+                    c.retx.push(s.retransmits);
+                    c.timeouts.push(s.timeouts);
+                    c.recoveries.push(s.recoveries);
+                    c.ece.push(s.ece_acks);
+                    c.ce.push(t.receiver.ce_received);
+                    c.completion.push(t.receiver.completion.map_or(0, |t| t.ps()));
+                    c.srtt.push(t.sender.rtt.srtt().map_or(0, |d| d.ps()));
+                    c.min_rtt.push(if t.sender.rtt.min_rtt() == Dur::MAX { 0 } else { t.sender.rtt.min_rtt().ps() });
+                    c.cwnd.push(t.sender.tp.snd_cwnd);
+                    c.goodput.push(rate(t.receiver.rcv_nxt, f.start, end));
+                }
+                FlowKind::Udp(u) => {
+                    let end = u.end.unwrap_or(now).min(now);
+                    c.kind.push("udp".into());
+                    c.end.push(end.ps());
+                    c.bytes_sent.push(u.sent_bytes);
+                    c.bytes_delivered.push(u.recv_bytes);
+                    c.data_pkts.push(u.sent);
+                    for v in [&mut c.retx, &mut c.timeouts, &mut c.recoveries, &mut c.ece, &mut c.ce, &mut c.completion] {
+                        v.push(0);
+                    }
+                    c.srtt.push(0);
+                    c.min_rtt.push(0);
+                    c.cwnd.push(0);
+                    c.goodput.push(rate(u.recv_bytes, f.start, end));
+                }
+            }
+        }
+        Table::new("flows")
+            .with("flow", Column::U32(c.flow))
+            .with("name", Column::Str(c.name))
+            .with("kind", Column::Str(c.kind))
+            .with("src", Column::Str(c.src))
+            .with("dst", Column::Str(c.dst))
+            .with("cc", Column::Str(c.cc))
+            .with("start_ps", Column::U64(c.start))
+            .with("end_ps", Column::U64(c.end))
+            .with("bytes_sent", Column::U64(c.bytes_sent))
+            .with("bytes_delivered", Column::U64(c.bytes_delivered))
+            .with("data_pkts_sent", Column::U64(c.data_pkts))
+            .with("retransmits", Column::U64(c.retx))
+            .with("timeouts", Column::U64(c.timeouts))
+            .with("recoveries", Column::U64(c.recoveries))
+            .with("ece_acks", Column::U64(c.ece))
+            .with("ce_received", Column::U64(c.ce))
+            .with("completion_ps", Column::U64(c.completion))
+            .with("srtt_ps", Column::U64(c.srtt))
+            .with("min_rtt_ps", Column::U64(c.min_rtt))
+            .with("cwnd_pkts", Column::U32(c.cwnd))
+            .with("goodput_bps", Column::F64(c.goodput))
+    }
+
+    fn queues_table(&self, run_ps: u64) -> Table {
+        let mut t = Table::new("queues");
+        let ps = &self.ports;
+        let u64col = |f: &dyn Fn(&Port) -> u64| Column::U64(ps.iter().map(f).collect());
+        t = t
+            .with("port", Column::U32((0..ps.len() as u32).collect()))
+            .with("node", Column::Str(ps.iter().map(|p| self.node_names[p.node as usize].clone()).collect()))
+            .with("peer", Column::Str(ps.iter().map(|p| self.node_names[p.peer as usize].clone()).collect()))
+            .with("rate_bps", u64col(&|p| p.rate_bps))
+            .with("enqueued_pkts", u64col(&|p| p.stats.enqueued))
+            .with("dequeued_pkts", u64col(&|p| p.stats.dequeued))
+            .with("marked_pkts", u64col(&|p| p.stats.marked));
+        for r in [DropReason::Overflow, DropReason::RedEarly, DropReason::RedForced, DropReason::LinkLoss] {
+            t = t.with(&format!("drops_{}", r.name()), u64col(&|p| p.stats.drops[r as usize]));
+        }
+        t.with("tx_bytes", u64col(&|p| p.stats.tx_bytes))
+            .with("busy_ps", u64col(&|p| p.stats.busy.ps()))
+            .with("utilization", Column::F64(ps.iter().map(|p| p.stats.busy.ps() as f64 / run_ps as f64).collect()))
+            .with("max_pkts", Column::U32(ps.iter().map(|p| p.stats.max_pkts).collect()))
+            .with("max_bytes", u64col(&|p| p.stats.max_bytes))
+    }
+}
+
+fn rate(bytes: u64, start: Time, end: Time) -> f64 {
+    let d = end.saturating_since(start).secs_f64();
+    if d > 0.0 {
+        bytes as f64 * 8.0 / d
+    } else {
+        0.0
+    }
+}
+
+#[derive(Default)]
+struct FlowsCols {
+    flow: Vec<u32>,
+    name: Vec<String>,
+    kind: Vec<String>,
+    src: Vec<String>,
+    dst: Vec<String>,
+    cc: Vec<String>,
+    start: Vec<u64>,
+    end: Vec<u64>,
+    bytes_sent: Vec<u64>,
+    bytes_delivered: Vec<u64>,
+    data_pkts: Vec<u64>,
+    retx: Vec<u64>,
+    timeouts: Vec<u64>,
+    recoveries: Vec<u64>,
+    ece: Vec<u64>,
+    ce: Vec<u64>,
+    completion: Vec<u64>,
+    srtt: Vec<u64>,
+    min_rtt: Vec<u64>,
+    cwnd: Vec<u32>,
+    goodput: Vec<f64>,
+}
+
+impl FlowsCols {
+    fn with_capacity(_n: usize) -> Self {
+        Self::default()
+    }
+}
+
+fn record_flow(rec: &mut Recorders, every_ack: bool, now: Time, flow: u32, c: &TcpConn) {
+    let tp = &c.sender.tp;
+    let rows = if every_ack { &mut rec.cwnd } else { &mut rec.samples };
+    rows.time.push(now.ps());
+    rows.flow.push(flow);
+    rows.delivered.push(c.receiver.rcv_nxt);
+    rows.cwnd.push(tp.snd_cwnd);
+    rows.ssthresh.push(tp.snd_ssthresh);
+    rows.srtt.push(c.sender.rtt.srtt().map_or(0, |d| d.ps()));
+    rows.in_flight.push(tp.in_flight());
+    rows.state.push(tp.ca_state as u32);
+    let names = &mut rec.var_names;
+    let (vt, vf, vi, vv) = (&mut rec.var_time, &mut rec.var_flow, &mut rec.var_id, &mut rec.var_value);
+    c.sender.cc.trace_vars(&mut |name, value| {
+        let id = match names.iter().position(|n| *n == name) {
+            Some(i) => i,
+            None => {
+                names.push(name);
+                names.len() - 1
+            }
+        };
+        vt.push(now.ps());
+        vf.push(flow);
+        vi.push(id as u32);
+        vv.push(value);
+    });
 }

@@ -158,7 +158,7 @@ pub struct TcpSock {
     /// The last window was fully used (`tcp_is_cwnd_limited`).
     pub is_cwnd_limited: bool,
     pub max_packets_out: u32,
-    /// Pacing rate in bytes per second (`sk_pacing_rate`); 0 = unpaced.
+    /// Pacing rate in bit/s (Linux's `sk_pacing_rate` is in bytes/s); 0 = unset.
     pub pacing_rate_bps: u64,
     /// ECN was negotiated on this connection.
     pub ecn_ok: bool,

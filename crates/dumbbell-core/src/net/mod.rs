@@ -1,3 +1,5 @@
-//! Packets, ports, links and topology.
+//! Packets, ports (queue + serializer + pipe) and routing.
 
 pub mod packet;
+pub mod port;
+pub mod topology;

@@ -21,8 +21,10 @@ pub enum Event {
     TcpTimer { conn: u32, kind: u8 },
     /// A UDP constant-bit-rate source sends its next datagram.
     UdpSend { flow: u32 },
-    /// A periodic sampling tick of the recorders.
+    /// A periodic sampling tick of the flow recorders.
     Sample,
+    /// A periodic occupancy sample of one port's queue.
+    QueueSample { port: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]

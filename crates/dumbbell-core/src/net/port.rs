@@ -1,0 +1,69 @@
+//! An egress port: a queue discipline, a serializer and the one-way link
+//! ("pipe") that leaves it.
+//!
+//! Head-of-line scheduling, as in htsim: the port schedules only the end of
+//! its current transmission (`TxDone`), and the pipe schedules only the
+//! arrival of its head packet (`Arrive`); packets behind the head wait in a
+//! ring. A link never reorders. The port is also the counting wrapper around
+//! its discipline: enqueues, drops by reason, marks, busy time, occupancy.
+
+use crate::net::packet::PktId;
+use crate::queue::{DropReason, QueueDisc};
+use crate::sim::{Dur, Rng, Time};
+use std::collections::VecDeque;
+
+/// Counters of one port.
+#[derive(Clone, Debug, Default)]
+pub struct PortStats {
+    pub enqueued: u64,
+    pub dequeued: u64,
+    pub marked: u64,
+    pub drops: [u64; DropReason::COUNT],
+    pub tx_bytes: u64,
+    pub busy: Dur,
+    pub max_pkts: u32,
+    pub max_bytes: u64,
+}
+
+/// What the port records beyond its counters (chosen per run).
+#[derive(Clone, Debug, Default)]
+pub struct PortTrace {
+    /// Record occupancy at every change (`Some(0)`) or every period.
+    pub occupancy: Option<Dur>,
+    pub dequeue_times: bool,
+    pub from: Time,
+    pub to: Time,
+}
+
+pub struct Port {
+    pub node: u32,
+    pub peer: u32,
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub loss: f64,
+    pub loss_rng: Rng,
+    pub qdisc: Box<dyn QueueDisc>,
+    /// Packet being serialized, if any, and when it started.
+    pub tx: Option<(PktId, Time)>,
+    /// Packets on the wire with their arrival times, oldest first.
+    pub pipe: VecDeque<(Time, PktId)>,
+    pub stats: PortStats,
+    pub trace: Option<PortTrace>,
+}
+
+impl Port {
+    pub fn in_flight_pkts(&self) -> u64 {
+        self.pipe.len() as u64 + self.tx.is_some() as u64
+    }
+
+    pub fn note_occupancy(&mut self) {
+        let p = self.qdisc.len_pkts();
+        let b = self.qdisc.len_bytes();
+        if p > self.stats.max_pkts {
+            self.stats.max_pkts = p;
+        }
+        if b > self.stats.max_bytes {
+            self.stats.max_bytes = b;
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! TCP: a Linux-like sender and receiver.
+//!
+//! RFCs to read first: 9293 (TCP), 5681 (congestion control), 6582
+//! (NewReno), 2018 and 6675 (SACK and SACK-based recovery), 6298 (RTO),
+//! 3168 (ECN), 8257 (DCTCP's accurate ECE echo), 6937 (Proportional Rate
+//! Reduction, what Linux does in recovery), and the draft on delivery-rate
+//! estimation (Linux `tcp_rate.c`).
+//!
+//! Neither endpoint touches the network: each takes `now` and an input, and
+//! pushes the packets it wants sent and the timers it wants armed into an
+//! [`Out`] the world drains. Modelling choices, stated once:
+//! - sequence numbers are 64-bit byte offsets of the payload, starting at 0;
+//!   SYN and FIN are flags and take no sequence space; nothing wraps;
+//! - the FIN rides on the last data segment (as when an application closes
+//!   right after its last write);
+//! - the receiver application reads at once: the advertised window is the
+//!   configured receive buffer, constant;
+//! - no TCP timestamps, so no undo of spurious reductions (Eifel/DSACK); the
+//!   `undo_cwnd` hook is kept for ported controls.
+
+pub mod ranges;
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+
+use crate::net::packet::Packet;
+use crate::sim::Time;
+
+/// Timers of a connection (the `kind` of `Event::TcpTimer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum TimerKind {
+    Rto = 0,
+    DelAck = 1,
+    Pacing = 2,
+    Start = 3,
+}
+
+impl TimerKind {
+    pub fn from_u8(k: u8) -> TimerKind {
+        match k {
+            0 => TimerKind::Rto,
+            1 => TimerKind::DelAck,
+            2 => TimerKind::Pacing,
+            _ => TimerKind::Start,
+        }
+    }
+}
+
+/// What an endpoint asks of the world: packets to send, timers to schedule.
+/// Reused across calls, so steady state allocates nothing.
+#[derive(Default)]
+pub struct Out {
+    pub pkts: Vec<Packet>,
+    pub timers: Vec<(Time, TimerKind)>,
+}
+
+impl Out {
+    pub fn clear(&mut self) {
+        self.pkts.clear();
+        self.timers.clear();
+    }
+}
+
+/// Addressing shared by both ends of a connection.
+#[derive(Clone, Copy, Debug)]
+pub struct Endpoints {
+    pub flow: u32,
+    /// Sender and receiver nodes.
+    pub src: u32,
+    pub dst: u32,
+    pub sport: u16,
+    pub dport: u16,
+}

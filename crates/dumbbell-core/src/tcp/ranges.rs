@@ -1,0 +1,135 @@
+//! A small sorted set of disjoint half-open sequence ranges.
+//!
+//! Used by the receiver (out-of-order data) and by the sender (what SACK has
+//! already reported). Both hold one range per hole in the sequence space,
+//! which is few, so a sorted `Vec` beats any tree.
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RangeSet {
+    /// Disjoint, non-adjacent, sorted `[start, end)` ranges.
+    r: Vec<(u64, u64)>,
+}
+
+impl RangeSet {
+    pub fn new() -> Self {
+        RangeSet { r: Vec::with_capacity(8) }
+    }
+
+    pub fn ranges(&self) -> &[(u64, u64)] {
+        &self.r
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.r.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.r.clear();
+    }
+
+    /// Adds `[s, e)` and calls `new_part` for each sub-range that was not
+    /// already covered, in increasing order. Returns the index of the range
+    /// that now contains `[s, e)`.
+    pub fn insert(&mut self, s: u64, e: u64, mut new_part: impl FnMut(u64, u64)) -> usize {
+        debug_assert!(s < e);
+        // First range whose end reaches s (touching ranges merge).
+        let i = self.r.partition_point(|&(_, re)| re < s);
+        let mut j = i;
+        let mut cursor = s;
+        let mut lo = s;
+        let mut hi = e;
+        while j < self.r.len() && self.r[j].0 <= e {
+            let (rs, re) = self.r[j];
+            if rs > cursor {
+                new_part(cursor, rs.min(e));
+            }
+            cursor = cursor.max(re);
+            lo = lo.min(rs);
+            hi = hi.max(re);
+            j += 1;
+        }
+        if cursor < e {
+            new_part(cursor, e);
+        }
+        self.r.splice(i..j, std::iter::once((lo, hi)));
+        i
+    }
+
+    /// Removes everything below `seq`.
+    pub fn trim_below(&mut self, seq: u64) {
+        let k = self.r.partition_point(|&(_, re)| re <= seq);
+        self.r.drain(..k);
+        if let Some(first) = self.r.first_mut() {
+            if first.0 < seq {
+                first.0 = seq;
+            }
+        }
+    }
+
+    /// The range containing `seq`, if any.
+    pub fn containing(&self, seq: u64) -> Option<(u64, u64)> {
+        let i = self.r.partition_point(|&(_, re)| re <= seq);
+        self.r.get(i).copied().filter(|&(rs, _)| rs <= seq)
+    }
+
+    pub fn contains(&self, s: u64, e: u64) -> bool {
+        self.containing(s).is_some_and(|(_, re)| re >= e)
+    }
+
+    /// Total bytes covered.
+    pub fn covered(&self) -> u64 {
+        self.r.iter().map(|(s, e)| e - s).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn insert_merges_and_reports_only_new_parts() {
+        let mut s = RangeSet::new();
+        let mut news = vec![];
+        s.insert(10, 20, |a, b| news.push((a, b)));
+        s.insert(30, 40, |a, b| news.push((a, b)));
+        assert_eq!(news, vec![(10, 20), (30, 40)]);
+        news.clear();
+        s.insert(15, 35, |a, b| news.push((a, b)));
+        assert_eq!(news, vec![(20, 30)]);
+        assert_eq!(s.ranges(), &[(10, 40)]);
+        news.clear();
+        s.insert(40, 50, |a, b| news.push((a, b)));
+        assert_eq!(s.ranges(), &[(10, 50)], "adjacent ranges merge");
+        s.trim_below(25);
+        assert_eq!(s.ranges(), &[(25, 50)]);
+        assert_eq!(s.containing(30), Some((25, 50)));
+        assert_eq!(s.containing(50), None);
+    }
+
+    proptest! {
+        /// The set always equals the union of what was inserted, and the
+        /// reported new parts add up to exactly the growth of the union.
+        #[test]
+        fn matches_a_bitmap(ops in proptest::collection::vec((0u64..200, 1u64..30), 1..60)) {
+            let mut s = RangeSet::new();
+            let mut bits = vec![false; 240];
+            for (a, len) in ops {
+                let b = a + len;
+                let mut fresh = 0;
+                s.insert(a, b, |x, y| fresh += y - x);
+                let before = bits.iter().filter(|&&x| x).count() as u64;
+                for bit in &mut bits[a as usize..b as usize] { *bit = true; }
+                let after = bits.iter().filter(|&&x| x).count() as u64;
+                prop_assert_eq!(fresh, after - before);
+                prop_assert_eq!(s.covered(), after);
+                for w in s.ranges().windows(2) {
+                    prop_assert!(w[0].1 < w[1].0, "disjoint, non-adjacent, sorted");
+                }
+            }
+            for (i, &bit) in bits.iter().enumerate() {
+                prop_assert_eq!(s.containing(i as u64).is_some(), bit);
+            }
+        }
+    }
+}

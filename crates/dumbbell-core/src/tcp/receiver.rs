@@ -1,0 +1,263 @@
+//! The TCP receiver: cumulative ACKs, SACK blocks, delayed ACKs and the ECN
+//! echo.
+//!
+//! - Delayed ACKs (RFC 9293 §3.8.6.3, Linux `__tcp_ack_snd_check`): ACK at
+//!   once when more than one full-sized segment is unacknowledged, when data
+//!   arrives out of order or fills a hole, during quick-ACK at the start of
+//!   the connection, or on a duplicate; otherwise arm the delayed-ACK timer.
+//!   `delayed_ack = false` ACKs every segment.
+//! - SACK (RFC 2018): up to three blocks, the first containing the segment
+//!   that triggered the ACK, then the most recently reported others.
+//! - ECN, classic (RFC 3168 §6.1.3): after a CE data packet, set ECE on every
+//!   ACK until a data segment arrives with CWR; CE also triggers quick-ACK,
+//!   as in Linux.
+//! - ECN, accurate (DCTCP, RFC 8257 §3.2): ECE mirrors the CE bit of the
+//!   data being acknowledged. When the CE state flips while an ACK is being
+//!   delayed, an ACK for the data received so far is sent at once with the
+//!   old ECE value, so the sender sees exactly how many bytes were marked.
+//!   (In Linux this logic sits in the receiving socket's `tcp_dctcp.c`; here
+//!   it is a receiver mode chosen with the control, since the echo is a
+//!   property of the receiver.)
+
+use super::ranges::RangeSet;
+use super::{Endpoints, Out, TimerKind};
+use crate::config::TcpConfig;
+use crate::net::packet::{flags, Ecn, Packet, Proto, SackBlock, MAX_SACK_BLOCKS};
+use crate::sim::{Dur, LazyTimer, Time};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnEcho {
+    Off,
+    Classic,
+    Accurate,
+}
+
+pub struct Receiver {
+    ep: Endpoints,
+    header: u32,
+    mss: u32,
+    rwnd: u64,
+    sack: bool,
+    delayed_ack: bool,
+    delack_timeout: Dur,
+    echo: EcnEcho,
+    ecn_ok: bool,
+    established: bool,
+    pub rcv_nxt: u64,
+    /// rcv_nxt advertised in the last ACK sent.
+    rcv_wup: u64,
+    ooo: RangeSet,
+    /// Blocks in SACK order, most recent first (their start points; refreshed
+    /// against `ooo` when used).
+    recent: [Option<u64>; MAX_SACK_BLOCKS + 1],
+    quickacks: u32,
+    delack: LazyTimer,
+    /// Classic: ECE demanded until CWR. Accurate: CE state of the last data.
+    ece: bool,
+    pub fin_received: bool,
+    pub completion: Option<Time>,
+    // Counters.
+    pub ce_received: u64,
+    pub acks_sent: u64,
+    pub data_pkts_received: u64,
+}
+
+impl Receiver {
+    pub fn new(ep: Endpoints, cfg: &TcpConfig, echo: EcnEcho) -> Self {
+        Receiver {
+            ep,
+            header: cfg.header_bytes,
+            mss: cfg.mss_bytes,
+            rwnd: cfg.rwnd_bytes,
+            sack: cfg.sack,
+            delayed_ack: cfg.delayed_ack,
+            delack_timeout: Dur::from_ps(cfg.delack_timeout_ps),
+            echo,
+            ecn_ok: !cfg.handshake && echo != EcnEcho::Off,
+            established: !cfg.handshake,
+            rcv_nxt: 0,
+            rcv_wup: 0,
+            ooo: RangeSet::new(),
+            recent: [None; MAX_SACK_BLOCKS + 1],
+            quickacks: cfg.quickack_segments,
+            delack: LazyTimer::default(),
+            ece: false,
+            fin_received: false,
+            completion: None,
+            ce_received: 0,
+            acks_sent: 0,
+            data_pkts_received: 0,
+        }
+    }
+
+    /// Handles a packet from the sender.
+    pub fn on_packet(&mut self, now: Time, p: &Packet, out: &mut Out) {
+        if p.has(flags::SYN) {
+            // (Re)answer the SYN; ECN is agreed if asked and supported.
+            self.ecn_ok = self.echo != EcnEcho::Off && p.has(flags::ECE) && p.has(flags::CWR);
+            let mut f = flags::SYN | flags::ACK;
+            if self.ecn_ok {
+                f |= flags::ECE;
+            }
+            self.emit(now, f, out);
+            return;
+        }
+        self.established = true;
+        if p.payload_bytes == 0 {
+            return;
+        }
+        self.data_pkts_received += 1;
+        let ce = p.ecn == Ecn::Ce;
+        if ce {
+            self.ce_received += 1;
+        }
+        let mut immediate = false;
+        if self.ecn_ok {
+            match self.echo {
+                EcnEcho::Classic => {
+                    if p.has(flags::CWR) {
+                        self.ece = false;
+                    }
+                    if ce {
+                        self.ece = true;
+                        self.quickacks = self.quickacks.max(2);
+                    }
+                }
+                EcnEcho::Accurate => {
+                    if ce != self.ece {
+                        if self.rcv_nxt > self.rcv_wup {
+                            // ACK what came before, with the old CE state.
+                            self.send_ack(now, out);
+                        }
+                        self.ece = ce;
+                        immediate = true;
+                    }
+                }
+                EcnEcho::Off => {}
+            }
+        }
+
+        let (s, e) = (p.seq, p.seq + p.payload_bytes as u64);
+        if e <= self.rcv_nxt {
+            // Duplicate: ACK at once so the sender learns where we are.
+            self.send_ack(now, out);
+            return;
+        }
+        let had_holes = !self.ooo.is_empty();
+        if s <= self.rcv_nxt {
+            self.rcv_nxt = e;
+            if let Some(&(rs, re)) = self.ooo.ranges().first() {
+                if rs <= self.rcv_nxt {
+                    self.rcv_nxt = self.rcv_nxt.max(re);
+                }
+            }
+            self.ooo.trim_below(self.rcv_nxt);
+            if had_holes {
+                immediate = true; // filled (part of) a hole
+            }
+        } else {
+            let idx = self.ooo.insert(s, e, |_, _| {});
+            let start = self.ooo.ranges()[idx].0;
+            self.touch_recent(start);
+            immediate = true;
+        }
+        if p.has(flags::FIN) && self.ooo.is_empty() && self.rcv_nxt >= e {
+            self.fin_received = true;
+            self.completion.get_or_insert(now);
+            immediate = true;
+        }
+
+        let unacked = self.rcv_nxt - self.rcv_wup;
+        if !self.delayed_ack || immediate || self.quickacks > 0 || unacked > self.mss as u64 {
+            self.send_ack(now, out);
+        } else if let Some(at) = self.delack.arm(now + self.delack_timeout) {
+            out.timers.push((at, TimerKind::DelAck));
+        }
+    }
+
+    /// The delayed-ACK timer event.
+    pub fn on_delack_timer(&mut self, now: Time, out: &mut Out) {
+        match self.delack.on_fire(now) {
+            crate::sim::TimerFire::Due => {
+                if self.rcv_nxt > self.rcv_wup {
+                    self.send_ack(now, out);
+                }
+            }
+            crate::sim::TimerFire::Reschedule(at) => out.timers.push((at, TimerKind::DelAck)),
+            crate::sim::TimerFire::Ignore => {}
+        }
+    }
+
+    fn touch_recent(&mut self, start: u64) {
+        let mut next = [None; MAX_SACK_BLOCKS + 1];
+        next[0] = Some(start);
+        let mut n = 1;
+        for old in self.recent.iter().flatten() {
+            if n == next.len() {
+                break;
+            }
+            let Some((rs, _)) = self.ooo.containing(*old) else { continue };
+            if rs == start || next[..n].contains(&Some(rs)) {
+                continue;
+            }
+            next[n] = Some(rs);
+            n += 1;
+        }
+        self.recent = next;
+    }
+
+    fn send_ack(&mut self, now: Time, out: &mut Out) {
+        let mut f = flags::ACK;
+        if self.ecn_ok && self.ece {
+            f |= flags::ECE;
+        }
+        self.emit(now, f, out);
+        self.rcv_wup = self.rcv_nxt;
+        self.delack.disarm();
+        self.quickacks = self.quickacks.saturating_sub(1);
+    }
+
+    fn emit(&mut self, now: Time, tcp_flags: u8, out: &mut Out) {
+        let mut p = Packet {
+            size_bytes: self.header,
+            payload_bytes: 0,
+            flow: self.ep.flow,
+            src: self.ep.dst,
+            dst: self.ep.src,
+            sport: self.ep.dport,
+            dport: self.ep.sport,
+            proto: Proto::Tcp,
+            ecn: Ecn::NotEct,
+            tcp_flags,
+            ack: self.rcv_nxt,
+            rwnd_bytes: self.rwnd,
+            born_ps: now.ps(),
+            ..Default::default()
+        };
+        if self.sack && !self.ooo.is_empty() {
+            let mut n = 0;
+            for start in self.recent.iter().flatten() {
+                if n == MAX_SACK_BLOCKS {
+                    break;
+                }
+                if let Some((rs, re)) = self.ooo.containing(*start) {
+                    let b = SackBlock { start: rs, end: re };
+                    if !p.sack[..n].contains(&b) {
+                        p.sack[n] = b;
+                        n += 1;
+                    }
+                }
+            }
+            p.n_sack = n as u8;
+        }
+        self.acks_sent += 1;
+        out.pkts.push(p);
+    }
+
+    pub fn ecn_ok(&self) -> bool {
+        self.ecn_ok
+    }
+}
+
+#[cfg(test)]
+mod tests;
