@@ -74,7 +74,14 @@ pub struct Red {
 impl Red {
     pub fn new(p: RedParams) -> Self {
         let w = libm::ldexp(1.0, -(p.wlog as i32));
-        Red { p, w, avg: 0.0, count: -1, r: 0.0, idle_since: Some(Time::ZERO) }
+        Red {
+            p,
+            w,
+            avg: 0.0,
+            count: -1,
+            r: 0.0,
+            idle_since: Some(Time::ZERO),
+        }
     }
 
     pub fn avg(&self) -> f64 {
@@ -123,7 +130,12 @@ impl Red {
         }
     }
 
-    pub(super) fn on_enqueue(&mut self, occ: Occupancy, pkt: PktId, cx: &mut QueueCtx) -> AqmAction {
+    pub(super) fn on_enqueue(
+        &mut self,
+        occ: Occupancy,
+        pkt: PktId,
+        cx: &mut QueueCtx,
+    ) -> AqmAction {
         self.update_avg(occ, cx.now);
         match self.region() {
             Region::Below => {
