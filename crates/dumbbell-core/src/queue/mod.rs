@@ -99,8 +99,8 @@ pub struct Limit {
 
 impl Limit {
     fn admits(&self, len_pkts: u32, len_bytes: u64, size: u32) -> bool {
-        self.pkts.is_none_or(|l| len_pkts < l)
-            && self.bytes.is_none_or(|l| len_bytes + size as u64 <= l)
+        self.pkts.map_or(true, |l| len_pkts < l)
+            && self.bytes.map_or(true, |l| len_bytes + size as u64 <= l)
     }
 }
 
