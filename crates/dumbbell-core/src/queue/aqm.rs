@@ -73,7 +73,12 @@ pub enum Aqm {
 }
 
 impl Aqm {
-    pub(super) fn at_enqueue(&mut self, occ: Occupancy, pkt: PktId, cx: &mut QueueCtx) -> AqmAction {
+    pub(super) fn at_enqueue(
+        &mut self,
+        occ: Occupancy,
+        pkt: PktId,
+        cx: &mut QueueCtx,
+    ) -> AqmAction {
         match self {
             Aqm::None => AqmAction::Pass,
             Aqm::Red(red) => red.on_enqueue(occ, pkt, cx),
@@ -94,7 +99,9 @@ impl Aqm {
                 false
             }
             Aqm::Step(s) if s.at == MarkPoint::Dequeue => s.k.reached(occ) && set_ce(cx.pool, pkt),
-            Aqm::Hysteresis(h) if h.at == MarkPoint::Dequeue => h.decide(occ) && set_ce(cx.pool, pkt),
+            Aqm::Hysteresis(h) if h.at == MarkPoint::Dequeue => {
+                h.decide(occ) && set_ce(cx.pool, pkt)
+            }
             _ => false,
         }
     }
@@ -107,4 +114,3 @@ fn mark_if(cond: bool, pkt: PktId, cx: &mut QueueCtx) -> AqmAction {
         AqmAction::Pass
     }
 }
-

@@ -99,7 +99,8 @@ pub struct Limit {
 
 impl Limit {
     fn admits(&self, len_pkts: u32, len_bytes: u64, size: u32) -> bool {
-        self.pkts.is_none_or(|l| len_pkts < l) && self.bytes.is_none_or(|l| len_bytes + size as u64 <= l)
+        self.pkts.map_or(true, |l| len_pkts < l)
+            && self.bytes.map_or(true, |l| len_bytes + size as u64 <= l)
     }
 }
 
@@ -125,7 +126,12 @@ pub struct Fifo {
 impl Fifo {
     pub fn new(limit: Limit, aqm: Aqm) -> Self {
         let cap = limit.pkts.unwrap_or(1024).min(1 << 16) as usize;
-        Fifo { q: VecDeque::with_capacity(cap), bytes: 0, limit, aqm }
+        Fifo {
+            q: VecDeque::with_capacity(cap),
+            bytes: 0,
+            limit,
+            aqm,
+        }
     }
 
     pub fn drop_tail(limit: Limit) -> Self {
@@ -140,7 +146,10 @@ impl Fifo {
 impl QueueDisc for Fifo {
     fn enqueue(&mut self, pkt: PktId, cx: &mut QueueCtx) -> Verdict {
         let size = cx.pool.get(pkt).size_bytes;
-        let occ = Occupancy { pkts: self.q.len() as u32, bytes: self.bytes };
+        let occ = Occupancy {
+            pkts: self.q.len() as u32,
+            bytes: self.bytes,
+        };
         let mut marked = false;
         match self.aqm.at_enqueue(occ, pkt, cx) {
             AqmAction::Pass => {}
@@ -158,7 +167,10 @@ impl QueueDisc for Fifo {
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Dequeued> {
         let pkt = self.q.pop_front()?;
         self.bytes -= cx.pool.get(pkt).size_bytes as u64;
-        let occ = Occupancy { pkts: self.q.len() as u32, bytes: self.bytes };
+        let occ = Occupancy {
+            pkts: self.q.len() as u32,
+            bytes: self.bytes,
+        };
         let marked = self.aqm.at_dequeue(occ, pkt, cx);
         Some(Dequeued { pkt, marked })
     }

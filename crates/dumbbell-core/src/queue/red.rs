@@ -22,7 +22,7 @@
 
 use super::{set_ce, AqmAction, DropReason, Occupancy, QueueCtx};
 use crate::net::packet::PktId;
-use crate::sim::Time;
+use crate::sim::{Time, PS_PER_S};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedParams {
@@ -74,7 +74,14 @@ pub struct Red {
 impl Red {
     pub fn new(p: RedParams) -> Self {
         let w = libm::ldexp(1.0, -(p.wlog as i32));
-        Red { p, w, avg: 0.0, count: -1, r: 0.0, idle_since: Some(Time::ZERO) }
+        Red {
+            p,
+            w,
+            avg: 0.0,
+            count: -1,
+            r: 0.0,
+            idle_since: Some(Time::ZERO),
+        }
     }
 
     pub fn avg(&self) -> f64 {
@@ -101,9 +108,12 @@ impl Red {
 
     fn update_avg(&mut self, occ: Occupancy, now: Time) {
         if let Some(since) = self.idle_since.take() {
-            let xmit_s = self.p.avpkt_bytes as f64 * 8.0 / self.p.bandwidth_bps.max(1) as f64;
-            let m = now.since(since).secs_f64() / xmit_s;
-            self.avg *= libm::pow(1.0 - self.w, m.floor());
+            // m = idle / xmit_time in whole packet times, computed in
+            // integers: the float quotient of an exact multiple can fall
+            // just short of it (5 packet times gave 4.999…, floored to 4).
+            let idle_bits = now.since(since).ps() as u128 * self.p.bandwidth_bps.max(1) as u128;
+            let m = idle_bits / (self.p.avpkt_bytes.max(1) as u128 * 8 * PS_PER_S as u128);
+            self.avg *= libm::pow(1.0 - self.w, m as f64);
         } else {
             self.avg += (self.backlog(occ) - self.avg) * self.w;
         }
@@ -123,7 +133,12 @@ impl Red {
         }
     }
 
-    pub(super) fn on_enqueue(&mut self, occ: Occupancy, pkt: PktId, cx: &mut QueueCtx) -> AqmAction {
+    pub(super) fn on_enqueue(
+        &mut self,
+        occ: Occupancy,
+        pkt: PktId,
+        cx: &mut QueueCtx,
+    ) -> AqmAction {
         self.update_avg(occ, cx.now);
         match self.region() {
             Region::Below => {
