@@ -47,6 +47,12 @@ pub struct LinkConfig {
     pub loss_ab: f64,
     #[serde(default)]
     pub loss_ba: f64,
+    /// Extra one-way delay per packet, uniform in [0, jitter_ps], drawn from
+    /// the stream `link:<from>-><to>:jitter`; FIFO order is kept (a packet
+    /// never overtakes the one before it). Models host and timer noise that
+    /// breaks the phase lock-out of perfectly periodic senders.
+    #[serde(default)]
+    pub jitter_ps: u64,
     /// Queue at `a`'s port toward `b`; default drop-tail of 1000 packets.
     #[serde(default)]
     pub queue_ab: Option<QueueConfig>,
@@ -67,7 +73,11 @@ pub struct QueueConfig {
 
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig { limit_pkts: Some(1000), limit_bytes: None, aqm: AqmConfig::None }
+        QueueConfig {
+            limit_pkts: Some(1000),
+            limit_bytes: None,
+            aqm: AqmConfig::None,
+        }
     }
 }
 
@@ -289,7 +299,10 @@ pub struct DctcpParams {
 
 impl Default for DctcpParams {
     fn default() -> Self {
-        DctcpParams { shift_g: 4, alpha_init: 1.0 }
+        DctcpParams {
+            shift_g: 4,
+            alpha_init: 1.0,
+        }
     }
 }
 
@@ -336,7 +349,10 @@ pub struct ConfigError {
 
 impl ConfigError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError { field: field.into(), message: message.into() }
+        ConfigError {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 

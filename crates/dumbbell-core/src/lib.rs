@@ -12,6 +12,6 @@ pub mod config;
 pub mod net;
 pub mod queue;
 pub mod sim;
+pub mod tcp;
 pub mod trace;
 pub mod world;
-pub mod tcp;

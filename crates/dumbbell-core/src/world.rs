@@ -18,7 +18,10 @@ use crate::net::packet::{Packet, PacketPool, PktId, Proto};
 use crate::net::port::{Port, PortStats, PortTrace};
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::queue::aqm::Threshold;
-use crate::queue::{Aqm, DropReason, Fifo, Hysteresis, Limit, MarkPoint, QueueCtx, Red, RedParams, StepMark, Verdict};
+use crate::queue::{
+    Aqm, DropReason, Fifo, Hysteresis, Limit, MarkPoint, QueueCtx, Red, RedParams, StepMark,
+    Verdict,
+};
 use crate::sim::{rng_for, Dur, Event, EventQueue, Rng, Time};
 use crate::tcp::receiver::{EcnEcho, Receiver};
 use crate::tcp::sender::Sender;
@@ -39,7 +42,9 @@ impl RunOutput {
 
     /// A one-row summary value.
     pub fn summary_u64(&self, col: &str) -> u64 {
-        self.table("summary").and_then(|t| t.u64s(col)).map_or(0, |v| v[0])
+        self.table("summary")
+            .and_then(|t| t.u64s(col))
+            .map_or(0, |v| v[0])
     }
 }
 
@@ -187,12 +192,28 @@ fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
     ConfigError::new(field, msg)
 }
 
-fn build_qdisc(q: &QueueConfig, rate_bps: u64, field: &str) -> Result<Box<dyn crate::queue::QueueDisc>, ConfigError> {
+fn build_qdisc(
+    q: &QueueConfig,
+    rate_bps: u64,
+    field: &str,
+) -> Result<Box<dyn crate::queue::QueueDisc>, ConfigError> {
     if q.limit_pkts == Some(0) || q.limit_bytes == Some(0) {
-        return Err(err(format!("{field}.limit"), "a queue limit must be positive"));
+        return Err(err(
+            format!("{field}.limit"),
+            "a queue limit must be positive",
+        ));
     }
-    let limit = Limit { pkts: q.limit_pkts, bytes: q.limit_bytes };
-    let at = |m: MarkAt| if m == MarkAt::Enqueue { MarkPoint::Enqueue } else { MarkPoint::Dequeue };
+    let limit = Limit {
+        pkts: q.limit_pkts,
+        bytes: q.limit_bytes,
+    };
+    let at = |m: MarkAt| {
+        if m == MarkAt::Enqueue {
+            MarkPoint::Enqueue
+        } else {
+            MarkPoint::Dequeue
+        }
+    };
     let aqm = match &q.aqm {
         AqmConfig::None => Aqm::None,
         AqmConfig::Red {
@@ -208,13 +229,22 @@ fn build_qdisc(q: &QueueConfig, rate_bps: u64, field: &str) -> Result<Box<dyn cr
             bandwidth_bps,
         } => {
             if !(*min_th >= 0.0 && max_th > min_th) {
-                return Err(err(format!("{field}.aqm.max_th"), "RED needs 0 <= min_th < max_th"));
+                return Err(err(
+                    format!("{field}.aqm.max_th"),
+                    "RED needs 0 <= min_th < max_th",
+                ));
             }
             if !(*max_p > 0.0 && *max_p <= 1.0) {
-                return Err(err(format!("{field}.aqm.max_p"), "RED max_p must be in (0, 1]"));
+                return Err(err(
+                    format!("{field}.aqm.max_p"),
+                    "RED max_p must be in (0, 1]",
+                ));
             }
             if *wlog == 0 || *wlog > 31 {
-                return Err(err(format!("{field}.aqm.wlog"), "RED wlog must be in 1..=31"));
+                return Err(err(
+                    format!("{field}.aqm.wlog"),
+                    "RED wlog must be in 1..=31",
+                ));
             }
             Aqm::Red(Box::new(Red::new(RedParams {
                 min_th: *min_th,
@@ -226,20 +256,40 @@ fn build_qdisc(q: &QueueConfig, rate_bps: u64, field: &str) -> Result<Box<dyn cr
                 gentle: *gentle,
                 bytes_mode: *bytes_mode,
                 avpkt_bytes: (*avpkt_bytes).max(1),
-                bandwidth_bps: if *bandwidth_bps == 0 { rate_bps } else { *bandwidth_bps },
+                bandwidth_bps: if *bandwidth_bps == 0 {
+                    rate_bps
+                } else {
+                    *bandwidth_bps
+                },
             })))
         }
-        AqmConfig::Step { k_pkts, k_bytes, at: m } => {
+        AqmConfig::Step {
+            k_pkts,
+            k_bytes,
+            at: m,
+        } => {
             let k = match (k_pkts, k_bytes) {
                 (Some(k), None) => Threshold::Pkts(*k),
                 (None, Some(k)) => Threshold::Bytes(*k),
-                _ => return Err(err(format!("{field}.aqm"), "step marking needs exactly one of k_pkts, k_bytes")),
+                _ => {
+                    return Err(err(
+                        format!("{field}.aqm"),
+                        "step marking needs exactly one of k_pkts, k_bytes",
+                    ))
+                }
             };
             Aqm::Step(StepMark { k, at: at(*m) })
         }
-        AqmConfig::Hysteresis { upper_pkts, lower_pkts, at: m } => {
+        AqmConfig::Hysteresis {
+            upper_pkts,
+            lower_pkts,
+            at: m,
+        } => {
             if lower_pkts >= upper_pkts {
-                return Err(err(format!("{field}.aqm.lower_pkts"), "hysteresis needs lower (L_I) < upper (L_S)"));
+                return Err(err(
+                    format!("{field}.aqm.lower_pkts"),
+                    "hysteresis needs lower (L_I) < upper (L_S)",
+                ));
             }
             Aqm::Hysteresis(Hysteresis {
                 upper: Threshold::Pkts(*upper_pkts),
@@ -265,11 +315,16 @@ impl World {
                 return Err(err(format!("nodes[{i}].name"), "a node needs a name"));
             }
             if ids.insert(n.name.as_str(), i as u32).is_some() {
-                return Err(err(format!("nodes[{i}].name"), format!("duplicate node name {:?}", n.name)));
+                return Err(err(
+                    format!("nodes[{i}].name"),
+                    format!("duplicate node name {:?}", n.name),
+                ));
             }
         }
         let node = |name: &str, field: String| -> Result<u32, ConfigError> {
-            ids.get(name).copied().ok_or_else(|| err(field, format!("unknown node {name:?}")))
+            ids.get(name)
+                .copied()
+                .ok_or_else(|| err(field, format!("unknown node {name:?}")))
         };
         let mut ports: Vec<Port> = Vec::new();
         let mut aqm_rngs = Vec::new();
@@ -279,22 +334,35 @@ impl World {
             let a = node(&l.a, format!("{f}.a"))?;
             let b = node(&l.b, format!("{f}.b"))?;
             if a == b {
-                return Err(err(format!("{f}.b"), "a link must join two different nodes"));
+                return Err(err(
+                    format!("{f}.b"),
+                    "a link must join two different nodes",
+                ));
             }
             if l.rate_bps == 0 {
-                return Err(err(format!("{f}.rate_bps"), "the link rate must be positive"));
+                return Err(err(
+                    format!("{f}.rate_bps"),
+                    "the link rate must be positive",
+                ));
             }
             for (loss, name) in [(l.loss_ab, "loss_ab"), (l.loss_ba, "loss_ba")] {
                 if !(0.0..1.0).contains(&loss) {
-                    return Err(err(format!("{f}.{name}"), "a loss probability must be in [0, 1)"));
+                    return Err(err(
+                        format!("{f}.{name}"),
+                        "a loss probability must be in [0, 1)",
+                    ));
                 }
             }
-            for (from, to, loss, q, qname) in
-                [(a, b, l.loss_ab, &l.queue_ab, "queue_ab"), (b, a, l.loss_ba, &l.queue_ba, "queue_ba")]
-            {
+            for (from, to, loss, q, qname) in [
+                (a, b, l.loss_ab, &l.queue_ab, "queue_ab"),
+                (b, a, l.loss_ba, &l.queue_ba, "queue_ba"),
+            ] {
                 let qc = q.clone().unwrap_or_default();
                 let qdisc = build_qdisc(&qc, l.rate_bps, &format!("{f}.{qname}"))?;
-                let label = format!("{}->{}", cfg.nodes[from as usize].name, cfg.nodes[to as usize].name);
+                let label = format!(
+                    "{}->{}",
+                    cfg.nodes[from as usize].name, cfg.nodes[to as usize].name
+                );
                 let pid = ports.len() as u32;
                 ports_of[from as usize].push((pid, to));
                 ports.push(Port {
@@ -304,6 +372,8 @@ impl World {
                     delay: Dur::from_ps(l.delay_ps),
                     loss,
                     loss_rng: rng_for(cfg.seed, &format!("link:{label}:loss")),
+                    jitter: Dur::from_ps(l.jitter_ps),
+                    jitter_rng: rng_for(cfg.seed, &format!("link:{label}:jitter")),
                     qdisc,
                     tx: None,
                     pipe: Default::default(),
@@ -321,17 +391,37 @@ impl World {
         for (fi, fc) in cfg.flows.iter().enumerate() {
             let f = format!("flows[{fi}]");
             let (name, src, dst, start_ps, stop_ps) = match fc {
-                FlowConfig::Tcp { name, src, dst, start_ps, stop_ps, .. } => (name, src, dst, *start_ps, *stop_ps),
-                FlowConfig::Udp { name, src, dst, start_ps, stop_ps, .. } => (name, src, dst, *start_ps, *stop_ps),
+                FlowConfig::Tcp {
+                    name,
+                    src,
+                    dst,
+                    start_ps,
+                    stop_ps,
+                    ..
+                } => (name, src, dst, *start_ps, *stop_ps),
+                FlowConfig::Udp {
+                    name,
+                    src,
+                    dst,
+                    start_ps,
+                    stop_ps,
+                    ..
+                } => (name, src, dst, *start_ps, *stop_ps),
             };
             if names.insert(name.as_str(), fi).is_some() {
-                return Err(err(format!("{f}.name"), format!("duplicate flow name {name:?}")));
+                return Err(err(
+                    format!("{f}.name"),
+                    format!("duplicate flow name {name:?}"),
+                ));
             }
             let s = node(src, format!("{f}.src"))?;
             let d = node(dst, format!("{f}.dst"))?;
             for (id, field) in [(s, "src"), (d, "dst")] {
                 if node_kinds[id as usize] != NodeKind::Host {
-                    return Err(err(format!("{f}.{field}"), "flows start and end at hosts, not switches"));
+                    return Err(err(
+                        format!("{f}.{field}"),
+                        "flows start and end at hosts, not switches",
+                    ));
                 }
             }
             if s == d {
@@ -344,26 +434,55 @@ impl World {
                 ));
             }
             if stop_ps.is_some_and(|t| t <= start_ps) {
-                return Err(err(format!("{f}.stop_ps"), "a flow must stop after it starts"));
+                return Err(err(
+                    format!("{f}.stop_ps"),
+                    "a flow must stop after it starts",
+                ));
             }
-            let ep = Endpoints { flow: fi as u32, src: s, dst: d, sport: 10_000 + fi as u16, dport: 5001 };
+            let ep = Endpoints {
+                flow: fi as u32,
+                src: s,
+                dst: d,
+                sport: 10_000 + fi as u16,
+                dport: 5001,
+            };
             let start = Time::from_ps(start_ps);
             let (kind, cc_name) = match fc {
-                FlowConfig::Tcp { bytes, cc: ccc, tcp, .. } => {
+                FlowConfig::Tcp {
+                    bytes,
+                    cc: ccc,
+                    tcp,
+                    ..
+                } => {
                     if tcp.mss_bytes == 0 {
-                        return Err(err(format!("{f}.tcp.mss_bytes"), "the MSS must be positive"));
+                        return Err(err(
+                            format!("{f}.tcp.mss_bytes"),
+                            "the MSS must be positive",
+                        ));
                     }
                     if tcp.init_cwnd_pkts == 0 {
-                        return Err(err(format!("{f}.tcp.init_cwnd_pkts"), "the initial window must be positive"));
+                        return Err(err(
+                            format!("{f}.tcp.init_cwnd_pkts"),
+                            "the initial window must be positive",
+                        ));
                     }
                     if tcp.rwnd_bytes < tcp.mss_bytes as u64 {
-                        return Err(err(format!("{f}.tcp.rwnd_bytes"), "the receive window must hold one MSS"));
+                        return Err(err(
+                            format!("{f}.tcp.rwnd_bytes"),
+                            "the receive window must hold one MSS",
+                        ));
                     }
                     if tcp.dupthresh == 0 {
-                        return Err(err(format!("{f}.tcp.dupthresh"), "dupthresh must be positive"));
+                        return Err(err(
+                            format!("{f}.tcp.dupthresh"),
+                            "dupthresh must be positive",
+                        ));
                     }
                     if bytes == &Some(0) {
-                        return Err(err(format!("{f}.bytes"), "a transfer needs at least one byte"));
+                        return Err(err(
+                            format!("{f}.bytes"),
+                            "a transfer needs at least one byte",
+                        ));
                     }
                     let control = cc::make(ccc);
                     let name = control.name();
@@ -375,15 +494,26 @@ impl World {
                         EcnEcho::Off
                     };
                     let receiver = Receiver::new(ep, tcp, echo);
-                    let sender = Sender::new(ep, tcp.clone(), control, *bytes, stop_ps.map(Time::from_ps));
+                    let sender =
+                        Sender::new(ep, tcp.clone(), control, *bytes, stop_ps.map(Time::from_ps));
                     (FlowKind::Tcp(Box::new(TcpConn { sender, receiver })), name)
                 }
-                FlowConfig::Udp { rate_bps, payload_bytes, .. } => {
+                FlowConfig::Udp {
+                    rate_bps,
+                    payload_bytes,
+                    ..
+                } => {
                     if *rate_bps == 0 {
-                        return Err(err(format!("{f}.rate_bps"), "the UDP rate must be positive"));
+                        return Err(err(
+                            format!("{f}.rate_bps"),
+                            "the UDP rate must be positive",
+                        ));
                     }
                     if *payload_bytes == 0 {
-                        return Err(err(format!("{f}.payload_bytes"), "the datagram payload must be positive"));
+                        return Err(err(
+                            format!("{f}.payload_bytes"),
+                            "the datagram payload must be positive",
+                        ));
                     }
                     let u = UdpFlow {
                         start,
@@ -398,13 +528,23 @@ impl World {
                     (FlowKind::Udp(u), "")
                 }
             };
-            flows.push(Flow { name: name.clone(), src: s, dst: d, start, cc_name, kind });
+            flows.push(Flow {
+                name: name.clone(),
+                src: s,
+                dst: d,
+                start,
+                cc_name,
+                kind,
+            });
         }
 
         let mut events = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             let ev = match f.kind {
-                FlowKind::Tcp(_) => Event::TcpTimer { conn: i as u32, kind: TimerKind::Start as u8 },
+                FlowKind::Tcp(_) => Event::TcpTimer {
+                    conn: i as u32,
+                    kind: TimerKind::Start as u8,
+                },
                 FlowKind::Udp(_) => Event::UdpSend { flow: i as u32 },
             };
             events.schedule(f.start, ev);
@@ -418,7 +558,10 @@ impl World {
             ..Default::default()
         };
         if let Some(p) = rec.flow_sample {
-            events.schedule(Time::ZERO + p.min(Dur::from_ps(cfg.duration_ps)), Event::Sample);
+            events.schedule(
+                Time::ZERO + p.min(Dur::from_ps(cfg.duration_ps)),
+                Event::Sample,
+            );
             let _ = &mut rec;
         }
         for (qi, qt) in r.queues.iter().enumerate() {
@@ -426,7 +569,10 @@ impl World {
             let a = node(&qt.node, format!("{f}.node"))?;
             let b = node(&qt.peer, format!("{f}.peer"))?;
             let Some(&(pid, _)) = ports_of[a as usize].iter().find(|(_, peer)| *peer == b) else {
-                return Err(err(format!("{f}.peer"), format!("{:?} has no link to {:?}", qt.node, qt.peer)));
+                return Err(err(
+                    format!("{f}.peer"),
+                    format!("{:?} has no link to {:?}", qt.node, qt.peer),
+                ));
             };
             let to = Time::from_ps(qt.to_ps.unwrap_or(u64::MAX));
             ports[pid as usize].trace = Some(PortTrace {
@@ -488,7 +634,11 @@ impl World {
     fn enqueue(&mut self, port: u32, pkt: PktId) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.aqm_rngs[port as usize] };
+        let mut cx = QueueCtx {
+            now,
+            pool: &mut self.pool,
+            rng: &mut self.aqm_rngs[port as usize],
+        };
         match p.qdisc.enqueue(pkt, &mut cx) {
             Verdict::Enqueued { marked } => {
                 p.stats.enqueued += 1;
@@ -512,8 +662,14 @@ impl World {
     fn start_tx(&mut self, port: u32) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let mut cx = QueueCtx { now, pool: &mut self.pool, rng: &mut self.aqm_rngs[port as usize] };
-        let Some(d) = p.qdisc.dequeue(&mut cx) else { return };
+        let mut cx = QueueCtx {
+            now,
+            pool: &mut self.pool,
+            rng: &mut self.aqm_rngs[port as usize],
+        };
+        let Some(d) = p.qdisc.dequeue(&mut cx) else {
+            return;
+        };
         p.stats.dequeued += 1;
         if d.marked {
             p.stats.marked += 1;
@@ -550,12 +706,21 @@ impl World {
         if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
             self.drop(port, pkt, DropReason::LinkLoss);
         } else {
-            let arrival = now + p.delay;
+            let mut arrival = now + p.delay;
+            if !p.jitter.is_zero() {
+                arrival += Dur::from_ps(p.jitter_rng.below(p.jitter.ps() + 1));
+                if let Some(&(last, _)) = p.pipe.back() {
+                    arrival = arrival.max(last);
+                }
+            }
             p.pipe.push_back((arrival, pkt));
             if p.pipe.len() == 1 {
                 self.events.schedule(arrival, Event::Arrive { port });
             }
         }
+        // Start the next transmission before waking the sender, whose new
+        // packets must find the port busy.
+        self.start_tx(port);
         // TCP small queues: the sender learns its packet left the NIC.
         if proto == Proto::Tcp && src == node && self.node_kinds[node as usize] == NodeKind::Host {
             if let FlowKind::Tcp(c) = &mut self.flows[flow as usize].kind {
@@ -567,7 +732,6 @@ impl World {
                 }
             }
         }
-        self.start_tx(port);
     }
 
     fn arrive(&mut self, port: u32) {
@@ -608,7 +772,11 @@ impl World {
     }
 
     fn drop(&mut self, port: u32, pkt: PktId, reason: DropReason) {
-        let p = self.ports[port as usize].stats.drops.get_mut(reason as usize).expect("reason index");
+        let p = self.ports[port as usize]
+            .stats
+            .drops
+            .get_mut(reason as usize)
+            .expect("reason index");
         *p += 1;
         let k = *self.pool.get(pkt);
         self.pool.free(pkt);
@@ -657,7 +825,8 @@ impl World {
         self.rec.q_port.push(port);
         self.rec.q_pkts.push(p.qdisc.len_pkts());
         self.rec.q_bytes.push(p.qdisc.len_bytes());
-        self.events.schedule(self.now + period, Event::QueueSample { port });
+        self.events
+            .schedule(self.now + period, Event::QueueSample { port });
     }
 
     // ------------------------------------------------------------------
@@ -668,7 +837,13 @@ impl World {
     /// port, timers into the event queue.
     fn flush(&mut self, flow: u32, node: u32, out: &mut Out) {
         for &(at, kind) in &out.timers {
-            self.events.schedule(at, Event::TcpTimer { conn: flow, kind: kind as u8 });
+            self.events.schedule(
+                at,
+                Event::TcpTimer {
+                    conn: flow,
+                    kind: kind as u8,
+                },
+            );
         }
         out.timers.clear();
         for i in 0..out.pkts.len() {
@@ -711,7 +886,9 @@ impl World {
     fn tcp_timer(&mut self, flow: u32, kind: TimerKind) {
         let now = self.now;
         let f = &mut self.flows[flow as usize];
-        let FlowKind::Tcp(c) = &mut f.kind else { return };
+        let FlowKind::Tcp(c) = &mut f.kind else {
+            return;
+        };
         let mut out = std::mem::take(&mut self.out);
         let node = if kind == TimerKind::DelAck {
             c.receiver.on_delack_timer(now, &mut out);
@@ -728,7 +905,9 @@ impl World {
         let now = self.now;
         let f = &mut self.flows[flow as usize];
         let (src, dst) = (f.src, f.dst);
-        let FlowKind::Udp(u) = &mut f.kind else { return };
+        let FlowKind::Udp(u) = &mut f.kind else {
+            return;
+        };
         if u.stop.is_some_and(|s| now >= s) {
             u.end.get_or_insert(now);
             return;
@@ -750,8 +929,10 @@ impl World {
         u.sent_bytes += u.payload as u64;
         // Exact schedule: the n-th datagram leaves at start + n·payload·8/rate.
         let next_ps = u.start.ps()
-            + ((u.sent as u128 * u.payload as u128 * 8 * crate::sim::PS_PER_S as u128) / u.rate_bps as u128) as u64;
-        self.events.schedule(Time::from_ps(next_ps), Event::UdpSend { flow });
+            + ((u.sent as u128 * u.payload as u128 * 8 * crate::sim::PS_PER_S as u128)
+                / u.rate_bps as u128) as u64;
+        self.events
+            .schedule(Time::from_ps(next_ps), Event::UdpSend { flow });
         self.data_sent += 1;
         self.created += 1;
         let id = self.pool.alloc(p);
@@ -824,7 +1005,10 @@ impl World {
                 .with("packets_in_flight", Column::U64(vec![self.pool.live()]))
                 .with("data_packets_sent", Column::U64(vec![self.data_sent]))
                 .with("ack_packets_sent", Column::U64(vec![self.acks_sent]))
-                .with("pool_high_water", Column::U64(vec![self.pool.capacity_used() as u64]))
+                .with(
+                    "pool_high_water",
+                    Column::U64(vec![self.pool.capacity_used() as u64]),
+                )
                 .with("conservation_ok", Column::Bool(vec![true])),
         );
         tables.push(self.flows_table(now));
@@ -832,7 +1016,11 @@ impl World {
         let World { rec, .. } = self;
         tables.push(rec.samples.table("flow_samples"));
         tables.push(rec.cwnd.table("cwnd"));
-        let names: Vec<String> = rec.var_id.iter().map(|&i| rec.var_names[i as usize].to_string()).collect();
+        let names: Vec<String> = rec
+            .var_id
+            .iter()
+            .map(|&i| rec.var_names[i as usize].to_string())
+            .collect();
         tables.push(
             Table::new("cc_vars")
                 .with("time_ps", Column::U64(rec.var_time))
@@ -858,7 +1046,10 @@ impl World {
                 .with("time_ps", Column::U64(rec.x_time))
                 .with("port", Column::U32(rec.x_port))
                 .with("flow", Column::U32(rec.x_flow))
-                .with("reason", Column::Str(rec.x_reason.iter().map(|s| s.to_string()).collect())),
+                .with(
+                    "reason",
+                    Column::Str(rec.x_reason.iter().map(|s| s.to_string()).collect()),
+                ),
         );
         Ok(RunOutput { tables })
     }
@@ -887,9 +1078,14 @@ impl World {
                     c.recoveries.push(s.recoveries);
                     c.ece.push(s.ece_acks);
                     c.ce.push(t.receiver.ce_received);
-                    c.completion.push(t.receiver.completion.map_or(0, |t| t.ps()));
+                    c.completion
+                        .push(t.receiver.completion.map_or(0, |t| t.ps()));
                     c.srtt.push(t.sender.rtt.srtt().map_or(0, |d| d.ps()));
-                    c.min_rtt.push(if t.sender.rtt.min_rtt() == Dur::MAX { 0 } else { t.sender.rtt.min_rtt().ps() });
+                    c.min_rtt.push(if t.sender.rtt.min_rtt() == Dur::MAX {
+                        0
+                    } else {
+                        t.sender.rtt.min_rtt().ps()
+                    });
                     c.cwnd.push(t.sender.tp.snd_cwnd);
                     c.goodput.push(rate(t.receiver.rcv_nxt, f.start, end));
                 }
@@ -900,7 +1096,14 @@ impl World {
                     c.bytes_sent.push(u.sent_bytes);
                     c.bytes_delivered.push(u.recv_bytes);
                     c.data_pkts.push(u.sent);
-                    for v in [&mut c.retx, &mut c.timeouts, &mut c.recoveries, &mut c.ece, &mut c.ce, &mut c.completion] {
+                    for v in [
+                        &mut c.retx,
+                        &mut c.timeouts,
+                        &mut c.recoveries,
+                        &mut c.ece,
+                        &mut c.ce,
+                        &mut c.completion,
+                    ] {
                         v.push(0);
                     }
                     c.srtt.push(0);
@@ -940,19 +1143,51 @@ impl World {
         let u64col = |f: &dyn Fn(&Port) -> u64| Column::U64(ps.iter().map(f).collect());
         t = t
             .with("port", Column::U32((0..ps.len() as u32).collect()))
-            .with("node", Column::Str(ps.iter().map(|p| self.node_names[p.node as usize].clone()).collect()))
-            .with("peer", Column::Str(ps.iter().map(|p| self.node_names[p.peer as usize].clone()).collect()))
+            .with(
+                "node",
+                Column::Str(
+                    ps.iter()
+                        .map(|p| self.node_names[p.node as usize].clone())
+                        .collect(),
+                ),
+            )
+            .with(
+                "peer",
+                Column::Str(
+                    ps.iter()
+                        .map(|p| self.node_names[p.peer as usize].clone())
+                        .collect(),
+                ),
+            )
             .with("rate_bps", u64col(&|p| p.rate_bps))
             .with("enqueued_pkts", u64col(&|p| p.stats.enqueued))
             .with("dequeued_pkts", u64col(&|p| p.stats.dequeued))
             .with("marked_pkts", u64col(&|p| p.stats.marked));
-        for r in [DropReason::Overflow, DropReason::RedEarly, DropReason::RedForced, DropReason::LinkLoss] {
-            t = t.with(&format!("drops_{}", r.name()), u64col(&|p| p.stats.drops[r as usize]));
+        for r in [
+            DropReason::Overflow,
+            DropReason::RedEarly,
+            DropReason::RedForced,
+            DropReason::LinkLoss,
+        ] {
+            t = t.with(
+                &format!("drops_{}", r.name()),
+                u64col(&|p| p.stats.drops[r as usize]),
+            );
         }
         t.with("tx_bytes", u64col(&|p| p.stats.tx_bytes))
             .with("busy_ps", u64col(&|p| p.stats.busy.ps()))
-            .with("utilization", Column::F64(ps.iter().map(|p| p.stats.busy.ps() as f64 / run_ps as f64).collect()))
-            .with("max_pkts", Column::U32(ps.iter().map(|p| p.stats.max_pkts).collect()))
+            .with(
+                "utilization",
+                Column::F64(
+                    ps.iter()
+                        .map(|p| p.stats.busy.ps() as f64 / run_ps as f64)
+                        .collect(),
+                ),
+            )
+            .with(
+                "max_pkts",
+                Column::U32(ps.iter().map(|p| p.stats.max_pkts).collect()),
+            )
             .with("max_bytes", u64col(&|p| p.stats.max_bytes))
     }
 }
@@ -999,7 +1234,11 @@ impl FlowsCols {
 
 fn record_flow(rec: &mut Recorders, every_ack: bool, now: Time, flow: u32, c: &TcpConn) {
     let tp = &c.sender.tp;
-    let rows = if every_ack { &mut rec.cwnd } else { &mut rec.samples };
+    let rows = if every_ack {
+        &mut rec.cwnd
+    } else {
+        &mut rec.samples
+    };
     rows.time.push(now.ps());
     rows.flow.push(flow);
     rows.delivered.push(c.receiver.rcv_nxt);
@@ -1009,7 +1248,12 @@ fn record_flow(rec: &mut Recorders, every_ack: bool, now: Time, flow: u32, c: &T
     rows.in_flight.push(tp.in_flight());
     rows.state.push(tp.ca_state as u32);
     let names = &mut rec.var_names;
-    let (vt, vf, vi, vv) = (&mut rec.var_time, &mut rec.var_flow, &mut rec.var_id, &mut rec.var_value);
+    let (vt, vf, vi, vv) = (
+        &mut rec.var_time,
+        &mut rec.var_flow,
+        &mut rec.var_id,
+        &mut rec.var_value,
+    );
     c.sender.cc.trace_vars(&mut |name, value| {
         let id = match names.iter().position(|n| *n == name) {
             Some(i) => i,

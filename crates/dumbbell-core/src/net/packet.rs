@@ -114,7 +114,11 @@ pub struct PacketPool {
 
 impl PacketPool {
     pub fn with_capacity(n: usize) -> Self {
-        PacketPool { slots: Vec::with_capacity(n), free: Vec::with_capacity(n), live: 0 }
+        PacketPool {
+            slots: Vec::with_capacity(n),
+            free: Vec::with_capacity(n),
+            live: 0,
+        }
     }
 
     pub fn alloc(&mut self, p: Packet) -> PktId {
@@ -165,11 +169,20 @@ mod tests {
     #[test]
     fn pool_recycles_slots() {
         let mut pool = PacketPool::with_capacity(4);
-        let a = pool.alloc(Packet { size_bytes: 1, ..Default::default() });
-        let b = pool.alloc(Packet { size_bytes: 2, ..Default::default() });
+        let a = pool.alloc(Packet {
+            size_bytes: 1,
+            ..Default::default()
+        });
+        let b = pool.alloc(Packet {
+            size_bytes: 2,
+            ..Default::default()
+        });
         assert_eq!(pool.live(), 2);
         pool.free(a);
-        let c = pool.alloc(Packet { size_bytes: 3, ..Default::default() });
+        let c = pool.alloc(Packet {
+            size_bytes: 3,
+            ..Default::default()
+        });
         assert_eq!(c, a, "a freed slot is reused");
         assert_eq!(pool.get(c).size_bytes, 3);
         assert_eq!(pool.get(b).size_bytes, 2);
@@ -179,6 +192,10 @@ mod tests {
 
     #[test]
     fn packet_stays_small() {
-        assert!(std::mem::size_of::<Packet>() <= 136, "{}", std::mem::size_of::<Packet>());
+        assert!(
+            std::mem::size_of::<Packet>() <= 136,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
     }
 }

@@ -42,6 +42,8 @@ pub struct Port {
     pub delay: Dur,
     pub loss: f64,
     pub loss_rng: Rng,
+    pub jitter: Dur,
+    pub jitter_rng: Rng,
     pub qdisc: Box<dyn QueueDisc>,
     /// Packet being serialized, if any, and when it started.
     pub tx: Option<(PktId, Time)>,

@@ -40,7 +40,9 @@ impl Routes {
                 if u == dst || dist[u] == u32::MAX {
                     continue;
                 }
-                let hop = ports_of[u].iter().find(|&&(_, v)| dist[v as usize] + 1 == dist[u]);
+                let hop = ports_of[u]
+                    .iter()
+                    .find(|&&(_, v)| dist[v as usize] + 1 == dist[u]);
                 if let Some(&(port, _)) = hop {
                     next[u * n + dst] = port;
                 }

@@ -62,7 +62,11 @@ pub struct EventQueue {
 
 impl EventQueue {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0, popped: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            next_seq: 0,
+            popped: 0,
+        }
     }
 
     /// Schedules `event` at `time`; ties run in scheduling order.

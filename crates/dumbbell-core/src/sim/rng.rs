@@ -36,7 +36,9 @@ pub fn stream_seed(run_seed: u64, name: &str) -> u128 {
 
 /// The stream for component `name` in a run seeded with `run_seed`.
 pub fn rng_for(run_seed: u64, name: &str) -> Rng {
-    Rng(Pcg64Mcg::from_seed(stream_seed(run_seed, name).to_le_bytes()))
+    Rng(Pcg64Mcg::from_seed(
+        stream_seed(run_seed, name).to_le_bytes(),
+    ))
 }
 
 impl Rng {
@@ -74,22 +76,30 @@ mod tests {
 
     #[test]
     fn same_name_same_stream_other_name_other_stream() {
-        let a: Vec<u64> = (0..4).map({
-            let mut r = rng_for(7, "link:a->b:loss");
-            move |_| r.next_u64()
-        }).collect();
-        let b: Vec<u64> = (0..4).map({
-            let mut r = rng_for(7, "link:a->b:loss");
-            move |_| r.next_u64()
-        }).collect();
-        let c: Vec<u64> = (0..4).map({
-            let mut r = rng_for(7, "link:b->a:loss");
-            move |_| r.next_u64()
-        }).collect();
-        let d: Vec<u64> = (0..4).map({
-            let mut r = rng_for(8, "link:a->b:loss");
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = rng_for(7, "link:a->b:loss");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = rng_for(7, "link:a->b:loss");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map({
+                let mut r = rng_for(7, "link:b->a:loss");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let d: Vec<u64> = (0..4)
+            .map({
+                let mut r = rng_for(8, "link:a->b:loss");
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

@@ -12,7 +12,9 @@ pub struct RangeSet {
 
 impl RangeSet {
     pub fn new() -> Self {
-        RangeSet { r: Vec::with_capacity(8) }
+        RangeSet {
+            r: Vec::with_capacity(8),
+        }
     }
 
     pub fn ranges(&self) -> &[(u64, u64)] {

@@ -196,7 +196,9 @@ impl Receiver {
             if n == next.len() {
                 break;
             }
-            let Some((rs, _)) = self.ooo.containing(*old) else { continue };
+            let Some((rs, _)) = self.ooo.containing(*old) else {
+                continue;
+            };
             if rs == start || next[..n].contains(&Some(rs)) {
                 continue;
             }

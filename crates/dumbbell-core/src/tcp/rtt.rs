@@ -102,7 +102,11 @@ mod tests {
     #[test]
     fn first_sample_sets_srtt_and_half_rttvar() {
         let mut e = est();
-        assert_eq!(e.rto(), Dur::from_secs(1), "initial RTO is 1 s (RFC 6298 §2.1)");
+        assert_eq!(
+            e.rto(),
+            Dur::from_secs(1),
+            "initial RTO is 1 s (RFC 6298 §2.1)"
+        );
         e.sample(Dur::from_ms(100));
         assert_eq!(e.srtt(), Some(Dur::from_ms(100)));
         assert_eq!(e.rttvar(), Dur::from_ms(50));
@@ -145,6 +149,10 @@ mod tests {
         assert_eq!(e.rto(), Dur::from_secs(120), "capped at max_rto");
         e.sample(Dur::from_ms(100));
         assert_eq!(e.backoff(), 0);
-        assert!(e.rto() < Dur::from_secs(1), "back-off forgotten after a valid sample: {:?}", e.rto());
+        assert!(
+            e.rto() < Dur::from_secs(1),
+            "back-off forgotten after a valid sample: {:?}",
+            e.rto()
+        );
     }
 }

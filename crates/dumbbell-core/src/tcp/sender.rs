@@ -305,7 +305,10 @@ impl Sender {
         let prior_delivered = self.tp.delivered;
         let prior_lost = self.tp.lost;
         let ece = self.tp.ecn_ok && p.has(flags::ECE);
-        let mut rs = RateSample { prior_in_flight, ..Default::default() };
+        let mut rs = RateSample {
+            prior_in_flight,
+            ..Default::default()
+        };
         let mut newly: u32 = 0;
         let mut first_ackt: Option<Time> = None;
         let mut last_ackt: Option<Time> = None;
@@ -392,7 +395,11 @@ impl Sender {
                 }
                 self.tp.sacked_out = self.tp.sacked_out.min(self.tp.packets_out);
             }
-        } else if !self.cfg.sack && p.payload_bytes == 0 && self.tp.packets_out > 0 && ack == self.tp.snd_una {
+        } else if !self.cfg.sack
+            && p.payload_bytes == 0
+            && self.tp.packets_out > 0
+            && ack == self.tp.snd_una
+        {
             // A duplicate ACK without SACK (Linux tcp_add_reno_sack).
             if self.tp.sacked_out + 1 < self.tp.packets_out {
                 self.tp.sacked_out += 1;
@@ -425,7 +432,11 @@ impl Sender {
         }
         self.cc.in_ack_event(&mut self.tp, ev);
         if newly > 0 {
-            let sample = AckSample { pkts_acked: newly, rtt: ca_rtt, in_flight: prior_in_flight };
+            let sample = AckSample {
+                pkts_acked: newly,
+                rtt: ca_rtt,
+                in_flight: prior_in_flight,
+            };
             self.cc.pkts_acked(&mut self.tp, &sample);
         }
 
@@ -455,7 +466,10 @@ impl Sender {
                 self.stats.completion.get_or_insert(now);
                 self.rto_timer.disarm();
                 self.pacing_timer.disarm();
-                return AckOutcome { newly_acked_sacked: newly, ece };
+                return AckOutcome {
+                    newly_acked_sacked: newly,
+                    ece,
+                };
             }
         }
         if self.tp.packets_out == 0 {
@@ -465,7 +479,10 @@ impl Sender {
             self.arm_rto(now, out);
         }
         self.try_send(now, out);
-        AckOutcome { newly_acked_sacked: newly, ece }
+        AckOutcome {
+            newly_acked_sacked: newly,
+            ece,
+        }
     }
 
     /// Sets SACKED on slot `i`; false if it already was.
@@ -610,7 +627,11 @@ impl Sender {
             self.init_cwnd_reduction();
             self.set_state(CaState::Cwr);
         } else if self.tp.ca_state != CaState::Cwr {
-            let s = if self.tp.sacked_out > 0 || self.tp.lost_out > 0 { CaState::Disorder } else { CaState::Open };
+            let s = if self.tp.sacked_out > 0 || self.tp.lost_out > 0 {
+                CaState::Disorder
+            } else {
+                CaState::Open
+            };
             self.set_state(s);
         }
     }
@@ -628,7 +649,8 @@ impl Sender {
             let prior = self.tp.prior_cwnd as i64;
             (ssthresh * self.prr_delivered as i64 + prior - 1) / prior - self.prr_out as i64
         } else {
-            let mut s = (self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64);
+            let mut s =
+                (self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64);
             if una_advanced && newly_lost == 0 {
                 s += 1;
             }
@@ -663,7 +685,15 @@ impl Sender {
     }
 
     /// `tcp_rate_gen`.
-    fn rate_gen(&mut self, now: Time, delivered: u32, lost: u32, rtt: Option<Dur>, rs: &mut RateSample, _prior: u64) {
+    fn rate_gen(
+        &mut self,
+        now: Time,
+        delivered: u32,
+        lost: u32,
+        rtt: Option<Dur>,
+        rs: &mut RateSample,
+        _prior: u64,
+    ) {
         if self.app_limited != 0 && self.tp.delivered > self.app_limited {
             self.app_limited = 0;
         }
@@ -769,7 +799,11 @@ impl Sender {
     fn pacing_rate_bps(&self) -> Option<u64> {
         let cap = self.cfg.max_rate_bps;
         if self.cc.wants_pacing() && self.tp.pacing_rate_bps > 0 {
-            Some(if cap > 0 { self.tp.pacing_rate_bps.min(cap) } else { self.tp.pacing_rate_bps })
+            Some(if cap > 0 {
+                self.tp.pacing_rate_bps.min(cap)
+            } else {
+                self.tp.pacing_rate_bps
+            })
         } else if cap > 0 {
             Some(cap)
         } else {
@@ -788,7 +822,9 @@ impl Sender {
             let bits = self.tp.snd_cwnd as u128 * self.cfg.mss_bytes as u128 * 8;
             (bits * pct * crate::sim::PS_PER_S as u128 / 100 / srtt).min(u64::MAX as u128) as u64
         });
-        (rate_bps / 8 / 1000).max(two).min(self.cfg.tsq_bytes.max(two))
+        (rate_bps / 8 / 1000)
+            .max(two)
+            .min(self.cfg.tsq_bytes.max(two))
     }
 
     /// The world tells the sender one of its packets was dropped before
@@ -874,7 +910,13 @@ impl Sender {
                         }
                     }
                     let seq = self.tp.snd_nxt;
-                    self.segs.push_back(Seg { seq, len, bits: 0, sent: now, tx: TxSnap::default() });
+                    self.segs.push_back(Seg {
+                        seq,
+                        len,
+                        bits: 0,
+                        sent: now,
+                        tx: TxSnap::default(),
+                    });
                     self.tp.snd_nxt += len as u64;
                     self.tp.packets_out += 1;
                     let i = self.segs.len() - 1;
@@ -882,7 +924,9 @@ impl Sender {
                 }
                 None => {
                     // tcp_rate_check_app_limited.
-                    if self.tp.in_flight() < self.tp.snd_cwnd && self.tp.lost_out <= self.tp.retrans_out {
+                    if self.tp.in_flight() < self.tp.snd_cwnd
+                        && self.tp.lost_out <= self.tp.retrans_out
+                    {
                         self.app_limited = (self.tp.delivered + self.tp.in_flight() as u64).max(1);
                     }
                     break;
@@ -945,7 +989,11 @@ impl Sender {
         self.stats.data_pkts_sent += 1;
         self.nic_bytes += p.size_bytes as u64;
         if let Some(rate) = self.pacing_rate_bps() {
-            let start = if self.next_send > now { self.next_send } else { now };
+            let start = if self.next_send > now {
+                self.next_send
+            } else {
+                now
+            };
             self.next_send = start + Dur::serialization(p.size_bytes as u64, rate);
         }
         out.pkts.push(p);
@@ -967,7 +1015,11 @@ impl Sender {
         let count = |m: u8| self.segs.iter().filter(|s| s.bits & m != 0).count() as u32;
         let (sacked, lost, retrans) = (count(SACKED), count(LOST), count(RETRANS));
         if self.segs.len() as u32 != self.tp.packets_out {
-            return Err(format!("packets_out {} != {} slots", self.tp.packets_out, self.segs.len()));
+            return Err(format!(
+                "packets_out {} != {} slots",
+                self.tp.packets_out,
+                self.segs.len()
+            ));
         }
         if self.cfg.sack && sacked != self.tp.sacked_out {
             return Err(format!("sacked_out {} != {}", self.tp.sacked_out, sacked));
@@ -976,19 +1028,30 @@ impl Sender {
             return Err(format!("lost_out {} != {}", self.tp.lost_out, lost));
         }
         if retrans != self.tp.retrans_out {
-            return Err(format!("retrans_out {} != {}", self.tp.retrans_out, retrans));
+            return Err(format!(
+                "retrans_out {} != {}",
+                self.tp.retrans_out, retrans
+            ));
         }
         Ok(())
     }
 
     /// The segments SACKed right now, as (seq, len), for tests.
     pub fn sacked_segments(&self) -> Vec<(u64, u32)> {
-        self.segs.iter().filter(|s| s.bits & SACKED != 0).map(|s| (s.seq, s.len)).collect()
+        self.segs
+            .iter()
+            .filter(|s| s.bits & SACKED != 0)
+            .map(|s| (s.seq, s.len))
+            .collect()
     }
 
     /// The segments marked lost right now, for tests.
     pub fn lost_segments(&self) -> Vec<u64> {
-        self.segs.iter().filter(|s| s.bits & LOST != 0).map(|s| s.seq).collect()
+        self.segs
+            .iter()
+            .filter(|s| s.bits & LOST != 0)
+            .map(|s| s.seq)
+            .collect()
     }
 
     pub fn segment_index_of(&self, seq: u64) -> usize {

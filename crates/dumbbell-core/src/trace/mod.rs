@@ -41,12 +41,20 @@ pub struct Table {
 
 impl Table {
     pub fn new(name: &str) -> Self {
-        Table { name: name.to_string(), columns: Vec::new() }
+        Table {
+            name: name.to_string(),
+            columns: Vec::new(),
+        }
     }
 
     pub fn with(mut self, col: &str, c: Column) -> Self {
         if let Some((_, first)) = self.columns.first() {
-            assert_eq!(first.len(), c.len(), "column {col} of table {} has a different length", self.name);
+            assert_eq!(
+                first.len(),
+                c.len(),
+                "column {col} of table {} has a different length",
+                self.name
+            );
         }
         self.columns.push((col.to_string(), c));
         self
