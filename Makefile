@@ -1,0 +1,52 @@
+# dumbbell: the two commands a fresh machine needs (Python 3.11+, pip, Rust).
+#   make demo   set up, then reproduce E1 (dctcp-queue) at quick scale
+#   make test   set up, then the Rust core tests and the Python tests
+# `make setup` is idempotent: it re-installs Python packages only when
+# requirements.txt changed and rebuilds the extension only when Rust sources,
+# Cargo files or pyproject.toml changed.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+DEPS_STAMP := $(VENV)/.deps-stamp
+EXT_STAMP  := $(VENV)/.ext-stamp
+RUST_INPUTS := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
+DEMO_OUT ?= out/dctcp-queue
+
+.PHONY: setup demo test rust-test py-test clean
+
+setup:
+	@ls python/dumbbell/_native*.so >/dev/null 2>&1 || rm -f $(EXT_STAMP)
+	@$(MAKE) --no-print-directory $(EXT_STAMP)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(DEPS_STAMP): requirements.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements.txt
+	@touch $@
+
+# `maturin develop` builds the native module in release mode, copies it into
+# python/dumbbell/ and installs the package into the venv in editable mode
+# (Python sources are used in place: editing them needs no rebuild).
+$(EXT_STAMP): $(DEPS_STAMP) $(RUST_INPUTS)
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(VENV)/bin/maturin develop --release
+	@touch $@
+
+demo: setup
+	$(VENV)/bin/dumbbell reproduce dctcp-queue --out $(DEMO_OUT)
+	@echo
+	@echo "E1 results (ours beside the paper's):"
+	@echo "  table:   $(DEMO_OUT)/rows.csv  $(DEMO_OUT)/rows.parquet  $(DEMO_OUT)/paper.csv"
+	@echo "  figures: $(DEMO_OUT)/*.png"
+
+test: setup rust-test py-test
+
+rust-test:
+	cargo test -p dumbbell-core
+
+py-test: setup
+	$(PY) -m pytest -W error
+
+clean:
+	rm -f $(EXT_STAMP) python/dumbbell/_native*.so
