@@ -1,0 +1,122 @@
+//! Whole-simulator checks against what the physics and the literature say.
+
+mod common;
+use common::*;
+use serde_json::json;
+
+/// Mathis et al. 1997: a Reno flow under random loss p averages
+/// W = C/√p packets per RTT, so throughput ≈ (MSS/RTT)·C/√p with C = √(3/2)
+/// for one window increase per RTT. Linux counts ACKed packets, not ACKs,
+/// in congestion avoidance (`tcp_cong_avoid_ai` with `acked`), so delayed
+/// ACKs do not slow the increase and C stays √(3/2) for both ACK policies.
+/// Random (Bernoulli) rather than periodic loss lets several losses fall in
+/// one window, which Mathis et al. measured as C ≈ 1.31: hence the band.
+#[test]
+fn reno_under_random_loss_follows_the_mathis_relation() {
+    let c = (1.5f64).sqrt();
+    let mss = 1448.0;
+    for (p, rtt_ms, delayed) in [
+        (0.0005, 20u64, true),
+        (0.001, 50, true),
+        (0.002, 100, false),
+        (0.001, 20, false),
+    ] {
+        let one_way = rtt_ms * MS / 2;
+        let (nodes, links) = path(1_000_000_000, one_way, json!({"limit_pkts": 100000}), p);
+        // About 400 loss events per run.
+        let w = c / f64::sqrt(p);
+        let secs = (400.0 / p / w * rtt_ms as f64 / 1000.0).ceil() as u64;
+        let flows = vec![
+            json!({"kind": "tcp", "name": "f", "src": "snd", "dst": "rcv",
+                                "cc": {"kind": "reno"}, "tcp": {"delayed_ack": delayed}}),
+        ];
+        let out = go(&config(7, secs * S, nodes, links, flows, json!({})));
+        let goodput = col_f64(&out, "flows", "goodput_bps")[0];
+        let srtt = col_u64(&out, "flows", "srtt_ps")[0] as f64 / S as f64;
+        let predicted = mss * 8.0 / srtt * c / p.sqrt();
+        let ratio = goodput / predicted;
+        eprintln!("p={p} rtt={rtt_ms}ms delack={delayed} secs={secs} goodput={:.2}Mb/s mathis={:.2}Mb/s ratio={ratio:.3} timeouts={}",
+            goodput / 1e6, predicted / 1e6, col_u64(&out, "flows", "timeouts")[0]);
+        assert!(
+            (0.8..1.3).contains(&ratio),
+            "p={p} rtt={rtt_ms}: goodput/Mathis = {ratio:.3}"
+        );
+    }
+}
+
+/// Every packet created is delivered, dropped with a reason, or in flight,
+/// in a run with random loss both ways, overflowing queues, UDP and TCP.
+#[test]
+fn packets_are_conserved_under_loss_and_overflow() {
+    let (nodes, mut links) = star(&["A", "B", "C"], 10_000_000, 100 * US);
+    for l in links.iter_mut() {
+        l["loss_ab"] = json!(0.01);
+        l["loss_ba"] = json!(0.02);
+        l["queue_ba"] = json!({"limit_pkts": 8});
+    }
+    let flows = vec![
+        json!({"kind": "tcp", "name": "t1", "src": "A", "dst": "C", "cc": {"kind": "reno"}}),
+        json!({"kind": "tcp", "name": "t2", "src": "B", "dst": "C", "cc": {"kind": "cubic"}, "bytes": 300000}),
+        json!({"kind": "udp", "name": "u", "src": "B", "dst": "A", "rate_bps": 4_000_000}),
+    ];
+    let out = go(&config(3, 3 * S, nodes, links, flows, json!({})));
+    let created = out.summary_u64("packets_created");
+    let delivered = out.summary_u64("packets_delivered");
+    let dropped = out.summary_u64("packets_dropped");
+    let in_flight = out.summary_u64("packets_in_flight");
+    assert_eq!(created, delivered + dropped + in_flight);
+    assert!(dropped > 100, "the scenario must actually drop: {dropped}");
+    let overflow: u64 = col_u64(&out, "queues", "drops_overflow").iter().sum();
+    let lost: u64 = col_u64(&out, "queues", "drops_link_loss").iter().sum();
+    assert!(overflow > 0 && lost > 0);
+    assert_eq!(overflow + lost, dropped, "every drop has a reason");
+    // The byte-limited flow completes despite losses.
+    assert_eq!(col_u64(&out, "flows", "bytes_delivered")[1], 300000);
+    assert!(col_u64(&out, "flows", "completion_ps")[1] > 0);
+}
+
+fn lossy_run(seed: u64) -> dumbbell_core::world::RunOutput {
+    let (nodes, links) = path(100_000_000, 5 * MS, json!({"limit_pkts": 50}), 0.005);
+    let flows = vec![
+        json!({"kind": "tcp", "name": "a", "src": "snd", "dst": "rcv", "cc": {"kind": "cubic"}}),
+        json!({"kind": "tcp", "name": "b", "src": "snd", "dst": "rcv", "cc": {"kind": "reno"}, "start_ps": 100 * MS}),
+    ];
+    let rec = json!({"flow_sample_ps": 10 * MS, "queues": [{"node": "r", "peer": "rcv"}]});
+    go(&config(seed, 2 * S, nodes, links, flows, rec))
+}
+
+#[test]
+fn same_seed_same_bits_other_seed_other_results() {
+    let a = lossy_run(11);
+    let b = lossy_run(11);
+    assert_eq!(
+        a.tables, b.tables,
+        "same scenario and seed must give identical tables"
+    );
+    let c = lossy_run(12);
+    assert_ne!(
+        col_u64(&a, "flows", "bytes_delivered"),
+        col_u64(&c, "flows", "bytes_delivered"),
+        "another seed draws other losses"
+    );
+}
+
+/// Adding a flow elsewhere does not change the loss pattern a link's stream draws.
+#[test]
+fn named_streams_isolate_components() {
+    let run = |extra: bool| {
+        let (nodes, mut links) = star(&["A", "B", "C", "D"], 100_000_000, 1 * MS);
+        links[0]["loss_ab"] = json!(0.01);
+        let mut flows = vec![
+            json!({"kind": "udp", "name": "u", "src": "A", "dst": "B", "rate_bps": 10_000_000}),
+        ];
+        if extra {
+            flows.push(
+                json!({"kind": "udp", "name": "v", "src": "C", "dst": "D", "rate_bps": 10_000_000}),
+            );
+        }
+        let out = go(&config(5, S, nodes, links, flows, json!({})));
+        col_u64(&out, "flows", "bytes_delivered")[0]
+    };
+    assert_eq!(run(false), run(true));
+}
