@@ -120,3 +120,62 @@ fn named_streams_isolate_components() {
     };
     assert_eq!(run(false), run(true));
 }
+
+/// A sender capped at 300 Mb/s (`max_rate_bps`, paced) on a 1 Gb/s path
+/// delivers at the cap, and its packets leave the host evenly spaced.
+#[test]
+fn paced_sender_holds_its_rate() {
+    let (nodes, links) = path(1_000_000_000, 5 * MS, json!({"limit_pkts": 2000}), 0.0);
+    let flows = vec![
+        json!({"kind": "tcp", "name": "f", "src": "snd", "dst": "rcv", "cc": {"kind": "reno"},
+                            "tcp": {"max_rate_bps": 300_000_000, "mss_bytes": 1460}}),
+    ];
+    let rec =
+        json!({"queues": [{"node": "snd", "peer": "r", "dequeue_times": true, "from_ps": S}]});
+    let out = go(&config(1, 3 * S, nodes, links, flows, rec));
+    let goodput = col_f64(&out, "flows", "goodput_bps")[0];
+    assert!((0.9..1.0).contains(&(goodput / 300e6)), "goodput {goodput}");
+    // Wire gaps between data packets: 1500 B at 300 Mb/s = 40 µs.
+    let t = col_u64(&out, "dequeues", "time_ps");
+    let sizes = col_u32(&out, "dequeues", "size_bytes");
+    let data: Vec<u64> = t
+        .iter()
+        .zip(&sizes)
+        .filter(|(_, &s)| s == 1500)
+        .map(|(t, _)| *t)
+        .collect();
+    assert!(data.len() > 10_000);
+    let gaps: Vec<u64> = data.windows(2).map(|w| w[1] - w[0]).collect();
+    let exact = gaps.iter().filter(|&&g| g == 40 * US).count();
+    assert!(
+        exact as f64 > 0.99 * gaps.len() as f64,
+        "{exact} of {} gaps are 40 µs",
+        gaps.len()
+    );
+}
+
+/// TCP small queues: the sender keeps at most ~1 ms of its rate (capped by
+/// `tsq_bytes`, 128 KiB ≈ 87 packets) in its own NIC queue, however large
+/// cwnd grows; without TSQ the whole window piles up in the host.
+#[test]
+fn tsq_keeps_the_host_queue_short() {
+    let run = |tsq: u64| {
+        let (nodes, mut links) = star(&["A", "B"], 100_000_000, 1 * MS);
+        links[0]["queue_ab"] = json!({"limit_pkts": 100000});
+        let flows = vec![
+            json!({"kind": "tcp", "name": "f", "src": "A", "dst": "B", "cc": {"kind": "cubic"},
+                                "tcp": {"tsq_bytes": tsq}}),
+        ];
+        let out = go(&config(1, 2 * S, nodes, links, flows, json!({})));
+        let nic = port(&out, "A", "s1");
+        assert!(col_f64(&out, "queues", "utilization")[nic] > 0.9);
+        col_u32(&out, "queues", "max_pkts")[nic]
+    };
+    let with = run(128 * 1024);
+    let without = run(0);
+    assert!(with <= 90, "host NIC queue reached {with} packets with TSQ");
+    assert!(
+        without > 4 * with,
+        "without TSQ the host queue should hold the window: {without}"
+    );
+}
