@@ -1,0 +1,64 @@
+"""dumbbell: a fast, deterministic, packet-level network simulator for
+congestion-control and queue-management research.
+
+The simulator is a Rust core (``dumbbell._native``); this package builds
+scenarios, runs them and returns polars tables::
+
+    import dumbbell as db
+
+    s = db.star(["a", "b", "c"], rate="100Mbps", delay="75us", duration_s=2)
+    s.add_flow(db.TcpFlow(src="a", dst="c", cc="dctcp"))
+    r = db.run(s, seed=1)
+    r.flows, r.summary
+"""
+
+from . import _native
+from .errors import ConfigError, DumbbellError, SimulationError
+from .run import Result, run
+from .scenario import (
+    Cubic,
+    Dctcp,
+    DropTail,
+    Hysteresis,
+    Link,
+    Node,
+    QueueRecord,
+    Record,
+    Red,
+    Reno,
+    Scenario,
+    Step,
+    TcpFlow,
+    TcpOptions,
+    UdpFlow,
+)
+from .topology import chain, dumbbell, star
+
+__version__ = _native.version()
+
+__all__ = [
+    "__version__",
+    "ConfigError",
+    "DumbbellError",
+    "SimulationError",
+    "Result",
+    "run",
+    "Scenario",
+    "Node",
+    "Link",
+    "DropTail",
+    "Red",
+    "Step",
+    "Hysteresis",
+    "Reno",
+    "Cubic",
+    "Dctcp",
+    "TcpOptions",
+    "TcpFlow",
+    "UdpFlow",
+    "QueueRecord",
+    "Record",
+    "star",
+    "dumbbell",
+    "chain",
+]

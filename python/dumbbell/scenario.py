@@ -1,0 +1,763 @@
+"""The scenario: the single source of truth for one run's configuration.
+
+A :class:`Scenario` mirrors the core's run configuration
+(``crates/dumbbell-core/src/config.rs``) in human units: rates in bit/s
+(numbers or strings such as ``"100Mbps"``), times in seconds (numbers or
+strings such as ``"75us"``). :meth:`Scenario.to_core` produces exactly the
+core's JSON document (integer picoseconds and bit/s, every enum tagged by
+``kind``).
+
+Everything is checked before any simulation starts, and every error is a
+:class:`~dumbbell.errors.ConfigError` naming the field at fault with the path
+the user wrote (``links[1].rate_bps``, ``flows[0].cc``): bad numbers, unknown
+controls or queue kinds, unknown nodes, links to nowhere, a disconnected
+topology, hysteresis thresholds out of order, loss outside [0, 1).
+
+Defaults: fields left unset (``None``) in :class:`TcpOptions` and in the
+control parameters are not sent, so the core's defaults (Linux's) apply; they
+are listed in each field's description.
+
+A scenario in TOML::
+
+    name = "two-flows"
+    duration_s = 2.0
+    hosts = ["a", "b", "c"]
+    switches = ["s1"]
+
+    [[links]]
+    a = "a"
+    b = "s1"
+    rate_bps = "100Mbps"
+    delay_s = "75us"
+
+    # ... links b-s1, c-s1; the queue at s1's port toward c:
+    [links.queue_ba]          # in a link a-b, queue_ab is a's port, queue_ba b's
+    kind = "red"
+    ...
+
+    [[flows]]
+    kind = "tcp"
+    src = "a"
+    dst = "c"
+    cc = "dctcp"
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections import deque
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from .errors import ConfigError, from_validation_error
+from .units import parse_rate_bps, parse_seconds, seconds_to_ps
+
+__all__ = [
+    "Rate",
+    "Seconds",
+    "Node",
+    "DropTail",
+    "Red",
+    "Step",
+    "Hysteresis",
+    "QueueConfig",
+    "Link",
+    "Reno",
+    "Cubic",
+    "Dctcp",
+    "CcConfig",
+    "TcpOptions",
+    "TcpFlow",
+    "UdpFlow",
+    "Flow",
+    "QueueRecord",
+    "Record",
+    "Scenario",
+    "red_wlog_for_burst",
+    "CONTROLS",
+]
+
+U32_MAX = 2**32 - 1
+U64_MAX = 2**64 - 1
+
+Rate = Annotated[int, BeforeValidator(parse_rate_bps)]
+"""A positive rate in bit/s: a number or a string such as ``"100Mbps"``."""
+
+Seconds = Annotated[float, BeforeValidator(parse_seconds)]
+"""A non-negative time in seconds: a number or a string such as ``"75us"``."""
+
+Pkts = Annotated[int, Field(ge=0, le=U32_MAX)]
+Bytes = Annotated[int, Field(ge=0, le=U64_MAX)]
+
+
+class _Model(BaseModel):
+    """Base of every scenario model: unknown fields are errors, and a
+    validation failure is raised as one :class:`ConfigError` naming its field."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as e:
+            raise from_validation_error(e) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any):  # type: ignore[override]
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as e:
+            raise from_validation_error(e) from None
+
+
+# ---------------------------------------------------------------- nodes
+
+
+class Node(_Model):
+    """A host (TCP/UDP endpoint) or a switch/router."""
+
+    name: Annotated[str, Field(min_length=1)]
+    kind: Literal["host", "switch"] = "host"
+
+
+# ---------------------------------------------------------------- queues
+
+
+def red_wlog_for_burst(burst_pkts: int, min_bytes: float, avpkt_bytes: int) -> int:
+    """``tc``'s choice of RED's EWMA weight exponent (``tc_red_eval_ewma``).
+
+    The smallest Wlog with ``burst + 1 - min/avpkt <= (1 - (1 - W)^burst) / W``,
+    W = 2^-Wlog: the same computation as ``RedParams::wlog_for_burst`` in the
+    core. For E1 (burst 20, min 30000 B, avpkt 1500 B) it is 1.
+    """
+    a = burst_pkts + 1.0 - min_bytes / avpkt_bytes
+    if a < 1.0:
+        raise ValueError(
+            f"burst {burst_pkts} is too small for min {min_bytes:g} B and avpkt {avpkt_bytes} B "
+            f"(tc needs burst >= {1 + int(min_bytes // avpkt_bytes)})"
+        )
+    w = 0.5
+    for wlog in range(1, 32):
+        if a <= (1.0 - (1.0 - w) ** burst_pkts) / w:
+            return wlog
+        w /= 2.0
+    raise ValueError(f"no RED weight fits burst {burst_pkts}")
+
+
+class _QueueBase(_Model):
+    limit_pkts: Pkts | None = Field(
+        None, description="Packet limit. If neither limit is given: 1000 packets (the core's default queue)."
+    )
+    limit_bytes: Bytes | None = Field(None, description="Byte limit (the packet being admitted included).")
+
+    def _core_limits(self) -> dict[str, Any]:
+        if self.limit_pkts is None and self.limit_bytes is None:
+            return {"limit_pkts": 1000, "limit_bytes": None}
+        return {"limit_pkts": self.limit_pkts, "limit_bytes": self.limit_bytes}
+
+
+class DropTail(_QueueBase):
+    """A FIFO that drops arrivals when full."""
+
+    kind: Literal["droptail"] = "droptail"
+
+    def to_core(self) -> dict[str, Any]:
+        return {**self._core_limits(), "aqm": {"kind": "none"}}
+
+
+class Red(_QueueBase):
+    """RED with Linux ``sch_red`` semantics (EWMA average, min/max, max_p,
+    gentle, ECN marking of ECT packets, byte or packet mode).
+
+    Give ``wlog`` directly, or ``burst_pkts`` and let it be derived as ``tc``
+    does; with neither, ``tc``'s default burst ``(2 min + max) / (3 avpkt)``
+    is used.
+    """
+
+    kind: Literal["red"] = "red"
+    min_th: Annotated[float, Field(ge=0, description="Lower threshold, bytes (bytes_mode) or packets.")]
+    max_th: Annotated[float, Field(gt=0, description="Upper threshold, bytes (bytes_mode) or packets.")]
+    max_p: Annotated[float, Field(gt=0, le=1, description="Marking/drop probability at max_th.")] = 0.02
+    wlog: Annotated[int, Field(ge=0, le=31)] | None = Field(None, description="EWMA weight W = 2^-wlog.")
+    burst_pkts: Annotated[int, Field(ge=1)] | None = Field(None, description="tc's `burst`, to derive wlog.")
+    ecn: bool = False
+    harddrop: bool = False
+    gentle: bool = False
+    bytes_mode: bool = True
+    avpkt_bytes: Annotated[int, Field(ge=1, le=U32_MAX)] = 1000
+    bandwidth_bps: Rate | None = Field(None, description="For idle decay; unset: the link's rate.")
+
+    @model_validator(mode="after")
+    def _check(self) -> Red:
+        if self.max_th <= self.min_th:
+            raise ConfigError("max_th", f"must exceed min_th ({self.max_th:g} <= {self.min_th:g})")
+        if self.wlog is not None and self.burst_pkts is not None:
+            raise ConfigError("burst_pkts", "give either wlog or burst_pkts, not both")
+        try:
+            self.effective_wlog()
+        except ValueError as e:
+            raise ConfigError("burst_pkts", str(e)) from None
+        return self
+
+    def effective_wlog(self) -> int:
+        """The Wlog sent to the core: explicit, or derived as ``tc`` does."""
+        if self.wlog is not None:
+            return self.wlog
+        min_bytes = self.min_th if self.bytes_mode else self.min_th * self.avpkt_bytes
+        max_bytes = self.max_th if self.bytes_mode else self.max_th * self.avpkt_bytes
+        burst = self.burst_pkts
+        if burst is None:  # iproute2 q_red.c: burst = (2 * qmin + qmax) / (3 * avpkt)
+            burst = max(1, int((2 * min_bytes + max_bytes) // (3 * self.avpkt_bytes)))
+        return red_wlog_for_burst(burst, min_bytes, self.avpkt_bytes)
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            **self._core_limits(),
+            "aqm": {
+                "kind": "red",
+                "min_th": float(self.min_th),
+                "max_th": float(self.max_th),
+                "max_p": float(self.max_p),
+                "wlog": self.effective_wlog(),
+                "ecn": self.ecn,
+                "harddrop": self.harddrop,
+                "gentle": self.gentle,
+                "bytes_mode": self.bytes_mode,
+                "avpkt_bytes": self.avpkt_bytes,
+                "bandwidth_bps": self.bandwidth_bps or 0,
+            },
+        }
+
+
+class Step(_QueueBase):
+    """DCTCP's step marking: CE on ECT packets when the instantaneous queue is
+    at or above K (in packets or bytes), measured at enqueue or dequeue."""
+
+    kind: Literal["step"] = "step"
+    k_pkts: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    k_bytes: Bytes | None = None
+    at: Literal["enqueue", "dequeue"] = "enqueue"
+
+    @model_validator(mode="after")
+    def _check(self) -> Step:
+        if (self.k_pkts is None) == (self.k_bytes is None):
+            raise ConfigError("k_pkts", "give exactly one of k_pkts and k_bytes")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {**self._core_limits(), "aqm": {"kind": "step", "k_pkts": self.k_pkts, "k_bytes": self.k_bytes, "at": self.at}}
+
+
+class Hysteresis(_QueueBase):
+    """Hysteresis ECN marking (seed 000, Algorithm 1): upper threshold L_S,
+    lower threshold L_I < L_S, one congestion bit per queue."""
+
+    kind: Literal["hysteresis"] = "hysteresis"
+    upper_pkts: Annotated[int, Field(ge=1, le=U32_MAX, description="L_S")]
+    lower_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="L_I, below L_S")]
+    at: Literal["enqueue", "dequeue"] = "dequeue"
+
+    @model_validator(mode="after")
+    def _check(self) -> Hysteresis:
+        if self.lower_pkts >= self.upper_pkts:
+            raise ConfigError(
+                "lower_pkts",
+                f"L_I (lower_pkts = {self.lower_pkts}) must be below L_S (upper_pkts = {self.upper_pkts})",
+            )
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            **self._core_limits(),
+            "aqm": {"kind": "hysteresis", "upper_pkts": self.upper_pkts, "lower_pkts": self.lower_pkts, "at": self.at},
+        }
+
+
+_QUEUE_KINDS = ("droptail", "red", "step", "hysteresis")
+
+
+def _kind_of(default: str):
+    def pick(v: Any) -> str:
+        if isinstance(v, dict):
+            return v.get("kind", default)
+        return getattr(v, "kind", default)
+
+    return pick
+
+
+QueueConfig = Annotated[
+    Union[
+        Annotated[DropTail, Tag("droptail")],
+        Annotated[Red, Tag("red")],
+        Annotated[Step, Tag("step")],
+        Annotated[Hysteresis, Tag("hysteresis")],
+    ],
+    Discriminator(_kind_of("droptail")),
+]
+"""A queue discipline, tagged by ``kind`` (default ``droptail``)."""
+
+
+# ---------------------------------------------------------------- links
+
+
+class Link(_Model):
+    """A full-duplex link between nodes ``a`` and ``b``.
+
+    Each direction has its own egress queue: ``queue_ab`` at ``a``'s port
+    toward ``b``, ``queue_ba`` at ``b``'s port toward ``a`` (unset: drop-tail
+    of 1000 packets), and its own Bernoulli loss probability. ``jitter_s``
+    adds a uniform random extra delay per packet (both directions, drawn from
+    the link's own random streams) without reordering.
+    """
+
+    a: Annotated[str, Field(min_length=1)]
+    b: Annotated[str, Field(min_length=1)]
+    rate_bps: Rate
+    delay_s: Seconds = 0.0
+    loss_ab: float = 0.0
+    loss_ba: float = 0.0
+    jitter_s: Seconds = Field(
+        0.0,
+        description="Extra one-way delay per packet, uniform in [0, jitter_s], in each direction; "
+        "FIFO order is kept.",
+    )
+    queue_ab: QueueConfig | None = None
+    queue_ba: QueueConfig | None = None
+
+    @field_validator("loss_ab", "loss_ba")
+    @classmethod
+    def _loss(cls, v: float) -> float:
+        if not (0.0 <= v < 1.0):
+            raise ValueError(f"loss probability must be in [0, 1), got {v!r}")
+        return v
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "rate_bps": self.rate_bps,
+            "delay_ps": seconds_to_ps(self.delay_s),
+            "loss_ab": float(self.loss_ab),
+            "loss_ba": float(self.loss_ba),
+            "jitter_ps": seconds_to_ps(self.jitter_s),
+            "queue_ab": self.queue_ab.to_core() if self.queue_ab is not None else None,
+            "queue_ba": self.queue_ba.to_core() if self.queue_ba is not None else None,
+        }
+
+
+# ---------------------------------------------------------------- congestion control
+
+
+def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+class Reno(_Model):
+    """Reno/NewReno (RFC 5681, 6582; Linux ``tcp_reno_cong_avoid``)."""
+
+    kind: Literal["reno"] = "reno"
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "reno"}
+
+
+class Cubic(_Model):
+    """Cubic (RFC 9438, Linux ``tcp_cubic.c``). Unset parameters take the
+    core's defaults: beta 717/1024, C 0.4, fast convergence, TCP-friendly
+    region and HyStart (ACK train and delay) on, HyStart low window 16,
+    ACK-train delta 2000 µs."""
+
+    kind: Literal["cubic"] = "cubic"
+    beta: Annotated[float, Field(gt=0, lt=1)] | None = None
+    c: Annotated[float, Field(gt=0)] | None = None
+    fast_convergence: bool | None = None
+    tcp_friendliness: bool | None = None
+    hystart: bool | None = None
+    hystart_ack_train: bool | None = None
+    hystart_delay: bool | None = None
+    hystart_low_window: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    hystart_ack_delta_us: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "cubic", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+class Dctcp(_Model):
+    """DCTCP (RFC 8257, Linux ``tcp_dctcp.c``). Unset parameters take the
+    core's defaults: g = 2^-4 (``shift_g`` 4), initial alpha 1."""
+
+    kind: Literal["dctcp"] = "dctcp"
+    shift_g: Annotated[int, Field(ge=0, le=31)] | None = None
+    alpha_init: Annotated[float, Field(ge=0, le=1)] | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "dctcp", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+CONTROLS = ("reno", "cubic", "dctcp")
+"""The congestion controls the core implements today."""
+
+
+def _cc_shorthand(v: Any) -> Any:
+    """``"dctcp"`` → ``{"kind": "dctcp"}``; refuses unknown controls by name."""
+    kind = v if isinstance(v, str) else (v.get("kind") if isinstance(v, dict) else getattr(v, "kind", None))
+    if isinstance(v, dict) and kind is None:
+        raise ValueError(f"missing `kind` (one of {', '.join(CONTROLS)})")
+    if kind not in CONTROLS:
+        raise ValueError(f"unknown congestion control {kind!r} (known: {', '.join(CONTROLS)})")
+    return {"kind": v} if isinstance(v, str) else v
+
+
+CcConfig = Annotated[
+    Union[Annotated[Reno, Tag("reno")], Annotated[Cubic, Tag("cubic")], Annotated[Dctcp, Tag("dctcp")]],
+    Discriminator(_kind_of("cubic")),
+    BeforeValidator(_cc_shorthand),
+]
+"""A congestion control: a name (``"dctcp"``) or a table with ``kind`` and parameters."""
+
+
+class TcpOptions(_Model):
+    """TCP stack options. Unset fields take the core's defaults (Linux's):
+    MSS 1448 B, 40 B of headers, initial window 10, receive window 64 MiB,
+    SACK on, ECN off (forced on by DCTCP), handshake on, delayed ACKs on
+    (40 ms timer, quick-ACK for the first 16 segments), RTO min 200 ms,
+    max 120 s, initial 1 s, dupthresh 3, TSQ 128 KiB, no rate cap."""
+
+    mss_bytes: Annotated[int, Field(ge=1, le=65535)] | None = None
+    header_bytes: Annotated[int, Field(ge=0, le=65535)] | None = None
+    init_cwnd_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
+    rwnd_bytes: Annotated[int, Field(ge=1, le=U64_MAX)] | None = None
+    sack: bool | None = None
+    ecn: bool | None = None
+    handshake: bool | None = None
+    delayed_ack: bool | None = None
+    delack_timeout_s: Seconds | None = None
+    quickack_segments: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    min_rto_s: Seconds | None = None
+    max_rto_s: Seconds | None = None
+    init_rto_s: Seconds | None = None
+    dupthresh: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
+    tsq_bytes: Annotated[int, Field(ge=0, le=U64_MAX)] | None = None
+    max_rate_bps: Rate | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, value in self.model_dump().items():
+            if value is None:
+                continue
+            if name.endswith("_s"):
+                out[name[:-2] + "_ps"] = seconds_to_ps(value)
+            else:
+                out[name] = value
+        return out
+
+
+# ---------------------------------------------------------------- flows
+
+
+class _FlowBase(_Model):
+    name: Annotated[str, Field(min_length=1)] | None = Field(None, description="Unique; default `<kind><index>`.")
+    src: Annotated[str, Field(min_length=1)]
+    dst: Annotated[str, Field(min_length=1)]
+    start_s: Seconds = 0.0
+    stop_s: Seconds | None = Field(None, description="Stop sending new data (unset: at the end of the run).")
+
+    @model_validator(mode="after")
+    def _times(self):
+        if self.stop_s is not None and self.stop_s <= self.start_s:
+            raise ConfigError("stop_s", f"must be after start_s ({self.stop_s:g} <= {self.start_s:g})")
+        return self
+
+    def _core_common(self, index: int) -> dict[str, Any]:
+        return {
+            "kind": self.kind,  # type: ignore[attr-defined]
+            "name": self.name or f"{self.kind}{index}",  # type: ignore[attr-defined]
+            "src": self.src,
+            "dst": self.dst,
+            "start_ps": seconds_to_ps(self.start_s),
+            "stop_ps": seconds_to_ps(self.stop_s) if self.stop_s is not None else None,
+        }
+
+
+class TcpFlow(_FlowBase):
+    """A bulk TCP transfer (iperf-like): unlimited, or ``bytes`` long."""
+
+    kind: Literal["tcp"] = "tcp"
+    bytes: Annotated[int, Field(ge=1, le=U64_MAX)] | None = Field(None, description="Unset: unlimited.")
+    cc: CcConfig = Field(default_factory=Cubic)
+    tcp: TcpOptions = Field(default_factory=TcpOptions)
+
+    def to_core(self, index: int) -> dict[str, Any]:
+        return {**self._core_common(index), "bytes": self.bytes, "cc": self.cc.to_core(), "tcp": self.tcp.to_core()}
+
+
+class UdpFlow(_FlowBase):
+    """UDP constant bit rate (iperf -u -b), not ECN-capable."""
+
+    kind: Literal["udp"] = "udp"
+    rate_bps: Rate
+    payload_bytes: Annotated[int, Field(ge=1, le=65507)] = 1470
+
+    def to_core(self, index: int) -> dict[str, Any]:
+        return {**self._core_common(index), "rate_bps": self.rate_bps, "payload_bytes": self.payload_bytes}
+
+
+Flow = Annotated[
+    Union[Annotated[TcpFlow, Tag("tcp")], Annotated[UdpFlow, Tag("udp")]],
+    Discriminator(_kind_of("tcp")),
+]
+"""A flow, tagged by ``kind`` (default ``tcp``)."""
+
+
+# ---------------------------------------------------------------- recording
+
+
+class QueueRecord(_Model):
+    """Trace the occupancy of ``node``'s port toward ``peer``."""
+
+    node: Annotated[str, Field(min_length=1)]
+    peer: Annotated[str, Field(min_length=1)]
+    sample_s: Seconds = Field(0.0, description="0: every change; otherwise the sampling period.")
+    dequeue_times: bool = Field(False, description="Also record the start of every transmission.")
+    from_s: Seconds = 0.0
+    to_s: Seconds | None = None
+
+    @model_validator(mode="after")
+    def _window(self) -> QueueRecord:
+        if self.to_s is not None and self.to_s <= self.from_s:
+            raise ConfigError("to_s", f"must be after from_s ({self.to_s:g} <= {self.from_s:g})")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "node": self.node,
+            "peer": self.peer,
+            "sample_ps": seconds_to_ps(self.sample_s),
+            "dequeue_times": self.dequeue_times,
+            "from_ps": seconds_to_ps(self.from_s),
+            "to_ps": seconds_to_ps(self.to_s) if self.to_s is not None else None,
+        }
+
+
+class Record(_Model):
+    """What to record. Everything is off unless asked (the summary, flows and
+    queues tables are always there)."""
+
+    flow_sample_s: Seconds = Field(0.0, description="Per-flow sampling period (0: off).")
+    cwnd_every_ack: bool = False
+    queues: list[QueueRecord] = Field(default_factory=list)
+    drop_log: bool = False
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "flow_sample_ps": seconds_to_ps(self.flow_sample_s),
+            "cwnd_every_ack": self.cwnd_every_ack,
+            "queues": [q.to_core() for q in self.queues],
+            "drop_log": self.drop_log,
+        }
+
+
+# ---------------------------------------------------------------- the scenario
+
+
+class Scenario(_Model):
+    """One run: topology, queues, flows, what to record, for how long.
+
+    Build it in Python (or with :mod:`dumbbell.topology`), or load it with
+    :meth:`from_toml`. Nodes are listed in ``nodes`` or, as a shorthand, in
+    ``hosts`` and ``switches`` (lists of names).
+    """
+
+    name: Annotated[str, Field(min_length=1)] = "scenario"
+    duration_s: Seconds
+    seed: Annotated[int, Field(ge=0, le=U64_MAX)] = 1
+    nodes: list[Node] = Field(default_factory=list)
+    links: list[Link] = Field(default_factory=list)
+    flows: list[Flow] = Field(default_factory=list)
+    record: Record = Field(default_factory=Record)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _node_shorthand(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not ("hosts" in data or "switches" in data):
+            return data
+        data = dict(data)
+        nodes = list(data.get("nodes") or [])
+        for key, kind in (("hosts", "host"), ("switches", "switch")):
+            names = data.pop(key, None) or []
+            if isinstance(names, str) or not isinstance(names, list):
+                raise ConfigError(key, "must be a list of node names")
+            nodes += [{"name": n, "kind": kind} for n in names]
+        data["nodes"] = nodes
+        return data
+
+    @model_validator(mode="after")
+    def _check_graph(self) -> Scenario:
+        self.check_graph()
+        return self
+
+    # -- checks -----------------------------------------------------------
+
+    def check_graph(self) -> None:
+        """Cross-field checks: names, endpoints, connectivity. Raises
+        :class:`ConfigError` naming the field."""
+        if self.duration_s <= 0:
+            raise ConfigError("duration_s", f"must be positive, got {self.duration_s:g}")
+        kinds: dict[str, str] = {}
+        for i, n in enumerate(self.nodes):
+            if n.name in kinds:
+                raise ConfigError(f"nodes[{i}].name", f"duplicate node name {n.name!r}")
+            kinds[n.name] = n.kind
+        if not kinds:
+            raise ConfigError("nodes", "the scenario has no nodes")
+        adj: dict[str, set[str]] = {n: set() for n in kinds}
+        for i, link in enumerate(self.links):
+            for end in ("a", "b"):
+                name = getattr(link, end)
+                if name not in kinds:
+                    raise ConfigError(f"links[{i}].{end}", f"unknown node {name!r}{_known(kinds)}")
+            if link.a == link.b:
+                raise ConfigError(f"links[{i}].b", f"a link must join two different nodes (both are {link.a!r})")
+            if link.b in adj[link.a]:
+                raise ConfigError(f"links[{i}]", f"a second link between {link.a!r} and {link.b!r}")
+            adj[link.a].add(link.b)
+            adj[link.b].add(link.a)
+        first = next(iter(kinds))
+        seen = {first}
+        todo = deque([first])
+        while todo:
+            for nxt in adj[todo.popleft()]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        if len(seen) != len(kinds):
+            cut = [n for n in kinds if n not in seen]
+            raise ConfigError(
+                "links",
+                f"disconnected topology: {', '.join(repr(n) for n in cut[:5])}"
+                f"{' ...' if len(cut) > 5 else ''} cannot reach {first!r}",
+            )
+        names: set[str] = set()
+        for i, f in enumerate(self.flows):
+            for end in ("src", "dst"):
+                name = getattr(f, end)
+                if name not in kinds:
+                    raise ConfigError(f"flows[{i}].{end}", f"unknown node {name!r}{_known(kinds)}")
+                if kinds[name] != "host":
+                    raise ConfigError(f"flows[{i}].{end}", f"{name!r} is a switch; flows run between hosts")
+            if f.src == f.dst:
+                raise ConfigError(f"flows[{i}].dst", f"a flow needs two different hosts (both are {f.src!r})")
+            fname = f.name or f"{f.kind}{i}"
+            if fname in names:
+                raise ConfigError(f"flows[{i}].name", f"duplicate flow name {fname!r}")
+            names.add(fname)
+        for i, q in enumerate(self.record.queues):
+            for end in ("node", "peer"):
+                if getattr(q, end) not in kinds:
+                    raise ConfigError(f"record.queues[{i}].{end}", f"unknown node {getattr(q, end)!r}{_known(kinds)}")
+            if q.peer not in adj[q.node]:
+                raise ConfigError(f"record.queues[{i}].peer", f"no link between {q.node!r} and {q.peer!r}")
+
+    def validated(self) -> Scenario:
+        """A fresh, fully validated copy (catches edits made after construction)."""
+        return type(self).model_validate(self.model_dump(mode="python", round_trip=True))
+
+    # -- convenience edits ------------------------------------------------
+
+    def link(self, a: str, b: str) -> Link:
+        """The link between ``a`` and ``b`` (either order)."""
+        for link in self.links:
+            if {link.a, link.b} == {a, b}:
+                return link
+        raise KeyError(f"no link between {a!r} and {b!r}")
+
+    def set_queue(self, node: str, peer: str, queue: DropTail | Red | Step | Hysteresis) -> None:
+        """Puts ``queue`` at ``node``'s port toward ``peer``."""
+        link = self.link(node, peer)
+        if link.a == node:
+            link.queue_ab = queue
+        else:
+            link.queue_ba = queue
+
+    def add_flow(self, flow: TcpFlow | UdpFlow) -> TcpFlow | UdpFlow:
+        self.flows.append(flow)
+        return flow
+
+    # -- in and out -------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Scenario:
+        """From plain data (as in a TOML file). Raises :class:`ConfigError`."""
+        if not isinstance(data, dict):
+            raise ConfigError("scenario", f"expected a table of fields, got {type(data).__name__}")
+        return cls.model_validate(data)
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Scenario:
+        """Loads a TOML file. Every error is a :class:`ConfigError` whose field
+        starts with the file's path (missing file, malformed TOML, bad field)."""
+        p = Path(path)
+        try:
+            text = p.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            raise ConfigError(str(p), "no such file") from None
+        except IsADirectoryError:
+            raise ConfigError(str(p), "is a directory, not a scenario file") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(str(p), f"cannot read: {e}") from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(str(p), f"malformed TOML: {e}") from None
+        try:
+            return cls.from_dict(data)
+        except ConfigError as e:
+            raise ConfigError(f"{p}: {e.field}", e.message) from None
+
+    def to_toml(self) -> str:
+        """The scenario as TOML (round-trips through :meth:`from_toml`)."""
+        import tomli_w
+
+        data = self.model_dump(mode="json", exclude_none=True)
+        return tomli_w.dumps(data)
+
+    def to_core(self, seed: int | None = None) -> dict[str, Any]:
+        """The core's run configuration (``config.rs``): integer picoseconds and
+        bit/s, enums tagged by ``kind``. ``seed`` overrides the scenario's."""
+        s = self.validated()
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= U64_MAX:
+                raise ConfigError("seed", f"must be an integer in [0, 2^64), got {seed!r}")
+            run_seed = seed
+        else:
+            run_seed = s.seed
+        return {
+            "seed": run_seed,
+            "duration_ps": seconds_to_ps(s.duration_s),
+            "nodes": [{"name": n.name, "kind": n.kind} for n in s.nodes],
+            "links": [link.to_core() for link in s.links],
+            "flows": [f.to_core(i) for i, f in enumerate(s.flows)],
+            "record": s.record.to_core(),
+        }
+
+    def to_json(self, seed: int | None = None) -> str:
+        """:meth:`to_core` as a JSON string, as the core reads it."""
+        return json.dumps(self.to_core(seed), allow_nan=False)
+
+
+def _known(kinds: dict[str, str]) -> str:
+    names = list(kinds)
+    return f" (known: {', '.join(names[:8])}{' ...' if len(names) > 8 else ''})"
