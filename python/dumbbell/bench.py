@@ -1,0 +1,160 @@
+"""``dumbbell bench``: simulator speed on fixed scenarios.
+
+Each benchmark runs in its own Python subprocess (``python -m
+dumbbell.bench NAME``), so that its peak memory is its own: the parent reads
+the child's ``ru_maxrss`` from ``os.wait4``. Nothing is recorded beyond the
+standard tables (no traces). Reported per benchmark: ``name``, ``events``,
+``wall_s`` (the run only, building the scenario excluded), ``events_per_s``,
+``sim_packets_per_s`` (``data_packets_sent / wall_s``), ``peak_rss_bytes``,
+plus ``sim_s`` and ``data_packets_sent``.
+
+- ``dctcp-100m``: E1's DCTCP case at 100 Mb/s, 20 s;
+- ``cubic-1g``: one Cubic flow, ``snd`` —10 Gb/s, 0 delay— ``r`` —1 Gb/s,
+  10 ms— ``rcv`` (RTT 20 ms), drop-tail of one BDP (1667 packets of
+  1500 B) at the bottleneck, 60 s (about five million data packets);
+- ``cubic-10g``: the same at 10 Gb/s (access 40 Gb/s, 16667 packets), 10 s.
+
+Wall times depend on the machine and its load; tests never assert on them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .errors import ConfigError, SimulationError
+from .scenario import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
+
+__all__ = ["BENCHMARKS", "scenario_for", "run_benchmark", "run_all"]
+
+PKT_BYTES = 1500
+MSS_BYTES = 1460
+
+
+def _cubic(name: str, access_bps: int, bottleneck_bps: int, duration_s: float) -> Scenario:
+    one_way_s = 0.010
+    bdp_pkts = math.ceil(bottleneck_bps * 2 * one_way_s / (PKT_BYTES * 8))
+    return Scenario(
+        name=name,
+        duration_s=duration_s,
+        nodes=[Node(name="snd"), Node(name="r", kind="switch"), Node(name="rcv")],
+        links=[
+            Link(a="snd", b="r", rate_bps=access_bps, delay_s=0.0),
+            Link(a="r", b="rcv", rate_bps=bottleneck_bps, delay_s=one_way_s, queue_ab=DropTail(limit_pkts=bdp_pkts)),
+        ],
+        flows=[TcpFlow(name="cubic", src="snd", dst="rcv", cc="cubic", tcp=TcpOptions(mss_bytes=MSS_BYTES))],
+    )
+
+
+def _dctcp_100m() -> Scenario:
+    from .experiments import dctcp_queue
+
+    return dctcp_queue.scenario("dctcp", 100_000_000, 20.0, record=False)
+
+
+BENCHMARKS: dict[str, Callable[[], Scenario]] = {
+    "dctcp-100m": _dctcp_100m,
+    "cubic-1g": lambda: _cubic("cubic-1g", 10_000_000_000, 1_000_000_000, 60.0),
+    "cubic-10g": lambda: _cubic("cubic-10g", 40_000_000_000, 10_000_000_000, 10.0),
+}
+"""Benchmark name → scenario builder."""
+
+
+def scenario_for(name: str) -> Scenario:
+    try:
+        return BENCHMARKS[name]()
+    except KeyError:
+        raise ConfigError("--only", f"unknown benchmark {name!r} (known: {', '.join(BENCHMARKS)})") from None
+
+
+def _measure_here(name: str) -> dict[str, Any]:
+    """Runs one benchmark in this process (the child's side)."""
+    from .run import run
+
+    s = scenario_for(name)
+    t0 = time.perf_counter()
+    res = run(s, seed=1)
+    wall = time.perf_counter() - t0
+    summary = res.summary
+    return {
+        "name": name,
+        "events": int(summary["events"]),
+        "wall_s": wall,
+        "sim_s": s.duration_s,
+        "data_packets_sent": int(summary["data_packets_sent"]),
+    }
+
+
+def run_benchmark(name: str) -> dict[str, Any]:
+    """Runs benchmark ``name`` in a fresh subprocess and returns its figures."""
+    scenario_for(name)  # unknown names fail here, before any process starts
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dumbbell.bench", name],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    out, err = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stdout.close()  # type: ignore[union-attr]
+    proc.stderr.close()  # type: ignore[union-attr]
+    if proc.returncode != 0:
+        last = (err.strip().splitlines() or ["no output"])[-1]
+        raise SimulationError(f"benchmark {name} failed (exit {proc.returncode}): {last}")
+    r = json.loads(out)
+    # ru_maxrss is in kilobytes on Linux, bytes on macOS.
+    rss = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
+    wall = r["wall_s"]
+    return {
+        "name": name,
+        "events": r["events"],
+        "wall_s": wall,
+        "events_per_s": r["events"] / wall if wall > 0 else None,
+        "sim_packets_per_s": r["data_packets_sent"] / wall if wall > 0 else None,
+        "peak_rss_bytes": int(rss),
+        "sim_s": r["sim_s"],
+        "data_packets_sent": r["data_packets_sent"],
+    }
+
+
+def run_all(only: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """Runs every benchmark (or only ``only``), one subprocess each."""
+    names = [only] if only is not None else list(BENCHMARKS)
+    for n in names:
+        scenario_for(n)
+    results = []
+    for n in names:
+        if progress:
+            progress(f"bench: {n} ...")
+        r = run_benchmark(n)
+        if progress:
+            progress(
+                f"bench: {n}: {r['events']} events in {r['wall_s']:.2f} s "
+                f"({r['events_per_s'] / 1e6:.2f} M events/s, {r['sim_packets_per_s'] / 1e6:.2f} M packets/s), "
+                f"peak RSS {r['peak_rss_bytes'] / 2**20:.0f} MiB"
+            )
+        results.append(r)
+    return results
+
+
+def _child(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m dumbbell.bench NAME", file=sys.stderr)
+        return 2
+    try:
+        print(json.dumps(_measure_here(argv[0])))
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1:]))
