@@ -1,0 +1,86 @@
+"""Shared fixtures: small scenarios and a CLI runner (a real subprocess, so
+exit codes, stdout and stderr are exactly what a user sees)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import dumbbell as db
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> CliResult:
+    p = subprocess.run(
+        [sys.executable, "-m", "dumbbell", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+    )
+    return CliResult(p.returncode, p.stdout, p.stderr)
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+def two_flow_star(duration_s: float = 0.5, loss: float = 0.0, cc: str = "cubic") -> db.Scenario:
+    """a, b → c through s1 at 100 Mb/s; optional random loss on s1 → c."""
+    s = db.star(["a", "b", "c"], rate="100Mbps", delay="75us", duration_s=duration_s, name="two-flow-star")
+    s.link("c", "s1").loss_ba = loss
+    for h in ("a", "b"):
+        s.add_flow(db.TcpFlow(name=f"{h}->c", src=h, dst="c", cc=cc))
+    s.record.queues.append(db.QueueRecord(node="s1", peer="c", dequeue_times=True))
+    s.record.flow_sample_s = duration_s / 50
+    s.record.drop_log = True
+    return s
+
+
+@pytest.fixture
+def star_scenario() -> db.Scenario:
+    return two_flow_star()
+
+
+MINIMAL_TOML = """\
+name = "minimal"
+duration_s = 0.2
+hosts = ["a", "b"]
+switches = ["s1"]
+
+[[links]]
+a = "a"
+b = "s1"
+rate_bps = "{rate}"
+delay_s = "50us"
+
+[[links]]
+a = "b"
+b = "s1"
+rate_bps = "100Mbps"
+delay_s = "50us"
+
+[[flows]]
+src = "a"
+dst = "b"
+cc = "{cc}"
+"""
+
+
+def write_toml(tmp_path: Path, text: str, name: str = "scenario.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
