@@ -65,16 +65,24 @@ def inter_dequeue_deviation(
     rate_bps: int,
     trace_t_ps: np.ndarray,
     trace_pkts: np.ndarray,
+    *,
+    trace_sampled: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Deviation (%) of back-to-back inter-dequeue times from the ideal, and
     those inter-dequeue times (ps).
 
     A pair of consecutive transmissions is back-to-back when a packet was
-    waiting in the queue just before the first one finished serializing, read
-    from the occupancy trace (which counts waiting packets, not the one on the
-    wire). With a trace of every change this is exact; with a sampled trace it
-    uses the last sample before that instant. Pairs before the first trace
-    row are left out.
+    waiting in the queue just before the first one finished serializing (the
+    occupancy trace counts waiting packets, not the one on the wire). That is
+    read from the trace conservatively: the last trace row at or before that
+    instant shows ``n`` packets; at most ``m`` of them left since (the
+    dequeues between that row and the instant, counted from the dequeue
+    times, the row's own instant included when the trace is ``trace_sampled``
+    since a sample may precede a dequeue at the same instant); the pair counts
+    only if ``n - m >= 1``. With a trace of every change this is exact; with a
+    sampled trace it never mistakes an idle gap for a slow dequeue, but leaves
+    out pairs it cannot be sure of. Pairs before the first trace row are left
+    out.
     """
     t = np.asarray(deq_t_ps, dtype=np.int64)
     if t.size < 2:
@@ -86,8 +94,12 @@ def inter_dequeue_deviation(
     probe = t[:-1] + np.ceil(ideal_ps).astype(np.int64) - 1
     idx = np.searchsorted(tt, probe, side="right") - 1
     known = idx >= 0
-    occ = np.zeros(idx.size, dtype=np.int64)
-    occ[known] = np.asarray(trace_pkts, dtype=np.int64)[idx[known]]
-    b2b = known & (occ > 0)
+    safe = np.where(known, idx, 0)
+    waiting = np.asarray(trace_pkts, dtype=np.int64)[safe] if tt.size else np.zeros(idx.size, dtype=np.int64)
+    row_t = tt[safe] if tt.size else np.zeros(idx.size, dtype=np.int64)
+    left_since = np.searchsorted(t, probe, side="right") - np.searchsorted(
+        t, row_t, side="left" if trace_sampled else "right"
+    )
+    b2b = known & (waiting - left_since >= 1)
     dev = 100.0 * np.abs(dt[b2b] - ideal_ps[b2b]) / ideal_ps[b2b]
     return dev, dt[b2b]

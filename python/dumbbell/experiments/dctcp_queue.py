@@ -52,8 +52,10 @@ Measured per (cc, rate), over the measurement window:
 - ``dequeue_dev_p99_pct``, ``dequeue_dev_frac_over_10pct``,
   ``dequeue_dev_frac_over_100pct``: the inter-dequeue deviation from the
   ideal, ``100 · |Δt − size · 8 / rate| / ideal``, over back-to-back dequeues
-  (see :func:`dumbbell.analysis.inter_dequeue_deviation`), and
-  ``dequeue_interval_p50_s`` the median of those Δt.
+  (see :func:`dumbbell.analysis.inter_dequeue_deviation`: exact with a trace
+  of every change; with a sampled trace only pairs certainly back-to-back
+  count, ``dequeue_pairs`` says how many), and ``dequeue_interval_p50_s``
+  the median of those Δt.
 
 The paper's numbers (``PAPER``) are the ones seed 002 states; figures mirror
 its Figure 2 (queue over time and its CDF, TCP beside DCTCP) per rate, and
@@ -193,7 +195,8 @@ def measure(res: Result, cc: str, rate_bps: int, duration_s: float) -> tuple[dic
     size = deq["size_bytes"].to_numpy()
     tx_ps = size.astype(np.float64) * 8e12 / rate_bps
     busy = np.minimum(tx_ps, (w1_ps - dt_ps).astype(np.float64)).sum()
-    dev, gaps = analysis.inter_dequeue_deviation(dt_ps, size, rate_bps, t, q)
+    traced = res.config["record"]["queues"][0]
+    dev, gaps = analysis.inter_dequeue_deviation(dt_ps, size, rate_bps, t, q, trace_sampled=traced["sample_ps"] > 0)
     summary = res.summary
     k, _, _ = red_thresholds_bytes(rate_bps)
     row = {
@@ -232,7 +235,7 @@ def _rate_label(rate_bps: int) -> str:
     return f"{rate_bps} b/s"
 
 
-SOURCE = f"seed {SEED_FILE}"
+SOURCE = "seed 002"
 
 PAPER: list[dict[str, Any]] = [
     {"metric": "k_pkts", "cc": "dctcp", "rate_bps": 100_000_000, "relation": "=", "value": 20.0,
