@@ -148,3 +148,13 @@ def test_core_config_errors_become_config_error():
     with pytest.raises(db.ConfigError) as info:
         run_config(core)
     assert info.value.field == "config" and "surprise" in info.value.message
+
+
+def test_native_stub_matches_the_module():
+    """python/dumbbell/_native.pyi names exactly what the native module exports."""
+    import ast
+
+    stub = ast.parse((REPO / "python" / "dumbbell" / "_native.pyi").read_text())
+    declared = {n.name for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    exported = {n for n in dir(db._native) if not n.startswith("_")}
+    assert declared == exported

@@ -107,7 +107,7 @@ class _Model(BaseModel):
     """Base of every scenario model: unknown fields are errors, and a
     validation failure is raised as one :class:`ConfigError` naming its field."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid")
 
     def __init__(self, /, **data: Any) -> None:
         try:
@@ -693,6 +693,7 @@ class Scenario(_Model):
             link.queue_ba = queue
 
     def add_flow(self, flow: TcpFlow | UdpFlow) -> TcpFlow | UdpFlow:
+        """Appends ``flow`` and returns it (checked, like every edit, by :meth:`to_core`)."""
         self.flows.append(flow)
         return flow
 
