@@ -27,8 +27,9 @@
 //!   idle time, so the curve resumes where it stopped, never into the
 //!   future.
 //! - `set_state(Loss)` (RTO) forgets everything, `W_max` and `delay_min`
-//!   included; `undo_cwnd` is Linux's `tcp_reno_undo_cwnd` (Cubic has no
-//!   undo of its own since Linux 4.13).
+//!   included; `undo_cwnd` is Linux's `tcp_reno_undo_cwnd`, restoring the
+//!   window from before the reduction (recent Linux has no Cubic-specific
+//!   undo, and `W_max` is not restored).
 //! - HyStart (Ha and Rhee, "Taming the Elephants: New TCP Slow Start",
 //!   2011), from cwnd ≥ `hystart_low_window` in slow start: per round of
 //!   data (`snd_una` passing the `snd_nxt` of the round start) the ACK-train
