@@ -164,6 +164,10 @@ pub struct TcpSock {
     pub ecn_ok: bool,
     /// Time of the last window change (`snd_cwnd_stamp`).
     pub snd_cwnd_stamp: Time,
+    /// Time of the last data transmission (`lsndtime`). As in Linux's
+    /// `tcp_event_data_sent`, the stack raises `cwnd_event(TxStart)` before
+    /// updating it, so the control sees when sending last happened.
+    pub lsndtime: Time,
 }
 
 impl TcpSock {
@@ -193,6 +197,7 @@ impl TcpSock {
             pacing_rate_bps: 0,
             ecn_ok: false,
             snd_cwnd_stamp: Time::ZERO,
+            lsndtime: Time::ZERO,
         }
     }
 
