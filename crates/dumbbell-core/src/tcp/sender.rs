@@ -388,9 +388,11 @@ impl Sender {
             self.sacked.trim_below(ack);
             if !self.cfg.sack {
                 // Linux tcp_remove_reno_sacks: one ACK fills the hole, the
-                // rest of what it acks ate duplicate ACKs.
+                // rest of what it acks ate duplicate ACKs, whose segments
+                // were counted as delivered when they arrived.
                 let acked = popped as u32;
                 if acked > 0 {
+                    newly = acked.saturating_sub(self.tp.sacked_out).max(1);
                     self.tp.sacked_out = self.tp.sacked_out.saturating_sub(acked - 1);
                 }
                 self.tp.sacked_out = self.tp.sacked_out.min(self.tp.packets_out);

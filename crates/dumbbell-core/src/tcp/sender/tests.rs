@@ -487,6 +487,93 @@ fn test_recovery_hook_order() {
 // ----------------------------------------------------------------------
 
 #[test]
+fn test_established_newreno_dupacks_partial_ack_full_ack() {
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, out) = sender_established_with(
+        TcpConfig {
+            sack: false,
+            ..cfg()
+        },
+        cc,
+    );
+    assert_eq!(sent(&out).len(), 10);
+    take(&log);
+    let mut t = ms(100);
+    let mut dupack = |s: &mut Sender, una: u64| {
+        t += Dur::from_us(1);
+        recv_ack(s, t, una, &[], 0)
+    };
+    // Segments 0 and 5 are lost. Duplicate ACKs for 1 and 2: limited
+    // transmit-like, each lowers in flight by one and a new segment leaves.
+    assert_eq!(sent(&dupack(&mut s, 0)), [new(10)]);
+    assert_eq!(sent(&dupack(&mut s, 0)), [new(11)]);
+    assert_eq!(s.tp.ca_state, CaState::Disorder);
+    // The third: fast retransmit of the head, once.
+    assert_eq!(sent(&dupack(&mut s, 0)), [rtx(0)]);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    assert_eq!(lost(&s), [0]);
+    assert_eq!(count(&take(&log), &Call::Ssthresh), 1);
+    // Duplicate ACKs for 4, 6..11 (PRR as in the SACK case): no other
+    // retransmission, new data as PRR allows.
+    let mut tx = vec![];
+    for _ in 0..7 {
+        tx.extend(sent(&dupack(&mut s, 0)));
+    }
+    assert_eq!(tx, [new(12), new(13), new(14)]);
+    assert_eq!(s.tp.snd_cwnd, 5);
+    assert_eq!(s.tp.sacked_out, 10);
+
+    // The retransmission of 0 arrives: partial ACK 5. Segment 5 is
+    // retransmitted at once (then PRR's delta allows one new segment).
+    assert_eq!(sent(&dupack(&mut s, 5)), [rtx(5), new(15)]);
+    assert_eq!(lost(&s), [5]);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    // The duplicate ACKs of 1..4 are accounted for by this ACK (Linux
+    // tcp_remove_reno_sacks: one acked segment filled the hole).
+    assert_eq!(s.tp.sacked_out, 6);
+    // Duplicate ACKs for 12, 13, 14 (sent before the retransmission of 5).
+    for k in [16, 17, 18] {
+        assert_eq!(sent(&dupack(&mut s, 5)), [new(k)]);
+    }
+    // The retransmission of 5 arrives: full ACK 15 >= recovery point 12.
+    let out = dupack(&mut s, 15);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!(s.tp.snd_cwnd, s.tp.snd_ssthresh);
+    assert_eq!(s.tp.snd_cwnd, 5);
+    assert_eq!(sent(&out), [new(19)]);
+    assert_eq!(s.stats.retransmits, 2);
+    assert_eq!(s.stats.recoveries, 1);
+    assert_eq!(count(&take(&log), &Call::Ssthresh), 0);
+    // Segments 0..14 delivered, each counted once (duplicate ACKs count
+    // when they arrive, a cumulative ACK only what they did not cover).
+    assert_eq!(s.tp.delivered, 15);
+}
+
+#[test]
+fn test_established_newreno_delivered_counts_each_segment_once() {
+    let (mut s, _) = sender_established_with(
+        TcpConfig {
+            sack: false,
+            ..cfg()
+        },
+        reno(),
+    );
+    // Segment 0 lost: duplicate ACKs for 1..9 (9 segments delivered), then
+    // the retransmission: ACK 10 delivers exactly one more.
+    for k in 0..9 {
+        recv_ack(&mut s, ms(100) + Dur::from_us(k), 0, &[], 0);
+    }
+    assert_eq!(s.tp.delivered, 9);
+    recv_ack(&mut s, ms(101), 10, &[], 0);
+    assert_eq!(s.tp.delivered, 10);
+}
+
+// ----------------------------------------------------------------------
+// Retransmission timeout (RFC 6298; Linux tcp_enter_loss).
+// ----------------------------------------------------------------------
+
+#[test]
 fn test_established_rto_without_rtt_sample_fires_at_1s_and_backs_off() {
     let (cc, log) = Recorder::boxed(false);
     let (mut s, out) = sender_established_with(cfg(), cc);
