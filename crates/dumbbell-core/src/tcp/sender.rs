@@ -348,10 +348,12 @@ impl Sender {
         if data_acked {
             let mut popped = 0usize;
             let mut sacked_popped_below_hint = 0u32;
+            let mut retrans_acked = false;
             while let Some(seg) = self.segs.front().copied() {
                 if seg.seq + seg.len as u64 > ack {
                     break;
                 }
+                retrans_acked |= seg.bits & EVER_RETRANS != 0;
                 if seg.bits & SACKED == 0 {
                     newly += 1;
                     self.rate_delivered(&seg, &mut rs);
@@ -374,6 +376,13 @@ impl Sender {
                 self.tp.packets_out -= 1;
                 self.segs.pop_front();
                 popped += 1;
+            }
+            if retrans_acked {
+                // Karn, as Linux (FLAG_RETRANS_DATA_ACKED): an ACK that
+                // covers a retransmission was timed by it, whatever else it
+                // covers; no sample from the cumulative part.
+                first_ackt = None;
+                last_ackt = None;
             }
             if popped >= self.lost_hint {
                 self.lost_hint = 0;

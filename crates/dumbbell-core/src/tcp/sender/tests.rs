@@ -724,6 +724,31 @@ fn test_loss_acks_of_retransmissions_give_no_rtt_sample_until_fresh_data() {
     assert_eq!(s.stats.retransmits, 10);
 }
 
+#[test]
+fn test_loss_cumulative_ack_covering_a_retransmission_gives_no_rtt_sample() {
+    let mut s = sender_established();
+    assert_eq!(sent(&fire_rto(&mut s, ms(1000))), [rtx(0)]);
+    // Only segment 0 was lost; 1..9 arrived but their ACKs were lost. The
+    // ACK of the retransmission covers 1..9, never retransmitted, sent at
+    // t = 0: its timing is that of the retransmission (Linux
+    // FLAG_RETRANS_DATA_ACKED: no sample from such an ACK).
+    let out = recv_ack(&mut s, ms(1100), 10, &[], 0);
+    assert_eq!(s.rtt.srtt(), None, "no 1.1 s sample");
+    assert_eq!((s.rtt.backoff(), s.rtt.rto()), (1, Dur::from_secs(2)));
+    assert_eq!(out.timers, []);
+    assert_eq!(
+        s.rto_timer.deadline(),
+        Some(ms(3100)),
+        "backed-off RTO kept"
+    );
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    // The next ACK of fresh data samples: sent at 1.1 s, acked at 1.15 s.
+    assert_eq!(sent(&out)[0], new(10));
+    recv_ack(&mut s, ms(1150), 11, &[], 0);
+    assert_eq!(s.rtt.srtt(), Some(Dur::from_ms(50)));
+    assert_eq!(s.rtt.backoff(), 0);
+}
+
 // ----------------------------------------------------------------------
 // ECN at the sender (RFC 3168).
 // ----------------------------------------------------------------------
