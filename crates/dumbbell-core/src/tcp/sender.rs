@@ -25,7 +25,9 @@
 //!   Proportional Rate Reduction (RFC 6937) and is set to ssthresh when
 //!   `snd_una` passes the recovery point `high_seq`;
 //! - → CWR on an ACK with ECE (RFC 3168 §6.1.2: once per window): the same
-//!   reduction, and CWR is set on the next new data segment;
+//!   reduction, and CWR is set on the next new data segment; CWR ends when
+//!   `snd_una` is beyond `high_seq` (Linux), so an ECE on the ACK of exactly
+//!   `high_seq` does not reduce again;
 //! - RTO (RFC 6298, Linux `tcp_enter_loss`): `ssthresh()` (unless already in
 //!   Loss), every un-SACKed segment marked lost, cwnd = 1, state Loss until
 //!   `high_seq` is acknowledged; the RTO backs off.
@@ -608,7 +610,10 @@ impl Sender {
                 }
                 return;
             }
-            CaState::Cwr if una >= self.high_seq => {
+            // Linux holds CWR until something *above* high_seq is acked:
+            // the ACK of exactly high_seq was sent before the receiver saw
+            // CWR and may still echo ECE for the window just reduced.
+            CaState::Cwr if una > self.high_seq => {
                 self.end_cwnd_reduction();
                 self.set_state(CaState::Open);
             }

@@ -885,6 +885,62 @@ fn test_established_ece_enters_cwr_once_per_window() {
     assert_eq!(s.tp.delivered_ce, 2);
 }
 
+#[test]
+fn test_cwr_classic_echo_until_cwr_reduces_once() {
+    // End to end with a classic receiver ACKing every segment: one CE mark
+    // on segment 0. The receiver echoes ECE until it sees the CWR segment
+    // (10, sent after the reduction), so the ACK of exactly the recovery
+    // point (10) still carries ECE: it belongs to the same window (Linux
+    // holds CWR until snd_una passes high_seq).
+    let (cc, log) = Recorder::boxed(false);
+    let c = TcpConfig { ecn: true, ..cfg() };
+    let (mut s, out) = sender_established_with(c.clone(), cc);
+    let mut r = Receiver::new(
+        ep(),
+        &TcpConfig {
+            delayed_ack: false,
+            ..c
+        },
+        EcnEcho::Classic,
+    );
+    take(&log);
+    let mut wire: std::collections::VecDeque<Packet> = out.pkts.into();
+    wire[0].ecn = Ecn::Ce;
+    let mut t = ms(10);
+    let mut cwr_segs = vec![];
+    while let Some(d) = wire.pop_front() {
+        if d.seq > 10 * MSS {
+            break; // stop after the ACK of the CWR segment
+        }
+        if d.has(flags::CWR) {
+            cwr_segs.push(d.seq / MSS);
+        }
+        let mut acks = Out::default();
+        r.on_packet(t, &d, &mut acks);
+        for a in &acks.pkts {
+            t += Dur::from_us(1);
+            let out = recv_ack_pkt(&mut s, t, a);
+            wire.extend(out.pkts);
+        }
+    }
+    assert_eq!(cwr_segs, [10]);
+    assert_eq!(s.stats.ece_acks, 10, "ACKs 1..10 echoed");
+    assert_eq!(count(&take(&log), &Call::Ssthresh), 1);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!((s.tp.snd_cwnd, s.tp.snd_ssthresh), (5, 5));
+}
+
+/// Delivers an ACK packet as the receiver built it.
+#[track_caller]
+fn recv_ack_pkt(s: &mut Sender, now: Time, p: &Packet) -> Out {
+    let mut out = Out::default();
+    s.on_ack(now, p, &mut out);
+    if let Err(e) = s.audit() {
+        panic!("scoreboard audit after {p:?}: {e}");
+    }
+    out
+}
+
 // ----------------------------------------------------------------------
 // Handshake.
 // ----------------------------------------------------------------------
