@@ -21,7 +21,8 @@
 //! - Open → Disorder when SACKs or duplicate ACKs arrive;
 //! - → Recovery when a segment is marked lost (SACK) or at DupThresh
 //!   duplicate ACKs (NewReno, RFC 6582: the head is marked lost, and again
-//!   after every partial ACK); `ssthresh()` is taken, cwnd follows
+//!   after every partial ACK); `ssthresh()` is taken (unless coming from
+//!   CWR, whose reduction continues, as in Linux), cwnd follows
 //!   Proportional Rate Reduction (RFC 6937) and is set to ssthresh when
 //!   `snd_una` passes the recovery point `high_seq`;
 //! - → CWR on an ACK with ECE (RFC 3168 §6.1.2: once per window): the same
@@ -637,7 +638,11 @@ impl Sender {
                 self.mark_lost(0);
             }
             self.stats.recoveries += 1;
-            self.init_cwnd_reduction();
+            // Linux tcp_enter_recovery: a reduction already under way (CWR)
+            // continues, with its ssthresh and recovery point.
+            if self.tp.ca_state != CaState::Cwr {
+                self.init_cwnd_reduction();
+            }
             self.set_state(CaState::Recovery);
         } else if ece && self.tp.ca_state < CaState::Cwr {
             self.init_cwnd_reduction();

@@ -930,6 +930,54 @@ fn test_cwr_classic_echo_until_cwr_reduces_once() {
     assert_eq!((s.tp.snd_cwnd, s.tp.snd_ssthresh), (5, 5));
 }
 
+#[test]
+fn test_cwr_loss_enters_recovery_without_second_reduction() {
+    // Linux tcp_enter_recovery: a reduction under way (CWR) continues as
+    // Recovery; ssthresh is not taken again in the same window (RFC 3168
+    // §6.1.2).
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, _) = sender_established_with(TcpConfig { ecn: true, ..cfg() }, cc);
+    take(&log);
+    // Segment 0 lost, segment 1 CE-marked.
+    let out = recv_ack(&mut s, ms(10), 0, &[(1, 2)], flags::ECE);
+    assert_eq!(s.tp.ca_state, CaState::Cwr);
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    assert_eq!(sent(&out), [new(10)]);
+    assert!(out.pkts[0].has(flags::CWR));
+    recv_ack(&mut s, ms(11), 0, &[(1, 3)], flags::ECE);
+    // The third SACKed segment: 0 is lost, Recovery.
+    let out = recv_ack(&mut s, ms(12), 0, &[(1, 4)], flags::ECE);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(sent(&out), [rtx(0)]);
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    assert_eq!(
+        take(&log),
+        [
+            Call::InAckEvent(EV | ack_flags::ECE),
+            Call::PktsAcked(1),
+            Call::Ssthresh,
+            Call::SetState {
+                from: CaState::Open,
+                to: CaState::Cwr
+            },
+            Call::InAckEvent(EV | ack_flags::ECE),
+            Call::PktsAcked(1),
+            Call::InAckEvent(EV | ack_flags::ECE),
+            Call::PktsAcked(1),
+            Call::SetState {
+                from: CaState::Cwr,
+                to: CaState::Recovery
+            },
+        ]
+    );
+    assert_eq!(s.stats.recoveries, 1);
+    // The recovery point is still the CWR one (10): ACK 11 ends it.
+    recv_ack(&mut s, ms(13), 0, &[(1, 11)], 0);
+    recv_ack(&mut s, ms(14), 11, &[], 0);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!((s.tp.snd_cwnd, s.tp.snd_ssthresh), (5, 5));
+}
+
 /// Delivers an ACK packet as the receiver built it.
 #[track_caller]
 fn recv_ack_pkt(s: &mut Sender, now: Time, p: &Packet) -> Out {
