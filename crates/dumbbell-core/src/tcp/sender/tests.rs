@@ -336,7 +336,7 @@ fn test_established_sack_scoreboard_marks_exactly_the_holes() {
 }
 
 #[test]
-fn test_established_sack_of_a_partial_segment_marks_nothing() {
+fn test_established_sack_block_covering_half_a_segment_does_not_sack_it() {
     let mut s = sender_established();
     // Half of segment 3 and all of 5: only 5 is SACKed.
     let mut p = ack_pkt(0, &[(5, 6)], 0);
@@ -364,13 +364,15 @@ fn test_established_sack_recovery_prr_and_exit() {
     assert_eq!(sent(&out).len(), 10);
     take(&log);
     // Segment 0 is lost; 1..9 arrive, each ACKed with a growing SACK block.
-    // Each row: SACK end, then (state, cwnd, what is sent).
+    // Each row: SACK end, then (state, cwnd, what is sent). By the segment
+    // whose arrival the ACK reports:
     // - 1, 2: Disorder; in flight drops by one, so a new segment goes out.
     // - 3: 0 is lost (3 SACKed above): Recovery, ssthresh 10/2 = 5,
     //   recovery point 12; PRR delta = 5 - 8 < 0: ceil(5·1/10) = 1 -> the
     //   fast retransmit.
-    // - 4..9: PRR proportional part, sndcnt = ceil(5·prr_delivered/10) -
-    //   prr_out: 0, 1, 0, 1, 0; then in flight reaches ssthresh (delta 0).
+    // - 4..8: PRR's proportional part, sndcnt = ceil(5·prr_delivered/10) -
+    //   prr_out = 0, 1, 0, 1, 0; 9: in flight has come down to ssthresh
+    //   (delta 0): nothing.
     // - 10, 11 (the segments sent in Disorder): delta 1: one new segment each.
     let expect = [
         (2, CaState::Disorder, 10, vec![new(10)]),
