@@ -21,11 +21,14 @@
 //! - Open → Disorder when SACKs or duplicate ACKs arrive;
 //! - → Recovery when a segment is marked lost (SACK) or at DupThresh
 //!   duplicate ACKs (NewReno, RFC 6582: the head is marked lost, and again
-//!   after every partial ACK); `ssthresh()` is taken, cwnd follows
+//!   after every partial ACK); `ssthresh()` is taken (unless coming from
+//!   CWR, whose reduction continues, as in Linux), cwnd follows
 //!   Proportional Rate Reduction (RFC 6937) and is set to ssthresh when
 //!   `snd_una` passes the recovery point `high_seq`;
 //! - → CWR on an ACK with ECE (RFC 3168 §6.1.2: once per window): the same
-//!   reduction, and CWR is set on the next new data segment;
+//!   reduction, and CWR is set on the next new data segment; CWR ends when
+//!   `snd_una` is beyond `high_seq` (Linux), so an ECE on the ACK of exactly
+//!   `high_seq` does not reduce again;
 //! - RTO (RFC 6298, Linux `tcp_enter_loss`): `ssthresh()` (unless already in
 //!   Loss), every un-SACKed segment marked lost, cwnd = 1, state Loss until
 //!   `high_seq` is acknowledged; the RTO backs off.
@@ -348,10 +351,12 @@ impl Sender {
         if data_acked {
             let mut popped = 0usize;
             let mut sacked_popped_below_hint = 0u32;
+            let mut retrans_acked = false;
             while let Some(seg) = self.segs.front().copied() {
                 if seg.seq + seg.len as u64 > ack {
                     break;
                 }
+                retrans_acked |= seg.bits & EVER_RETRANS != 0;
                 if seg.bits & SACKED == 0 {
                     newly += 1;
                     self.rate_delivered(&seg, &mut rs);
@@ -375,6 +380,13 @@ impl Sender {
                 self.segs.pop_front();
                 popped += 1;
             }
+            if retrans_acked {
+                // Karn, as Linux (FLAG_RETRANS_DATA_ACKED): an ACK that
+                // covers a retransmission was timed by it, whatever else it
+                // covers; no sample from the cumulative part.
+                first_ackt = None;
+                last_ackt = None;
+            }
             if popped >= self.lost_hint {
                 self.lost_hint = 0;
                 self.sacked_below_hint = 0;
@@ -388,9 +400,11 @@ impl Sender {
             self.sacked.trim_below(ack);
             if !self.cfg.sack {
                 // Linux tcp_remove_reno_sacks: one ACK fills the hole, the
-                // rest of what it acks ate duplicate ACKs.
+                // rest of what it acks ate duplicate ACKs, whose segments
+                // were counted as delivered when they arrived.
                 let acked = popped as u32;
                 if acked > 0 {
+                    newly = acked.saturating_sub(self.tp.sacked_out).max(1);
                     self.tp.sacked_out = self.tp.sacked_out.saturating_sub(acked - 1);
                 }
                 self.tp.sacked_out = self.tp.sacked_out.min(self.tp.packets_out);
@@ -597,7 +611,10 @@ impl Sender {
                 }
                 return;
             }
-            CaState::Cwr if una >= self.high_seq => {
+            // Linux holds CWR until something *above* high_seq is acked:
+            // the ACK of exactly high_seq was sent before the receiver saw
+            // CWR and may still echo ECE for the window just reduced.
+            CaState::Cwr if una > self.high_seq => {
                 self.end_cwnd_reduction();
                 self.set_state(CaState::Open);
             }
@@ -621,7 +638,11 @@ impl Sender {
                 self.mark_lost(0);
             }
             self.stats.recoveries += 1;
-            self.init_cwnd_reduction();
+            // Linux tcp_enter_recovery: a reduction already under way (CWR)
+            // continues, with its ssthresh and recovery point.
+            if self.tp.ca_state != CaState::Cwr {
+                self.init_cwnd_reduction();
+            }
             self.set_state(CaState::Recovery);
         } else if ece && self.tp.ca_state < CaState::Cwr {
             self.init_cwnd_reduction();

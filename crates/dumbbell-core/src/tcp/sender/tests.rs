@@ -1,1 +1,1021 @@
+//! Tests of the TCP sender, driven directly: ACKs and timer events in,
+//! segments and timer requests out.
+//!
+//! Segments are full-sized and segment-aligned, so tests speak in segment
+//! indices: segment `i` is `[i·MSS, (i+1)·MSS)`, an ACK number `k` means
+//! `k·MSS` and a SACK block `(a, b)` means `[a·MSS, b·MSS)`. The fixtures
+//! disable TCP small queues (`tsq_bytes: 0`) and pacing, so cwnd and the
+//! receive window alone limit transmission.
+//!
+//! Expected values (cwnd, PRR send counts, timer deadlines) are derived by
+//! hand from RFC 6675, 6937, 6582, 6298 and 3168 and from Linux's
+//! `tcp_input.c`; the derivations sit next to the assertions.
 
+use super::*;
+use crate::cc::{tcp_reno_cong_avoid, tcp_reno_ssthresh, CaState};
+use crate::config::CcConfig;
+use crate::net::packet::SackBlock;
+use crate::sim::PS_PER_MS;
+use crate::tcp::receiver::{EcnEcho, Receiver};
+use std::sync::{Arc, Mutex};
+
+const MSS: u64 = 1448;
+const HDR: u32 = 40;
+const RWND: u64 = 64 << 20;
+
+fn ep() -> Endpoints {
+    Endpoints {
+        flow: 7,
+        src: 1,
+        dst: 2,
+        sport: 40000,
+        dport: 5001,
+    }
+}
+
+fn ms(x: u64) -> Time {
+    Time::from_ps(x * PS_PER_MS)
+}
+
+/// Established from the first segment (no handshake), no TSQ, no pacing.
+fn cfg() -> TcpConfig {
+    TcpConfig {
+        handshake: false,
+        tsq_bytes: 0,
+        ..Default::default()
+    }
+}
+
+fn reno() -> Box<dyn CongestionControl> {
+    crate::cc::make(&CcConfig::Reno)
+}
+
+/// A started sender and what it sent at t = 0.
+fn sender_established_with(cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> (Sender, Out) {
+    let mut s = Sender::new(ep(), cfg, cc, None, None);
+    let mut out = Out::default();
+    s.start(Time::ZERO, &mut out);
+    assert_eq!(s.phase, Phase::Established);
+    (s, out)
+}
+
+/// Reno, initial window 10: segments 0..10 in flight.
+fn sender_established() -> Sender {
+    let (s, out) = sender_established_with(cfg(), reno());
+    assert_eq!(sent(&out), (0..10).map(new).collect::<Vec<_>>());
+    s
+}
+
+/// An ACK from the receiver (in segments), with SACK blocks and extra flags.
+fn ack_pkt(ack: u64, sacks: &[(u64, u64)], extra: u8) -> Packet {
+    assert!(sacks.len() <= crate::net::packet::MAX_SACK_BLOCKS);
+    let mut p = Packet {
+        size_bytes: HDR,
+        flow: 7,
+        src: 2,
+        dst: 1,
+        sport: 5001,
+        dport: 40000,
+        proto: Proto::Tcp,
+        tcp_flags: flags::ACK | extra,
+        ack: ack * MSS,
+        rwnd_bytes: RWND,
+        ..Default::default()
+    };
+    for (k, &(a, b)) in sacks.iter().enumerate() {
+        p.sack[k] = SackBlock {
+            start: a * MSS,
+            end: b * MSS,
+        };
+    }
+    p.n_sack = sacks.len() as u8;
+    p
+}
+
+/// Delivers an ACK; checks the scoreboard counters against the slots.
+#[track_caller]
+fn recv_ack(s: &mut Sender, now: Time, ack: u64, sacks: &[(u64, u64)], extra: u8) -> Out {
+    let mut out = Out::default();
+    s.on_ack(now, &ack_pkt(ack, sacks, extra), &mut out);
+    if let Err(e) = s.audit() {
+        panic!("scoreboard audit after ACK {ack} {sacks:?}: {e}");
+    }
+    out
+}
+
+/// Fires the RTO timer event scheduled for `now`.
+#[track_caller]
+fn fire_rto(s: &mut Sender, now: Time) -> Out {
+    let mut out = Out::default();
+    s.on_timer(now, TimerKind::Rto, &mut out);
+    if let Err(e) = s.audit() {
+        panic!("scoreboard audit after RTO at {now:?}: {e}");
+    }
+    out
+}
+
+/// A data segment as sent: (segment index, is a retransmission).
+fn new(i: u64) -> (u64, bool) {
+    (i, false)
+}
+fn rtx(i: u64) -> (u64, bool) {
+    (i, true)
+}
+
+/// The data segments in `out`, in order; checks their headers.
+#[track_caller]
+fn sent(out: &Out) -> Vec<(u64, bool)> {
+    out.pkts
+        .iter()
+        .map(|p| {
+            assert!(p.is_data(), "not data: {p:?}");
+            assert_eq!(p.seq % MSS, 0);
+            assert_eq!(p.payload_bytes as u64, MSS);
+            assert_eq!(p.size_bytes, MSS as u32 + HDR);
+            assert_eq!((p.src, p.dst, p.sport, p.dport), (1, 2, 40000, 5001));
+            (p.seq / MSS, p.retransmit)
+        })
+        .collect()
+}
+
+fn segs(v: &[(u64, u32)]) -> Vec<u64> {
+    v.iter()
+        .map(|&(seq, len)| {
+            assert_eq!(len as u64, MSS);
+            seq / MSS
+        })
+        .collect()
+}
+
+fn sacked(s: &Sender) -> Vec<u64> {
+    segs(&s.sacked_segments())
+}
+
+fn lost(s: &Sender) -> Vec<u64> {
+    s.lost_segments().iter().map(|&q| q / MSS).collect()
+}
+
+/// (packets_out, sacked_out, lost_out, retrans_out, in_flight), with
+/// in_flight checked against Linux's formula.
+#[track_caller]
+fn counters(s: &Sender) -> (u32, u32, u32, u32, u32) {
+    let tp = &s.tp;
+    assert_eq!(
+        tp.in_flight(),
+        tp.packets_out - tp.sacked_out - tp.lost_out + tp.retrans_out
+    );
+    (
+        tp.packets_out,
+        tp.sacked_out,
+        tp.lost_out,
+        tp.retrans_out,
+        tp.in_flight(),
+    )
+}
+
+// ----------------------------------------------------------------------
+// A recording control: Reno's arithmetic, every hook logged.
+// ----------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq)]
+enum Call {
+    Init,
+    InAckEvent(u32),
+    PktsAcked(u32),
+    Ssthresh,
+    /// `set_state`, with the state `tp` still shows when it is called.
+    SetState {
+        from: CaState,
+        to: CaState,
+    },
+    CongAvoid(u32),
+    CwndEvent(CaEvent),
+    UndoCwnd,
+}
+
+struct Recorder {
+    log: Arc<Mutex<Vec<Call>>>,
+    needs_ecn: bool,
+}
+
+impl Recorder {
+    fn boxed(needs_ecn: bool) -> (Box<dyn CongestionControl>, Arc<Mutex<Vec<Call>>>) {
+        let log = Arc::new(Mutex::new(vec![]));
+        let cc = Recorder {
+            log: log.clone(),
+            needs_ecn,
+        };
+        (Box::new(cc), log)
+    }
+    fn push(&self, c: Call) {
+        self.log.lock().unwrap().push(c);
+    }
+}
+
+impl CongestionControl for Recorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn init(&mut self, _tp: &mut TcpSock) {
+        self.push(Call::Init);
+    }
+    fn ssthresh(&mut self, tp: &TcpSock) -> u32 {
+        self.push(Call::Ssthresh);
+        tcp_reno_ssthresh(tp)
+    }
+    fn cong_avoid(&mut self, tp: &mut TcpSock, _ack: u64, acked: u32) {
+        self.push(Call::CongAvoid(acked));
+        tcp_reno_cong_avoid(tp, acked)
+    }
+    fn set_state(&mut self, tp: &mut TcpSock, new_state: CaState) {
+        self.push(Call::SetState {
+            from: tp.ca_state,
+            to: new_state,
+        });
+    }
+    fn cwnd_event(&mut self, _tp: &mut TcpSock, ev: CaEvent) {
+        self.push(Call::CwndEvent(ev));
+    }
+    fn in_ack_event(&mut self, _tp: &mut TcpSock, flags: u32) {
+        self.push(Call::InAckEvent(flags));
+    }
+    fn pkts_acked(&mut self, _tp: &mut TcpSock, sample: &AckSample) {
+        self.push(Call::PktsAcked(sample.pkts_acked));
+    }
+    fn undo_cwnd(&mut self, tp: &TcpSock) -> u32 {
+        self.push(Call::UndoCwnd);
+        tp.snd_cwnd.max(tp.prior_cwnd)
+    }
+    fn needs_ecn(&self) -> bool {
+        self.needs_ecn
+    }
+}
+
+fn take(log: &Arc<Mutex<Vec<Call>>>) -> Vec<Call> {
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+fn count(log: &[Call], c: &Call) -> usize {
+    log.iter().filter(|x| *x == c).count()
+}
+
+/// `in_ack_event` flags of every ACK in these tests: not the fast path, and
+/// a window is advertised.
+const EV: u32 = ack_flags::SLOWPATH | ack_flags::WIN_UPDATE;
+
+// ----------------------------------------------------------------------
+// The SACK scoreboard (RFC 6675).
+// ----------------------------------------------------------------------
+
+#[test]
+fn test_established_sack_scoreboard_marks_exactly_the_holes() {
+    let (mut s, out) = sender_established_with(
+        TcpConfig {
+            init_cwnd_pkts: 20,
+            ..cfg()
+        },
+        reno(),
+    );
+    assert_eq!(sent(&out), (0..20).map(new).collect::<Vec<_>>());
+    assert_eq!(counters(&s), (20, 0, 0, 0, 20));
+
+    // A: SACK 2-3 and 6. IsLost(h) needs 3 SACKed segments above h:
+    // holes 0 and 1 have {2, 3, 6} above; holes 4, 5 only {6}.
+    let out = recv_ack(&mut s, ms(10), 0, &[(2, 4), (6, 7)], 0);
+    assert_eq!(sacked(&s), [2, 3, 6]);
+    assert_eq!(lost(&s), [0, 1]);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(s.tp.snd_ssthresh, 10);
+    // PRR (delta = 10 - 15 < 0): sndcnt = ceil(10·3/20) - 0 = 2, cwnd 17.
+    assert_eq!(sent(&out), [rtx(0), rtx(1)]);
+    assert_eq!(s.tp.snd_cwnd, 17);
+    // out 20 - sacked 3 - lost 2 + retrans 2.
+    assert_eq!(counters(&s), (20, 3, 2, 2, 17));
+
+    // B: a duplicate block, a new one (9-10) and one running past snd_nxt
+    // (clipped to segment 19). Holes with >= 3 SACKed above: 4, 5 (above:
+    // 6, 9, 10, 19), 7, 8 (9, 10, 19); not 11..18 (only 19 above).
+    let out = recv_ack(&mut s, ms(11), 0, &[(6, 7), (9, 11), (19, 25)], 0);
+    assert_eq!(sacked(&s), [2, 3, 6, 9, 10, 19]);
+    assert_eq!(lost(&s), [0, 1, 4, 5, 7, 8]);
+    // in flight 20 - 6 - 6 + 2 = 10 = ssthresh: PRR sends nothing.
+    assert_eq!(sent(&out), []);
+    assert_eq!(s.tp.snd_cwnd, 10);
+    assert_eq!(counters(&s), (20, 6, 6, 2, 10));
+    assert_eq!(s.tp.snd_nxt, 20 * MSS, "nothing beyond snd_nxt was SACKed");
+
+    // C: the retransmissions of 0 and 1 arrive: cumulative ACK 4, with the
+    // old block 2-3 (SACKed already), a new block 12-13 and a duplicate.
+    // Hole 11 now has 12, 13, 19 above.
+    let out = recv_ack(&mut s, ms(20), 4, &[(2, 4), (12, 14), (6, 7)], 0);
+    assert_eq!(s.tp.snd_una, 4 * MSS);
+    assert_eq!(sacked(&s), [6, 9, 10, 12, 13, 19]);
+    assert_eq!(lost(&s), [4, 5, 7, 8, 11]);
+    // PRR: delivered 10 (3 + 3 + 2 cum + 2 SACK), in flight 16 - 6 - 5 = 5,
+    // delta 5 >= 0: sndcnt = min(5, max(10 - 2, 4)) = 5; cwnd 10. The lost
+    // holes go first, in order.
+    assert_eq!(sent(&out), [rtx(4), rtx(5), rtx(7), rtx(8), rtx(11)]);
+    assert_eq!(s.tp.snd_cwnd, 10);
+    assert_eq!(counters(&s), (16, 6, 5, 5, 10));
+
+    // D: a block below snd_una (a D-SACK, ignored), a block overlapping
+    // 12-13 (new: 14, 15), a duplicate. 16..18 have only 19 above: not lost.
+    let out = recv_ack(&mut s, ms(21), 4, &[(2, 3), (13, 16), (19, 20)], 0);
+    assert_eq!(sacked(&s), [6, 9, 10, 12, 13, 14, 15, 19]);
+    assert_eq!(lost(&s), [4, 5, 7, 8, 11]);
+    // PRR: delivered 12, in flight 16 - 8 - 5 + 5 = 8, delta 2:
+    // sndcnt = min(2, max(12 - 7, 2)) = 2.
+    // No lost segment is left to retransmit: new data.
+    assert_eq!(sent(&out), [new(20), new(21)]);
+    assert_eq!(s.tp.snd_cwnd, 10);
+    assert_eq!(counters(&s), (18, 8, 5, 5, 10));
+
+    // Every retransmission was a lost hole, each once.
+    assert_eq!(s.stats.retransmits, 7);
+    assert_eq!(s.stats.recoveries, 1);
+}
+
+#[test]
+fn test_established_sack_block_covering_half_a_segment_does_not_sack_it() {
+    let mut s = sender_established();
+    // Half of segment 3 and all of 5: only 5 is SACKed.
+    let mut p = ack_pkt(0, &[(5, 6)], 0);
+    p.sack[1] = SackBlock {
+        start: 3 * MSS,
+        end: 3 * MSS + MSS / 2,
+    };
+    p.n_sack = 2;
+    let mut out = Out::default();
+    s.on_ack(ms(10), &p, &mut out);
+    s.audit().unwrap();
+    assert_eq!(sacked(&s), [5]);
+    assert_eq!(lost(&s), Vec::<u64>::new());
+    assert_eq!(s.tp.ca_state, CaState::Disorder);
+}
+
+// ----------------------------------------------------------------------
+// SACK-based recovery (RFC 6675 + PRR, RFC 6937).
+// ----------------------------------------------------------------------
+
+#[test]
+fn test_established_sack_recovery_prr_and_exit() {
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, out) = sender_established_with(cfg(), cc);
+    assert_eq!(sent(&out).len(), 10);
+    take(&log);
+    // Segment 0 is lost; 1..9 arrive, each ACKed with a growing SACK block.
+    // Each row: SACK end, then (state, cwnd, what is sent). By the segment
+    // whose arrival the ACK reports:
+    // - 1, 2: Disorder; in flight drops by one, so a new segment goes out.
+    // - 3: 0 is lost (3 SACKed above): Recovery, ssthresh 10/2 = 5,
+    //   recovery point 12; PRR delta = 5 - 8 < 0: ceil(5·1/10) = 1 -> the
+    //   fast retransmit.
+    // - 4..8: PRR's proportional part, sndcnt = ceil(5·prr_delivered/10) -
+    //   prr_out = 0, 1, 0, 1, 0; 9: in flight has come down to ssthresh
+    //   (delta 0): nothing.
+    // - 10, 11 (the segments sent in Disorder): delta 1: one new segment each.
+    let expect = [
+        (2, CaState::Disorder, 10, vec![new(10)]),
+        (3, CaState::Disorder, 10, vec![new(11)]),
+        (4, CaState::Recovery, 9, vec![rtx(0)]),
+        (5, CaState::Recovery, 8, vec![]),
+        (6, CaState::Recovery, 8, vec![new(12)]),
+        (7, CaState::Recovery, 7, vec![]),
+        (8, CaState::Recovery, 7, vec![new(13)]),
+        (9, CaState::Recovery, 6, vec![]),
+        (10, CaState::Recovery, 5, vec![]),
+        (11, CaState::Recovery, 5, vec![new(14)]),
+        (12, CaState::Recovery, 5, vec![new(15)]),
+    ];
+    for (k, (end, state, cwnd, tx)) in expect.into_iter().enumerate() {
+        let out = recv_ack(&mut s, ms(100) + Dur::from_us(k as u64), 0, &[(1, end)], 0);
+        assert_eq!(
+            (s.tp.ca_state, s.tp.snd_cwnd, sent(&out)),
+            (state, cwnd, tx),
+            "ACK with SACK (1, {end})"
+        );
+        assert_eq!(lost(&s), if end >= 4 { vec![0] } else { vec![] });
+    }
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    assert_eq!(s.tp.in_flight(), 5);
+    assert_eq!(count(&take(&log), &Call::Ssthresh), 1);
+
+    // The retransmission arrives: cumulative ACK 12 = the recovery point.
+    let out = recv_ack(&mut s, ms(101), 12, &[], 0);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!(s.tp.snd_cwnd, 5, "cwnd = ssthresh on leaving Recovery");
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    // 12..15 outstanding, cwnd 5: one new segment.
+    assert_eq!(sent(&out), [new(16)]);
+    assert_eq!(counters(&s), (5, 0, 0, 0, 5));
+    assert_eq!(s.stats.recoveries, 1);
+    assert_eq!(s.stats.retransmits, 1);
+    assert_eq!(s.tp.delivered, 12);
+    assert_eq!(
+        take(&log),
+        [
+            Call::InAckEvent(EV),
+            Call::PktsAcked(1),
+            Call::CwndEvent(CaEvent::CompleteCwr),
+            Call::SetState {
+                from: CaState::Recovery,
+                to: CaState::Open
+            },
+            Call::CongAvoid(1),
+        ]
+    );
+}
+
+#[test]
+fn test_recovery_hook_order() {
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, _) = sender_established_with(cfg(), cc);
+    assert_eq!(take(&log), [Call::Init]);
+
+    // Segments 0 and 4 are lost. One ACK SACKs 1-3: 0 is lost at once.
+    recv_ack(&mut s, ms(10), 0, &[(1, 4)], 0);
+    assert_eq!(
+        take(&log),
+        [
+            Call::InAckEvent(EV),
+            Call::PktsAcked(3),
+            Call::Ssthresh,
+            Call::SetState {
+                from: CaState::Open,
+                to: CaState::Recovery
+            },
+        ]
+    );
+    // More SACKs while in Recovery (4 becomes lost at the third above it),
+    // then a partial ACK: no growth, no new reduction.
+    recv_ack(&mut s, ms(11), 0, &[(5, 6), (1, 4)], 0);
+    recv_ack(&mut s, ms(12), 0, &[(5, 7), (1, 4)], 0);
+    recv_ack(&mut s, ms(13), 0, &[(5, 8), (1, 4)], 0);
+    assert_eq!(lost(&s), [0, 4]);
+    recv_ack(&mut s, ms(14), 4, &[(5, 8)], 0);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(
+        take(&log),
+        [
+            Call::InAckEvent(EV),
+            Call::PktsAcked(1),
+            Call::InAckEvent(EV),
+            Call::PktsAcked(1),
+            Call::InAckEvent(EV),
+            Call::PktsAcked(1),
+            Call::InAckEvent(EV),
+            Call::PktsAcked(1),
+        ]
+    );
+    // The full ACK: 4 (retransmitted), 8, 9 and 10 are newly delivered.
+    recv_ack(&mut s, ms(15), 11, &[], 0);
+    assert_eq!(
+        take(&log),
+        [
+            Call::InAckEvent(EV),
+            Call::PktsAcked(4),
+            Call::CwndEvent(CaEvent::CompleteCwr),
+            Call::SetState {
+                from: CaState::Recovery,
+                to: CaState::Open
+            },
+            Call::CongAvoid(4),
+        ]
+    );
+}
+
+// ----------------------------------------------------------------------
+// NewReno without SACK (RFC 6582).
+// ----------------------------------------------------------------------
+
+#[test]
+fn test_established_newreno_dupacks_partial_ack_full_ack() {
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, out) = sender_established_with(
+        TcpConfig {
+            sack: false,
+            ..cfg()
+        },
+        cc,
+    );
+    assert_eq!(sent(&out).len(), 10);
+    take(&log);
+    let mut t = ms(100);
+    let mut dupack = |s: &mut Sender, una: u64| {
+        t += Dur::from_us(1);
+        recv_ack(s, t, una, &[], 0)
+    };
+    // Segments 0 and 5 are lost. Duplicate ACKs for 1 and 2: limited
+    // transmit-like, each lowers in flight by one and a new segment leaves.
+    assert_eq!(sent(&dupack(&mut s, 0)), [new(10)]);
+    assert_eq!(sent(&dupack(&mut s, 0)), [new(11)]);
+    assert_eq!(s.tp.ca_state, CaState::Disorder);
+    // The third: fast retransmit of the head, once.
+    assert_eq!(sent(&dupack(&mut s, 0)), [rtx(0)]);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    assert_eq!(lost(&s), [0]);
+    assert_eq!(count(&take(&log), &Call::Ssthresh), 1);
+    // Duplicate ACKs for 4, 6..11 (PRR as in the SACK case): no other
+    // retransmission, new data as PRR allows.
+    let mut tx = vec![];
+    for _ in 0..7 {
+        tx.extend(sent(&dupack(&mut s, 0)));
+    }
+    assert_eq!(tx, [new(12), new(13), new(14)]);
+    assert_eq!(s.tp.snd_cwnd, 5);
+    assert_eq!(s.tp.sacked_out, 10);
+
+    // The retransmission of 0 arrives: partial ACK 5. Segment 5 is
+    // retransmitted at once (then PRR's delta allows one new segment).
+    assert_eq!(sent(&dupack(&mut s, 5)), [rtx(5), new(15)]);
+    assert_eq!(lost(&s), [5]);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    // The duplicate ACKs of 1..4 are accounted for by this ACK (Linux
+    // tcp_remove_reno_sacks: one acked segment filled the hole).
+    assert_eq!(s.tp.sacked_out, 6);
+    // Duplicate ACKs for 12, 13, 14 (sent before the retransmission of 5).
+    for k in [16, 17, 18] {
+        assert_eq!(sent(&dupack(&mut s, 5)), [new(k)]);
+    }
+    // The retransmission of 5 arrives: full ACK 15 >= recovery point 12.
+    let out = dupack(&mut s, 15);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!(s.tp.snd_cwnd, s.tp.snd_ssthresh);
+    assert_eq!(s.tp.snd_cwnd, 5);
+    assert_eq!(sent(&out), [new(19)]);
+    assert_eq!(s.stats.retransmits, 2);
+    assert_eq!(s.stats.recoveries, 1);
+    assert_eq!(count(&take(&log), &Call::Ssthresh), 0);
+    // Segments 0..14 delivered, each counted once (duplicate ACKs count
+    // when they arrive, a cumulative ACK only what they did not cover).
+    assert_eq!(s.tp.delivered, 15);
+}
+
+#[test]
+fn test_established_newreno_delivered_counts_each_segment_once() {
+    let (mut s, _) = sender_established_with(
+        TcpConfig {
+            sack: false,
+            ..cfg()
+        },
+        reno(),
+    );
+    // Segment 0 lost: duplicate ACKs for 1..9 (9 segments delivered), then
+    // the retransmission: ACK 10 delivers exactly one more.
+    for k in 0..9 {
+        recv_ack(&mut s, ms(100) + Dur::from_us(k), 0, &[], 0);
+    }
+    assert_eq!(s.tp.delivered, 9);
+    recv_ack(&mut s, ms(101), 10, &[], 0);
+    assert_eq!(s.tp.delivered, 10);
+}
+
+// ----------------------------------------------------------------------
+// Retransmission timeout (RFC 6298; Linux tcp_enter_loss).
+// ----------------------------------------------------------------------
+
+#[test]
+fn test_established_rto_without_rtt_sample_fires_at_1s_and_backs_off() {
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, out) = sender_established_with(cfg(), cc);
+    // One RTO request, at the first transmission: initial RTO 1 s.
+    assert_eq!(out.timers, [(ms(1000), TimerKind::Rto)]);
+    assert_eq!(s.rtt.srtt(), None);
+    take(&log);
+
+    // First expiry: ssthresh 5, every segment lost, cwnd 1, the head
+    // retransmitted, the timer re-armed at t + 2·RTO.
+    let out = fire_rto(&mut s, ms(1000));
+    assert_eq!(sent(&out), [rtx(0)]);
+    assert_eq!(out.timers, [(ms(3000), TimerKind::Rto)]);
+    assert_eq!(s.tp.ca_state, CaState::Loss);
+    assert_eq!(s.tp.snd_cwnd, 1);
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    assert_eq!(lost(&s), (0..10).collect::<Vec<_>>());
+    assert_eq!(counters(&s), (10, 0, 10, 1, 1));
+    assert_eq!(s.stats.timeouts, 1);
+    assert_eq!((s.rtt.backoff(), s.rtt.rto()), (1, Dur::from_secs(2)));
+    assert_eq!(
+        take(&log),
+        [
+            Call::Ssthresh,
+            Call::CwndEvent(CaEvent::Loss),
+            Call::SetState {
+                from: CaState::Open,
+                to: CaState::Loss
+            },
+        ]
+    );
+
+    // Second and third: 4 s then 8 s later; no new ssthresh in Loss.
+    let out = fire_rto(&mut s, ms(3000));
+    assert_eq!(sent(&out), [rtx(0)]);
+    assert_eq!(out.timers, [(ms(7000), TimerKind::Rto)]);
+    let out = fire_rto(&mut s, ms(7000));
+    assert_eq!(sent(&out), [rtx(0)]);
+    assert_eq!(out.timers, [(ms(15000), TimerKind::Rto)]);
+    assert_eq!(s.stats.timeouts, 3);
+    assert_eq!(s.stats.retransmits, 3);
+    assert_eq!((s.rtt.backoff(), s.rtt.rto()), (3, Dur::from_secs(8)));
+    assert_eq!(s.tp.snd_cwnd, 1);
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    assert_eq!(counters(&s), (10, 0, 10, 1, 1));
+    assert_eq!(count(&take(&log), &Call::Ssthresh), 0);
+}
+
+#[test]
+fn test_established_rto_after_samples_is_srtt_plus_4_rttvar() {
+    let mut s = sender_established();
+    // ACK 2 at 100 ms: sample 100 ms, srtt 100, rttvar 50, RTO 300 ms,
+    // restarted from now (RFC 6298 §5.3): an earlier deadline, so a push.
+    let out = recv_ack(&mut s, ms(100), 2, &[], 0);
+    assert_eq!(s.rtt.srtt(), Some(Dur::from_ms(100)));
+    assert_eq!(s.rtt.rto(), Dur::from_ms(300));
+    assert_eq!(out.timers, [(ms(400), TimerKind::Rto)]);
+    // Slow start: cwnd 12, four new segments.
+    assert_eq!(sent(&out), [new(10), new(11), new(12), new(13)]);
+    // The stale event at 1 s (the first arming) does nothing.
+    assert_eq!(fire_rto(&mut s, ms(1000)).pkts.len(), 0);
+    assert_eq!(s.stats.timeouts, 0);
+    let out = fire_rto(&mut s, ms(400));
+    assert_eq!(sent(&out), [rtx(2)]);
+    assert_eq!(
+        out.timers,
+        [(ms(1000), TimerKind::Rto)],
+        "400 ms + 2·300 ms"
+    );
+    assert_eq!(lost(&s), (2..14).collect::<Vec<_>>());
+    assert_eq!(s.tp.snd_cwnd, 1);
+    assert_eq!(s.tp.snd_ssthresh, 6, "half of cwnd 12");
+    assert_eq!(s.stats.timeouts, 1);
+
+    // With a 10 ms RTT, srtt + 4·rttvar = 30 ms: the 200 ms minimum.
+    let mut s = sender_established();
+    let out = recv_ack(&mut s, ms(10), 1, &[], 0);
+    assert_eq!(s.rtt.rto(), Dur::from_ms(200));
+    assert_eq!(out.timers, [(ms(210), TimerKind::Rto)]);
+    let out = fire_rto(&mut s, ms(210));
+    assert_eq!(sent(&out), [rtx(1)]);
+    assert_eq!(out.timers, [(ms(610), TimerKind::Rto)]);
+}
+
+#[test]
+fn test_disorder_rto_marks_every_unsacked_segment_lost() {
+    let mut s = sender_established();
+    // SACK 5-6 (two segments: below DupThresh, nothing lost). The SACK gives
+    // a 50 ms sample (RTO 200 ms) but restarts no timer (no new cumulative
+    // ACK); two new segments leave.
+    let out = recv_ack(&mut s, ms(50), 0, &[(5, 7)], 0);
+    assert_eq!(sent(&out), [new(10), new(11)]);
+    assert_eq!(out.timers, []);
+    assert_eq!(s.tp.ca_state, CaState::Disorder);
+    assert_eq!(s.rtt.rto(), Dur::from_ms(200));
+
+    let out = fire_rto(&mut s, ms(1000));
+    assert_eq!(sacked(&s), [5, 6]);
+    assert_eq!(lost(&s), [0, 1, 2, 3, 4, 7, 8, 9, 10, 11]);
+    assert_eq!(s.tp.ca_state, CaState::Loss);
+    assert_eq!(s.tp.snd_cwnd, 1);
+    assert_eq!(sent(&out), [rtx(0)]);
+    assert_eq!(counters(&s), (12, 2, 10, 1, 1));
+    // 1 s, then 1 s + 2·200 ms, then + 4·200 ms.
+    assert_eq!(out.timers, [(ms(1400), TimerKind::Rto)]);
+    let out = fire_rto(&mut s, ms(1400));
+    assert_eq!(out.timers, [(ms(2200), TimerKind::Rto)]);
+    assert_eq!(sent(&out), [rtx(0)]);
+    assert_eq!(s.stats.timeouts, 2);
+}
+
+#[test]
+fn test_loss_acks_of_retransmissions_give_no_rtt_sample_until_fresh_data() {
+    let mut s = sender_established();
+    fire_rto(&mut s, ms(1000));
+    // The whole first window was lost: every ACK now covers only
+    // retransmitted segments (Karn: no sample, back-off kept). Slow start
+    // from cwnd 1 retransmits the rest.
+    let out = recv_ack(&mut s, ms(1100), 1, &[], 0);
+    assert_eq!(sent(&out), [rtx(1), rtx(2)]);
+    assert_eq!(
+        out.timers,
+        [],
+        "restarted at 1.1 s + 2 s: the 3 s event covers it"
+    );
+    let out = recv_ack(&mut s, ms(1200), 3, &[], 0);
+    assert_eq!(sent(&out), [rtx(3), rtx(4), rtx(5), rtx(6)]);
+    // cwnd 4 + 3 capped by ssthresh 5: the last lost ones, then new data.
+    let out = recv_ack(&mut s, ms(1300), 7, &[], 0);
+    assert_eq!(sent(&out), [rtx(7), rtx(8), rtx(9), new(10), new(11)]);
+    assert_eq!((s.rtt.srtt(), s.rtt.backoff()), (None, 1));
+    assert_eq!(s.tp.ca_state, CaState::Loss);
+    // snd_una reaches the point of the RTO: Loss ends.
+    let out = recv_ack(&mut s, ms(1400), 10, &[], 0);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!((s.rtt.srtt(), s.rtt.backoff()), (None, 1));
+    assert_eq!(s.tp.snd_cwnd, 6);
+    assert_eq!(sent(&out), [new(12), new(13), new(14), new(15)]);
+    // The first ACK of never-retransmitted data (10, 11, sent at 1.3 s):
+    // a 200 ms sample; the back-off is forgotten and the timer restarts
+    // with RTO = 200 + 4·100 = 600 ms.
+    let out = recv_ack(&mut s, ms(1500), 12, &[], 0);
+    assert_eq!(s.rtt.srtt(), Some(Dur::from_ms(200)));
+    assert_eq!(s.rtt.backoff(), 0);
+    assert_eq!(s.rtt.rto(), Dur::from_ms(600));
+    assert_eq!(out.timers, [(ms(2100), TimerKind::Rto)]);
+    assert_eq!(s.stats.timeouts, 1);
+    assert_eq!(s.stats.retransmits, 10);
+}
+
+#[test]
+fn test_loss_cumulative_ack_covering_a_retransmission_gives_no_rtt_sample() {
+    let mut s = sender_established();
+    assert_eq!(sent(&fire_rto(&mut s, ms(1000))), [rtx(0)]);
+    // Only segment 0 was lost; 1..9 arrived but their ACKs were lost. The
+    // ACK of the retransmission covers 1..9, never retransmitted, sent at
+    // t = 0: its timing is that of the retransmission (Linux
+    // FLAG_RETRANS_DATA_ACKED: no sample from such an ACK).
+    let out = recv_ack(&mut s, ms(1100), 10, &[], 0);
+    assert_eq!(s.rtt.srtt(), None, "no 1.1 s sample");
+    assert_eq!((s.rtt.backoff(), s.rtt.rto()), (1, Dur::from_secs(2)));
+    assert_eq!(out.timers, []);
+    assert_eq!(
+        s.rto_timer.deadline(),
+        Some(ms(3100)),
+        "backed-off RTO kept"
+    );
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    // The next ACK of fresh data samples: sent at 1.1 s, acked at 1.15 s.
+    assert_eq!(sent(&out)[0], new(10));
+    recv_ack(&mut s, ms(1150), 11, &[], 0);
+    assert_eq!(s.rtt.srtt(), Some(Dur::from_ms(50)));
+    assert_eq!(s.rtt.backoff(), 0);
+}
+
+// ----------------------------------------------------------------------
+// ECN at the sender (RFC 3168).
+// ----------------------------------------------------------------------
+
+/// Handshake with a receiver; returns the sender, the receiver and what the
+/// sender sent when the SYN-ACK arrived.
+fn sender_after_handshake(sender_ecn: bool, echo: EcnEcho) -> (Sender, Receiver, Out) {
+    let c = TcpConfig {
+        ecn: sender_ecn,
+        handshake: true,
+        tsq_bytes: 0,
+        ..Default::default()
+    };
+    let mut s = Sender::new(ep(), c.clone(), reno(), None, None);
+    let mut r = Receiver::new(ep(), &c, echo);
+    let mut out = Out::default();
+    s.start(Time::ZERO, &mut out);
+    assert_eq!(s.phase, Phase::SynSent);
+    assert_eq!(out.pkts.len(), 1);
+    let syn = out.pkts[0];
+    assert!(syn.has(flags::SYN) && !syn.has(flags::ACK));
+    assert_eq!(syn.payload_bytes, 0);
+    assert_eq!(syn.ecn, Ecn::NotEct);
+    assert_eq!(
+        (syn.has(flags::ECE), syn.has(flags::CWR)),
+        (sender_ecn, sender_ecn),
+        "ECN-setup SYN"
+    );
+    assert_eq!(out.timers, [(ms(1000), TimerKind::Rto)]);
+
+    let mut back = Out::default();
+    r.on_packet(ms(5), &syn, &mut back);
+    assert_eq!(back.pkts.len(), 1);
+    let mut out = Out::default();
+    s.on_ack(ms(10), &back.pkts[0], &mut out);
+    assert_eq!(s.phase, Phase::Established);
+    (s, r, out)
+}
+
+#[test]
+fn test_syn_sent_ecn_negotiation() {
+    let (s, r, out) = sender_after_handshake(true, EcnEcho::Classic);
+    assert!(s.tp.ecn_ok && r.ecn_ok());
+    assert_eq!(sent(&out), (0..10).map(new).collect::<Vec<_>>());
+    for p in &out.pkts {
+        assert_eq!(p.ecn, Ecn::Ect0, "data is ECT(0)");
+        assert_eq!(p.tcp_flags, flags::ACK, "no CWR before any ECE");
+    }
+    // The SYN-ACK gave a 10 ms sample: RTO 200 ms from 10 ms.
+    assert_eq!(s.rtt.srtt(), Some(Dur::from_ms(10)));
+    assert_eq!(out.timers, [(ms(210), TimerKind::Rto)]);
+
+    // The receiver does not do ECN: no ECE on the SYN-ACK, no ECT.
+    let (s, _, out) = sender_after_handshake(true, EcnEcho::Off);
+    assert!(!s.tp.ecn_ok);
+    assert!(out.pkts.iter().all(|p| p.ecn == Ecn::NotEct));
+    // The sender does not ask.
+    let (s, r, out) = sender_after_handshake(false, EcnEcho::Classic);
+    assert!(!s.tp.ecn_ok && !r.ecn_ok());
+    assert!(out.pkts.iter().all(|p| p.ecn == Ecn::NotEct));
+}
+
+#[test]
+fn test_established_ecn_retransmissions_are_not_ect_for_reno() {
+    // An ECN fixture: no handshake, ECN on both ends by configuration.
+    for needs_ecn in [false, true] {
+        let (cc, _) = Recorder::boxed(needs_ecn);
+        let (mut s, out) = sender_established_with(
+            TcpConfig {
+                ecn: !needs_ecn,
+                ..cfg()
+            },
+            cc,
+        );
+        assert!(s.tp.ecn_ok);
+        assert!(out.pkts.iter().all(|p| p.ecn == Ecn::Ect0));
+        let out = fire_rto(&mut s, ms(1000));
+        assert_eq!(sent(&out), [rtx(0)]);
+        // RFC 3168 §6.1.5: retransmissions are Not-ECT; a control that
+        // needs ECN (DCTCP) marks them ECT as Linux does.
+        let want = if needs_ecn { Ecn::Ect0 } else { Ecn::NotEct };
+        assert_eq!(out.pkts[0].ecn, want);
+        assert!(!out.pkts[0].has(flags::CWR), "CWR is for new data");
+        // The timeout reduced the window: the first new segment carries CWR.
+        // (The originals of 1..9 arrived: ACK 10 ends Loss; slow start
+        // 1 -> 5 = ssthresh, the 5 left over add one: cwnd 6.)
+        let out = recv_ack(&mut s, ms(1100), 10, &[], 0);
+        assert_eq!(sent(&out), (10..16).map(new).collect::<Vec<_>>());
+        assert!(out.pkts[0].has(flags::CWR) && out.pkts[0].ecn == Ecn::Ect0);
+        assert!(out.pkts[1..]
+            .iter()
+            .all(|p| !p.has(flags::CWR) && p.ecn == Ecn::Ect0));
+    }
+}
+
+#[test]
+fn test_established_ece_enters_cwr_once_per_window() {
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, _) = sender_established_with(TcpConfig { ecn: true, ..cfg() }, cc);
+    take(&log);
+    // ECE on the ACK of segment 0: CWR, ssthresh 5, recovery point 10.
+    // PRR: ceil(5·1/10) = 1 segment, which carries CWR.
+    let out = recv_ack(&mut s, ms(10), 1, &[], flags::ECE);
+    assert_eq!(
+        take(&log),
+        [
+            Call::InAckEvent(EV | ack_flags::ECE),
+            Call::PktsAcked(1),
+            Call::Ssthresh,
+            Call::SetState {
+                from: CaState::Open,
+                to: CaState::Cwr
+            },
+        ]
+    );
+    assert_eq!(s.tp.ca_state, CaState::Cwr);
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    assert_eq!(s.tp.snd_cwnd, 10);
+    assert_eq!(sent(&out), [new(10)]);
+    assert_eq!(out.pkts[0].tcp_flags, flags::ACK | flags::CWR);
+    assert_eq!(out.pkts[0].ecn, Ecn::Ect0);
+    // A second ECE in the same window: no new reduction; PRR holds (2 - 1 = 0).
+    let out = recv_ack(&mut s, ms(11), 2, &[], flags::ECE);
+    assert_eq!(sent(&out), []);
+    assert_eq!(s.tp.snd_cwnd, 9);
+    // Without ECE: PRR sends one (ceil(15/10) - 1), without CWR.
+    let out = recv_ack(&mut s, ms(12), 3, &[], 0);
+    assert_eq!(sent(&out), [new(11)]);
+    assert_eq!(out.pkts[0].tcp_flags, flags::ACK);
+    let log_now = take(&log);
+    assert_eq!(count(&log_now, &Call::Ssthresh), 0);
+    assert!(!log_now.iter().any(|c| matches!(c, Call::CongAvoid(_))));
+    assert_eq!(s.stats.ece_acks, 2);
+    assert_eq!(s.tp.delivered_ce, 2);
+}
+
+#[test]
+fn test_cwr_classic_echo_until_cwr_reduces_once() {
+    // End to end with a classic receiver ACKing every segment: one CE mark
+    // on segment 0. The receiver echoes ECE until it sees the CWR segment
+    // (10, sent after the reduction), so the ACK of exactly the recovery
+    // point (10) still carries ECE: it belongs to the same window (Linux
+    // holds CWR until snd_una passes high_seq).
+    let (cc, log) = Recorder::boxed(false);
+    let c = TcpConfig { ecn: true, ..cfg() };
+    let (mut s, out) = sender_established_with(c.clone(), cc);
+    let mut r = Receiver::new(
+        ep(),
+        &TcpConfig {
+            delayed_ack: false,
+            ..c
+        },
+        EcnEcho::Classic,
+    );
+    take(&log);
+    let mut wire: std::collections::VecDeque<Packet> = out.pkts.into();
+    wire[0].ecn = Ecn::Ce;
+    let mut t = ms(10);
+    let mut cwr_segs = vec![];
+    while let Some(d) = wire.pop_front() {
+        if d.seq > 10 * MSS {
+            break; // stop after the ACK of the CWR segment
+        }
+        if d.has(flags::CWR) {
+            cwr_segs.push(d.seq / MSS);
+        }
+        let mut acks = Out::default();
+        r.on_packet(t, &d, &mut acks);
+        for a in &acks.pkts {
+            t += Dur::from_us(1);
+            let out = recv_ack_pkt(&mut s, t, a);
+            wire.extend(out.pkts);
+        }
+    }
+    assert_eq!(cwr_segs, [10]);
+    assert_eq!(s.stats.ece_acks, 10, "ACKs 1..10 echoed");
+    assert_eq!(count(&take(&log), &Call::Ssthresh), 1);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!((s.tp.snd_cwnd, s.tp.snd_ssthresh), (5, 5));
+}
+
+#[test]
+fn test_cwr_loss_enters_recovery_without_second_reduction() {
+    // Linux tcp_enter_recovery: a reduction under way (CWR) continues as
+    // Recovery; ssthresh is not taken again in the same window (RFC 3168
+    // §6.1.2).
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, _) = sender_established_with(TcpConfig { ecn: true, ..cfg() }, cc);
+    take(&log);
+    // Segment 0 lost, segment 1 CE-marked.
+    let out = recv_ack(&mut s, ms(10), 0, &[(1, 2)], flags::ECE);
+    assert_eq!(s.tp.ca_state, CaState::Cwr);
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    assert_eq!(sent(&out), [new(10)]);
+    assert!(out.pkts[0].has(flags::CWR));
+    recv_ack(&mut s, ms(11), 0, &[(1, 3)], flags::ECE);
+    // The third SACKed segment: 0 is lost, Recovery.
+    let out = recv_ack(&mut s, ms(12), 0, &[(1, 4)], flags::ECE);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(sent(&out), [rtx(0)]);
+    assert_eq!(s.tp.snd_ssthresh, 5);
+    assert_eq!(
+        take(&log),
+        [
+            Call::InAckEvent(EV | ack_flags::ECE),
+            Call::PktsAcked(1),
+            Call::Ssthresh,
+            Call::SetState {
+                from: CaState::Open,
+                to: CaState::Cwr
+            },
+            Call::InAckEvent(EV | ack_flags::ECE),
+            Call::PktsAcked(1),
+            Call::InAckEvent(EV | ack_flags::ECE),
+            Call::PktsAcked(1),
+            Call::SetState {
+                from: CaState::Cwr,
+                to: CaState::Recovery
+            },
+        ]
+    );
+    assert_eq!(s.stats.recoveries, 1);
+    // The recovery point is still the CWR one (10): ACK 11 ends it.
+    recv_ack(&mut s, ms(13), 0, &[(1, 11)], 0);
+    recv_ack(&mut s, ms(14), 11, &[], 0);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!((s.tp.snd_cwnd, s.tp.snd_ssthresh), (5, 5));
+}
+
+/// Delivers an ACK packet as the receiver built it.
+#[track_caller]
+fn recv_ack_pkt(s: &mut Sender, now: Time, p: &Packet) -> Out {
+    let mut out = Out::default();
+    s.on_ack(now, p, &mut out);
+    if let Err(e) = s.audit() {
+        panic!("scoreboard audit after {p:?}: {e}");
+    }
+    out
+}
+
+// ----------------------------------------------------------------------
+// Handshake.
+// ----------------------------------------------------------------------
+
+#[test]
+fn test_syn_sent_rto_retransmits_syn_and_takes_no_sample() {
+    let c = TcpConfig {
+        tsq_bytes: 0,
+        ..Default::default()
+    };
+    let mut s = Sender::new(ep(), c, reno(), None, None);
+    let mut out = Out::default();
+    s.start(Time::ZERO, &mut out);
+    let out = fire_rto(&mut s, ms(1000));
+    assert_eq!(out.pkts.len(), 1);
+    assert!(out.pkts[0].has(flags::SYN));
+    assert_eq!(out.timers, [(ms(3000), TimerKind::Rto)]);
+    assert_eq!(s.stats.timeouts, 0, "a SYN timeout is not a data timeout");
+    let mut out = Out::default();
+    s.on_ack(ms(1050), &ack_pkt(0, &[], flags::SYN), &mut out);
+    assert_eq!(s.phase, Phase::Established);
+    assert_eq!(s.rtt.srtt(), None, "Karn: the SYN was retransmitted");
+    assert_eq!(sent(&out).len(), 10);
+    // The data's timer uses the backed-off RTO (2 s); the pending 3 s event
+    // will reschedule itself, so nothing is pushed.
+    assert_eq!(out.timers, []);
+    assert_eq!(s.rto_timer.deadline(), Some(ms(3050)));
+}
