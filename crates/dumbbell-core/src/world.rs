@@ -1074,6 +1074,7 @@ impl World {
                     c.bytes_delivered.push(t.receiver.rcv_nxt);
                     c.data_pkts.push(s.data_pkts_sent);
                     c.retx.push(s.retransmits);
+                    c.lost_retx.push(s.lost_retransmits);
                     c.timeouts.push(s.timeouts);
                     c.recoveries.push(s.recoveries);
                     c.ece.push(s.ece_acks);
@@ -1126,6 +1127,7 @@ impl World {
             .with("bytes_delivered", Column::U64(c.bytes_delivered))
             .with("data_pkts_sent", Column::U64(c.data_pkts))
             .with("retransmits", Column::U64(c.retx))
+            .with("lost_retransmits", Column::U64(c.lost_retx))
             .with("timeouts", Column::U64(c.timeouts))
             .with("recoveries", Column::U64(c.recoveries))
             .with("ece_acks", Column::U64(c.ece))
@@ -1215,6 +1217,7 @@ struct FlowsCols {
     bytes_delivered: Vec<u64>,
     data_pkts: Vec<u64>,
     retx: Vec<u64>,
+    lost_retx: Vec<u64>,
     timeouts: Vec<u64>,
     recoveries: Vec<u64>,
     ece: Vec<u64>,

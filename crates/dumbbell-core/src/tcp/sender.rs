@@ -29,9 +29,14 @@
 //!   reduction, and CWR is set on the next new data segment; CWR ends when
 //!   `snd_una` is beyond `high_seq` (Linux), so an ECE on the ACK of exactly
 //!   `high_seq` does not reduce again;
-//! - RTO (RFC 6298, Linux `tcp_enter_loss`): `ssthresh()` (unless already in
-//!   Loss), every un-SACKed segment marked lost, cwnd = 1, state Loss until
-//!   `high_seq` is acknowledged; the RTO backs off.
+//! - a retransmission is itself found lost when a segment sent after it is
+//!   delivered first (RACK's rule with no reordering window; our links never
+//!   reorder), and is sent again without waiting for the RTO;
+//! - RTO (RFC 6298, Linux `tcp_enter_loss`): `ssthresh()` unless a reduction
+//!   is under way whose recovery point is not yet acknowledged (so an RTO in
+//!   Recovery, CWR or Loss does not reduce twice), every un-SACKed segment
+//!   marked lost, cwnd = 1, state Loss until `high_seq` is acknowledged; the
+//!   RTO backs off.
 
 use super::rtt::RttEstimator;
 use super::{Endpoints, Out, TimerKind};
@@ -89,6 +94,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub recoveries: u64,
     pub ece_acks: u64,
+    /// Retransmissions found lost (a later segment was delivered first).
+    pub lost_retransmits: u64,
     pub completion: Option<Time>,
 }
 
@@ -112,6 +119,9 @@ pub struct Sender {
     sacked_below_hint: u32,
     retx_hint: usize,
     lost_frontier: usize,
+    /// Outstanding retransmissions as (seq, send time), oldest first, for
+    /// detecting lost retransmissions.
+    retx_queue: VecDeque<(u64, Time)>,
     // Reductions.
     high_seq: u64,
     prr_delivered: u32,
@@ -175,6 +185,7 @@ impl Sender {
             sacked_below_hint: 0,
             retx_hint: 0,
             lost_frontier: 0,
+            retx_queue: VecDeque::with_capacity(64),
             high_seq: 0,
             prr_delivered: 0,
             prr_out: 0,
@@ -316,6 +327,9 @@ impl Sender {
         let mut first_ackt: Option<Time> = None;
         let mut last_ackt: Option<Time> = None;
         let mut sack_rtt: Option<Time> = None;
+        // (send time, end seq) of the most recently sent segment this ACK
+        // delivered; at equal times the higher sequence was sent later (RACK).
+        let mut newest_delivered = (Time::ZERO, 0u64);
 
         // 1. SACK blocks: mark newly SACKed segments.
         if self.cfg.sack && p.n_sack > 0 {
@@ -337,6 +351,8 @@ impl Sender {
                     if self.mark_sacked(i, &mut rs) {
                         newly += 1;
                         let seg = self.segs[i];
+                        newest_delivered =
+                            newest_delivered.max((seg.sent, seg.seq + seg.len as u64));
                         if seg.bits & EVER_RETRANS == 0 {
                             sack_rtt = Some(sack_rtt.map_or(seg.sent, |t: Time| t.max(seg.sent)));
                         }
@@ -377,6 +393,7 @@ impl Sender {
                     self.tp.retrans_out -= 1;
                 }
                 self.tp.packets_out -= 1;
+                newest_delivered = newest_delivered.max((seg.sent, seg.seq + seg.len as u64));
                 self.segs.pop_front();
                 popped += 1;
             }
@@ -456,6 +473,7 @@ impl Sender {
 
         // 4. Loss marking and the recovery state machine.
         self.mark_lost_from_sacks();
+        self.mark_lost_retransmits(newest_delivered);
         self.recovery_state_machine(data_acked, ece);
         let newly_lost = (self.tp.lost - prior_lost) as u32;
 
@@ -543,6 +561,41 @@ impl Sender {
             }
             self.mark_lost(i);
             self.lost_hint += 1;
+        }
+    }
+
+    /// A retransmission is lost when a segment sent after it has been
+    /// delivered: links never reorder, so nothing else explains it (the idea
+    /// of Linux's `tcp_mark_lost_retrans` and of RACK, RFC 8985, with a zero
+    /// reordering window). Without this only the RTO would repair a lost
+    /// retransmission. Costs O(retransmissions resolved) per ACK.
+    fn mark_lost_retransmits(&mut self, newest_delivered: (Time, u64)) {
+        while let Some(&(seq, sent)) = self.retx_queue.front() {
+            if seq < self.tp.snd_una {
+                self.retx_queue.pop_front();
+                continue;
+            }
+            let i = self.seg_index(seq);
+            let seg = self.segs[i];
+            if seg.bits & RETRANS == 0 || seg.sent != sent {
+                // Delivered, already re-marked, or a stale entry of a segment
+                // retransmitted again since.
+                self.retx_queue.pop_front();
+                continue;
+            }
+            if (sent, seq + seg.len as u64) >= newest_delivered {
+                break;
+            }
+            self.retx_queue.pop_front();
+            self.segs[i].bits = (seg.bits & !RETRANS) | LOST;
+            self.tp.retrans_out -= 1;
+            if seg.bits & LOST == 0 {
+                self.tp.lost_out += 1;
+            }
+            self.tp.lost += 1;
+            self.stats.lost_retransmits += 1;
+            self.retx_hint = self.retx_hint.min(i);
+            self.lost_frontier = self.lost_frontier.max(i + 1);
         }
     }
 
@@ -778,7 +831,9 @@ impl Sender {
         }
         self.stats.timeouts += 1;
         self.sync_tp(now);
-        if self.tp.ca_state != CaState::Loss {
+        // Linux tcp_enter_loss: a new threshold only if no reduction is
+        // under way (Open/Disorder) or its recovery point has been acked.
+        if self.tp.ca_state <= CaState::Disorder || self.tp.snd_una >= self.high_seq {
             self.tp.prior_cwnd = self.tp.snd_cwnd;
             self.tp.snd_ssthresh = self.cc.ssthresh(&self.tp);
             self.cc.cwnd_event(&mut self.tp, CaEvent::Loss);
@@ -1002,7 +1057,9 @@ impl Sender {
         if retrans {
             self.tp.retrans_out += 1;
             self.stats.retransmits += 1;
+            self.retx_queue.push_back((seq, now));
         }
+        self.tp.lsndtime = now;
         if matches!(self.tp.ca_state, CaState::Cwr | CaState::Recovery) {
             self.prr_out += 1;
         }

@@ -1019,3 +1019,39 @@ fn test_syn_sent_rto_retransmits_syn_and_takes_no_sample() {
     assert_eq!(out.timers, []);
     assert_eq!(s.rto_timer.deadline(), Some(ms(3050)));
 }
+
+/// A lost retransmission is found when a segment sent after it is SACKed
+/// (links never reorder), and is sent again at once instead of waiting for
+/// the RTO; SACKs of segments sent before it prove nothing.
+#[test]
+fn test_recovery_lost_retransmission_is_detected_and_resent() {
+    let mut s = sender_established();
+    // Segment 0 is lost: SACKs for 1..4 mark it, recovery retransmits it.
+    let out = recv_ack(&mut s, ms(10), 0, &[(1, 4)], 0);
+    let first = sent(&out);
+    assert_eq!(first[0], rtx(0));
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    // SACKs of originals sent at t = 0, before the retransmission: no verdict.
+    let mut t = 10;
+    let mut later_new: Vec<u64> = first.iter().filter(|(_, r)| !r).map(|(i, _)| *i).collect();
+    for top in 5..=10 {
+        t += 1;
+        let out = recv_ack(&mut s, ms(t), 0, &[(1, top)], 0);
+        assert!(
+            !sent(&out).contains(&rtx(0)),
+            "segment 0 re-sent before any proof at SACK (1,{top})"
+        );
+        later_new.extend(sent(&out).iter().filter(|(_, r)| !r).map(|(i, _)| *i));
+        assert_eq!(s.stats.lost_retransmits, 0);
+    }
+    // A segment sent after the retransmission arrives: the retransmission is lost.
+    let n = *later_new
+        .first()
+        .expect("recovery sent new data after the retransmission");
+    t += 1;
+    let out = recv_ack(&mut s, ms(t), 0, &[(1, 10), (n, n + 1)], 0);
+    assert_eq!(s.stats.lost_retransmits, 1);
+    assert_eq!(sent(&out).first(), Some(&rtx(0)), "re-sent at once");
+    assert_eq!(s.stats.timeouts, 0);
+    assert_eq!(lost(&s), vec![0]);
+}
