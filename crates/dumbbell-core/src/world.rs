@@ -1075,6 +1075,7 @@ impl World {
                     c.data_pkts.push(s.data_pkts_sent);
                     c.retx.push(s.retransmits);
                     c.lost_retx.push(s.lost_retransmits);
+                    c.lost_retx.push(s.lost_retransmits);
                     c.timeouts.push(s.timeouts);
                     c.recoveries.push(s.recoveries);
                     c.ece.push(s.ece_acks);
@@ -1099,6 +1100,7 @@ impl World {
                     c.data_pkts.push(u.sent);
                     for v in [
                         &mut c.retx,
+                        &mut c.lost_retx,
                         &mut c.timeouts,
                         &mut c.recoveries,
                         &mut c.ece,
