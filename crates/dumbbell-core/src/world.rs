@@ -1075,7 +1075,6 @@ impl World {
                     c.data_pkts.push(s.data_pkts_sent);
                     c.retx.push(s.retransmits);
                     c.lost_retx.push(s.lost_retransmits);
-                    c.lost_retx.push(s.lost_retransmits);
                     c.timeouts.push(s.timeouts);
                     c.recoveries.push(s.recoveries);
                     c.ece.push(s.ece_acks);
