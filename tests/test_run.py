@@ -147,7 +147,7 @@ def test_core_config_errors_become_config_error():
     core["links"][0]["surprise"] = 1
     with pytest.raises(db.ConfigError) as info:
         run_config(core)
-    assert info.value.field == "config" and "surprise" in info.value.message
+    assert info.value.field == "links[0].surprise" and "surprise" in info.value.message
 
 
 def test_native_stub_matches_the_module():

@@ -366,6 +366,34 @@ impl std::error::Error for ConfigError {}
 
 impl RunConfig {
     pub fn from_json(s: &str) -> Result<RunConfig, ConfigError> {
-        serde_json::from_str(s).map_err(|e| ConfigError::new("config", e.to_string()))
+        let de = &mut serde_json::Deserializer::from_str(s);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path.is_empty() || path == "." {
+                "config".to_string()
+            } else {
+                path
+            };
+            ConfigError::new(field, e.into_inner().to_string())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_errors_name_the_field() {
+        let json = r#"{"seed": 1, "duration_ps": 10, "nodes": [{"name": "a", "kind": "host"}],
+                       "links": [{"a": "a", "b": "b", "rate_bps": -5, "delay_ps": 0}]}"#;
+        let e = RunConfig::from_json(json).unwrap_err();
+        assert_eq!(e.field, "links[0].rate_bps");
+        let e = RunConfig::from_json(r#"{"seed": 1, "duration_ps": 10, "nodes": [], "links": [],
+            "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b", "cc": {"kind": "vegas"}}]}"#)
+            .unwrap_err();
+        // Tagged enums are buffered by serde, so the path stops at the flow.
+        assert!(e.field.starts_with("flows[0]"), "{}", e.field);
+        assert!(e.message.contains("vegas"), "{}", e.message);
     }
 }
