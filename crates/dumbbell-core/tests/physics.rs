@@ -179,3 +179,41 @@ fn tsq_keeps_the_host_queue_short() {
         "without TSQ the host queue should hold the window: {without}"
     );
 }
+
+/// FNV-1a over every value of every table, in order: a fingerprint of a run.
+fn fingerprint(out: &dumbbell_core::world::RunOutput) -> u64 {
+    use dumbbell_core::trace::Column;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    for t in &out.tables {
+        eat(t.name.as_bytes());
+        for (name, col) in &t.columns {
+            eat(name.as_bytes());
+            match col {
+                Column::U64(v) => v.iter().for_each(|x| eat(&x.to_le_bytes())),
+                Column::I64(v) => v.iter().for_each(|x| eat(&x.to_le_bytes())),
+                Column::F64(v) => v.iter().for_each(|x| eat(&x.to_bits().to_le_bytes())),
+                Column::U32(v) => v.iter().for_each(|x| eat(&x.to_le_bytes())),
+                Column::Bool(v) => v.iter().for_each(|x| eat(&[*x as u8])),
+                Column::Str(v) => v.iter().for_each(|x| eat(x.as_bytes())),
+            }
+        }
+    }
+    h
+}
+
+/// Golden output: the reference scenario's tables hash to a fixed value on
+/// every machine. A deliberate model change updates the constant in the
+/// same commit, saying why; an accidental one fails here.
+#[test]
+fn reference_scenario_fingerprint_is_stable() {
+    let fp = fingerprint(&lossy_run(11));
+    assert_eq!(fp, GOLDEN, "reference fingerprint changed: {fp:#018x}");
+}
+
+const GOLDEN: u64 = 0xcea7_1e92_0438_cb3d;
