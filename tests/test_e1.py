@@ -26,9 +26,26 @@ def row(result, cc):
 def test_dctcp_queue_stays_near_k(e1):
     r = row(e1, "dctcp")
     assert r["k_pkts"] == 20
-    assert 10 <= r["queue_p50_pkts"] <= 35, r
-    assert r["queue_p95_pkts"] < 60, r
+    # The paper's hardware and Mininet-HiFi both kept it within ~2 packets of K.
+    assert 16 <= r["queue_p50_pkts"] <= 24, r
+    assert r["queue_p95_pkts"] < 30, r
     assert r["marked_pkts"] > 0
+    assert r["dropped_pkts"] == 0, "ECN marks, it never needs to drop"
+
+
+@pytest.fixture(scope="module")
+def e1_fast():
+    return dctcp_queue.run(scale="quick", seed=1, rates_bps=(1_000_000_000, 10_000_000_000))
+
+
+@pytest.mark.parametrize("rate", [1_000_000_000, 10_000_000_000])
+def test_dctcp_holds_k_and_the_link_at_high_rates(e1_fast, rate):
+    (d,) = [r for r in e1_fast.rows.iter_rows(named=True) if r["cc"] == "dctcp" and r["rate_bps"] == rate]
+    (t,) = [r for r in e1_fast.rows.iter_rows(named=True) if r["cc"] == "reno" and r["rate_bps"] == rate]
+    k = d["k_pkts"]
+    assert k - 6 <= d["queue_p50_pkts"] <= k + 4, d
+    assert d["utilization"] > 0.95 and t["utilization"] > 0.95, (d, t)
+    assert t["queue_p95_pkts"] > 4 * d["queue_p95_pkts"], (d, t)
 
 
 def test_reno_queue_fills_the_buffer(e1):
