@@ -192,17 +192,25 @@ fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
     ConfigError::new(field, msg)
 }
 
+/// `Err` naming `field` (built only on failure) unless `ok`.
+fn ensure(ok: bool, field: impl FnOnce() -> String, msg: &str) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(err(field(), msg))
+    }
+}
+
 fn build_qdisc(
     q: &QueueConfig,
     rate_bps: u64,
     field: &str,
 ) -> Result<Box<dyn crate::queue::QueueDisc>, ConfigError> {
-    if q.limit_pkts == Some(0) || q.limit_bytes == Some(0) {
-        return Err(err(
-            format!("{field}.limit"),
-            "a queue limit must be positive",
-        ));
-    }
+    ensure(
+        q.limit_pkts != Some(0) && q.limit_bytes != Some(0),
+        || format!("{field}.limit"),
+        "a queue limit must be positive",
+    )?;
     let limit = Limit {
         pkts: q.limit_pkts,
         bytes: q.limit_bytes,
@@ -228,24 +236,21 @@ fn build_qdisc(
             avpkt_bytes,
             bandwidth_bps,
         } => {
-            if !(*min_th >= 0.0 && max_th > min_th) {
-                return Err(err(
-                    format!("{field}.aqm.max_th"),
-                    "RED needs 0 <= min_th < max_th",
-                ));
-            }
-            if !(*max_p > 0.0 && *max_p <= 1.0) {
-                return Err(err(
-                    format!("{field}.aqm.max_p"),
-                    "RED max_p must be in (0, 1]",
-                ));
-            }
-            if *wlog == 0 || *wlog > 31 {
-                return Err(err(
-                    format!("{field}.aqm.wlog"),
-                    "RED wlog must be in 1..=31",
-                ));
-            }
+            ensure(
+                *min_th >= 0.0 && max_th > min_th,
+                || format!("{field}.aqm.max_th"),
+                "RED needs 0 <= min_th < max_th",
+            )?;
+            ensure(
+                *max_p > 0.0 && *max_p <= 1.0,
+                || format!("{field}.aqm.max_p"),
+                "RED max_p must be in (0, 1]",
+            )?;
+            ensure(
+                (1..=31).contains(wlog),
+                || format!("{field}.aqm.wlog"),
+                "RED wlog must be in 1..=31",
+            )?;
             Aqm::Red(Box::new(Red::new(RedParams {
                 min_th: *min_th,
                 max_th: *max_th,
@@ -285,12 +290,11 @@ fn build_qdisc(
             lower_pkts,
             at: m,
         } => {
-            if lower_pkts >= upper_pkts {
-                return Err(err(
-                    format!("{field}.aqm.lower_pkts"),
-                    "hysteresis needs lower (L_I) < upper (L_S)",
-                ));
-            }
+            ensure(
+                lower_pkts < upper_pkts,
+                || format!("{field}.aqm.lower_pkts"),
+                "hysteresis needs lower (L_I) < upper (L_S)",
+            )?;
             Aqm::Hysteresis(Hysteresis {
                 upper: Threshold::Pkts(*upper_pkts),
                 lower: Threshold::Pkts(*lower_pkts),
@@ -333,25 +337,22 @@ impl World {
             let f = format!("links[{li}]");
             let a = node(&l.a, format!("{f}.a"))?;
             let b = node(&l.b, format!("{f}.b"))?;
-            if a == b {
-                return Err(err(
-                    format!("{f}.b"),
-                    "a link must join two different nodes",
-                ));
-            }
-            if l.rate_bps == 0 {
-                return Err(err(
-                    format!("{f}.rate_bps"),
-                    "the link rate must be positive",
-                ));
-            }
+            ensure(
+                a != b,
+                || format!("{f}.b"),
+                "a link must join two different nodes",
+            )?;
+            ensure(
+                l.rate_bps > 0,
+                || format!("{f}.rate_bps"),
+                "the link rate must be positive",
+            )?;
             for (loss, name) in [(l.loss_ab, "loss_ab"), (l.loss_ba, "loss_ba")] {
-                if !(0.0..1.0).contains(&loss) {
-                    return Err(err(
-                        format!("{f}.{name}"),
-                        "a loss probability must be in [0, 1)",
-                    ));
-                }
+                ensure(
+                    (0.0..1.0).contains(&loss),
+                    || format!("{f}.{name}"),
+                    "a loss probability must be in [0, 1)",
+                )?;
             }
             for (from, to, loss, q, qname) in [
                 (a, b, l.loss_ab, &l.queue_ab, "queue_ab"),
@@ -417,12 +418,11 @@ impl World {
             let s = node(src, format!("{f}.src"))?;
             let d = node(dst, format!("{f}.dst"))?;
             for (id, field) in [(s, "src"), (d, "dst")] {
-                if node_kinds[id as usize] != NodeKind::Host {
-                    return Err(err(
-                        format!("{f}.{field}"),
-                        "flows start and end at hosts, not switches",
-                    ));
-                }
+                ensure(
+                    node_kinds[id as usize] == NodeKind::Host,
+                    || format!("{f}.{field}"),
+                    "flows start and end at hosts, not switches",
+                )?;
             }
             if s == d {
                 return Err(err(format!("{f}.dst"), "a flow needs two different hosts"));
@@ -433,12 +433,11 @@ impl World {
                     format!("no path from {src:?} to {dst:?}: the topology is disconnected"),
                 ));
             }
-            if stop_ps.is_some_and(|t| t <= start_ps) {
-                return Err(err(
-                    format!("{f}.stop_ps"),
-                    "a flow must stop after it starts",
-                ));
-            }
+            ensure(
+                stop_ps.map_or(true, |t| t > start_ps),
+                || format!("{f}.stop_ps"),
+                "a flow must stop after it starts",
+            )?;
             let ep = Endpoints {
                 flow: fi as u32,
                 src: s,
@@ -454,36 +453,31 @@ impl World {
                     tcp,
                     ..
                 } => {
-                    if tcp.mss_bytes == 0 {
-                        return Err(err(
-                            format!("{f}.tcp.mss_bytes"),
-                            "the MSS must be positive",
-                        ));
-                    }
-                    if tcp.init_cwnd_pkts == 0 {
-                        return Err(err(
-                            format!("{f}.tcp.init_cwnd_pkts"),
-                            "the initial window must be positive",
-                        ));
-                    }
-                    if tcp.rwnd_bytes < tcp.mss_bytes as u64 {
-                        return Err(err(
-                            format!("{f}.tcp.rwnd_bytes"),
-                            "the receive window must hold one MSS",
-                        ));
-                    }
-                    if tcp.dupthresh == 0 {
-                        return Err(err(
-                            format!("{f}.tcp.dupthresh"),
-                            "dupthresh must be positive",
-                        ));
-                    }
-                    if bytes == &Some(0) {
-                        return Err(err(
-                            format!("{f}.bytes"),
-                            "a transfer needs at least one byte",
-                        ));
-                    }
+                    ensure(
+                        tcp.mss_bytes > 0,
+                        || format!("{f}.tcp.mss_bytes"),
+                        "the MSS must be positive",
+                    )?;
+                    ensure(
+                        tcp.init_cwnd_pkts > 0,
+                        || format!("{f}.tcp.init_cwnd_pkts"),
+                        "the initial window must be positive",
+                    )?;
+                    ensure(
+                        tcp.rwnd_bytes >= tcp.mss_bytes as u64,
+                        || format!("{f}.tcp.rwnd_bytes"),
+                        "the receive window must hold one MSS",
+                    )?;
+                    ensure(
+                        tcp.dupthresh > 0,
+                        || format!("{f}.tcp.dupthresh"),
+                        "dupthresh must be positive",
+                    )?;
+                    ensure(
+                        *bytes != Some(0),
+                        || format!("{f}.bytes"),
+                        "a transfer needs at least one byte",
+                    )?;
                     let control = cc::make(ccc);
                     let name = control.name();
                     let echo = if control.needs_ecn() {
@@ -503,18 +497,16 @@ impl World {
                     payload_bytes,
                     ..
                 } => {
-                    if *rate_bps == 0 {
-                        return Err(err(
-                            format!("{f}.rate_bps"),
-                            "the UDP rate must be positive",
-                        ));
-                    }
-                    if *payload_bytes == 0 {
-                        return Err(err(
-                            format!("{f}.payload_bytes"),
-                            "the datagram payload must be positive",
-                        ));
-                    }
+                    ensure(
+                        *rate_bps > 0,
+                        || format!("{f}.rate_bps"),
+                        "the UDP rate must be positive",
+                    )?;
+                    ensure(
+                        *payload_bytes > 0,
+                        || format!("{f}.payload_bytes"),
+                        "the datagram payload must be positive",
+                    )?;
                     let u = UdpFlow {
                         start,
                         stop: stop_ps.map(Time::from_ps),
