@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from .analysis import time_weighted_cdf
 
-__all__ = ["queue_figure", "ccdf_figure"]
+__all__ = ["queue_figure", "ccdf_figure", "errorbar_figure"]
 
 
 def _new(rows: int, cols: int, size: tuple[float, float]) -> tuple[Figure, Any]:
@@ -111,6 +111,40 @@ def ccdf_figure(
     a.set_xlim(0, xmax * 1.05)
     a.set_xlabel(xlabel)
     a.set_ylabel("P(deviation > x)")
+    a.set_title(title, fontsize=10)
+    a.grid(alpha=0.3, which="both")
+    a.legend(fontsize=8)
+    p = Path(path)
+    fig.savefig(p, dpi=110)
+    return p
+
+
+def errorbar_figure(
+    series: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    path: str | Path,
+    logx: bool = False,
+    logy: bool = False,
+    reference: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> Path:
+    """One line per series, ``(x, mean, half-width)``, with error bars; and
+    optional ``reference`` curves ``(x, y)`` drawn dashed (models, the
+    paper's values)."""
+    fig, ax = _new(1, 1, (7.0, 4.5))
+    a = ax[0][0]
+    for label, (x, y, half) in series.items():
+        a.errorbar(x, y, yerr=half, marker="o", markersize=3.5, capsize=3, linewidth=1.2, label=label)
+    for label, (x, y) in (reference or {}).items():
+        a.plot(x, y, linestyle="--", linewidth=1.0, label=label)
+    if logx:
+        a.set_xscale("log")
+    if logy:
+        a.set_yscale("log")
+    a.set_xlabel(xlabel)
+    a.set_ylabel(ylabel)
     a.set_title(title, fontsize=10)
     a.grid(alpha=0.3, which="both")
     a.legend(fontsize=8)

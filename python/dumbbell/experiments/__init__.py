@@ -7,7 +7,12 @@ and ``report(result)`` (a human table, the paper's numbers beside ours).
 
 Registered so far:
 
-- ``dctcp-queue`` (E1, seed 002): :mod:`dumbbell.experiments.dctcp_queue`.
+- ``dctcp-queue`` (E1, seed 002): :mod:`dumbbell.experiments.dctcp_queue`;
+- ``lossy-cc`` (E3, seed 001): :mod:`dumbbell.experiments.lossy_cc`;
+- ``highspeed`` (E5, seed 004): :mod:`dumbbell.experiments.highspeed`.
+
+Experiments with many runs share :mod:`dumbbell.experiments.repeat`
+(parallel runs on local cores, repetitions, Student-t intervals).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ __all__ = ["EXPERIMENTS", "SCALES", "ExperimentResult", "get", "check_scale", "P
 
 EXPERIMENTS: dict[str, str] = {
     "dctcp-queue": "dumbbell.experiments.dctcp_queue",
+    "lossy-cc": "dumbbell.experiments.lossy_cc",
+    "highspeed": "dumbbell.experiments.highspeed",
 }
 """Experiment name → module."""
 

@@ -1,0 +1,546 @@
+"""E3 ``lossy-cc``: the Linear, Fractional and Expolinear controls against
+BBR, Cubic, Reno and Vegas under bandwidth, loss and delay (seed 001).
+
+Madeira and Mattos proposed three loss-based controls and measured them in
+KVM virtual machines: two clients (A, B), a Linux router shaping the link to
+a server with ``tc``/``netem``, iperf flows client → server, ten rounds per
+point, 99 % confidence intervals. The five parts, as dumbbell runs them:
+
+- ``bandwidth`` (Fig. 2b): one client alone, router–server rate swept up to
+  1 Gb/s, 20 s. The paper reports ≈ 96 % of the link for every control but
+  Vegas at one point.
+- ``loss`` (Fig. 3a, 3b): one client alone, 10 Gb/s router–server link with
+  random loss 1, 3, 5, 10, 20 %, 100 s; the Linear variants (fixed 10, 20,
+  50 % and adaptive reduction) and the final controls.
+- ``delay`` (Fig. 4a, 4b): 1 Gb/s, delay 5 to 500 ms added between router
+  and server, the Linear variants and the final controls.
+- ``loss-rtt`` (Fig. 5a, 5b): 1 Gb/s, RTT 20 and 100 ms, loss 1 to 20 %, 50 s.
+- ``cordiality`` (Tables 1, 2): clients A and B send at once, A with the
+  control of the table's column (Expolinear, Fractional, Linear), B with the
+  row's; ``x = a / b`` of their goodputs; the server runs BBR or Cubic.
+
+The network (``network``): clients ``a`` and ``b`` reach router ``r`` over
+10 Gb/s virtual links (25 µs, with up to 5 µs of per-packet host jitter,
+which makes the ten rounds independent realizations as the VMs' noise did;
+see E1 for why deterministic senders need it); ``r`` reaches server ``srv``
+at the swept rate. Delay, loss and the rate limit sit on ``r``–``srv``:
+loss on the data direction (netem on the router's egress toward the
+server), delay split evenly over both directions so that the round trip
+grows by the stated amount (``delay_ms`` and ``rtt_ms`` are both round-trip
+additions to the 0.1 ms base). The router's queue toward the server holds
+1000 packets (netem's default ``limit``). Hosts are Linux-like: 1500-byte
+packets (MSS 1448 with 52 bytes of TCP/IP headers and timestamps), SACK,
+delayed ACKs, and a receive window of 3 MiB: Ubuntu's default
+``tcp_rmem`` maximum is 6 MiB, of which about half is advertised. That
+window, not the controls, bounds every control's throughput once the RTT
+exceeds about 25 ms at 1 Gb/s, which is what the paper's Figure 4 shows (a
+fall with delay common to all controls).
+
+Goodput is iperf's: payload delivered in order over the flow's whole life
+(slow start included), per round; rows give the mean over rounds, the 99 %
+Student-t half-width and the number of rounds.
+
+Where dumbbell and the paper differ, and why:
+
+- The server's control cannot matter here: the data flow client → server,
+  and the server only returns ACKs, whose timing no congestion control
+  changes. dumbbell runs the cordiality table once per ``server_cc`` with
+  independent random draws; the paper's two tables differ by no more than
+  their noise but in the BBR and Vegas rows, where the spread is wide.
+- The testbed's virtual machines ran on one Core i3; at 10 Gb/s (part
+  ``loss``) they could not have moved 10 Gb/s, so the absolute values of the
+  paper's Figure 3 are CPU-bound where ours are bound by loss and window.
+  Compare orders and ratios there, not absolute rates.
+- The authors' kernel modules keep their state in globals shared by every
+  connection (seed 001's code, see ``cc/linear.rs``); dumbbell keeps it per
+  connection. In the cordiality runs the paper's two clients ran on
+  separate VMs, so each module had one connection and this does not matter.
+
+Paper-scale durations are the paper's (20, 100, 50 s; 20 s for the delay
+sweep and the cordiality runs, which the paper does not state). Quick scale
+keeps a few points per part, 2 rounds and short runs.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from ..scenario import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
+from . import ExperimentResult, Progress, check_scale
+from .repeat import Job, mean_ci, round_seed, run_jobs
+
+__all__ = ["NAME", "CC", "PAPER_TABLES", "network", "scenario", "run", "figures", "report"]
+
+NAME = "lossy-cc"
+SEED_FILE = "001_98a806f760699703.txt"
+LEVEL = 0.99
+
+CC: dict[str, dict[str, Any]] = {
+    "bbr": {"kind": "bbr"},
+    "cubic": {"kind": "cubic"},
+    "reno": {"kind": "reno"},
+    "vegas": {"kind": "vegas"},
+    "expolinear": {"kind": "expolinear"},
+    "fractional": {"kind": "fractional"},
+    "linear": {"kind": "linear"},
+    "linear-20": {"kind": "linear", "reduction_pct": 20},
+    "linear-50": {"kind": "linear", "reduction_pct": 50},
+    "linear-adaptive": {"kind": "linear", "adaptive": True},
+}
+"""Row label → congestion-control configuration. ``linear`` is the final
+Linear (fixed 10 % reduction); the other ``linear-*`` are its variants."""
+
+FINAL = ("bbr", "cubic", "reno", "vegas", "expolinear", "fractional", "linear")
+LINEAR_VARIANTS = ("linear", "linear-20", "linear-50", "linear-adaptive")
+PROPOSED = ("expolinear", "fractional", "linear")
+
+ACCESS_BPS = 10_000_000_000
+ACCESS_DELAY_S = 25e-6
+BASE_DELAY_S = 25e-6
+HOST_JITTER_S = 5e-6
+ROUTER_QUEUE_PKTS = 1000
+MSS_BYTES = 1448
+HEADER_BYTES = 52
+RWND_BYTES = 3 << 20
+
+POINTS: dict[str, dict[str, Any]] = {
+    "paper": {
+        "rounds": 10,
+        "bandwidth": {"rates_bps": (10e6, 100e6, 250e6, 500e6, 750e6, 1e9), "duration_s": 20.0},
+        "loss": {"losses": (0.01, 0.03, 0.05, 0.10, 0.20), "rate_bps": 10e9, "duration_s": 100.0},
+        "delay": {"delays_ms": (5, 10, 20, 50, 100, 200, 500), "rate_bps": 1e9, "duration_s": 20.0},
+        "loss-rtt": {"losses": (0.01, 0.03, 0.05, 0.10, 0.20), "rtts_ms": (20, 100), "rate_bps": 1e9, "duration_s": 50.0},
+        "cordiality": {"rate_bps": 1e9, "duration_s": 20.0, "servers": ("bbr", "cubic")},
+    },
+    "quick": {
+        "rounds": 2,
+        "bandwidth": {"rates_bps": (100e6, 1e9), "duration_s": 2.0},
+        "loss": {"losses": (0.01, 0.20), "rate_bps": 10e9, "duration_s": 1.0},
+        "delay": {"delays_ms": (5, 100), "rate_bps": 1e9, "duration_s": 4.0},
+        "loss-rtt": {"losses": (0.01, 0.20), "rtts_ms": (20, 100), "rate_bps": 1e9, "duration_s": 4.0},
+        "cordiality": {"rate_bps": 1e9, "duration_s": 2.0, "servers": ("cubic",)},
+    },
+}
+"""Per scale: rounds, and each part's swept values and run length."""
+
+PARTS = ("bandwidth", "loss", "delay", "loss-rtt", "cordiality")
+
+
+def network(rate_bps: float, rtt_add_s: float = 0.0, loss: float = 0.0, duration_s: float = 20.0, name: str = "e3") -> Scenario:
+    """Clients ``a``, ``b`` — router ``r`` — server ``srv``; see the module docs."""
+    one_way = BASE_DELAY_S + rtt_add_s / 2.0
+    nodes = [Node(name=n, kind="host") for n in ("a", "b", "srv")] + [Node(name="r", kind="switch")]
+    links = [
+        Link(a=h, b="r", rate_bps=ACCESS_BPS, delay_s=ACCESS_DELAY_S, jitter_s=HOST_JITTER_S,
+             queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS))
+        for h in ("a", "b")
+    ]
+    links.append(Link(a="r", b="srv", rate_bps=int(rate_bps), delay_s=one_way, loss_ab=loss,
+                      queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS)))
+    return Scenario(name=name, duration_s=duration_s, nodes=nodes, links=links)
+
+
+def _tcp() -> TcpOptions:
+    return TcpOptions(mss_bytes=MSS_BYTES, header_bytes=HEADER_BYTES, rwnd_bytes=RWND_BYTES)
+
+
+def scenario(
+    cc: str,
+    rate_bps: float,
+    *,
+    rtt_add_s: float = 0.0,
+    loss: float = 0.0,
+    duration_s: float = 20.0,
+    cc_b: str | None = None,
+) -> Scenario:
+    """One run: client ``a`` with ``cc`` alone, or with client ``b`` running
+    ``cc_b`` at the same time (cordiality)."""
+    s = network(rate_bps, rtt_add_s, loss, duration_s, name=f"e3-{cc}" + (f"-vs-{cc_b}" if cc_b else ""))
+    s.add_flow(TcpFlow(name="a", src="a", dst="srv", cc=CC[cc], tcp=_tcp()))
+    if cc_b is not None:
+        s.add_flow(TcpFlow(name="b", src="b", dst="srv", cc=CC[cc_b], tcp=_tcp()))
+    return s.validated()
+
+
+def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ...] | None) -> list[Job]:
+    cfg = POINTS[scale]
+    rounds = cfg["rounds"]
+    keep = (lambda c: True) if controls is None else (lambda c: c in controls)
+    jobs: list[Job] = []
+
+    def add(key: tuple, s_factory, part_index: int) -> None:
+        s = s_factory()
+        for r in range(rounds):
+            jobs.append(Job(key=(*key, r), scenario=s, seed=round_seed(seed, part_index * 1000 + r)))
+
+    if "bandwidth" in parts:
+        p = cfg["bandwidth"]
+        for i, rate in enumerate(p["rates_bps"]):
+            for cc in filter(keep, FINAL):
+                add(("bandwidth", cc, rate), lambda cc=cc, rate=rate: scenario(cc, rate, duration_s=p["duration_s"]), 10 + i)
+    if "loss" in parts:
+        p = cfg["loss"]
+        for i, loss in enumerate(p["losses"]):
+            for cc in filter(keep, FINAL + LINEAR_VARIANTS[1:]):
+                add(("loss", cc, loss), lambda cc=cc, loss=loss: scenario(cc, p["rate_bps"], loss=loss, duration_s=p["duration_s"]), 20 + i)
+    if "delay" in parts:
+        p = cfg["delay"]
+        for i, d in enumerate(p["delays_ms"]):
+            for cc in filter(keep, FINAL + LINEAR_VARIANTS[1:]):
+                add(("delay", cc, d), lambda cc=cc, d=d: scenario(cc, p["rate_bps"], rtt_add_s=d / 1e3, duration_s=p["duration_s"]), 40 + i)
+    if "loss-rtt" in parts:
+        p = cfg["loss-rtt"]
+        for j, rtt in enumerate(p["rtts_ms"]):
+            for i, loss in enumerate(p["losses"]):
+                for cc in filter(keep, FINAL):
+                    add(("loss-rtt", cc, (rtt, loss)),
+                        lambda cc=cc, rtt=rtt, loss=loss: scenario(cc, p["rate_bps"], rtt_add_s=rtt / 1e3, loss=loss, duration_s=p["duration_s"]),
+                        60 + 10 * j + i)
+    if "cordiality" in parts:
+        p = cfg["cordiality"]
+        for k, server in enumerate(p["servers"]):
+            for i, col in enumerate(PROPOSED):
+                for j, row in enumerate(FINAL):
+                    if keep(col) and keep(row):
+                        add(("cordiality", col, (row, server)),
+                            lambda col=col, row=row: scenario(col, p["rate_bps"], duration_s=p["duration_s"], cc_b=row),
+                            200 + 100 * k + 10 * i + j)
+    return jobs
+
+
+def _rows(scale: str, outcomes) -> pl.DataFrame:
+    cfg = POINTS[scale]
+    groups: dict[tuple, list] = defaultdict(list)
+    for o in outcomes:
+        groups[o.key[:-1]].append(o)
+    rows = []
+    for (part, cc, point), outs in groups.items():
+        base: dict[str, Any] = {
+            "part": part, "cc": cc, "rate_bps": None, "loss": None, "delay_ms": None, "rtt_ms": None,
+            "goodput_bps": None, "ci99_bps": None, "rounds": len(outs),
+            "cc_a": None, "cc_b": None, "server_cc": None, "x": None, "x_ci99": None, "goodput_b_bps": None,
+            "retransmits": float(sum(int(o.flows["retransmits"][0]) for o in outs)) / len(outs),
+            "timeouts": float(sum(int(o.flows["timeouts"][0]) for o in outs)) / len(outs),
+            "duration_s": cfg[part]["duration_s"],
+            "wall_s": sum(o.wall_s for o in outs),
+        }
+        if part == "bandwidth":
+            base["rate_bps"] = int(point)
+        elif part == "loss":
+            base.update(rate_bps=int(cfg["loss"]["rate_bps"]), loss=point)
+        elif part == "delay":
+            base.update(rate_bps=int(cfg["delay"]["rate_bps"]), delay_ms=float(point))
+        elif part == "loss-rtt":
+            base.update(rate_bps=int(cfg["loss-rtt"]["rate_bps"]), rtt_ms=float(point[0]), loss=point[1])
+        a = [o.goodput_bps("a") for o in outs]
+        base["goodput_bps"], base["ci99_bps"], _ = mean_ci(a, LEVEL)
+        if part == "cordiality":
+            row_cc, server = point
+            b = [o.goodput_bps("b") for o in outs]
+            x = [ga / gb if gb > 0 else math.inf for ga, gb in zip(a, b)]
+            base.update(rate_bps=int(cfg["cordiality"]["rate_bps"]), cc_a=cc, cc_b=row_cc, server_cc=server)
+            base["x"], base["x_ci99"], _ = mean_ci(x, LEVEL)
+            base["goodput_b_bps"] = mean_ci(b, LEVEL)[0]
+        rows.append(base)
+    schema = {
+        "part": pl.String, "cc": pl.String, "rate_bps": pl.Int64, "loss": pl.Float64, "delay_ms": pl.Float64,
+        "rtt_ms": pl.Float64, "goodput_bps": pl.Float64, "ci99_bps": pl.Float64, "rounds": pl.Int64,
+        "cc_a": pl.String, "cc_b": pl.String, "server_cc": pl.String, "x": pl.Float64, "x_ci99": pl.Float64,
+        "goodput_b_bps": pl.Float64, "retransmits": pl.Float64, "timeouts": pl.Float64,
+        "duration_s": pl.Float64, "wall_s": pl.Float64,
+    }
+    return pl.DataFrame(rows, schema=schema)
+
+
+# ---------------------------------------------------------------- the paper
+
+_T_COLS = ("expolinear", "fractional", "linear")
+_T_ROWS = ("bbr", "cubic", "reno", "vegas", "expolinear", "fractional", "linear")
+PAPER_TABLES: dict[str, list[list[tuple[float, float]]]] = {
+    # Table 1: server with BBR. Rows: BBR, Cubic, Reno, Vegas, Expolinear,
+    # Fractional, Linear; columns: Expolinear, Fractional, Linear. (x, ±)
+    "bbr": [
+        [(1.56, 0.302), (2.11, 0.030), (1.26, 0.166)],
+        [(1.02, 0.001), (0.96, 0.025), (1.02, 0.001)],
+        [(1.01, 0.001), (0.91, 0.024), (1.01, 0.013)],
+        [(21.02, 2.049), (36.75, 13.777), (20.74, 2.276)],
+        [(1.00, 0.009), (0.93, 0.017), (1.01, 0.000)],
+        [(1.02, 0.031), (1.07, 0.013), (1.13, 0.001)],
+        [(1.01, 0.001), (0.93, 0.015), (1.01, 0.001)],
+    ],
+    # Table 2: server with Cubic.
+    "cubic": [
+        [(1.16, 0.013), (2.13, 0.042), (1.17, 0.006)],
+        [(1.00, 0.009), (0.95, 0.025), (1.02, 0.011)],
+        [(1.01, 0.001), (0.93, 0.019), (1.01, 0.011)],
+        [(23.44, 5.212), (27.90, 5.365), (22.97, 3.560)],
+        [(1.01, 0.000), (0.92, 0.020), (1.01, 0.011)],
+        [(1.13, 0.002), (0.91, 0.034), (1.13, 0.001)],
+        [(1.01, 0.001), (0.91, 0.021), (1.00, 0.006)],
+    ],
+}
+"""Seed 001 Tables 1 and 2: cordiality x = a/b, a the column's control."""
+
+_SRC = "seed 001"
+
+
+def _claims() -> list[dict[str, Any]]:
+    """What the paper's text says, each as a ratio or a value we can compute."""
+    c = []
+
+    def claim(part, metric, point, relation, value, source, cc=None):
+        c.append({"part": part, "metric": metric, "cc": cc, "point": point, "relation": relation,
+                  "value": value, "source": f"{_SRC}, {source}"})
+
+    claim("bandwidth", "goodput / link rate", "rate_bps=1e9", "~", 0.96,
+          "Fig. 2b: every control uses about 96 % of the link", cc="each (min over controls)")
+    for loss in (0.01, 0.03, 0.05, 0.10, 0.20):
+        claim("loss", "linear / best other Linear variant", f"loss={loss}", ">=", 1.0,
+              "Fig. 3a: the fixed 10 % reduction adapts best to loss", cc="linear")
+    claim("loss", "linear-adaptive / linear-50", "mean over losses", "~", 1.0,
+          "Fig. 3a: the adaptive variant behaves like the fixed 50 % one", cc="linear-adaptive")
+    for loss in (0.01, 0.03, 0.05, 0.10):
+        claim("loss", "bbr / best other final control", f"loss={loss}", ">=", 1.0,
+              "Fig. 3b: BBR is the best below 20 % loss", cc="bbr")
+    for loss in (0.05, 0.10, 0.20):
+        claim("loss", "worst proposal / best of cubic, reno, vegas", f"loss={loss}", ">", 1.0,
+              "Fig. 3b: the proposals beat Cubic, Reno and Vegas above 3 % loss", cc="proposals")
+    for loss in (0.03, 0.05, 0.10):
+        claim("loss", "fractional / best other proposal", f"loss={loss}", ">=", 1.0,
+              "Fig. 3b: Fractional is the best proposal at 3, 5 and 10 % (overlapping Linear at 10 %)", cc="fractional")
+    claim("loss", "linear / bbr", "loss=0.2", "~", 1.0, "Fig. 3b: at 20 % loss Linear performs like BBR", cc="linear")
+    claim("delay", "goodput(500 ms) / goodput(5 ms), fractional / min of others", "delay_ms=5..500", "<=", 1.0,
+          "Fig. 4b: Fractional is the most affected by delay", cc="fractional")
+    for loss in (0.01, 0.03, 0.05):
+        claim("loss-rtt", "bbr / best other final control", f"rtt_ms=20, loss={loss}", ">=", 1.0,
+              "Fig. 5a: BBR is the best below 10 % loss at 20 ms", cc="bbr")
+    claim("loss-rtt", "expolinear / bbr", "rtt_ms=20, loss=0.2", ">", 10.0,
+          "Fig. 5a: at 20 % loss Expolinear exceeds BBR by more than an order of magnitude", cc="expolinear")
+    claim("loss-rtt", "fractional / best of cubic, reno, vegas", "rtt_ms=20, loss=0.2", ">", 1.0,
+          "Fig. 5a: Fractional is the worst proposal but still above Cubic, Reno and Vegas", cc="fractional")
+    for loss in (0.01, 0.03, 0.05, 0.10, 0.20):
+        claim("loss-rtt", "min(expolinear, linear) / best other final control", f"rtt_ms=100, loss={loss}", ">=", 1.0,
+              "Fig. 5b: Expolinear and Linear beat every other control at every loss rate at 100 ms",
+              cc="expolinear, linear")
+    for server, table in PAPER_TABLES.items():
+        for i, row in enumerate(_T_ROWS):
+            for j, col in enumerate(_T_COLS):
+                x, ci = table[i][j]
+                c.append({"part": "cordiality", "metric": "x", "cc": col, "cc_b": row, "server_cc": server,
+                          "point": f"cc_a={col}, cc_b={row}, server_cc={server}", "relation": "=", "value": x,
+                          "value_ci": ci, "source": f"{_SRC}, Table {1 if server == 'bbr' else 2}"})
+    return c
+
+
+def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
+    def g(part: str, cc: str, **where: Any) -> float | None:
+        f = rows.filter((pl.col("part") == part) & (pl.col("cc") == cc))
+        for k, v in where.items():
+            f = f.filter(pl.col(k) == v)
+        return float(f["goodput_bps"][0]) if f.height else None
+
+    def ratio(num: float | None, den: float | None) -> float | None:
+        if num is None or den is None or den <= 0:
+            return None
+        return num / den
+
+    def best(part: str, ccs, **where: Any) -> float | None:
+        vals = [v for v in (g(part, c, **where) for c in ccs) if v is not None]
+        return max(vals) if vals else None
+
+    def worst(part: str, ccs, **where: Any) -> float | None:
+        vals = [g(part, c, **where) for c in ccs]
+        return None if any(v is None for v in vals) or not vals else min(vals)
+
+    out = []
+    for c in _claims():
+        ours = None
+        ours_ci = None
+        part, metric, point = c["part"], c["metric"], c["point"]
+        kv = dict(p.split("=") for p in point.split(", ")) if "=" in point and ".." not in point else {}
+        loss = float(kv["loss"]) if "loss" in kv else None
+        if part == "bandwidth":
+            vals = rows.filter((pl.col("part") == "bandwidth") & (pl.col("rate_bps") == 1_000_000_000))
+            if vals.height:
+                ours = float((vals["goodput_bps"] / vals["rate_bps"]).min())
+        elif part == "loss" and metric.startswith("linear / best other"):
+            ours = ratio(g("loss", "linear", loss=loss), best("loss", LINEAR_VARIANTS[1:], loss=loss))
+        elif part == "loss" and metric.startswith("linear-adaptive"):
+            a = rows.filter((pl.col("part") == "loss") & (pl.col("cc") == "linear-adaptive"))["goodput_bps"].mean()
+            b = rows.filter((pl.col("part") == "loss") & (pl.col("cc") == "linear-50"))["goodput_bps"].mean()
+            ours = ratio(a, b)  # type: ignore[arg-type]
+        elif part == "loss" and metric.startswith("bbr"):
+            ours = ratio(g("loss", "bbr", loss=loss), best("loss", [x for x in FINAL if x != "bbr"], loss=loss))
+        elif part == "loss" and metric.startswith("worst proposal"):
+            ours = ratio(worst("loss", PROPOSED, loss=loss), best("loss", ("cubic", "reno", "vegas"), loss=loss))
+        elif part == "loss" and metric.startswith("fractional"):
+            ours = ratio(g("loss", "fractional", loss=loss), best("loss", ("expolinear", "linear"), loss=loss))
+        elif part == "loss" and metric == "linear / bbr":
+            ours = ratio(g("loss", "linear", loss=loss), g("loss", "bbr", loss=loss))
+        elif part == "delay":
+            d = rows.filter(pl.col("part") == "delay")
+            if d.height:
+                lo, hi = d["delay_ms"].min(), d["delay_ms"].max()
+                keep = {}
+                for cc in FINAL:
+                    a, b = g("delay", cc, delay_ms=hi), g("delay", cc, delay_ms=lo)
+                    if a is not None and b:
+                        keep[cc] = a / b
+                if "fractional" in keep and len(keep) > 1:
+                    ours = keep["fractional"] / min(v for k, v in keep.items() if k != "fractional")
+        elif part == "loss-rtt":
+            rtt = float(kv["rtt_ms"])
+            w = {"rtt_ms": rtt, "loss": loss}
+            if metric.startswith("bbr"):
+                ours = ratio(g(part, "bbr", **w), best(part, [x for x in FINAL if x != "bbr"], **w))
+            elif metric == "expolinear / bbr":
+                ours = ratio(g(part, "expolinear", **w), g(part, "bbr", **w))
+            elif metric.startswith("fractional"):
+                ours = ratio(g(part, "fractional", **w), best(part, ("cubic", "reno", "vegas"), **w))
+            else:
+                ours = ratio(worst(part, ("expolinear", "linear"), **w),
+                             best(part, ("bbr", "cubic", "reno", "vegas", "fractional"), **w))
+        elif part == "cordiality":
+            f = rows.filter((pl.col("part") == "cordiality") & (pl.col("cc_a") == c["cc"])
+                            & (pl.col("cc_b") == c["cc_b"]) & (pl.col("server_cc") == c["server_cc"]))
+            if f.height:
+                ours, ours_ci = float(f["x"][0]), f["x_ci99"][0]
+        out.append({**{"cc_b": None, "server_cc": None, "value_ci": None}, **c, "ours": ours, "ours_ci": ours_ci})
+    schema = {"part": pl.String, "metric": pl.String, "cc": pl.String, "cc_b": pl.String, "server_cc": pl.String,
+              "point": pl.String, "relation": pl.String, "value": pl.Float64, "value_ci": pl.Float64,
+              "ours": pl.Float64, "ours_ci": pl.Float64, "source": pl.String}
+    return pl.DataFrame(out, schema=schema).select(list(schema))
+
+
+def run(
+    scale: str = "quick",
+    seed: int = 1,
+    progress: Progress | None = None,
+    *,
+    parts: tuple[str, ...] = PARTS,
+    controls: tuple[str, ...] | None = None,
+    workers: int | None = None,
+) -> ExperimentResult:
+    """Runs the chosen ``parts`` (default all) for the chosen ``controls``
+    (default all) on ``workers`` local cores, and measures them."""
+    check_scale(scale)
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        raise ValueError(f"unknown parts {unknown} (known: {', '.join(PARTS)})")
+    jobs = _jobs(scale, seed, parts, controls)
+    t0 = time.perf_counter()
+    outcomes = run_jobs(jobs, workers=workers, progress=progress, label=NAME)
+    rows = _rows(scale, outcomes)
+    if progress:
+        pkts = sum(int(o.summary["data_packets_sent"]) for o in outcomes)
+        progress(f"{NAME}: {len(jobs)} runs, {pkts / 1e6:.1f} M data packets in {time.perf_counter() - t0:.1f} s wall")
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows, paper=_paper_frame(rows))
+
+
+# ---------------------------------------------------------------- figures and report
+
+_LABEL = {"bbr": "BBR", "cubic": "Cubic", "reno": "Reno", "vegas": "Vegas", "expolinear": "Expolinear",
+          "fractional": "Fractional", "linear": "Linear (10 %)", "linear-20": "Linear 20 %",
+          "linear-50": "Linear 50 %", "linear-adaptive": "Linear adaptive"}
+
+
+def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
+    """Figures like seed 001's 2b, 3a, 3b, 4a, 4b, 5a and 5b: mean goodput
+    with 99 % intervals against the swept value, one line per control."""
+    from .. import plots
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = result.rows
+    specs = [
+        ("fig2b_bandwidth.png", "bandwidth", FINAL, "rate_bps", {}, "link rate (Mb/s)", 1e-6, "Fig. 2b: goodput vs link rate"),
+        ("fig3a_loss_linear.png", "loss", LINEAR_VARIANTS, "loss", {}, "loss (%)", 100.0, "Fig. 3a: Linear variants vs loss, 10 Gb/s"),
+        ("fig3b_loss.png", "loss", FINAL, "loss", {}, "loss (%)", 100.0, "Fig. 3b: controls vs loss, 10 Gb/s"),
+        ("fig4a_delay_linear.png", "delay", LINEAR_VARIANTS, "delay_ms", {}, "added RTT (ms)", 1.0, "Fig. 4a: Linear variants vs delay, 1 Gb/s"),
+        ("fig4b_delay.png", "delay", FINAL, "delay_ms", {}, "added RTT (ms)", 1.0, "Fig. 4b: controls vs delay, 1 Gb/s"),
+        ("fig5a_loss_rtt20.png", "loss-rtt", FINAL, "loss", {"rtt_ms": 20.0}, "loss (%)", 100.0, "Fig. 5a: controls vs loss, RTT 20 ms"),
+        ("fig5b_loss_rtt100.png", "loss-rtt", FINAL, "loss", {"rtt_ms": 100.0}, "loss (%)", 100.0, "Fig. 5b: controls vs loss, RTT 100 ms"),
+    ]
+    paths = []
+    for fname, part, ccs, xcol, where, xlabel, xscale, title in specs:
+        f = rows.filter(pl.col("part") == part)
+        for k, v in where.items():
+            f = f.filter(pl.col(k) == v)
+        if f.height == 0:
+            continue
+        series = {}
+        for cc in ccs:
+            g = f.filter(pl.col("cc") == cc).sort(xcol)
+            if g.height:
+                series[_LABEL[cc]] = (g[xcol].to_numpy() * xscale, g["goodput_bps"].to_numpy() / 1e6,
+                                      g["ci99_bps"].fill_null(0.0).fill_nan(0.0).to_numpy() / 1e6)
+        if not series:
+            continue
+        p = out / fname
+        plots.errorbar_figure(series, title=f"{title} ({result.scale} scale)", xlabel=xlabel,
+                              ylabel="goodput (Mb/s), mean ± 99 % CI", path=p,
+                              logx=part in ("delay",), logy=part in ("loss", "loss-rtt", "delay"))
+        paths.append(p)
+    return paths
+
+
+def _mbps(v: Any) -> str:
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v / 1e6:.1f}"
+
+
+def report(result: ExperimentResult) -> str:
+    """Plain-text tables: each part's means ± 99 % CI, the cordiality tables
+    beside the paper's, and the paper's claims with our ratios."""
+    rows = result.rows
+    lines = [f"E3 {NAME} (seed 001): scale {result.scale}, seed {result.seed}; goodput in Mb/s, mean ± 99 % CI"]
+    for part, xcol, fmt in (("bandwidth", "rate_bps", lambda v: f"{v / 1e6:g}M"), ("loss", "loss", lambda v: f"{v:.0%}"),
+                            ("delay", "delay_ms", lambda v: f"{v:g}ms"), ("loss-rtt", None, None)):
+        f = rows.filter(pl.col("part") == part)
+        if f.height == 0:
+            continue
+        if part == "loss-rtt":
+            f = f.with_columns((pl.col("rtt_ms").cast(pl.Int64).cast(pl.String) + "ms/"
+                                + (pl.col("loss") * 100).round(0).cast(pl.Int64).cast(pl.String) + "%").alias("pt"))
+        else:
+            f = f.with_columns(pl.col(xcol).map_elements(fmt, return_dtype=pl.String).alias("pt"))
+        pts = list(dict.fromkeys(f.sort(["rtt_ms", "loss"] if part == "loss-rtt" else xcol)["pt"].to_list()))
+        ccs = [c for c in CC if c in set(f["cc"].to_list())]
+        lines.append("")
+        lines.append(f"[{part}]")
+        table = [["cc", *pts]]
+        for cc in ccs:
+            cells = [cc]
+            for pt in pts:
+                r = f.filter((pl.col("cc") == cc) & (pl.col("pt") == pt))
+                cells.append(f"{_mbps(r['goodput_bps'][0])}±{_mbps(r['ci99_bps'][0])}" if r.height else "-")
+            table.append(cells)
+        widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+        lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table]
+    cord = rows.filter(pl.col("part") == "cordiality")
+    for server in dict.fromkeys(cord["server_cc"].to_list()):
+        lines.append("")
+        lines.append(f"[cordiality] x = a/b, server {server}: ours (paper)")
+        table = [["b \\ a", *_T_COLS]]
+        for i, rb in enumerate(_T_ROWS):
+            cells = [rb]
+            for j, ca in enumerate(_T_COLS):
+                r = cord.filter((pl.col("cc_a") == ca) & (pl.col("cc_b") == rb) & (pl.col("server_cc") == server))
+                ours = f"{r['x'][0]:.2f}" if r.height and r["x"][0] is not None else "-"
+                px, pci = PAPER_TABLES[server][i][j] if server in PAPER_TABLES else (float("nan"), 0)
+                cells.append(f"{ours} ({px:.2f}±{pci:.2f})")
+            table.append(cells)
+        widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+        lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table]
+    lines.append("")
+    lines.append("The paper's claims beside ours:")
+    claims = result.paper.filter(pl.col("part") != "cordiality")
+    for c in claims.iter_rows(named=True):
+        ours = "-" if c["ours"] is None else f"{c['ours']:.3g}"
+        lines.append(f"  [{c['part']}] {c['metric']} at {c['point']}: paper {c['relation']} {c['value']:g}, ours {ours}  ({c['source']})")
+    return "\n".join(lines)
