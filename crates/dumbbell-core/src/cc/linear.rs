@@ -141,7 +141,7 @@ mod tests {
         let before = d.tp.snd_cwnd;
         assert_eq!(d.ack_lost(40, 7, 0), before + 128000);
         // The time unit is the whole millisecond: 40.999 ms is t = 40.
-        d.tp.now = d.tp.now + crate::sim::Dur::from_us(999);
+        d.tp.now += crate::sim::Dur::from_us(999);
         let ack = d.tp.snd_una;
         d.cc.cong_control(
             &mut d.tp,
