@@ -32,7 +32,7 @@ fn assert_conserved(out: &RunOutput, what: &str) {
 /// Seed 001 §5 (Fig. 3b, 5): under random loss the three controls deliver
 /// several times Reno's goodput. Reno follows Mathis (about 10 Mb/s here);
 /// the new controls recover on a time scale of milliseconds, not RTTs, and
-/// cut by 10–20 % rather than 50 %. Measured (seed 1): Reno 10.4 Mb/s,
+/// cut by 10–20 % rather than 50 %. Measured (seed 1): Reno 10.3 Mb/s,
 /// Linear 81 Mb/s, Fractional 45 Mb/s, Expolinear 63 Mb/s. We ask for at
 /// least twice Reno: a clear win, with room for the seed and for changes
 /// in the stack, not the exact factor.

@@ -219,6 +219,7 @@ mod tests {
         assert_eq!(d.tp.snd_cwnd, 1018);
         d.loss(0, 2);
         // lost 2, sent 18 + 2 = 20: R = 15 + 35·0.1 = 18.5 %.
+        assert_eq!(d.var("window_loss_ratio"), 2.0 / 20.0);
         assert_eq!(d.var("reduction_pct"), 18.5);
         assert_eq!(d.tp.snd_cwnd, 1018 * 815 / 1000); // ⌊829.67⌋ = 829
         assert_eq!(d.tp.snd_cwnd, 829);

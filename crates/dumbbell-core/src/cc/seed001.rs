@@ -14,13 +14,10 @@
 //! # The phases
 //!
 //! ```text
-//!            loss (gated)                          cwnd ≥ threshold
-//!  SLOW START ───────────► RECOVERY ◄──────┐  RECOVERY ─────────────► (cwnd < ssthresh ?
-//!  cwnd += max(α·t³, min)  J = law.recover │                            SLOW START : AVOIDANCE)
-//!        ▲                      ▲          │ loss (gated)
-//!        │ ssthresh hook        │          │
-//!        │ (Linear, Expo.)   AVOIDANCE ────┘
-//!        └───────────────── J = law.avoid
+//!   SLOW START ────── loss ──────► RECOVERY ── cwnd ≥ threshold ──► SLOW START if cwnd < ssthresh,
+//!   J += max(α·t³, min)            J = law.recover                  else AVOIDANCE
+//!                                   ▲        ▲
+//!   ssthresh hook (Linear, Expo.) ──┘        └──── loss ────── AVOIDANCE, J = law.avoid
 //! ```
 //!
 //! Per ACK, in `cong_control`, exactly as the modules:
@@ -62,11 +59,11 @@
 //!   Expolinear the hook has just set the recovery point to `snd_nxt`, the
 //!   gate is closed and that ACK does not reduce. The next delivering ACK
 //!   sets cwnd to the recovery window built on the *stored* b_r, that of the
-//!   last reduction made in `cong_control` (or [`initial_base_pkts`], 1, if
-//!   there was none, which restarts the window from 2 packets). An isolated
-//!   loss therefore moves the window back to b_r rather than cutting it by
-//!   the reduction percentage; a reduction proper happens when a later ACK
-//!   reports more losses after new data was sent.
+//!   last reduction made in `cong_control`, or [`initial_base_pkts`] (1) if
+//!   there was none: Linear then restarts from 1 + t, Expolinear holds 2 to
+//!   3 packets. An isolated loss therefore moves the window back to b_r
+//!   rather than cutting it by the reduction percentage; a reduction proper
+//!   happens when a later ACK reports more losses after new data was sent.
 //! - After an RTO the stack sets cwnd to in-flight + 1 after the hook, and
 //!   the next delivering ACK sets it from b_r in recovery (Linear,
 //!   Expolinear).
@@ -113,14 +110,25 @@
 //! For Linear's adaptive reduction (paper eq. 3) the state counts, from the
 //! rate samples, packets *lost* (`rs.losses`) and packets *sent*, taken as
 //! the packets whose fate the ACKs revealed: delivered (`rs.acked_sacked`)
-//! plus lost. A window is a round of data: it starts on the first ACK at
-//! which `snd_una` has reached the `snd_nxt` recorded at the start of the
-//! previous one (DCTCP's observation window). The ratio lost/sent is taken
+//! plus lost. A window is a round of data: the first starts at `init`, and
+//! each next one on the first ACK at which `snd_una` has reached the
+//! `snd_nxt` recorded when the previous one started (DCTCP's observation
+//! window); that ACK is counted in the new window. The ratio lost/sent is taken
 //! over the current window, up to and including the ACK being processed, and
 //! the previous complete window, so that it always covers at least one full
 //! round (a loss reported on the first ACK of a round would otherwise weigh
 //! as a third or a half of the packets). Packets marked lost by the RTO
 //! itself are in no rate sample (as in Linux) and are not counted.
+//!
+//! # Traced variables
+//!
+//! `phase` (0 slow start, 1 recovery, 2 congestion avoidance, as of the
+//! last hook call), `threshold_pkts`, `base_pkts` (b_r), `t_origin_s` (the
+//! time origin, seconds of simulated time), `recovery_point` (bytes),
+//! `window_loss_ratio` (lost/sent over the counting window above), and each
+//! law's own: Linear `reduction_pct` (R of the last reduction), Fractional
+//! `delta_pkts` and `gamma_idx` (Δ_r, the index of the next γ_r),
+//! Expolinear `delta_pkts`.
 //!
 //! [`initial_base_pkts`]: crate::config::LinearParams::initial_base_pkts
 
@@ -343,6 +351,15 @@ impl<L: Law> CongestionControl for Seed001<L> {
         out("base_pkts", st.base_pkts as f64);
         out("t_origin_s", st.origin.secs_f64());
         out("recovery_point", st.recovery_point as f64);
+        let (lost, sent) = st.window_counts();
+        out(
+            "window_loss_ratio",
+            if sent == 0 {
+                0.0
+            } else {
+                lost as f64 / sent as f64
+            },
+        );
         self.law.trace_vars(out);
     }
 }
