@@ -78,6 +78,9 @@ __all__ = [
     "Reno",
     "Cubic",
     "Dctcp",
+    "Linear",
+    "Fractional",
+    "Expolinear",
     "CcConfig",
     "TcpOptions",
     "TcpFlow",
@@ -407,7 +410,89 @@ class Dctcp(_Model):
         return {"kind": "dctcp", **_drop_none(self.model_dump(exclude={"kind"}))}
 
 
-CONTROLS = ("reno", "cubic", "dctcp")
+# ---- Seed 001 (Madeira and Mattos): Linear, Fractional, Expolinear. Unset
+# parameters take the core's defaults, the constants of the authors' kernel
+# modules; t is in whole milliseconds since the session start or last loss.
+
+_Slope = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+_Pct = Annotated[int, Field(ge=1, le=99)]
+_PosPkts = Annotated[int, Field(ge=1, le=U32_MAX)]
+
+
+class Linear(_Model):
+    """Linear (seed 001 §4, ``linha01.c``). Defaults: slow start J += max(2·t³, 2)
+    per ACK event (``ss_alpha`` 2, ``ss_min_pkts`` 2), recovery J = b_r + 1·t
+    (``beta_r``), avoidance J = threshold + 2·t (``beta_a``), reduction 10 %
+    (``reduction_pct``; the paper's variants 20, 50), or with ``adaptive``
+    R = 15 + 35·lost/sent % (``adaptive_min_pct``, ``adaptive_span_pct``);
+    initial threshold 200 and b_r 1 packets."""
+
+    kind: Literal["linear"] = "linear"
+    ss_alpha: _Slope | None = None
+    ss_min_pkts: Pkts | None = None
+    beta_r: _Slope | None = None
+    beta_a: _Slope | None = None
+    reduction_pct: _Pct | None = None
+    adaptive: bool | None = None
+    adaptive_min_pct: _Pct | None = None
+    adaptive_span_pct: Annotated[int, Field(ge=0, le=98)] | None = None
+    initial_threshold_pkts: _PosPkts | None = None
+    initial_base_pkts: _PosPkts | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Linear:
+        lo = 15 if self.adaptive_min_pct is None else self.adaptive_min_pct
+        span = 35 if self.adaptive_span_pct is None else self.adaptive_span_pct
+        if lo + span > 99:
+            raise ConfigError("adaptive_span_pct", f"adaptive_min_pct + adaptive_span_pct = {lo + span} must be at most 99")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "linear", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+class Fractional(_Model):
+    """Fractional, "Fracionário" (seed 001 §4, ``frac01.c``). Defaults: slow start
+    J += max(2·t³, 1) per ACK event, reduction 20 %, Δ_r = 10 % of the
+    reduction (``delta_pct``), recovery J += γ_r·Δ_r per ACK event with γ_r
+    cycling through ``gamma_r`` = [0, 4, 5, 1], avoidance J += max(J·5/100, 1)
+    per ACK event (``gamma_a_pct``)."""
+
+    kind: Literal["fractional"] = "fractional"
+    ss_alpha: _Slope | None = None
+    ss_min_pkts: Pkts | None = None
+    reduction_pct: _Pct | None = None
+    delta_pct: Annotated[int, Field(ge=1, le=100)] | None = None
+    gamma_r: Annotated[list[Annotated[int, Field(ge=0, le=1000)]], Field(min_length=1)] | None = None
+    gamma_a_pct: Annotated[int, Field(ge=0, le=1000)] | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "fractional", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+class Expolinear(_Model):
+    """Expolinear (seed 001 §4, ``expolin01.c``). Defaults: slow start
+    J += max(2·t³, 2) per ACK event, reduction 20 %, recovery
+    J = b_r + η_r·Δ_r·(1 − 2^(−⌊σt⌋)) + 1 with Δ_r the whole reduction,
+    η_r 1 (``eta_r``) and σ 1/4 per ms (``sigma_per_ms``), avoidance
+    J = threshold + 2·t (``eta_a``); initial threshold 200, b_r 1, Δ_r 1."""
+
+    kind: Literal["expolinear"] = "expolinear"
+    ss_alpha: _Slope | None = None
+    ss_min_pkts: Pkts | None = None
+    reduction_pct: _Pct | None = None
+    eta_r: _Slope | None = None
+    sigma_per_ms: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+    eta_a: _Slope | None = None
+    initial_threshold_pkts: _PosPkts | None = None
+    initial_base_pkts: _PosPkts | None = None
+    initial_delta_pkts: Pkts | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "expolinear", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+CONTROLS = ("reno", "cubic", "dctcp", "linear", "fractional", "expolinear")
 """The congestion controls the core implements today."""
 
 
@@ -422,7 +507,14 @@ def _cc_shorthand(v: Any) -> Any:
 
 
 CcConfig = Annotated[
-    Union[Annotated[Reno, Tag("reno")], Annotated[Cubic, Tag("cubic")], Annotated[Dctcp, Tag("dctcp")]],
+    Union[
+        Annotated[Reno, Tag("reno")],
+        Annotated[Cubic, Tag("cubic")],
+        Annotated[Dctcp, Tag("dctcp")],
+        Annotated[Linear, Tag("linear")],
+        Annotated[Fractional, Tag("fractional")],
+        Annotated[Expolinear, Tag("expolinear")],
+    ],
     Discriminator(_kind_of("cubic")),
     BeforeValidator(_cc_shorthand),
 ]

@@ -243,6 +243,10 @@ pub enum CcConfig {
     Reno,
     Cubic(#[serde(default)] CubicParams),
     Dctcp(#[serde(default)] DctcpParams),
+    // Seed 001 (Madeira and Mattos): Linear, Fractional, Expolinear.
+    Linear(#[serde(default)] LinearParams),
+    Fractional(#[serde(default)] FractionalParams),
+    Expolinear(#[serde(default)] ExpolinearParams),
 }
 
 impl Default for CcConfig {
@@ -302,6 +306,128 @@ impl Default for DctcpParams {
         DctcpParams {
             shift_g: 4,
             alpha_init: 1.0,
+        }
+    }
+}
+
+// ---- Seed 001 controls (cc/seed001.rs, linear.rs, fractional.rs,
+// expolinear.rs). Defaults are the constants of the authors' kernel modules
+// (linha01.c, frac01.c, expolin01.c); t is in whole milliseconds since the
+// session start or the last loss. Checked by `cc::seed001::check`.
+
+/// Linear (seed 001 §4, eq. 1–4; `linha01.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinearParams {
+    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
+    pub ss_alpha: f64,
+    /// Smallest slow-start step per ACK event, packets (module: 2).
+    pub ss_min_pkts: u32,
+    /// Recovery slope: J = b_r + β_r·t, packets/ms (module: 1).
+    pub beta_r: f64,
+    /// Avoidance slope: J = b_A + β_A·t, packets/ms (module: 2).
+    pub beta_a: f64,
+    /// Fixed reduction on loss, percent, 1..=99 (module: 10; the paper's
+    /// variants: 20, 50).
+    pub reduction_pct: u32,
+    /// Adaptive reduction R = min + span·lost/sent (paper eq. 3) instead of
+    /// `reduction_pct`.
+    pub adaptive: bool,
+    /// R's floor, percent (paper: 15).
+    pub adaptive_min_pct: u32,
+    /// R's span, percent; min + span ≤ 99 (paper: 35).
+    pub adaptive_span_pct: u32,
+    /// Upper threshold before any reduction, packets (module: 200).
+    pub initial_threshold_pkts: u32,
+    /// Recovery base b_r before any reduction, packets (module: 1).
+    pub initial_base_pkts: u32,
+}
+
+impl Default for LinearParams {
+    fn default() -> Self {
+        LinearParams {
+            ss_alpha: 2.0,
+            ss_min_pkts: 2,
+            beta_r: 1.0,
+            beta_a: 2.0,
+            reduction_pct: 10,
+            adaptive: false,
+            adaptive_min_pct: 15,
+            adaptive_span_pct: 35,
+            initial_threshold_pkts: 200,
+            initial_base_pkts: 1,
+        }
+    }
+}
+
+/// Fractional, "Fracionário" (seed 001 §4, eq. 1, 5, 6; `frac01.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FractionalParams {
+    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
+    pub ss_alpha: f64,
+    /// Smallest slow-start step per ACK event, packets (module: 1).
+    pub ss_min_pkts: u32,
+    /// Reduction on loss, percent, 1..=99 (module: 20).
+    pub reduction_pct: u32,
+    /// Δ_r as a percentage of the last reduction, 1..=100 (module: 10).
+    pub delta_pct: u32,
+    /// The recovery multipliers γ_r, one per ACK event, cycled (module:
+    /// [0, 4, 5, 1]); not empty.
+    pub gamma_r: Vec<u32>,
+    /// Avoidance growth γ_A per ACK event, percent of cwnd (module: 5).
+    pub gamma_a_pct: u32,
+}
+
+impl Default for FractionalParams {
+    fn default() -> Self {
+        FractionalParams {
+            ss_alpha: 2.0,
+            ss_min_pkts: 1,
+            reduction_pct: 20,
+            delta_pct: 10,
+            gamma_r: vec![0, 4, 5, 1],
+            gamma_a_pct: 5,
+        }
+    }
+}
+
+/// Expolinear (seed 001 §4, eq. 1, 7, 8; `expolin01.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExpolinearParams {
+    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
+    pub ss_alpha: f64,
+    /// Smallest slow-start step per ACK event, packets (module: 2).
+    pub ss_min_pkts: u32,
+    /// Reduction on loss, percent, 1..=99 (module: 20).
+    pub reduction_pct: u32,
+    /// Recovery gain η_r on Δ_r (module: 1).
+    pub eta_r: f64,
+    /// σ in 2^(−⌊σ·t⌋), per ms, > 0 (module: 1/4, i.e. ⌊t/4⌋).
+    pub sigma_per_ms: f64,
+    /// Avoidance slope: J = b_A + η_A·t, packets/ms (module: 2).
+    pub eta_a: f64,
+    /// Upper threshold before any reduction, packets (module: 200).
+    pub initial_threshold_pkts: u32,
+    /// Recovery base b_r before any reduction, packets (module: 1).
+    pub initial_base_pkts: u32,
+    /// Δ_r before any reduction, packets (module: 1).
+    pub initial_delta_pkts: u32,
+}
+
+impl Default for ExpolinearParams {
+    fn default() -> Self {
+        ExpolinearParams {
+            ss_alpha: 2.0,
+            ss_min_pkts: 2,
+            reduction_pct: 20,
+            eta_r: 1.0,
+            sigma_per_ms: 0.25,
+            eta_a: 2.0,
+            initial_threshold_pkts: 200,
+            initial_base_pkts: 1,
+            initial_delta_pkts: 1,
         }
     }
 }

@@ -478,6 +478,8 @@ impl World {
                         || format!("{f}.bytes"),
                         "a transfer needs at least one byte",
                     )?;
+                    cc::seed001::check(ccc)
+                        .map_err(|(field, why)| err(format!("{f}.cc.{field}"), why))?;
                     let control = cc::make(ccc);
                     let name = control.name();
                     let echo = if control.needs_ecn() {

@@ -33,6 +33,11 @@
 pub mod cubic;
 pub mod dctcp;
 pub mod reno;
+// Seed 001: Linear, Fractional, Expolinear and what they share.
+pub mod expolinear;
+pub mod fractional;
+pub mod linear;
+pub mod seed001;
 
 use crate::config::CcConfig;
 use crate::sim::{Dur, Time};
@@ -317,6 +322,9 @@ pub fn make(cfg: &CcConfig) -> Box<dyn CongestionControl> {
         CcConfig::Reno => Box::new(reno::Reno),
         CcConfig::Cubic(p) => Box::new(cubic::Cubic::new(p.clone())),
         CcConfig::Dctcp(p) => Box::new(dctcp::Dctcp::new(p.clone())),
+        CcConfig::Linear(p) => Box::new(linear::Linear::new(p.clone())),
+        CcConfig::Fractional(p) => Box::new(fractional::Fractional::new(p.clone())),
+        CcConfig::Expolinear(p) => Box::new(expolinear::Expolinear::new(p.clone())),
     }
 }
 

@@ -1,0 +1,292 @@
+//! Fractional, "Fracionário" (seed 001 §4, eq. 1, 5, 6; the authors' module
+//! `frac01.c`): after a loss the window climbs back in fixed fractions of
+//! the reduction, then grows by a fixed fraction of itself per ACK event;
+//! its growth does not depend on time, hence the paper's finding that it
+//! suffers most from long delays.
+//!
+//! With the phase machine of [`super::seed001`]:
+//!
+//! - slow start: J += max(⌊α·t³⌋, 1) per ACK event (eq. 1; the module adds
+//!   at least 1, the others 2);
+//! - reduction on loss: the decrement D = ⌊J·R/100⌋ (R = 20) is taken away,
+//!   so the new window is rounded *up* (the module's `cwnd − cwnd·2/10`),
+//!   and Δ_r = ⌊D·10/100⌋ (`delta_pct`), the γ cycle restarts;
+//! - recovery: J += γ_r·Δ_r per ACK event (eq. 5), γ_r taking in turn the
+//!   values of `gamma_r`, {0, 4, 5, 1} (sum 10: one cycle of four ACK
+//!   events gives back the whole decrement); it ends when J reaches the
+//!   threshold (the window before the reduction);
+//! - congestion avoidance: J += max(⌊J·γ_A/100⌋, 1) per ACK event (eq. 6,
+//!   γ_A = 5 %, the module's integer `cwnd·5/100`).
+//!
+//! The module's `ssthresh` hook only returns cwnd/2: it neither enters
+//! recovery nor resets anything, so the ACK that makes the stack enter
+//! Recovery reduces the window here (unlike Linear and Expolinear). The
+//! module has no time origin (its slow start reads an uninitialised
+//! variable); ours is the one [`super::seed001`] describes, reset by the
+//! hook too, so that slow start after an RTO starts again from t = 0.
+//!
+//! Δ_r is integer as in the module, so a reduction of fewer than 10 packets
+//! (a window below 50 at R = 20) gives Δ_r = 0: recovery then adds nothing
+//! and the window stays at its reduced value until the next loss reduces it
+//! again (or until the reduction itself is 0, at a window of 4 or less,
+//! when recovery ends on the next ACK). We reproduce this.
+
+use super::seed001::{Law, Seed001, State};
+use crate::config::FractionalParams;
+
+/// The module's `snd_second_thresh` before any reduction. Recovery is only
+/// entered by a reduction, which sets the threshold, so it is never read.
+const INITIAL_THRESHOLD_PKTS: u32 = 200;
+
+/// Fractional's law; the control is [`Fractional`].
+#[derive(Clone, Debug)]
+pub struct FractionalLaw {
+    p: FractionalParams,
+    /// Δ_r, packets (the module's `drep`, 1 before any reduction).
+    delta_pkts: u64,
+    /// Index in `gamma_r` of the next recovery multiplier (`kcount`).
+    gamma_idx: usize,
+}
+
+/// The Fractional control.
+pub type Fractional = Seed001<FractionalLaw>;
+
+impl Seed001<FractionalLaw> {
+    pub fn new(p: FractionalParams) -> Self {
+        Seed001::with_law(FractionalLaw {
+            p,
+            delta_pkts: 1,
+            gamma_idx: 0,
+        })
+    }
+}
+
+impl Law for FractionalLaw {
+    const NAME: &'static str = "fractional";
+    const SSTHRESH_ENTERS_RECOVERY: bool = false;
+
+    fn ss_alpha(&self) -> f64 {
+        self.p.ss_alpha
+    }
+    fn ss_min_pkts(&self) -> u32 {
+        self.p.ss_min_pkts
+    }
+    fn initial_threshold_pkts(&self) -> u32 {
+        INITIAL_THRESHOLD_PKTS
+    }
+    fn initial_base_pkts(&self) -> u32 {
+        1
+    }
+
+    fn reset(&mut self) {
+        self.delta_pkts = 1;
+        self.gamma_idx = 0;
+    }
+
+    fn reduce(&mut self, _st: &State, cwnd: u32) -> u64 {
+        let cwnd = cwnd as u64;
+        let decrement = cwnd * self.p.reduction_pct.min(100) as u64 / 100;
+        self.delta_pkts = decrement * self.p.delta_pct as u64 / 100;
+        self.gamma_idx = 0;
+        cwnd - decrement
+    }
+
+    fn recover(&mut self, _st: &State, cwnd: u32, _t_ms: u64) -> u64 {
+        let n = self.p.gamma_r.len();
+        if n == 0 {
+            return cwnd as u64;
+        }
+        let gamma = self.p.gamma_r[self.gamma_idx % n] as u64;
+        self.gamma_idx = (self.gamma_idx + 1) % n;
+        (cwnd as u64).saturating_add(gamma.saturating_mul(self.delta_pkts))
+    }
+
+    fn avoid(&mut self, _st: &State, cwnd: u32, _t_ms: u64) -> u64 {
+        let step = (cwnd as u64 * self.p.gamma_a_pct as u64 / 100).max(1);
+        (cwnd as u64).saturating_add(step)
+    }
+
+    fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("delta_pkts", self.delta_pkts as f64);
+        out("gamma_idx", self.gamma_idx as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::seed001::testkit::Drive;
+    use crate::cc::seed001::Phase;
+    use crate::cc::CongestionControl;
+
+    fn fractional(f: impl FnOnce(&mut FractionalParams)) -> FractionalLaw {
+        let mut p = FractionalParams::default();
+        f(&mut p);
+        Fractional::new(p).law
+    }
+
+    fn default() -> FractionalLaw {
+        fractional(|_| {})
+    }
+
+    #[test]
+    fn slow_start_adds_two_t_cubed_at_least_one() {
+        let mut d = Drive::new(default(), 10);
+        let mut cwnd: u64 = 10;
+        for t in [0u64, 0, 1, 3, 7, 20] {
+            // J += max(2·t³, 1): 1, 1, 2, 54, 686, 16000.
+            cwnd += (2 * t * t * t).max(1);
+            assert_eq!(d.ack(t) as u64, cwnd, "t = {t} ms");
+            assert_eq!(d.var("phase"), Phase::SlowStart as u8 as f64);
+        }
+    }
+
+    #[test]
+    fn loss_takes_twenty_percent_and_sets_delta_to_a_tenth_of_it() {
+        // (cwnd, D = ⌊cwnd/5⌋, new = cwnd − D, Δ_r = ⌊D/10⌋)
+        for (cwnd, dec, new, delta) in [
+            (1000u32, 200u32, 800u32, 20u32),
+            (997, 199, 798, 19),
+            (49, 9, 40, 0),
+            (4, 0, 4, 0),
+        ] {
+            let mut d = Drive::new(default(), cwnd);
+            d.loss(5, 1);
+            assert_eq!(cwnd - dec, new);
+            assert_eq!(d.tp.snd_cwnd, new, "cwnd {cwnd}");
+            assert_eq!(d.var("delta_pkts"), delta as f64, "cwnd {cwnd}");
+            assert_eq!(d.cc.state.threshold_pkts, cwnd);
+            assert_eq!(d.tp.snd_ssthresh, cwnd / 2);
+            assert_eq!(d.var("gamma_idx"), 0.0);
+            assert_eq!(d.var("t_origin_s"), d.tp.now.secs_f64());
+        }
+    }
+
+    #[test]
+    fn recovery_cycles_gamma_0_4_5_1_then_exits_at_the_threshold() {
+        // 997 → 798, Δ_r = 19, threshold 997.
+        let mut d = Drive::new(default(), 997);
+        d.loss(0, 1);
+        let mut want = 798u32;
+        // The increments γ_r·Δ_r with γ_r = 0, 4, 5, 1, 0, 4, ...: time
+        // plays no part (the ACKs are 1 ms apart, any spacing would do).
+        let gammas = [0u32, 4, 5, 1, 0, 4];
+        for (i, g) in gammas.iter().enumerate() {
+            want += g * 19;
+            assert_eq!(d.ack(1 + i as u64), want, "ACK {i}");
+            let in_recovery = want < 997;
+            assert_eq!(d.cc.state.recovery, in_recovery, "ACK {i}");
+        }
+        // 798, 874, 969, 988, 988, 1064: the sixth ACK passes 997.
+        assert_eq!(want, 1064);
+        assert_eq!(d.var("phase"), Phase::Avoidance as u8 as f64);
+        // Avoidance: +⌊1064·5/100⌋ = +53.
+        assert_eq!(d.ack(10), 1117);
+    }
+
+    #[test]
+    fn avoidance_adds_five_percent_per_ack_event_at_least_one() {
+        let mut d = Drive::new(default(), 10);
+        d.tp.snd_ssthresh = 2; // not in slow start, not in recovery
+        let mut cwnd: u64 = 10;
+        for _ in 0..100 {
+            cwnd += (cwnd * 5 / 100).max(1);
+            assert_eq!(d.ack(0) as u64, cwnd);
+        }
+        // 10 → 11 (⌊0.5⌋ = 0 → 1) ... 20 → 21 ... and 5 % steps above.
+        assert_eq!(cwnd, 964);
+        // Per ACK event, whatever it acks.
+        assert_eq!(d.ack_lost(0, 9, 0) as u64, cwnd + cwnd * 5 / 100);
+    }
+
+    #[test]
+    fn ssthresh_hook_does_not_enter_recovery_so_the_same_ack_reduces() {
+        let mut d = Drive::new(default(), 1000);
+        d.enter_recovery(30);
+        assert_eq!(d.tp.snd_ssthresh, 500);
+        assert!(!d.cc.state.recovery);
+        assert_eq!(d.var("t_origin_s"), d.tp.now.secs_f64());
+        // The rate sample of that ACK reports the loss: reduction.
+        assert_eq!(d.loss(30, 1), 800);
+        assert!(d.cc.state.recovery);
+    }
+
+    #[test]
+    fn at_most_one_reduction_until_snd_nxt_passes_the_recovery_point() {
+        let mut d = Drive::new(default(), 1000);
+        d.loss(0, 1); // 800, Δ 20
+        d.ack(1); // +0
+        assert_eq!(d.ack(2), 880); // +80, next γ is 5
+        assert_eq!(d.loss(3, 4), 880);
+        assert_eq!(d.var("gamma_idx"), 2.0);
+        assert_eq!(d.cc.state.threshold_pkts, 1000);
+        d.send(1);
+        // 880 − 176 = 704; Δ_r = 17; threshold 880; γ restarts.
+        assert_eq!(d.loss(4, 1), 704);
+        assert_eq!(d.var("delta_pkts"), 17.0);
+        assert_eq!(d.cc.state.threshold_pkts, 880);
+        assert_eq!(d.var("gamma_idx"), 0.0);
+        assert_eq!(d.ack(5), 704);
+        assert_eq!(d.ack(6), 704 + 4 * 17);
+    }
+
+    #[test]
+    fn a_zero_delta_holds_the_window_until_the_next_loss() {
+        // 40 → 32 with Δ_r = ⌊8/10⌋ = 0: the module's recovery never grows.
+        let mut d = Drive::new(default(), 40);
+        d.loss(0, 1);
+        for t in 1..50 {
+            assert_eq!(d.ack(t), 32);
+        }
+        assert!(d.cc.state.recovery);
+        // A window of 4: the decrement is 0, recovery ends on the next ACK.
+        let mut d = Drive::new(default(), 4);
+        assert_eq!(d.loss(0, 1), 4);
+        assert_eq!(d.ack(1), 4);
+        assert!(!d.cc.state.recovery);
+        // 4 ≥ ssthresh 2: avoidance, +1.
+        assert_eq!(d.ack(2), 5);
+    }
+
+    #[test]
+    fn gamma_cycle_and_percentages_are_parameters() {
+        let mut d = Drive::new(
+            fractional(|p| {
+                p.gamma_r = vec![3, 0];
+                p.delta_pct = 20;
+                p.reduction_pct = 50;
+                p.gamma_a_pct = 10;
+            }),
+            1000,
+        );
+        // D = 500, new 500, Δ_r = 100; increments 300, 0, 300 → 1100.
+        assert_eq!(d.loss(0, 1), 500);
+        assert_eq!(d.ack(1), 800);
+        assert_eq!(d.ack(2), 800);
+        assert_eq!(d.ack(3), 1100);
+        assert!(!d.cc.state.recovery);
+        // Avoidance +10 %.
+        assert_eq!(d.ack(4), 1210);
+    }
+
+    #[test]
+    fn slow_start_after_an_rto_restarts_from_t_zero() {
+        let mut d = Drive::new(default(), 10);
+        // RTO at 500 ms: ssthresh() = 5, then the stack sets cwnd = 1.
+        d.at(500);
+        d.tp.snd_ssthresh = d.cc.ssthresh(&d.tp);
+        d.tp.snd_cwnd = 1;
+        assert_eq!(d.tp.snd_ssthresh, 5);
+        // t = 2 ms since the hook, not 502: 1 + max(2·8, 1).
+        assert_eq!(d.ack(502), 17);
+    }
+
+    #[test]
+    fn undo_keeps_the_window_but_at_least_two() {
+        let mut d = Drive::new(default(), 1);
+        assert_eq!(d.cc.undo_cwnd(&d.tp), 2);
+        d.tp.snd_cwnd = 33;
+        assert_eq!(d.cc.undo_cwnd(&d.tp), 33);
+        assert_eq!(d.cc.name(), "fractional");
+    }
+}

@@ -1,0 +1,404 @@
+//! Linear (seed 001 §4, eq. 1–4; the authors' module `linha01.c`): after a
+//! loss the window grows linearly in time, first from the reduced window
+//! back toward the window before the loss, then beyond it.
+//!
+//! With t in whole milliseconds since the last loss (or the session start)
+//! and the phase machine of [`super::seed001`]:
+//!
+//! - slow start: J += max(⌊α·t³⌋, 2) per ACK event (eq. 1, α = 2);
+//! - reduction on loss: J ← ⌊J·(100 − R)/100⌋ (the module's `cwnd·9/10`
+//!   rounds the *new window* down), R = `reduction_pct` (10; the paper's
+//!   variants 20 and 50), or with `adaptive` R = 15 + 35·lost/sent (eq. 3),
+//!   lost/sent counted as the module docs of [`super::seed001`] define, and
+//!   kept exact (no rounding of R to whole percents);
+//! - recovery: J = b_r + ⌊β_r·t⌋ (eq. 4, β_r = 1), b_r the window right
+//!   after the last reduction; it ends when J reaches the threshold (the
+//!   window before that reduction);
+//! - congestion avoidance: J = b_A + ⌊β_A·t⌋ (eq. 2, β_A = 2), where the
+//!   module takes b_A to be the stored threshold, not the window at which
+//!   avoidance began; t keeps running from the loss, so the window jumps on
+//!   the first ACK of avoidance from about the threshold to threshold + 2t.
+//!
+//! The adaptive reduction has no published module; the paper reports that
+//! it behaved like the fixed 50 %.
+
+use super::seed001::{floor_mul, Law, Seed001, State};
+use crate::config::LinearParams;
+
+/// Linear's law; the control is [`Linear`].
+#[derive(Clone, Debug)]
+pub struct LinearLaw {
+    p: LinearParams,
+    /// R of the last reduction, percent (traced).
+    last_reduction_pct: f64,
+}
+
+/// The Linear control.
+pub type Linear = Seed001<LinearLaw>;
+
+impl Seed001<LinearLaw> {
+    pub fn new(p: LinearParams) -> Self {
+        Seed001::with_law(LinearLaw {
+            p,
+            last_reduction_pct: 0.0,
+        })
+    }
+}
+
+impl Law for LinearLaw {
+    const NAME: &'static str = "linear";
+    const SSTHRESH_ENTERS_RECOVERY: bool = true;
+
+    fn ss_alpha(&self) -> f64 {
+        self.p.ss_alpha
+    }
+    fn ss_min_pkts(&self) -> u32 {
+        self.p.ss_min_pkts
+    }
+    fn initial_threshold_pkts(&self) -> u32 {
+        self.p.initial_threshold_pkts
+    }
+    fn initial_base_pkts(&self) -> u32 {
+        self.p.initial_base_pkts
+    }
+
+    fn reset(&mut self) {
+        self.last_reduction_pct = 0.0;
+    }
+
+    fn reduce(&mut self, st: &State, cwnd: u32) -> u64 {
+        let cwnd = cwnd as u128;
+        if !self.p.adaptive {
+            let r = self.p.reduction_pct.min(100) as u128;
+            self.last_reduction_pct = r as f64;
+            return (cwnd * (100 - r) / 100) as u64;
+        }
+        // R/100 = (min·sent + span·lost) / (100·sent), exactly.
+        let (lost, sent) = st.window_counts();
+        let (lost, sent) = (lost as u128, sent.max(1) as u128);
+        let lost = lost.min(sent);
+        let (min, span) = (
+            self.p.adaptive_min_pct as u128,
+            self.p.adaptive_span_pct as u128,
+        );
+        let cut = (min * sent + span * lost).min(100 * sent);
+        self.last_reduction_pct = cut as f64 / sent as f64;
+        (cwnd * (100 * sent - cut) / (100 * sent)) as u64
+    }
+
+    fn recover(&mut self, st: &State, _cwnd: u32, t_ms: u64) -> u64 {
+        (st.base_pkts as u64).saturating_add(floor_mul(self.p.beta_r, t_ms as f64))
+    }
+
+    fn avoid(&mut self, st: &State, _cwnd: u32, t_ms: u64) -> u64 {
+        (st.threshold_pkts as u64).saturating_add(floor_mul(self.p.beta_a, t_ms as f64))
+    }
+
+    fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("reduction_pct", self.last_reduction_pct);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::seed001::testkit::{Drive, MSS};
+    use crate::cc::seed001::Phase;
+    use crate::cc::{CongestionControl, INFINITE_SSTHRESH};
+
+    fn linear(f: impl FnOnce(&mut LinearParams)) -> LinearLaw {
+        let mut p = LinearParams::default();
+        f(&mut p);
+        Linear::new(p).law
+    }
+
+    fn default() -> LinearLaw {
+        linear(|_| {})
+    }
+
+    /// A flow in recovery after one reduction of `cwnd` at `ms`, driven
+    /// without the `ssthresh` hook (losses reported while the stack is
+    /// already in Recovery).
+    fn reduced(cwnd: u32, ms: u64) -> Drive<LinearLaw> {
+        let mut d = Drive::new(default(), cwnd);
+        d.loss(ms, 1);
+        d
+    }
+
+    #[test]
+    fn slow_start_adds_two_t_cubed_per_ack_event() {
+        let mut d = Drive::new(default(), 10);
+        assert_eq!(d.tp.snd_ssthresh, INFINITE_SSTHRESH);
+        assert_eq!(d.var("phase"), Phase::SlowStart as u8 as f64);
+        let mut cwnd: u64 = 10;
+        for t in [0u64, 1, 2, 3, 5, 10, 20, 40] {
+            // J += max(2·t³, 2): 2, 2, 16, 54, 250, 2000, 16000, 128000.
+            cwnd += (2 * t * t * t).max(2);
+            assert_eq!(d.ack(t) as u64, cwnd, "t = {t} ms");
+        }
+        assert_eq!(cwnd, 10 + 2 + 2 + 16 + 54 + 250 + 2000 + 16000 + 128000);
+        // Per ACK event, not per packet: an ACK of 7 packets adds the same.
+        let before = d.tp.snd_cwnd;
+        assert_eq!(d.ack_lost(40, 7, 0), before + 128000);
+        // The time unit is the whole millisecond: 40.999 ms is t = 40.
+        d.tp.now += crate::sim::Dur::from_us(999);
+        let ack = d.tp.snd_una;
+        d.cc.cong_control(
+            &mut d.tp,
+            ack,
+            &crate::cc::RateSample {
+                acked_sacked: 1,
+                ..Default::default()
+            },
+        );
+        assert_eq!(d.tp.snd_cwnd, before + 2 * 128000);
+        // An ACK that delivers nothing changes nothing.
+        let before = d.tp.snd_cwnd;
+        assert_eq!(d.ack_lost(50, 0, 0), before);
+    }
+
+    #[test]
+    fn slow_start_saturates_at_the_clamp_where_c_would_wrap() {
+        // 2·t³ still fits u32 at t = 1000 ms: 10 + 2·10⁹ is below the
+        // default clamp (u32::MAX / 2).
+        let mut d = Drive::new(default(), 10);
+        assert_eq!(d.ack(1000), 2_000_000_010);
+        // From t = 1291 ms, 2·t³ exceeds u32 (C would wrap): we saturate at
+        // the clamp.
+        let mut d = Drive::new(default(), 10);
+        assert_eq!(d.ack(1291), u32::MAX / 2);
+        // The default clamp equals the initial ssthresh (Linux's
+        // TCP_INFINITE_SSTHRESH): cwnd is no longer below it, so the next
+        // ACK is congestion avoidance, J = b_A + 2t with the initial
+        // threshold 200, as the module's branch order gives.
+        assert_eq!(d.ack(1300), 200 + 2 * 1300);
+        let mut d = Drive::new(default(), 10);
+        d.tp.snd_cwnd_clamp = 1_000_000;
+        // 10 + 2·80³ = 1_024_010 is above a clamp of 10⁶.
+        assert!(10 + 2 * 80u32.pow(3) > 1_000_000);
+        assert_eq!(d.ack(80), 1_000_000);
+    }
+
+    #[test]
+    fn loss_reduces_by_the_fixed_percentage_and_stores_the_threshold() {
+        // (reduction_pct, cwnd, ⌊cwnd·(100 − R)/100⌋)
+        for (r, cwnd, want) in [
+            (10, 1000, 900),
+            (10, 997, 897), // 897.3
+            (10, 9, 8),     // 8.1
+            (20, 1000, 800),
+            (20, 997, 797), // 797.6
+            (50, 1000, 500),
+            (50, 997, 498), // 498.5
+        ] {
+            let mut d = Drive::new(linear(|p| p.reduction_pct = r), cwnd);
+            d.at(30);
+            d.loss(30, 1);
+            assert_eq!(d.tp.snd_cwnd, want, "R = {r} %, cwnd {cwnd}");
+            assert_eq!(d.cc.state.threshold_pkts, cwnd);
+            assert_eq!(d.cc.state.base_pkts, want);
+            assert_eq!(d.tp.snd_ssthresh, cwnd / 2);
+            assert_eq!(d.var("t_origin_s"), d.tp.now.secs_f64());
+            assert_eq!(d.var("phase"), Phase::Recovery as u8 as f64);
+            assert_eq!(d.var("reduction_pct"), r as f64);
+            assert_eq!(d.cc.state.recovery_point, d.tp.snd_nxt);
+        }
+        // A window of 1 is not reduced to 0 (the module's 1·9/10).
+        let mut d = Drive::new(default(), 1);
+        assert_eq!(d.loss(0, 1), 1);
+    }
+
+    #[test]
+    fn adaptive_reduction_is_15_plus_35_lost_over_sent() {
+        // Round 1 (no previous round): 9 ACKs of 2 packets in slow start at
+        // t = 0 (+2 each), then an ACK reporting 2 losses.
+        let mut d = Drive::new(linear(|p| p.adaptive = true), 1000);
+        for _ in 0..9 {
+            d.ack(0);
+        }
+        assert_eq!(d.tp.snd_cwnd, 1018);
+        d.loss(0, 2);
+        // lost 2, sent 18 + 2 = 20: R = 15 + 35·0.1 = 18.5 %.
+        assert_eq!(d.var("window_loss_ratio"), 2.0 / 20.0);
+        assert_eq!(d.var("reduction_pct"), 18.5);
+        assert_eq!(d.tp.snd_cwnd, 1018 * 815 / 1000); // ⌊829.67⌋ = 829
+        assert_eq!(d.tp.snd_cwnd, 829);
+
+        // The previous complete round counts too. Round 1 runs until
+        // snd_una reaches the snd_nxt of the start (1000 packets): 499 ACKs
+        // of 2 packets; the 500th ACK reaches it and opens round 2 (it
+        // belongs to round 2), whose end is the snd_nxt of that moment.
+        let mut d = Drive::new(linear(|p| p.adaptive = true), 500);
+        for _ in 0..499 {
+            d.ack(0);
+        }
+        d.send(100);
+        d.ack(0);
+        let cwnd = d.tp.snd_cwnd as u64;
+        // Round 2's second ACK reports one loss and one delivery.
+        d.ack_lost(0, 1, 1);
+        // lost 1; sent 998 (round 1) + 2 + 2 (round 2): R = 15 + 35/1002 %.
+        let r = 15.0 + 35.0 / 1002.0;
+        assert!((d.var("reduction_pct") - r).abs() < 1e-12);
+        // ⌊cwnd·(100·1002 − (15·1002 + 35·1))/(100·1002)⌋
+        assert_eq!(
+            d.tp.snd_cwnd as u64,
+            cwnd * (100_200 - 15_030 - 35) / 100_200
+        );
+
+        // Everything lost: R = 50 %.
+        let mut d = Drive::new(linear(|p| p.adaptive = true), 1000);
+        d.loss(0, 5);
+        assert_eq!(d.var("reduction_pct"), 50.0);
+        assert_eq!(d.tp.snd_cwnd, 500);
+    }
+
+    #[test]
+    fn at_most_one_reduction_until_snd_nxt_passes_the_recovery_point() {
+        let mut d = reduced(1000, 10);
+        assert_eq!(d.tp.snd_cwnd, 900);
+        let point = d.cc.state.recovery_point;
+        // More losses, nothing new sent: nothing changes, not even growth.
+        assert_eq!(d.loss(12, 3), 900);
+        assert_eq!(d.loss(15, 1), 900);
+        assert_eq!(d.cc.state.threshold_pkts, 1000);
+        assert_eq!(d.cc.state.recovery_point, point);
+        // Recovery goes on from the first reduction's origin: 900 + (20 − 10).
+        assert_eq!(d.ack(20), 910);
+        // One new segment leaves: snd_nxt > recovery point, the next loss
+        // reduces again, from the current window, and resets the threshold.
+        d.send(1);
+        assert_eq!(d.loss(25, 1), 910 * 9 / 10);
+        assert_eq!(d.tp.snd_cwnd, 819);
+        assert_eq!(d.cc.state.threshold_pkts, 910);
+        assert_eq!(d.cc.state.base_pkts, 819);
+        assert_eq!(d.tp.snd_ssthresh, 455);
+        assert_eq!(d.cc.state.recovery_point, point + MSS);
+        // The time origin moved to the second loss: 819 + (30 − 25).
+        assert_eq!(d.ack(30), 824);
+    }
+
+    #[test]
+    fn recovery_is_linear_then_exits_at_the_threshold_into_avoidance() {
+        // Loss at 10 ms: 1000 → 900, threshold 1000, ssthresh 500.
+        let mut d = reduced(1000, 10);
+        for t in [0u64, 1, 2, 10, 50, 99] {
+            // J = b_r + β_r·t = 900 + t.
+            assert_eq!(d.ack(10 + t) as u64, 900 + t, "t = {t}");
+            assert_eq!(d.var("phase"), Phase::Recovery as u8 as f64);
+        }
+        // t = 100: J = 1000 reaches the threshold: recovery ends.
+        assert_eq!(d.ack(110), 1000);
+        assert!(!d.cc.state.recovery);
+        assert_eq!(d.var("phase"), Phase::Avoidance as u8 as f64);
+        // Avoidance: J = b_A + β_A·t = 1000 + 2t, t still from the loss.
+        for t in [101u64, 102, 150, 1000] {
+            assert_eq!(d.ack(10 + t) as u64, 1000 + 2 * t, "t = {t}");
+        }
+        // A loss in avoidance reduces at once (not in recovery: no gate).
+        let cwnd = d.tp.snd_cwnd;
+        assert_eq!(cwnd, 3000);
+        assert_eq!(d.loss(1010, 1), 2700);
+        assert_eq!(d.cc.state.threshold_pkts, 3000);
+        // Recovery from the new base: 2700 + (1100 − 1010) = 2790.
+        assert_eq!(d.ack(1100), 2790);
+    }
+
+    #[test]
+    fn slopes_are_parameters() {
+        let mut d = Drive::new(
+            linear(|p| {
+                p.beta_r = 0.5;
+                p.beta_a = 3.0;
+                p.ss_alpha = 0.25;
+                p.ss_min_pkts = 5;
+            }),
+            100,
+        );
+        // Slow start: max(⌊0.25·t³⌋, 5): t = 1 → 5; t = 4 → 16.
+        assert_eq!(d.ack(1), 105);
+        assert_eq!(d.ack(4), 121);
+        d.loss(4, 1); // 121 → 108, threshold 121
+        assert_eq!(d.tp.snd_cwnd, 108);
+        // Recovery J = 108 + ⌊0.5·t⌋: t = 7 → 111.
+        assert_eq!(d.ack(11), 111);
+        // Exit at t = 26: 108 + 13 = 121.
+        assert_eq!(d.ack(30), 121);
+        // Avoidance 121 + 3t: t = 27 → 202.
+        assert_eq!(d.ack(31), 202);
+    }
+
+    #[test]
+    fn ssthresh_hook_enters_recovery_and_closes_the_gate_for_that_ack() {
+        // First loss of the connection, through the stack: at 40 ms cwnd is
+        // 1000 (set), the stack enters Recovery.
+        let mut d = Drive::new(default(), 1000);
+        d.enter_recovery(40);
+        assert_eq!(d.tp.snd_ssthresh, 500); // cwnd/2
+        assert!(d.cc.state.recovery);
+        assert_eq!(d.cc.state.recovery_point, d.tp.snd_nxt);
+        assert_eq!(d.var("t_origin_s"), d.tp.now.secs_f64());
+        // The same ACK's rate sample reports the loss: the gate is closed.
+        assert_eq!(d.loss(40, 1), 1000);
+        assert_eq!(d.cc.state.threshold_pkts, 200); // still the initial one
+                                                    // The next delivering ACK: J = b_r + t with the stored b_r, which
+                                                    // is the initial 1 before any reduction: 1 + 3.
+        assert_eq!(d.ack(43), 4);
+        // Recovery ends at the initial threshold, 200, at t = 199.
+        assert_eq!(d.ack(239), 200);
+        assert!(!d.cc.state.recovery);
+        // 200 < ssthresh 500: slow start, t still from the hook's origin.
+        assert_eq!(d.ack(240) as u64, 200 + 2 * 200u64.pow(3));
+
+        // Later, with a stored b_r: a reduction in cong_control (1000 → 900),
+        // exit, avoidance; then the stack enters Recovery again.
+        let mut d = reduced(1000, 0);
+        d.ack(100); // exit at 1000
+        assert_eq!(d.ack(150), 1300);
+        d.send(10);
+        d.enter_recovery(150);
+        assert_eq!(d.tp.snd_ssthresh, 650);
+        assert_eq!(d.loss(150, 2), 1300); // gated
+                                          // Restarts from b_r = 900, t from 150 ms; threshold still 1000.
+        assert_eq!(d.ack(160), 910);
+        assert_eq!(d.ack(250), 1000);
+        assert!(!d.cc.state.recovery);
+        // 1000 ≥ ssthresh 650: avoidance, 1000 + 2·101.
+        assert_eq!(d.ack(251), 1202);
+    }
+
+    #[test]
+    fn rto_restarts_from_the_stored_base() {
+        let mut d = reduced(1000, 0); // b_r 900, threshold 1000
+        d.ack(100); // exit
+        d.send(5);
+        // RTO: the stack calls ssthresh() then sets cwnd = in_flight + 1.
+        d.at(400);
+        d.tp.snd_ssthresh = d.cc.ssthresh(&d.tp);
+        d.tp.snd_cwnd = 1;
+        assert_eq!(d.tp.snd_ssthresh, 500); // cwnd/2 of 1000
+                                            // J = 900 + (410 − 400).
+        assert_eq!(d.ack(410), 910);
+    }
+
+    #[test]
+    fn undo_keeps_the_window_but_at_least_two() {
+        let mut d = Drive::new(default(), 1);
+        assert_eq!(d.cc.undo_cwnd(&d.tp), 2);
+        d.tp.snd_cwnd = 700;
+        assert_eq!(d.cc.undo_cwnd(&d.tp), 700);
+    }
+
+    #[test]
+    fn each_connection_has_its_own_state() {
+        let mut a = reduced(1000, 0);
+        let b = Drive::new(default(), 10);
+        assert!(a.cc.state.recovery && !b.cc.state.recovery);
+        assert_eq!(b.cc.state.threshold_pkts, 200);
+        assert_eq!(b.cc.state.base_pkts, 1);
+        // Init of a second connection does not touch the first.
+        assert_eq!(a.cc.state.threshold_pkts, 1000);
+        assert_eq!(a.ack(5), 905);
+        assert_eq!(a.cc.name(), "linear");
+    }
+}

@@ -1,0 +1,546 @@
+//! What the three controls of seed 001 (Madeira and Mattos, "Algoritmos de
+//! Controle de Congestionamento Justos e Eficientes", §4) share: the phase
+//! machine, the cubic-in-time slow start, loss detection from rate samples,
+//! the upper threshold and the time origin. Each control ([`super::linear`],
+//! [`super::fractional`], [`super::expolinear`]) supplies only its
+//! [`Law`]: how much a loss takes away, and the window in recovery and in
+//! congestion avoidance. [`Seed001`] is the control, generic over the law.
+//!
+//! The reference for behaviour is the authors' public kernel modules
+//! (`linha01.c`, `frac01.c`, `expolin01.c`, repository `CCAChikorita`). They
+//! are `cong_control` modules: the stack neither reduces nor grows the window
+//! for them, and so it is here ([`CongestionControl::has_cong_control`]).
+//!
+//! # The phases
+//!
+//! ```text
+//!   SLOW START ────── loss ──────► RECOVERY ── cwnd ≥ threshold ──► SLOW START if cwnd < ssthresh,
+//!   J += max(α·t³, min)            J = law.recover                  else AVOIDANCE
+//!                                   ▲        ▲
+//!   ssthresh hook (Linear, Expo.) ──┘        └──── loss ────── AVOIDANCE, J = law.avoid
+//! ```
+//!
+//! Per ACK, in `cong_control`, exactly as the modules:
+//!
+//! 1. if the rate sample reports losses (`rs.losses > 0`): when not in
+//!    recovery, or when `snd_nxt` has moved past the recovery point, a
+//!    *reduction*: the threshold (the paper's upper limit, the modules'
+//!    `snd_second_thresh`) becomes the current cwnd, ssthresh becomes
+//!    cwnd/2, cwnd becomes what the law's reduction leaves, the recovery base
+//!    b_r (`jBase`) becomes that new cwnd, the recovery point becomes
+//!    `snd_nxt`, the time origin becomes now, and the control is in
+//!    recovery. Otherwise nothing happens on that ACK (no growth either);
+//! 2. else, if the ACK delivered something (`rs.acked_sacked > 0`), with
+//!    t = whole milliseconds since the time origin:
+//!    - in recovery, cwnd = the law's recovery window; once cwnd reaches
+//!      the threshold, recovery ends (checked on the same ACK);
+//!    - else, below ssthresh, slow start: cwnd += max(⌊α·t³⌋, `ss_min`),
+//!      once per ACK event whatever the number of packets it acks;
+//!    - else congestion avoidance: cwnd = the law's avoidance window.
+//!
+//! "At most once per window" is the modules' gate `!recovery_mode ||
+//! snd_nxt > recovery_point`: a second reduction needs only *one new segment
+//! sent* since the last one, not the recovery point acknowledged, so a burst
+//! of losses reported over several ACKs while new data goes out can reduce
+//! several times. We reproduce the gate as written.
+//!
+//! # The `ssthresh` hook
+//!
+//! The stack calls `ssthresh()` on entering Recovery (or CWR) and on an RTO
+//! (`tcp::sender`, as Linux's `tcp_init_cwnd_reduction` and
+//! `tcp_enter_loss`). In `linha01.c` and `expolin01.c` that hook resets the
+//! time origin, enters recovery mode and sets the recovery point to
+//! `snd_nxt`, but neither updates the threshold nor b_r; it returns cwnd/2.
+//! `frac01.c`'s hook only returns cwnd/2. We reproduce both
+//! ([`Law::SSTHRESH_ENTERS_RECOVERY`]), with their consequences:
+//!
+//! - Linux marks the losses before it enters Recovery, so the rate sample of
+//!   the very ACK that entered Recovery reports them; for Linear and
+//!   Expolinear the hook has just set the recovery point to `snd_nxt`, the
+//!   gate is closed and that ACK does not reduce. The next delivering ACK
+//!   sets cwnd to the recovery window built on the *stored* b_r, that of the
+//!   last reduction made in `cong_control`, or [`initial_base_pkts`] (1) if
+//!   there was none: Linear then restarts from 1 + t, Expolinear holds 2 to
+//!   3 packets. An isolated loss therefore moves the window back to b_r
+//!   rather than cutting it by the reduction percentage; a reduction proper
+//!   happens when a later ACK reports more losses after new data was sent.
+//! - After an RTO the stack sets cwnd to in-flight + 1 after the hook, and
+//!   the next delivering ACK sets it from b_r in recovery (Linear,
+//!   Expolinear).
+//!
+//! # Time
+//!
+//! t_ms = ⌊(now − origin) / 1 ms⌋, as the modules' `(now_ns − start_ns) /
+//! 1000000`. The origin is set by `init` (the connection is established),
+//! by every reduction, and by the `ssthresh` hook. `frac01.c` has no time
+//! origin at all: its slow start reads `time_in_ms` uninitialised, a defect;
+//! for Fractional we use the same t as the others (its hook resets the
+//! origin but, as in the module, does not enter recovery).
+//!
+//! # Arithmetic
+//!
+//! The modules compute in `u32`, where `2·t³` wraps once t ≥ 1291 ms, and
+//! the window after it. We compute steps in `u64` (the slopes, which are
+//! parameters and may be fractional, in `f64`, floored: exact for the
+//! integer defaults while the products stay below 2^53), saturate, and keep
+//! cwnd within 1..=`tp.snd_cwnd_clamp`. A slow start that runs for seconds
+//! therefore pins the window at the clamp, where the C code would wrap to an
+//! arbitrary value. The floor of 1 also covers `linha01.c` reducing a window
+//! of 1 to 0 (`1·9/10`).
+//!
+//! # Per-connection state
+//!
+//! The modules keep all of this in file-level globals (`static`), shared by
+//! every connection using the module, and `init` resets only some of them
+//! (the time origin, recovery mode and point), so a new connection resets
+//! the others' time origin and recovery mode, and inherits the threshold,
+//! b_r and Δ_r of whichever connection reduced last. That is a defect:
+//! dumbbell keeps the state per connection, initialised at `init` with the
+//! values the globals have when the module is loaded (threshold 200, b_r 1,
+//! Δ_r 1, parameters `initial_*`).
+//!
+//! Other details: sequence numbers are 64-bit and never wrap, so the
+//! module's plain `u32` comparison `snd_nxt > recovery_point` is exact here;
+//! `init` in the modules forces cwnd to `TCP_INIT_CWND` (10), we keep the
+//! configured initial window (whose default is 10); `undo_cwnd` returns
+//! max(cwnd, 2), as the modules (dumbbell's stack never undoes).
+//!
+//! # Counting losses per window
+//!
+//! For Linear's adaptive reduction (paper eq. 3) the state counts, from the
+//! rate samples, packets *lost* (`rs.losses`) and packets *sent*, taken as
+//! the packets whose fate the ACKs revealed: delivered (`rs.acked_sacked`)
+//! plus lost. A window is a round of data: the first starts at `init`, and
+//! each next one on the first ACK at which `snd_una` has reached the
+//! `snd_nxt` recorded when the previous one started (DCTCP's observation
+//! window); that ACK is counted in the new window. The ratio lost/sent is taken
+//! over the current window, up to and including the ACK being processed, and
+//! the previous complete window, so that it always covers at least one full
+//! round (a loss reported on the first ACK of a round would otherwise weigh
+//! as a third or a half of the packets). Packets marked lost by the RTO
+//! itself are in no rate sample (as in Linux) and are not counted.
+//!
+//! # Traced variables
+//!
+//! `phase` (0 slow start, 1 recovery, 2 congestion avoidance, as of the
+//! last hook call), `threshold_pkts`, `base_pkts` (b_r), `t_origin_s` (the
+//! time origin, seconds of simulated time), `recovery_point` (bytes),
+//! `window_loss_ratio` (lost/sent over the counting window above), and each
+//! law's own: Linear `reduction_pct` (R of the last reduction), Fractional
+//! `delta_pkts` and `gamma_idx` (Δ_r, the index of the next γ_r),
+//! Expolinear `delta_pkts`.
+//!
+//! [`initial_base_pkts`]: crate::config::LinearParams::initial_base_pkts
+
+use super::{CongestionControl, RateSample, TcpSock};
+use crate::config::CcConfig;
+use crate::sim::{Time, PS_PER_MS};
+
+/// The phase, as traced (`phase`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    SlowStart = 0,
+    Recovery = 1,
+    Avoidance = 2,
+}
+
+/// The state the three controls share, per connection.
+#[derive(Clone, Debug)]
+pub struct State {
+    /// In recovery (the modules' `recovery_mode`).
+    pub recovery: bool,
+    /// `snd_nxt` at the last reduction or hook call (`recovery_point`).
+    pub recovery_point: u64,
+    /// The window before the last reduction, packets (`snd_second_thresh`):
+    /// recovery ends when cwnd reaches it; b_A of Linear and Expolinear.
+    pub threshold_pkts: u32,
+    /// The window right after the last reduction, packets (`jBase`, b_r).
+    pub base_pkts: u32,
+    /// The time origin: the session start or the last loss.
+    pub origin: Time,
+    /// The phase after the last hook call.
+    pub phase: Phase,
+    // Loss accounting per round of data (see the module docs).
+    round_end: u64,
+    cur_sent: u64,
+    cur_lost: u64,
+    prev_sent: u64,
+    prev_lost: u64,
+}
+
+impl State {
+    fn new(threshold_pkts: u32, base_pkts: u32) -> Self {
+        State {
+            recovery: false,
+            recovery_point: 0,
+            threshold_pkts,
+            base_pkts,
+            origin: Time::ZERO,
+            phase: Phase::SlowStart,
+            round_end: 0,
+            cur_sent: 0,
+            cur_lost: 0,
+            prev_sent: 0,
+            prev_lost: 0,
+        }
+    }
+
+    /// Whole milliseconds since the time origin.
+    pub fn t_ms(&self, now: Time) -> u64 {
+        now.saturating_since(self.origin).ps() / PS_PER_MS
+    }
+
+    /// (lost, sent) over the previous complete round and the current one.
+    pub fn window_counts(&self) -> (u64, u64) {
+        (
+            self.prev_lost + self.cur_lost,
+            self.prev_sent + self.cur_sent,
+        )
+    }
+
+    fn count(&mut self, tp: &TcpSock, rs: &RateSample) {
+        if tp.snd_una >= self.round_end {
+            self.prev_sent = self.cur_sent;
+            self.prev_lost = self.cur_lost;
+            self.cur_sent = 0;
+            self.cur_lost = 0;
+            self.round_end = tp.snd_nxt;
+        }
+        self.cur_lost += rs.losses as u64;
+        self.cur_sent += rs.losses as u64 + rs.acked_sacked as u64;
+    }
+}
+
+/// `⌊x·t⌋` for a non-negative slope `x`, saturating (NaN gives 0).
+pub fn floor_mul(x: f64, t: f64) -> u64 {
+    (x * t).floor() as u64
+}
+
+/// What distinguishes Linear, Fractional and Expolinear.
+pub trait Law: Send {
+    /// The control's name (Linux module name for Linear and Expolinear).
+    const NAME: &'static str;
+    /// The `ssthresh` hook also enters recovery and resets the recovery
+    /// point (`linha01.c`, `expolin01.c`), or leaves the mode alone
+    /// (`frac01.c`).
+    const SSTHRESH_ENTERS_RECOVERY: bool;
+    /// α of the slow start J += α·t³, packets/ms³.
+    fn ss_alpha(&self) -> f64;
+    /// The smallest slow-start step, packets.
+    fn ss_min_pkts(&self) -> u32;
+    /// Threshold and b_r before any reduction.
+    fn initial_threshold_pkts(&self) -> u32;
+    fn initial_base_pkts(&self) -> u32;
+    /// Resets the law's own state (at `init`).
+    fn reset(&mut self);
+    /// The window left by a reduction of `cwnd` (at least 0; the caller
+    /// floors it at 1).
+    fn reduce(&mut self, st: &State, cwnd: u32) -> u64;
+    /// The window in recovery, given the current one, t ms after the origin.
+    fn recover(&mut self, st: &State, cwnd: u32, t_ms: u64) -> u64;
+    /// The window in congestion avoidance.
+    fn avoid(&mut self, st: &State, cwnd: u32, t_ms: u64) -> u64;
+    /// The law's own traced variables.
+    fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64));
+}
+
+/// A seed-001 control: the shared state machine driving law `L`.
+#[derive(Clone, Debug)]
+pub struct Seed001<L> {
+    pub law: L,
+    pub state: State,
+}
+
+impl<L: Law> Seed001<L> {
+    pub fn with_law(law: L) -> Self {
+        let state = State::new(law.initial_threshold_pkts(), law.initial_base_pkts());
+        Seed001 { law, state }
+    }
+
+    fn set_phase(&mut self, tp: &TcpSock) {
+        self.state.phase = if self.state.recovery {
+            Phase::Recovery
+        } else if tp.snd_cwnd < tp.snd_ssthresh {
+            Phase::SlowStart
+        } else {
+            Phase::Avoidance
+        };
+    }
+}
+
+/// cwnd kept within 1..=clamp.
+fn bound(x: u64, tp: &TcpSock) -> u32 {
+    x.clamp(1, tp.snd_cwnd_clamp.max(1) as u64) as u32
+}
+
+impl<L: Law> CongestionControl for Seed001<L> {
+    fn name(&self) -> &'static str {
+        L::NAME
+    }
+
+    fn init(&mut self, tp: &mut TcpSock) {
+        self.law.reset();
+        self.state = State::new(
+            self.law.initial_threshold_pkts(),
+            self.law.initial_base_pkts(),
+        );
+        self.state.origin = tp.now;
+        self.state.round_end = tp.snd_nxt;
+        self.set_phase(tp);
+    }
+
+    fn ssthresh(&mut self, tp: &TcpSock) -> u32 {
+        self.state.origin = tp.now;
+        if L::SSTHRESH_ENTERS_RECOVERY {
+            self.state.recovery = true;
+            self.state.recovery_point = tp.snd_nxt;
+            self.state.phase = Phase::Recovery;
+        }
+        tp.snd_cwnd / 2
+    }
+
+    fn cong_avoid(&mut self, _tp: &mut TcpSock, _ack: u64, _acked: u32) {}
+
+    fn has_cong_control(&self) -> bool {
+        true
+    }
+
+    fn cong_control(&mut self, tp: &mut TcpSock, _ack: u64, rs: &RateSample) {
+        self.state.count(tp, rs);
+        let st = &mut self.state;
+        if rs.losses > 0 {
+            if !st.recovery || tp.snd_nxt > st.recovery_point {
+                let before = tp.snd_cwnd;
+                let after = self.law.reduce(st, before);
+                st.recovery = true;
+                st.recovery_point = tp.snd_nxt;
+                st.threshold_pkts = before;
+                tp.snd_ssthresh = before / 2;
+                tp.snd_cwnd = bound(after, tp);
+                st.base_pkts = tp.snd_cwnd;
+                st.origin = tp.now;
+            }
+        } else if rs.acked_sacked > 0 {
+            let t_ms = st.t_ms(tp.now);
+            if st.recovery {
+                tp.snd_cwnd = bound(self.law.recover(st, tp.snd_cwnd, t_ms), tp);
+                if tp.snd_cwnd >= st.threshold_pkts {
+                    st.recovery = false;
+                }
+            } else if tp.snd_cwnd < tp.snd_ssthresh {
+                let t = t_ms as f64;
+                let step =
+                    floor_mul(self.law.ss_alpha(), t * t * t).max(self.law.ss_min_pkts() as u64);
+                tp.snd_cwnd = bound((tp.snd_cwnd as u64).saturating_add(step), tp);
+            } else {
+                tp.snd_cwnd = bound(self.law.avoid(st, tp.snd_cwnd, t_ms), tp);
+            }
+        }
+        self.set_phase(tp);
+    }
+
+    /// As the modules: max(cwnd, 2), whatever the window before.
+    fn undo_cwnd(&mut self, tp: &TcpSock) -> u32 {
+        tp.snd_cwnd.max(2)
+    }
+
+    fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        let st = &self.state;
+        out("phase", st.phase as u8 as f64);
+        out("threshold_pkts", st.threshold_pkts as f64);
+        out("base_pkts", st.base_pkts as f64);
+        out("t_origin_s", st.origin.secs_f64());
+        out("recovery_point", st.recovery_point as f64);
+        let (lost, sent) = st.window_counts();
+        out(
+            "window_loss_ratio",
+            if sent == 0 {
+                0.0
+            } else {
+                lost as f64 / sent as f64
+            },
+        );
+        self.law.trace_vars(out);
+    }
+}
+
+/// Range checks of the seed-001 parameters, for `World::build`: the
+/// offending field's name (relative to the `cc` table) and why. Other
+/// controls pass.
+pub fn check(cfg: &CcConfig) -> Result<(), (&'static str, &'static str)> {
+    fn ensure(
+        ok: bool,
+        field: &'static str,
+        why: &'static str,
+    ) -> Result<(), (&'static str, &'static str)> {
+        if ok {
+            Ok(())
+        } else {
+            Err((field, why))
+        }
+    }
+    let slope = |x: f64| x.is_finite() && x >= 0.0;
+    const SLOPE: &str = "must be a finite number ≥ 0";
+    const PCT: &str = "must be a percentage in 1..=99";
+    match cfg {
+        CcConfig::Linear(p) => {
+            ensure(slope(p.ss_alpha), "ss_alpha", SLOPE)?;
+            ensure(slope(p.beta_r), "beta_r", SLOPE)?;
+            ensure(slope(p.beta_a), "beta_a", SLOPE)?;
+            ensure((1..=99).contains(&p.reduction_pct), "reduction_pct", PCT)?;
+            ensure(
+                (1..=99).contains(&p.adaptive_min_pct),
+                "adaptive_min_pct",
+                PCT,
+            )?;
+            ensure(
+                p.adaptive_min_pct.saturating_add(p.adaptive_span_pct) <= 99,
+                "adaptive_span_pct",
+                "adaptive_min_pct + adaptive_span_pct must be at most 99",
+            )?;
+            ensure(
+                p.initial_threshold_pkts > 0,
+                "initial_threshold_pkts",
+                "must be positive",
+            )?;
+            ensure(
+                p.initial_base_pkts > 0,
+                "initial_base_pkts",
+                "must be positive",
+            )
+        }
+        CcConfig::Fractional(p) => {
+            ensure(slope(p.ss_alpha), "ss_alpha", SLOPE)?;
+            ensure((1..=99).contains(&p.reduction_pct), "reduction_pct", PCT)?;
+            ensure(
+                (1..=100).contains(&p.delta_pct),
+                "delta_pct",
+                "must be a percentage in 1..=100",
+            )?;
+            ensure(
+                !p.gamma_r.is_empty(),
+                "gamma_r",
+                "needs at least one multiplier",
+            )?;
+            ensure(
+                p.gamma_r.iter().all(|&g| g <= 1000),
+                "gamma_r",
+                "multipliers must be at most 1000",
+            )?;
+            ensure(
+                p.gamma_a_pct <= 1000,
+                "gamma_a_pct",
+                "must be at most 1000 (percent)",
+            )
+        }
+        CcConfig::Expolinear(p) => {
+            ensure(slope(p.ss_alpha), "ss_alpha", SLOPE)?;
+            ensure((1..=99).contains(&p.reduction_pct), "reduction_pct", PCT)?;
+            ensure(slope(p.eta_r), "eta_r", SLOPE)?;
+            ensure(
+                p.sigma_per_ms.is_finite() && p.sigma_per_ms > 0.0,
+                "sigma_per_ms",
+                "must be a finite number > 0",
+            )?;
+            ensure(slope(p.eta_a), "eta_a", SLOPE)?;
+            ensure(
+                p.initial_threshold_pkts > 0,
+                "initial_threshold_pkts",
+                "must be positive",
+            )?;
+            ensure(
+                p.initial_base_pkts > 0,
+                "initial_base_pkts",
+                "must be positive",
+            )
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The harness the unit tests of the three controls share: a [`TcpSock`]
+/// driven through the hooks in the stack's order (`cc/mod.rs`), with time
+/// counted in milliseconds from the connection's start.
+#[cfg(test)]
+pub(crate) mod testkit {
+    use super::*;
+    use crate::cc::CaState;
+    use crate::sim::Dur;
+
+    pub const MSS: u64 = 1448;
+    /// The connection is established at 1 s of simulated time.
+    pub const T0: Time = Time::from_ps(1_000 * PS_PER_MS);
+
+    pub struct Drive<L: Law> {
+        pub tp: TcpSock,
+        pub cc: Seed001<L>,
+    }
+
+    impl<L: Law> Drive<L> {
+        pub fn new(law: L, cwnd: u32) -> Self {
+            let mut tp = TcpSock::new(MSS as u32, cwnd);
+            tp.now = T0;
+            // Some data already out, so that the first ACKs stay in round 1.
+            tp.snd_nxt = 1000 * MSS;
+            let mut cc = Seed001::with_law(law);
+            cc.init(&mut tp);
+            assert!(cc.has_cong_control());
+            Drive { tp, cc }
+        }
+
+        pub fn at(&mut self, ms: u64) {
+            self.tp.now = T0 + Dur::from_ms(ms);
+        }
+
+        /// An ACK at `ms` that delivers `acked` packets and reports
+        /// `losses` newly lost ones; the cwnd it leaves.
+        pub fn ack_lost(&mut self, ms: u64, acked: u32, losses: u32) -> u32 {
+            self.at(ms);
+            self.tp.snd_una += acked as u64 * MSS;
+            let rs = RateSample {
+                acked_sacked: acked,
+                losses,
+                ..Default::default()
+            };
+            let ack = self.tp.snd_una;
+            self.cc.cong_control(&mut self.tp, ack, &rs);
+            self.tp.snd_cwnd
+        }
+
+        /// A delivering ACK at `ms`.
+        pub fn ack(&mut self, ms: u64) -> u32 {
+            self.ack_lost(ms, 2, 0)
+        }
+
+        /// An ACK at `ms` that only reports `n` losses.
+        pub fn loss(&mut self, ms: u64, n: u32) -> u32 {
+            self.ack_lost(ms, 0, n)
+        }
+
+        /// New segments leave: `snd_nxt` advances.
+        pub fn send(&mut self, pkts: u64) {
+            self.tp.snd_nxt += pkts * MSS;
+        }
+
+        /// The stack enters Recovery at `ms` (Linux
+        /// `tcp_init_cwnd_reduction`): `ssthresh()`, then `set_state`.
+        pub fn enter_recovery(&mut self, ms: u64) {
+            self.at(ms);
+            self.tp.prior_cwnd = self.tp.snd_cwnd;
+            self.tp.snd_ssthresh = self.cc.ssthresh(&self.tp);
+            self.cc.set_state(&mut self.tp, CaState::Recovery);
+            self.tp.ca_state = CaState::Recovery;
+        }
+
+        /// The control's traced variable `name`.
+        pub fn var(&self, name: &str) -> f64 {
+            let mut v = None;
+            self.cc.trace_vars(&mut |k, x| {
+                if k == name {
+                    v = Some(x);
+                }
+            });
+            v.unwrap_or_else(|| panic!("no traced variable {name}"))
+        }
+    }
+}
