@@ -425,7 +425,9 @@ class Linear(_Model):
     (``beta_r``), avoidance J = threshold + 2·t (``beta_a``), reduction 10 %
     (``reduction_pct``; the paper's variants 20, 50), or with ``adaptive``
     R = 15 + 35·lost/sent % (``adaptive_min_pct``, ``adaptive_span_pct``);
-    initial threshold 200 and b_r 1 packets."""
+    initial threshold 200 and b_r 1 packets. ``module_hook`` (default
+    false) makes the ``ssthresh`` hook enter recovery as ``linha01.c``'s
+    does (see ``cc/seed001.rs``)."""
 
     kind: Literal["linear"] = "linear"
     ss_alpha: _Slope | None = None
@@ -438,6 +440,7 @@ class Linear(_Model):
     adaptive_span_pct: Annotated[int, Field(ge=0, le=98)] | None = None
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
+    module_hook: bool | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Linear:
@@ -475,7 +478,9 @@ class Expolinear(_Model):
     J += max(2·t³, 2) per ACK event, reduction 20 %, recovery
     J = b_r + η_r·Δ_r·(1 − 2^(−⌊σt⌋)) + 1 with Δ_r the whole reduction,
     η_r 1 (``eta_r``) and σ 1/4 per ms (``sigma_per_ms``), avoidance
-    J = threshold + 2·t (``eta_a``); initial threshold 200, b_r 1, Δ_r 1."""
+    J = threshold + 2·t (``eta_a``); initial threshold 200, b_r 1, Δ_r 1.
+    ``module_hook`` (default false) makes the ``ssthresh`` hook enter
+    recovery as ``expolin01.c``'s does (see ``cc/seed001.rs``)."""
 
     kind: Literal["expolinear"] = "expolinear"
     ss_alpha: _Slope | None = None
@@ -487,6 +492,7 @@ class Expolinear(_Model):
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
     initial_delta_pkts: Pkts | None = None
+    module_hook: bool | None = None
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "expolinear", **_drop_none(self.model_dump(exclude={"kind"}))}

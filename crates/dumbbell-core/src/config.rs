@@ -341,6 +341,10 @@ pub struct LinearParams {
     pub initial_threshold_pkts: u32,
     /// Recovery base b_r before any reduction, packets (module: 1).
     pub initial_base_pkts: u32,
+    /// The `ssthresh` hook enters recovery as `linha01.c`'s does (see
+    /// `cc::seed001`); false (default): a loss reduces the window as the
+    /// paper's equations say.
+    pub module_hook: bool,
 }
 
 impl Default for LinearParams {
@@ -356,6 +360,7 @@ impl Default for LinearParams {
             adaptive_span_pct: 35,
             initial_threshold_pkts: 200,
             initial_base_pkts: 1,
+            module_hook: false,
         }
     }
 }
@@ -414,6 +419,10 @@ pub struct ExpolinearParams {
     pub initial_base_pkts: u32,
     /// Δ_r before any reduction, packets (module: 1).
     pub initial_delta_pkts: u32,
+    /// The `ssthresh` hook enters recovery as `expolin01.c`'s does (see
+    /// `cc::seed001`); false (default): a loss reduces the window as the
+    /// paper's equations say.
+    pub module_hook: bool,
 }
 
 impl Default for ExpolinearParams {
@@ -428,6 +437,7 @@ impl Default for ExpolinearParams {
             initial_threshold_pkts: 200,
             initial_base_pkts: 1,
             initial_delta_pkts: 1,
+            module_hook: false,
         }
     }
 }

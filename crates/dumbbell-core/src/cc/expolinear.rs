@@ -60,8 +60,10 @@ impl Seed001<ExpolinearLaw> {
 
 impl Law for ExpolinearLaw {
     const NAME: &'static str = "expolinear";
-    const SSTHRESH_ENTERS_RECOVERY: bool = true;
 
+    fn hook_enters_recovery(&self) -> bool {
+        self.p.module_hook
+    }
     fn ss_alpha(&self) -> f64 {
         self.p.ss_alpha
     }
@@ -218,8 +220,20 @@ mod tests {
     }
 
     #[test]
-    fn ssthresh_hook_enters_recovery_with_the_stored_base_and_delta() {
+    fn paper_mode_hook_leaves_the_reduction_to_the_loss_it_reports() {
+        // Default: the hook returns cwnd/2; the ACK's losses cut 20 %.
         let mut d = Drive::new(default(), 1000);
+        d.enter_recovery(20);
+        assert!(!d.cc.state.recovery);
+        assert_eq!(d.loss(20, 3), 800);
+        // J = 800 + ⌊200·(1 − 2^-⌊t/4⌋)⌋ + 1: t = 4 → 901, t = 8 → 951.
+        assert_eq!(d.ack(24), 901);
+        assert_eq!(d.ack(28), 951);
+    }
+
+    #[test]
+    fn ssthresh_hook_enters_recovery_with_the_stored_base_and_delta() {
+        let mut d = Drive::new(expolinear(|p| p.module_hook = true), 1000);
         d.enter_recovery(20);
         assert_eq!(d.tp.snd_ssthresh, 500);
         assert!(d.cc.state.recovery);
@@ -241,7 +255,7 @@ mod tests {
 
         // With a stored b_r and Δ_r: reduction 1000 → 800 in cong_control,
         // exit, then the stack enters Recovery at 200 ms.
-        let mut d = Drive::new(default(), 1000);
+        let mut d = Drive::new(expolinear(|p| p.module_hook = true), 1000);
         d.loss(0, 1);
         d.ack(40); // exit (k = 10)
         assert_eq!(d.ack(200), 1400);

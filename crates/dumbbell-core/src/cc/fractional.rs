@@ -63,8 +63,10 @@ impl Seed001<FractionalLaw> {
 
 impl Law for FractionalLaw {
     const NAME: &'static str = "fractional";
-    const SSTHRESH_ENTERS_RECOVERY: bool = false;
 
+    fn hook_enters_recovery(&self) -> bool {
+        false
+    }
     fn ss_alpha(&self) -> f64 {
         self.p.ss_alpha
     }

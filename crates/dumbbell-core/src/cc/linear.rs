@@ -47,8 +47,10 @@ impl Seed001<LinearLaw> {
 
 impl Law for LinearLaw {
     const NAME: &'static str = "linear";
-    const SSTHRESH_ENTERS_RECOVERY: bool = true;
 
+    fn hook_enters_recovery(&self) -> bool {
+        self.p.module_hook
+    }
     fn ss_alpha(&self) -> f64 {
         self.p.ss_alpha
     }
@@ -329,10 +331,39 @@ mod tests {
     }
 
     #[test]
-    fn ssthresh_hook_enters_recovery_and_closes_the_gate_for_that_ack() {
-        // First loss of the connection, through the stack: at 40 ms cwnd is
-        // 1000 (set), the stack enters Recovery.
+    fn paper_mode_hook_leaves_the_reduction_to_the_loss_it_reports() {
+        // Default (module_hook = false): the stack enters Recovery at 40 ms
+        // with cwnd 1000; the hook returns cwnd/2 and resets t only, and the
+        // same ACK's losses reduce by 10 %: threshold 1000, b_r 900.
         let mut d = Drive::new(default(), 1000);
+        d.enter_recovery(40);
+        assert_eq!(d.tp.snd_ssthresh, 500);
+        assert!(!d.cc.state.recovery);
+        assert_eq!(d.loss(40, 1), 900);
+        assert_eq!(d.cc.state.threshold_pkts, 1000);
+        // Recovery J = 900 + t, exit at 1000, then avoidance 1000 + 2t.
+        assert_eq!(d.ack(50), 910);
+        assert_eq!(d.ack(140), 1000);
+        assert!(!d.cc.state.recovery);
+        assert_eq!(d.ack(141), 1202);
+        // An RTO (hook, then the stack sets cwnd to 1): 1 < ssthresh 601,
+        // so the next ACK is slow start from the hook's origin: 1 + 2·10³.
+        d.at(400);
+        d.tp.snd_ssthresh = d.cc.ssthresh(&d.tp);
+        assert_eq!(d.tp.snd_ssthresh, 601);
+        d.tp.snd_cwnd = 1;
+        assert_eq!(d.ack(410), 2001);
+    }
+
+    fn module() -> LinearLaw {
+        linear(|p| p.module_hook = true)
+    }
+
+    #[test]
+    fn ssthresh_hook_enters_recovery_and_closes_the_gate_for_that_ack() {
+        // module_hook: first loss of the connection, through the stack: at
+        // 40 ms cwnd is 1000 (set), the stack enters Recovery.
+        let mut d = Drive::new(module(), 1000);
         d.enter_recovery(40);
         assert_eq!(d.tp.snd_ssthresh, 500); // cwnd/2
         assert!(d.cc.state.recovery);
@@ -352,7 +383,8 @@ mod tests {
 
         // Later, with a stored b_r: a reduction in cong_control (1000 → 900),
         // exit, avoidance; then the stack enters Recovery again.
-        let mut d = reduced(1000, 0);
+        let mut d = Drive::new(module(), 1000);
+        d.loss(0, 1);
         d.ack(100); // exit at 1000
         assert_eq!(d.ack(150), 1300);
         d.send(10);
@@ -369,7 +401,8 @@ mod tests {
 
     #[test]
     fn rto_restarts_from_the_stored_base() {
-        let mut d = reduced(1000, 0); // b_r 900, threshold 1000
+        let mut d = Drive::new(module(), 1000);
+        d.loss(0, 1); // b_r 900, threshold 1000
         d.ack(100); // exit
         d.send(5);
         // RTO: the stack calls ssthresh() then sets cwnd = in_flight + 1.
