@@ -13,7 +13,9 @@
 //! violation fails the run.
 
 use crate::cc;
-use crate::config::{AqmConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig};
+use crate::config::{
+    AqmConfig, CcConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig,
+};
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
 use crate::net::port::{Port, PortStats, PortTrace};
 use crate::net::topology::{Routes, NO_ROUTE};
@@ -478,7 +480,11 @@ impl World {
                         || format!("{f}.bytes"),
                         "a transfer needs at least one byte",
                     )?;
-                    let control = cc::make(ccc);
+                    if let CcConfig::Bbr(p) = ccc {
+                        cc::bbr::validate(p, &format!("{f}.cc"))?;
+                    }
+                    let rng = rng_for(cfg.seed, &format!("flow:{name}:cc"));
+                    let control = cc::make(ccc, rng);
                     let name = control.name();
                     let echo = if control.needs_ecn() {
                         EcnEcho::Accurate
