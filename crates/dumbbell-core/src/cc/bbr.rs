@@ -411,6 +411,8 @@ pub struct Bbr {
     has_seen_rtt: bool,
     /// Last good cwnd, restored after recovery and ProbeRTT.
     prior_cwnd: u32,
+    /// The pacing rate last set, bit/s (for tracing).
+    pacing_rate_bps: u64,
     // Long-term sampling.
     lt_is_sampling: bool,
     lt_rtt_cnt: u32,
@@ -456,6 +458,7 @@ impl Bbr {
             full_bw: 0,
             has_seen_rtt: false,
             prior_cwnd: 0,
+            pacing_rate_bps: 0,
             lt_is_sampling: false,
             lt_rtt_cnt: 0,
             lt_use_bw: false,
@@ -555,6 +558,7 @@ impl Bbr {
         };
         let bw = tp.snd_cwnd as u128 * BW_UNIT as u128 * PS_PER_US as u128 / rtt.ps() as u128;
         tp.pacing_rate_bps = self.pacing_rate_bps_for(bw as u64, self.p.high_gain);
+        self.pacing_rate_bps = tp.pacing_rate_bps;
     }
 
     /// Linux `bbr_set_pacing_rate`: only upward until the pipe is full.
@@ -566,6 +570,7 @@ impl Bbr {
         if self.full_bw_reached || rate > tp.pacing_rate_bps {
             tp.pacing_rate_bps = rate;
         }
+        self.pacing_rate_bps = tp.pacing_rate_bps;
     }
 
     /// Linux `bbr_min_tso_segs`.
@@ -1137,6 +1142,7 @@ impl CongestionControl for Bbr {
                 self.min_rtt.secs_f64()
             },
         );
+        out("pacing_rate_bps", self.pacing_rate_bps as f64);
         out("pacing_gain", self.pacing_gain());
         out("cwnd_gain", self.cwnd_gain());
         out("cycle_idx", self.cycle_idx as f64);
