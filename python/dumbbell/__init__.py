@@ -16,6 +16,7 @@ from . import _native
 from .errors import ConfigError, DumbbellError, SimulationError
 from .run import Result, run
 from .scenario import (
+    Bbr,
     Cubic,
     Dctcp,
     DropTail,
@@ -53,6 +54,7 @@ __all__ = [
     "Reno",
     "Cubic",
     "Dctcp",
+    "Bbr",
     "TcpOptions",
     "TcpFlow",
     "UdpFlow",

@@ -78,6 +78,7 @@ __all__ = [
     "Reno",
     "Cubic",
     "Dctcp",
+    "Bbr",
     "CcConfig",
     "TcpOptions",
     "TcpFlow",
@@ -407,7 +408,36 @@ class Dctcp(_Model):
         return {"kind": "dctcp", **_drop_none(self.model_dump(exclude={"kind"}))}
 
 
-CONTROLS = ("reno", "cubic", "dctcp")
+class Bbr(_Model):
+    """BBR v1 (Linux ``tcp_bbr.c``). Unset parameters take the core's
+    defaults, Linux's: Startup gain 2.885 (2/ln 2), Drain gain 1/high gain,
+    cwnd gain 2, ProbeBW gains 5/4 and 3/4 (then 1 × 6), a 10-round
+    bandwidth window, a 10 s min-RTT window, 200 ms of ProbeRTT (0 disables
+    it), a full pipe after 3 rounds under 25 % growth, pacing 1 % below the
+    estimate, a 1.2 Mb/s TSO threshold, and the ACK-aggregation
+    (``extra_acked``) and long-term policer (``lt_bw``) estimators on."""
+
+    kind: Literal["bbr"] = "bbr"
+    high_gain: Annotated[float, Field(gt=1, le=16)] | None = None
+    drain_gain: Annotated[float, Field(gt=0, le=1)] | None = None
+    cwnd_gain: Annotated[float, Field(ge=1, le=16)] | None = None
+    probe_bw_up_gain: Annotated[float, Field(ge=1, le=16)] | None = None
+    probe_bw_down_gain: Annotated[float, Field(gt=0, le=1)] | None = None
+    bw_win_rounds: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
+    min_rtt_win_s: Annotated[float, Field(gt=0, le=1e6)] | None = None
+    probe_rtt_mode_ms: Annotated[float, Field(ge=0, le=1e9)] | None = None
+    full_bw_thresh: Annotated[float, Field(gt=1, le=16)] | None = None
+    full_bw_cnt: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
+    pacing_margin_percent: Annotated[int, Field(ge=0, lt=100)] | None = None
+    min_tso_rate_bps: Annotated[int, Field(ge=0, le=U64_MAX)] | None = None
+    extra_acked: bool | None = None
+    lt_bw: bool | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "bbr", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+CONTROLS = ("reno", "cubic", "dctcp", "bbr")
 """The congestion controls the core implements today."""
 
 
@@ -422,7 +452,12 @@ def _cc_shorthand(v: Any) -> Any:
 
 
 CcConfig = Annotated[
-    Union[Annotated[Reno, Tag("reno")], Annotated[Cubic, Tag("cubic")], Annotated[Dctcp, Tag("dctcp")]],
+    Union[
+        Annotated[Reno, Tag("reno")],
+        Annotated[Cubic, Tag("cubic")],
+        Annotated[Dctcp, Tag("dctcp")],
+        Annotated[Bbr, Tag("bbr")],
+    ],
     Discriminator(_kind_of("cubic")),
     BeforeValidator(_cc_shorthand),
 ]
