@@ -5,7 +5,8 @@
 //! ids only. Events at the same instant run in scheduling order
 //! (`sim::EventQueue`), so a run is a pure function of its configuration and
 //! seed. Random draws come from streams named after their component:
-//! `link:<node>-><peer>:loss`, `queue:<node>-><peer>:aqm`.
+//! `link:<node>-><peer>:loss`, `queue:<node>-><peer>:aqm`, `flow:<name>:cc`
+//! (handed to the flow's congestion control, see `cc::make`).
 //!
 //! Packet conservation is audited at the end of every run: every packet
 //! created is delivered, dropped with a reason, or still in a queue or on a
