@@ -120,6 +120,15 @@
 //!   internal (earliest departure time) pacing.
 //! - The gain cycle's phase is drawn from the flow's stream
 //!   `flow:<name>:cc` (`sim::rng`), so runs are reproducible.
+//!
+//! # Trace variables
+//!
+//! `mode` (0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT), `bw_pps` (the
+//! estimate in use, packets/s), `bw_bps` (the same in payload bit/s, as
+//! Linux's `tcp_info`), `max_bw_pps` (the max filter), `min_rtt_s`,
+//! `pacing_rate_bps`, `pacing_gain`, `cwnd_gain`, `cycle_idx`,
+//! `full_bw_reached`, `round` (packet-timed rounds), `lt_use_bw`,
+//! `lt_bw_pps`, `extra_acked_pkts`, `prior_cwnd`.
 
 use super::{CaEvent, CaState, CongestionControl, RateSample, TcpSock, INFINITE_SSTHRESH};
 use crate::config::{BbrParams, ConfigError};
