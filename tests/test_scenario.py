@@ -325,3 +325,42 @@ def test_seed001_out_of_range_is_refused_by_the_core_too():
     with pytest.raises(db.ConfigError) as info:
         run_config(core)
     assert info.value.field == "flows[0].cc.gamma_r"
+def test_bbr_round_trip_and_core_accepts_it():
+    """BBR's parameters reach the core by their JSON names; unset ones are
+    not sent (the core's Linux defaults apply)."""
+    s = db.Scenario.from_dict(copy.deepcopy(BASE))
+    s.flows.append(db.TcpFlow(src="b", dst="a", cc="bbr"))
+    s.flows.append(db.TcpFlow(src="a", dst="b", cc=db.Bbr(high_gain=2.5, probe_rtt_mode_ms=0, extra_acked=False)))
+    core = json.loads(s.to_json())
+    assert core["flows"][2]["cc"] == {"kind": "bbr"}
+    assert core["flows"][3]["cc"] == {"kind": "bbr", "high_gain": 2.5, "probe_rtt_mode_ms": 0.0, "extra_acked": False}
+    _native.check_config(s.to_json())
+    again = db.Scenario.from_dict(json.loads(s.model_dump_json()))
+    assert again.flows[3].cc == s.flows[3].cc
+    assert "bbr" in db.scenario.CONTROLS
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"high_gain": 1.0}, "flows[0].cc.high_gain"),
+        ({"drain_gain": 0}, "flows[0].cc.drain_gain"),
+        ({"probe_bw_down_gain": 1.5}, "flows[0].cc.probe_bw_down_gain"),
+        ({"bw_win_rounds": 0}, "flows[0].cc.bw_win_rounds"),
+        ({"min_rtt_win_s": -1}, "flows[0].cc.min_rtt_win_s"),
+        ({"pacing_margin_percent": 100}, "flows[0].cc.pacing_margin_percent"),
+        ({"lt_bw": "maybe"}, "flows[0].cc.lt_bw"),
+    ],
+)
+def test_bad_bbr_parameter_names_its_field(params, field):
+    e = error_of(edited(lambda d: d["flows"][0].update(cc={"kind": "bbr", **params})))
+    assert e.field == field, e
+
+
+def test_core_rejects_bad_bbr_parameter_naming_it():
+    """The core's own validation, for JSON that did not come through pydantic."""
+    core = json.loads(db.Scenario.from_dict(copy.deepcopy(BASE)).to_json())
+    core["flows"][0]["cc"] = {"kind": "bbr", "full_bw_thresh": 0.5}
+    with pytest.raises(_native.NativeConfigError) as info:
+        _native.run_json(json.dumps(core))
+    assert info.value.args[0] == "flows[0].cc.full_bw_thresh"

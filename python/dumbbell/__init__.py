@@ -16,6 +16,7 @@ from . import _native
 from .errors import ConfigError, DumbbellError, SimulationError
 from .run import Result, run
 from .scenario import (
+    Bbr,
     Cubic,
     Dctcp,
     DropTail,
@@ -59,6 +60,7 @@ __all__ = [
     "Linear",
     "Fractional",
     "Expolinear",
+    "Bbr",
     "TcpOptions",
     "TcpFlow",
     "UdpFlow",

@@ -81,6 +81,7 @@ __all__ = [
     "Linear",
     "Fractional",
     "Expolinear",
+    "Bbr",
     "CcConfig",
     "TcpOptions",
     "TcpFlow",
@@ -498,7 +499,36 @@ class Expolinear(_Model):
         return {"kind": "expolinear", **_drop_none(self.model_dump(exclude={"kind"}))}
 
 
-CONTROLS = ("reno", "cubic", "dctcp", "linear", "fractional", "expolinear")
+class Bbr(_Model):
+    """BBR v1 (Linux ``tcp_bbr.c``). Unset parameters take the core's
+    defaults, Linux's: Startup gain 2.885 (2/ln 2), Drain gain 1/high gain,
+    cwnd gain 2, ProbeBW gains 5/4 and 3/4 (then 1 × 6), a 10-round
+    bandwidth window, a 10 s min-RTT window, 200 ms of ProbeRTT (0 disables
+    it), a full pipe after 3 rounds under 25 % growth, pacing 1 % below the
+    estimate, a 1.2 Mb/s TSO threshold, and the ACK-aggregation
+    (``extra_acked``) and long-term policer (``lt_bw``) estimators on."""
+
+    kind: Literal["bbr"] = "bbr"
+    high_gain: Annotated[float, Field(gt=1, le=16)] | None = None
+    drain_gain: Annotated[float, Field(gt=0, le=1)] | None = None
+    cwnd_gain: Annotated[float, Field(ge=1, le=16)] | None = None
+    probe_bw_up_gain: Annotated[float, Field(ge=1, le=16)] | None = None
+    probe_bw_down_gain: Annotated[float, Field(gt=0, le=1)] | None = None
+    bw_win_rounds: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
+    min_rtt_win_s: Annotated[float, Field(gt=0, le=1e6)] | None = None
+    probe_rtt_mode_ms: Annotated[float, Field(ge=0, le=1e9)] | None = None
+    full_bw_thresh: Annotated[float, Field(gt=1, le=16)] | None = None
+    full_bw_cnt: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
+    pacing_margin_percent: Annotated[int, Field(ge=0, lt=100)] | None = None
+    min_tso_rate_bps: Annotated[int, Field(ge=0, le=U64_MAX)] | None = None
+    extra_acked: bool | None = None
+    lt_bw: bool | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "bbr", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+CONTROLS = ("reno", "cubic", "dctcp", "bbr", "linear", "fractional", "expolinear")
 """The congestion controls the core implements today."""
 
 
@@ -520,6 +550,7 @@ CcConfig = Annotated[
         Annotated[Linear, Tag("linear")],
         Annotated[Fractional, Tag("fractional")],
         Annotated[Expolinear, Tag("expolinear")],
+        Annotated[Bbr, Tag("bbr")],
     ],
     Discriminator(_kind_of("cubic")),
     BeforeValidator(_cc_shorthand),

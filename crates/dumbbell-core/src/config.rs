@@ -247,6 +247,7 @@ pub enum CcConfig {
     Linear(#[serde(default)] LinearParams),
     Fractional(#[serde(default)] FractionalParams),
     Expolinear(#[serde(default)] ExpolinearParams),
+    Bbr(#[serde(default)] BbrParams),
 }
 
 impl Default for CcConfig {
@@ -438,6 +439,66 @@ impl Default for ExpolinearParams {
             initial_base_pkts: 1,
             initial_delta_pkts: 1,
             module_hook: false,
+        }
+    }
+}
+
+/// BBR v1 (Linux `tcp_bbr.c`). Gains are rounded to Linux's 1/256 units.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct BbrParams {
+    /// Startup pacing and cwnd gain, about 2/ln 2 (Linux `bbr_high_gain`:
+    /// 2.885 → 739/256).
+    pub high_gain: f64,
+    /// Drain pacing gain; unset: 1/high_gain (Linux `bbr_drain_gain`: 88/256).
+    pub drain_gain: Option<f64>,
+    /// ProbeBW cwnd gain (Linux `bbr_cwnd_gain`: 2).
+    pub cwnd_gain: f64,
+    /// First phase of the ProbeBW pacing-gain cycle (Linux 5/4).
+    pub probe_bw_up_gain: f64,
+    /// Second phase of the cycle (Linux 3/4); the six others are 1.
+    pub probe_bw_down_gain: f64,
+    /// Window of the max-bandwidth filter, in packet-timed rounds (Linux
+    /// `bbr_bw_rtts`: 10).
+    pub bw_win_rounds: u32,
+    /// Window of the min-RTT filter, seconds (Linux `bbr_min_rtt_win_sec`: 10).
+    pub min_rtt_win_s: f64,
+    /// Least time at 4 packets in ProbeRTT, milliseconds (Linux
+    /// `bbr_probe_rtt_mode_ms`: 200); 0 disables ProbeRTT.
+    pub probe_rtt_mode_ms: f64,
+    /// Bandwidth growth that counts as "still growing" in Startup (Linux
+    /// `bbr_full_bw_thresh`: 5/4).
+    pub full_bw_thresh: f64,
+    /// Rounds without such growth that end Startup (Linux `bbr_full_bw_cnt`: 3).
+    pub full_bw_cnt: u32,
+    /// Pacing below the estimate, percent (Linux `bbr_pacing_margin_percent`: 1).
+    pub pacing_margin_percent: u32,
+    /// Below this pacing rate the TSO quantum is one segment, above it two
+    /// at least, bit/s (Linux `bbr_min_tso_rate`: 1.2 Mb/s).
+    pub min_tso_rate_bps: u64,
+    /// The ACK-aggregation estimator (`extra_acked`, Linux ≥ 5.1): on.
+    pub extra_acked: bool,
+    /// Long-term bandwidth sampling, the token-bucket policer detector: on.
+    pub lt_bw: bool,
+}
+
+impl Default for BbrParams {
+    fn default() -> Self {
+        BbrParams {
+            high_gain: 2.885,
+            drain_gain: None,
+            cwnd_gain: 2.0,
+            probe_bw_up_gain: 1.25,
+            probe_bw_down_gain: 0.75,
+            bw_win_rounds: 10,
+            min_rtt_win_s: 10.0,
+            probe_rtt_mode_ms: 200.0,
+            full_bw_thresh: 1.25,
+            full_bw_cnt: 3,
+            pacing_margin_percent: 1,
+            min_tso_rate_bps: 1_200_000,
+            extra_acked: true,
+            lt_bw: true,
         }
     }
 }

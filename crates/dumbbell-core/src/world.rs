@@ -5,7 +5,8 @@
 //! ids only. Events at the same instant run in scheduling order
 //! (`sim::EventQueue`), so a run is a pure function of its configuration and
 //! seed. Random draws come from streams named after their component:
-//! `link:<node>-><peer>:loss`, `queue:<node>-><peer>:aqm`.
+//! `link:<node>-><peer>:loss`, `queue:<node>-><peer>:aqm`, `flow:<name>:cc`
+//! (handed to the flow's congestion control, see `cc::make`).
 //!
 //! Packet conservation is audited at the end of every run: every packet
 //! created is delivered, dropped with a reason, or still in a queue or on a
@@ -13,7 +14,9 @@
 //! violation fails the run.
 
 use crate::cc;
-use crate::config::{AqmConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig};
+use crate::config::{
+    AqmConfig, CcConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig,
+};
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
 use crate::net::port::{Port, PortStats, PortTrace};
 use crate::net::topology::{Routes, NO_ROUTE};
@@ -480,7 +483,11 @@ impl World {
                     )?;
                     cc::seed001::check(ccc)
                         .map_err(|(field, why)| err(format!("{f}.cc.{field}"), why))?;
-                    let control = cc::make(ccc);
+                    if let CcConfig::Bbr(p) = ccc {
+                        cc::bbr::validate(p, &format!("{f}.cc"))?;
+                    }
+                    let rng = rng_for(cfg.seed, &format!("flow:{name}:cc"));
+                    let control = cc::make(ccc, rng);
                     let name = control.name();
                     let echo = if control.needs_ecn() {
                         EcnEcho::Accurate

@@ -21,15 +21,22 @@
 //!    CWR on ECE) `ssthresh()` is called and then `set_state(new)`;
 //!    `set_state` is always called *before* `ca_state` changes; on a
 //!    spurious reduction detected by undo, `undo_cwnd()`; on RTO, the timer
-//!    path calls `ssthresh()`, `set_state(Loss)` and `cwnd_event(Loss)`;
+//!    path calls `ssthresh()` and `cwnd_event(Loss)` (unless a reduction of
+//!    the same window is under way) and then `set_state(Loss)` — on every
+//!    RTO, also when already in Loss, as Linux's `tcp_enter_loss`;
 //! 5. the rate sample is completed (`tcp_rate_gen`);
 //! 6. if the control implements `cong_control`, it alone sets cwnd and
 //!    pacing; otherwise the stack reduces the window (PRR) while in CWR or
 //!    Recovery, or calls `cong_avoid(ack, acked)` when it may grow.
 //!
-//! `cwnd_event(TxStart)` is raised when sending resumes after idle,
-//! `cwnd_event(CompleteCwr)` when a CWR or Recovery reduction completes.
+//! `cwnd_event(TxStart)` is raised when a data segment, new or
+//! retransmitted, leaves with nothing in flight (Linux
+//! `tcp_event_data_sent`: the first segment, a restart after idle, the
+//! retransmission after an RTO), `cwnd_event(CompleteCwr)` when a CWR or
+//! Recovery reduction completes (not for controls with `cong_control`, as
+//! in Linux).
 
+pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod reno;
@@ -40,7 +47,7 @@ pub mod linear;
 pub mod seed001;
 
 use crate::config::CcConfig;
-use crate::sim::{Dur, Time};
+use crate::sim::{Dur, Rng, Time};
 
 /// Linux `enum tcp_ca_state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -157,6 +164,14 @@ pub struct TcpSock {
     pub delivered_ce: u64,
     /// Total packets marked lost so far.
     pub lost: u64,
+    /// When `delivered` last grew (Linux `delivered_mstamp`); reset to the
+    /// send time when a flight starts with nothing outstanding.
+    pub delivered_mstamp: Time,
+    /// Application-limited until `delivered` passes this count; 0 = not
+    /// limited (Linux `tp->app_limited`, set by `tcp_rate_check_app_limited`,
+    /// and by BBR during ProbeRTT). [`APP_LIMITED_AT_START`] marks the first
+    /// flight, as Linux's `tcp_init_sock` does with `~0U`.
+    pub app_limited: u64,
     pub srtt: Dur,
     pub min_rtt: Dur,
     pub ca_state: CaState,
@@ -165,6 +180,9 @@ pub struct TcpSock {
     pub max_packets_out: u32,
     /// Pacing rate in bit/s (Linux's `sk_pacing_rate` is in bytes/s); 0 = unset.
     pub pacing_rate_bps: u64,
+    /// Earliest departure time of the next paced segment (Linux
+    /// `tcp_wstamp_ns`); in the past when the sender may send at once.
+    pub wstamp: Time,
     /// ECN was negotiated on this connection.
     pub ecn_ok: bool,
     /// Time of the last window change (`snd_cwnd_stamp`).
@@ -194,12 +212,15 @@ impl TcpSock {
             delivered: 0,
             delivered_ce: 0,
             lost: 0,
+            delivered_mstamp: Time::ZERO,
+            app_limited: APP_LIMITED_AT_START,
             srtt: Dur::ZERO,
             min_rtt: Dur::MAX,
             ca_state: CaState::Open,
             is_cwnd_limited: false,
             max_packets_out: 0,
             pacing_rate_bps: 0,
+            wstamp: Time::ZERO,
             ecn_ok: false,
             snd_cwnd_stamp: Time::ZERO,
             lsndtime: Time::ZERO,
@@ -219,6 +240,13 @@ impl TcpSock {
 
 /// Linux `TCP_INFINITE_SSTHRESH`.
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+
+/// `tp.app_limited` of a new connection. Linux's `tcp_init_sock` sets
+/// `app_limited = ~0U`: the first flight's rate samples are app-limited
+/// (nothing was sent before it), and the first `tcp_rate_gen` clears the
+/// mark, since with 32-bit wrap-around any small `delivered` count is
+/// "after" `~0U`. The stack reproduces that with this sentinel.
+pub const APP_LIMITED_AT_START: u64 = u64::MAX;
 
 /// The interface every congestion control implements. Required: `name`,
 /// `ssthresh`, and `cong_avoid` unless `cong_control` is implemented.
@@ -316,8 +344,10 @@ pub fn tcp_reno_ssthresh(tp: &TcpSock) -> u32 {
     (tp.snd_cwnd >> 1).max(2)
 }
 
-/// Builds the control a configuration names.
-pub fn make(cfg: &CcConfig) -> Box<dyn CongestionControl> {
+/// Builds the control a configuration names. `rng` is the flow's own
+/// random stream (`flow:<name>:cc`, see `world.rs`) for the controls that
+/// draw (BBR's gain-cycle phase, Linux `prandom`); the others ignore it.
+pub fn make(cfg: &CcConfig, rng: Rng) -> Box<dyn CongestionControl> {
     match cfg {
         CcConfig::Reno => Box::new(reno::Reno),
         CcConfig::Cubic(p) => Box::new(cubic::Cubic::new(p.clone())),
@@ -325,6 +355,7 @@ pub fn make(cfg: &CcConfig) -> Box<dyn CongestionControl> {
         CcConfig::Linear(p) => Box::new(linear::Linear::new(p.clone())),
         CcConfig::Fractional(p) => Box::new(fractional::Fractional::new(p.clone())),
         CcConfig::Expolinear(p) => Box::new(expolinear::Expolinear::new(p.clone())),
+        CcConfig::Bbr(p) => Box::new(bbr::Bbr::new(p.clone(), rng)),
     }
 }
 

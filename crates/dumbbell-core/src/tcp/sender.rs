@@ -37,6 +37,13 @@
 //!   Recovery, CWR or Loss does not reduce twice), every un-SACKed segment
 //!   marked lost, cwnd = 1, state Loss until `high_seq` is acknowledged; the
 //!   RTO backs off.
+//!
+//! # Pacing
+//! When the control asks for it (`wants_pacing`), segments leave no earlier
+//! than `tp.wstamp`, which advances by each segment's payload at
+//! `tp.pacing_rate_bps` (Linux's internal pacing, `tcp_update_skb_after_send`:
+//! the first 10 segments unpaced, up to half a gap forgiven after a stall).
+//! `max_rate_bps`, a NIC or bus cap, spaces whole wire packets.
 
 use super::rtt::RttEstimator;
 use super::{Endpoints, Out, TimerKind};
@@ -111,7 +118,6 @@ pub struct Sender {
     pub rtt: RttEstimator,
     rto_timer: LazyTimer,
     pacing_timer: LazyTimer,
-    next_send: Time,
     syn_sent: Option<Time>,
     syn_retransmitted: bool,
     // Loss marking and retransmission hints (indices into `segs`).
@@ -131,10 +137,9 @@ pub struct Sender {
     rwnd: u64,
     app_end: Option<u64>,
     stop: Option<Time>,
-    // Rate sampling (Linux `tcp_rate.c`).
-    delivered_time: Time,
+    // Rate sampling (Linux `tcp_rate.c`; `delivered_mstamp` and
+    // `app_limited` live in `tp`, where BBR reads and writes them).
     first_tx_time: Time,
-    app_limited: u64,
     cwnd_usage_seq: u64,
     cwnd_limited_raw: bool,
     // TCP small queues.
@@ -178,7 +183,6 @@ impl Sender {
             rtt,
             rto_timer: LazyTimer::default(),
             pacing_timer: LazyTimer::default(),
-            next_send: Time::ZERO,
             syn_sent: None,
             syn_retransmitted: false,
             lost_hint: 0,
@@ -192,9 +196,7 @@ impl Sender {
             queue_cwr: false,
             app_end,
             stop,
-            delivered_time: Time::ZERO,
             first_tx_time: Time::ZERO,
-            app_limited: 0,
             cwnd_usage_seq: 0,
             cwnd_limited_raw: false,
             nic_bytes: 0,
@@ -236,7 +238,7 @@ impl Sender {
 
     fn establish(&mut self, now: Time, out: &mut Out) {
         self.phase = Phase::Established;
-        self.delivered_time = now;
+        self.tp.delivered_mstamp = now;
         self.first_tx_time = now;
         self.cc.init(&mut self.tp);
         self.try_send(now, out);
@@ -768,11 +770,12 @@ impl Sender {
         rs: &mut RateSample,
         _prior: u64,
     ) {
-        if self.app_limited != 0 && self.tp.delivered > self.app_limited {
-            self.app_limited = 0;
+        let al = self.tp.app_limited;
+        if al != 0 && (al == crate::cc::APP_LIMITED_AT_START || self.tp.delivered > al) {
+            self.tp.app_limited = 0;
         }
         if delivered > 0 {
-            self.delivered_time = now;
+            self.tp.delivered_mstamp = now;
         }
         rs.acked_sacked = delivered;
         rs.losses = lost;
@@ -786,9 +789,9 @@ impl Sender {
         rs.rcv_interval = now.saturating_since(rs.prior_time);
         rs.interval = rs.snd_interval.max(rs.rcv_interval);
         // An interval shorter than min RTT means the ACKs were compressed:
-        // the sample is not trustworthy (Linux drops it).
+        // the rate is not trustworthy. Linux invalidates the interval only
+        // (`interval_us = -1`); the delivered count stays (BBR reads it).
         if rs.interval < self.tp.min_rtt && self.tp.min_rtt != Dur::MAX {
-            rs.delivered = None;
             rs.interval = Dur::ZERO;
         }
     }
@@ -861,7 +864,10 @@ impl Sender {
         if self.tp.ecn_ok {
             self.queue_cwr = true;
         }
-        self.set_state(CaState::Loss);
+        // Linux tcp_enter_loss calls tcp_set_ca_state(Loss) on every RTO,
+        // also when already in Loss (BBR counts each as the end of a round).
+        self.cc.set_state(&mut self.tp, CaState::Loss);
+        self.tp.ca_state = CaState::Loss;
         self.rtt.back_off();
         self.arm_rto(now, out);
         self.try_send(now, out);
@@ -955,8 +961,8 @@ impl Sender {
         let mut cwnd_limited = false;
         loop {
             if let Some(rate) = self.pacing_rate_bps() {
-                if now < self.next_send {
-                    if let Some(at) = self.pacing_timer.arm(self.next_send) {
+                if now < self.tp.wstamp {
+                    if let Some(at) = self.pacing_timer.arm(self.tp.wstamp) {
                         out.timers.push((at, TimerKind::Pacing));
                     }
                     break;
@@ -972,18 +978,17 @@ impl Sender {
                 break;
             }
             if let Some(i) = self.next_retransmit() {
+                self.event_data_sent();
                 self.transmit(now, i, true, out);
                 continue;
             }
             match self.new_data_len(now) {
                 Some(len) => {
+                    self.event_data_sent();
                     if self.tp.packets_out == 0 {
                         // Linux tcp_rate_skb_sent: a new flight starts the clocks.
                         self.first_tx_time = now;
-                        self.delivered_time = now;
-                        if self.stats.data_pkts_sent > 0 {
-                            self.cc.cwnd_event(&mut self.tp, CaEvent::TxStart);
-                        }
+                        self.tp.delivered_mstamp = now;
                     }
                     let seq = self.tp.snd_nxt;
                     self.segs.push_back(Seg {
@@ -1003,7 +1008,8 @@ impl Sender {
                     if self.tp.in_flight() < self.tp.snd_cwnd
                         && self.tp.lost_out <= self.tp.retrans_out
                     {
-                        self.app_limited = (self.tp.delivered + self.tp.in_flight() as u64).max(1);
+                        self.tp.app_limited =
+                            (self.tp.delivered + self.tp.in_flight() as u64).max(1);
                     }
                     break;
                 }
@@ -1020,13 +1026,56 @@ impl Sender {
         }
     }
 
+    /// Linux `tcp_event_data_sent`: a data segment (new or retransmitted)
+    /// about to leave with nothing in flight raises `cwnd_event(TxStart)`,
+    /// before `lsndtime` moves, so the control sees how long sending paused.
+    fn event_data_sent(&mut self) {
+        if self.tp.in_flight() == 0 {
+            self.cc.cwnd_event(&mut self.tp, CaEvent::TxStart);
+        }
+    }
+
+    /// Advances the earliest departure time `tp.wstamp` after a segment of
+    /// `payload` bytes (`wire` bytes with headers) left at `now`.
+    ///
+    /// The control's pacing follows Linux's `tcp_update_skb_after_send`
+    /// (internal, earliest-departure-time pacing): the gap is the payload
+    /// (`skb->len`) at `tp.pacing_rate_bps`; the first 10 data segments of
+    /// the connection are not paced; and when the segment left later than
+    /// its slot (the sender was held by cwnd or TSQ), up to half the gap is
+    /// forgiven (Linux's "credit" for OS jitter). `max_rate_bps`, a NIC or
+    /// bus limit, spaces whole wire packets. The larger gap wins.
+    fn schedule_next_departure(&mut self, now: Time, payload: u32, wire: u32) {
+        let cap = self.cfg.max_rate_bps;
+        let cc_rate = if self.cc.wants_pacing() {
+            self.tp.pacing_rate_bps
+        } else {
+            0
+        };
+        if cap == 0 && cc_rate == 0 {
+            return;
+        }
+        let prior = self.tp.wstamp;
+        let start = prior.max(now);
+        let mut gap = Dur::ZERO;
+        if cc_rate > 0 && self.stats.data_pkts_sent >= 10 {
+            let len = Dur::serialization(payload as u64, cc_rate);
+            let credit = start.since(prior);
+            gap = len.saturating_sub(len.div(2).min(credit));
+        }
+        if cap > 0 {
+            gap = gap.max(Dur::serialization(wire as u64, cap));
+        }
+        self.tp.wstamp = start + gap;
+    }
+
     fn transmit(&mut self, now: Time, i: usize, retrans: bool, out: &mut Out) {
         let snap = TxSnap {
             delivered: self.tp.delivered,
             delivered_ce: self.tp.delivered_ce,
-            delivered_time: self.delivered_time,
+            delivered_time: self.tp.delivered_mstamp,
             first_tx: self.first_tx_time,
-            app_limited: self.app_limited != 0,
+            app_limited: self.tp.app_limited != 0,
         };
         let seg = &mut self.segs[i];
         seg.sent = now;
@@ -1066,14 +1115,7 @@ impl Sender {
         self.stats.bytes_sent += len as u64;
         self.stats.data_pkts_sent += 1;
         self.nic_bytes += p.size_bytes as u64;
-        if let Some(rate) = self.pacing_rate_bps() {
-            let start = if self.next_send > now {
-                self.next_send
-            } else {
-                now
-            };
-            self.next_send = start + Dur::serialization(p.size_bytes as u64, rate);
-        }
+        self.schedule_next_departure(now, len, p.size_bytes);
         out.pkts.push(p);
         if !self.rto_timer.is_armed() {
             self.arm_rto(now, out);

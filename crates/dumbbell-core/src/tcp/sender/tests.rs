@@ -47,7 +47,7 @@ fn cfg() -> TcpConfig {
 }
 
 fn reno() -> Box<dyn CongestionControl> {
-    crate::cc::make(&CcConfig::Reno)
+    crate::cc::make(&CcConfig::Reno, crate::sim::rng_for(0, "cc"))
 }
 
 /// A started sender and what it sent at t = 0.
@@ -430,7 +430,8 @@ fn test_established_sack_recovery_prr_and_exit() {
 fn test_recovery_hook_order() {
     let (cc, log) = Recorder::boxed(false);
     let (mut s, _) = sender_established_with(cfg(), cc);
-    assert_eq!(take(&log), [Call::Init]);
+    // Linux tcp_event_data_sent: the first segment leaves with nothing in flight.
+    assert_eq!(take(&log), [Call::Init, Call::CwndEvent(CaEvent::TxStart)]);
 
     // Segments 0 and 4 are lost. One ACK SACKs 1-3: 0 is lost at once.
     recv_ack(&mut s, ms(10), 0, &[(1, 4)], 0);
@@ -605,10 +606,13 @@ fn test_established_rto_without_rtt_sample_fires_at_1s_and_backs_off() {
                 from: CaState::Open,
                 to: CaState::Loss
             },
+            // The retransmission leaves with nothing in flight.
+            Call::CwndEvent(CaEvent::TxStart),
         ]
     );
 
-    // Second and third: 4 s then 8 s later; no new ssthresh in Loss.
+    // Second and third: 4 s then 8 s later; no new ssthresh in Loss, but
+    // set_state(Loss) again on each, as Linux's tcp_enter_loss does.
     let out = fire_rto(&mut s, ms(3000));
     assert_eq!(sent(&out), [rtx(0)]);
     assert_eq!(out.timers, [(ms(7000), TimerKind::Rto)]);
@@ -621,7 +625,13 @@ fn test_established_rto_without_rtt_sample_fires_at_1s_and_backs_off() {
     assert_eq!(s.tp.snd_cwnd, 1);
     assert_eq!(s.tp.snd_ssthresh, 5);
     assert_eq!(counters(&s), (10, 0, 10, 1, 1));
-    assert_eq!(count(&take(&log), &Call::Ssthresh), 0);
+    let log = take(&log);
+    assert_eq!(count(&log, &Call::Ssthresh), 0);
+    let again = Call::SetState {
+        from: CaState::Loss,
+        to: CaState::Loss,
+    };
+    assert_eq!(count(&log, &again), 2);
 }
 
 #[test]

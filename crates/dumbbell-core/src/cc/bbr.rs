@@ -1,0 +1,2020 @@
+//! BBR v1, Bottleneck Bandwidth and Round-trip propagation time: a
+//! model-based control that paces at its estimate of the bottleneck rate
+//! and caps the data in flight at a multiple of the estimated
+//! bandwidth-delay product, instead of reacting to loss.
+//!
+//! Follows Linux `net/ipv4/tcp_bbr.c` (Cardwell et al., "BBR:
+//! Congestion-Based Congestion Control", ACM Queue 14(5), 2016) hook for
+//! hook: `cong_control` does all the work on every ACK, from the stack's
+//! `tcp_rate.c` rate sample.
+//!
+//! # The model, updated on every ACK
+//!
+//! - **Bandwidth**: the maximum delivery rate of the last `bw_win_rounds`
+//!   (10) packet-timed rounds ([`WindowedMax`], Kathleen Nichols' running
+//!   max with three choices, as Linux's `lib/win_minmax.c`). A round ends
+//!   when a packet sent after the previous round's end is delivered (the
+//!   sample's `prior_delivered` reaches the `delivered` count noted at the
+//!   round start). App-limited samples enter the filter only when they
+//!   exceed it.
+//! - **Min RTT**: the smallest RTT sample of the last `min_rtt_win_s` (10 s);
+//!   once that old, the next sample replaces it whatever its value.
+//! - **Pacing rate** = pacing_gain · bw · (1 − 1 %), in `tp.pacing_rate_bps`;
+//!   before the pipe is full it only ever rises. The first value is
+//!   high_gain · init cwnd / srtt (1 ms when there is no RTT sample yet).
+//! - **cwnd** = cwnd_gain · bw · min_rtt, plus the ACK-aggregation allowance
+//!   (`extra_acked`) and the quantization budget (below), approached by
+//!   adding the newly delivered packets and cut at once when above target
+//!   (only once the pipe was found full); at least 4 packets.
+//!
+//! # The state machine
+//!
+//! ```text
+//!         start
+//!           |
+//!           v
+//!   +--> STARTUP ---------+        pacing and cwnd gain high_gain (2/ln 2)
+//!   |       | pipe full   |
+//!   |       v             |
+//!   |     DRAIN ----------+        pacing gain 1/high_gain, until in flight
+//!   |       | drained     |        falls to one BDP
+//!   |       v             |
+//!   +--> PROBE_BW <--+    |        cycle of pacing gains 5/4, 3/4, 1 × 6,
+//!   |       |   |    |    |        one phase per min RTT; cwnd gain 2
+//!   |       |   +----+    |
+//!   |       v             v
+//!   +--- PROBE_RTT <------+        min RTT 10 s old: cwnd 4 packets for
+//!                                  max(200 ms, one round), then back to
+//!                                  PROBE_BW (or STARTUP if the pipe was
+//!                                  never found full)
+//! ```
+//!
+//! - **Full pipe**: at each round start of a non-app-limited sample, if
+//!   the max bandwidth grew by less than `full_bw_thresh` (25 %) over the
+//!   bandwidth recorded when it last did, a counter grows; `full_bw_cnt` (3)
+//!   such rounds in a row mean the pipe is full. Startup then ends, and
+//!   ssthresh is set to the one-BDP in-flight target (Linux does this for
+//!   the benefit of `tcp_info`; nothing reads it here).
+//! - **ProbeBW**: entered at a random phase of the 8-phase cycle, drawn
+//!   among the 7 phases other than the 3/4 one (Linux
+//!   `CYCLE_LEN − 1 − prandom(7)`, then one advance), so flows do not probe
+//!   in step. A phase of gain 1 lasts one min RTT (measured on
+//!   `tp.delivered_mstamp`); the 5/4 phase lasts at least one min RTT and
+//!   until the data in the network reaches 5/4 of the BDP (or a loss); the
+//!   3/4 phase ends after one min RTT or as soon as in flight is down to
+//!   one BDP.
+//! - **ProbeRTT**: when the min RTT estimate is `min_rtt_win_s` old (and
+//!   the flow did not just restart from idle), cwnd is capped at 4 packets;
+//!   once in flight is at most 4, the mode lasts `probe_rtt_mode_ms` (200)
+//!   and at least one round, then restores the cwnd saved on entry. Rate
+//!   samples during ProbeRTT are marked app-limited (`tp.app_limited`), so
+//!   they cannot drag the bandwidth estimate down.
+//!
+//! # Loss
+//!
+//! - **Packet conservation** (`bbr_set_cwnd_to_recover_or_restore`): every
+//!   ACK first takes the newly lost packets off cwnd; the first round of
+//!   Recovery sends one packet per packet delivered (cwnd = in flight +
+//!   delivered); later rounds grow toward the target; leaving Recovery or
+//!   Loss restores the cwnd saved by `ssthresh` on entry.
+//! - **RTO**: `set_state(Loss)` resets the full-pipe bandwidth reference,
+//!   counts the timeout as the end of a round and feeds it to the long-term
+//!   sampler as a loss. The stack calls it on every timeout, as Linux's
+//!   `tcp_enter_loss` does, and sets cwnd = in flight + 1 itself.
+//! - **Long-term bandwidth** (`lt_bw`, the token-bucket policer detector):
+//!   from the first loss, sampling intervals of 4 to 16 rounds end on a
+//!   loss; an interval that lost at least 50/256 (about 20 %) of what it
+//!   delivered gives an average rate; two such intervals within 1/8 (or
+//!   4 kbit/s) of each other mean a policer: BBR then uses their mean as its
+//!   bandwidth, with pacing gain 1, for 48 rounds of ProbeBW, then starts
+//!   over. App-limited samples or intervals over 16 rounds reset the sampler.
+//!
+//! # Fixed point and time
+//!
+//! Linux's fixed point is kept so that the rounding matches the kernel's:
+//! gains in 1/256 (`BBR_UNIT`; high gain 739, drain 88, cwnd 512, 5/4 =
+//! 320), bandwidth in packets per microsecond scaled by 2^24 (`BW_UNIT`),
+//! held in a `u64` (Linux's `u32` overflows near 3 Tb/s) with `u128`
+//! intermediates. Time is the simulator's picosecond clock where Linux uses
+//! microseconds (`tcp_mstamp`, min RTT, rate intervals), milliseconds (the
+//! long-term sampling interval) or jiffies (the min RTT and ProbeRTT
+//! stamps): a bandwidth sample is `delivered · 2^24 · 10^6 / interval_ps`,
+//! the BDP `⌈bw · min_rtt_ps · gain / 256 / (2^24 · 10^6)⌉` packets. The
+//! results agree with the kernel's up to its truncation of those clocks.
+//!
+//! # Choices where our model differs
+//!
+//! - **Quantization budget**: Linux adds 3 TSO bursts to the cwnd target
+//!   (`bbr_tso_segs_goal`: about 1 ms of the pacing rate, at most
+//!   64 KB − headers and 127 segments, at least 1 segment below
+//!   `min_tso_rate_bps` and 2 above), rounds up to even and adds 2 in the
+//!   5/4 phase. We keep the formula so that cwnd is a Linux sender's, though
+//!   the stack sends one segment at a time (TSO is not modelled).
+//! - **ACK aggregation** (`extra_acked`, Linux ≥ 5.1) is on by default, as
+//!   in current kernels; `extra_acked: false` gives the 4.9–5.0 behaviour.
+//!   Linux stores the estimate in a `u16`; ours does not wrap.
+//! - `rs.is_ack_delayed` (Linux's guess that a lone runt segment was
+//!   ACKed late) is not modelled: an expired min RTT takes any sample.
+//! - Pacing is the stack's, in `tcp::sender`: the payload of each segment at
+//!   `tp.pacing_rate_bps`, the first 10 segments unpaced, as Linux's
+//!   internal (earliest departure time) pacing.
+//! - The gain cycle's phase is drawn from the flow's stream
+//!   `flow:<name>:cc` (`sim::rng`), so runs are reproducible.
+//!
+//! # Trace variables
+//!
+//! `mode` (0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT), `bw_pps` (the
+//! estimate in use, packets/s), `bw_bps` (the same in payload bit/s, as
+//! Linux's `tcp_info`), `max_bw_pps` (the max filter), `min_rtt_s`,
+//! `pacing_rate_bps`, `pacing_gain`, `cwnd_gain`, `cycle_idx`,
+//! `full_bw_reached`, `round` (packet-timed rounds), `lt_use_bw`,
+//! `lt_bw_pps`, `extra_acked_pkts`, `prior_cwnd`.
+
+use super::{CaEvent, CaState, CongestionControl, RateSample, TcpSock, INFINITE_SSTHRESH};
+use crate::config::{BbrParams, ConfigError};
+use crate::sim::{Dur, Rng, Time, PS_PER_S, PS_PER_US};
+
+/// Fractions (gains) are in units of 1/256 (Linux `BBR_SCALE`).
+pub const BBR_SCALE: u32 = 8;
+pub const BBR_UNIT: u32 = 1 << BBR_SCALE;
+/// Bandwidth is in packets per microsecond scaled by 2^24 (Linux `BW_SCALE`).
+pub const BW_SCALE: u32 = 24;
+pub const BW_UNIT: u64 = 1 << BW_SCALE;
+
+/// Phases of the ProbeBW pacing-gain cycle (Linux `CYCLE_LEN`).
+pub const CYCLE_LEN: usize = 8;
+/// The starting phase is drawn among this many (Linux `bbr_cycle_rand`).
+const CYCLE_RAND: u64 = 7;
+/// Packets kept in flight at least, and in ProbeRTT (Linux
+/// `bbr_cwnd_min_target`): two delayed-ACK pairs.
+pub const CWND_MIN_TARGET: u32 = 4;
+/// Linux `TCP_INIT_CWND`: the cwnd cap before any RTT sample, and the
+/// delivered count below which Startup always grows.
+const TCP_INIT_CWND: u32 = 10;
+/// Largest TSO burst in bytes: `GSO_MAX_SIZE − 1 − MAX_TCP_HEADER` of a
+/// typical x86-64 build (65536 − 1 − 320), and in segments (`0x7F`).
+const GSO_MAX_BYTES: u64 = 65_215;
+const TSO_MAX_SEGS: u32 = 0x7f;
+/// Linux `sk_pacing_shift`: the TSO quantum is about 2^-10 s of pacing.
+const PACING_SHIFT: u32 = 10;
+
+// Long-term (policer) sampling, Linux's constants.
+/// Least rounds in a sampling interval (`bbr_lt_intvl_min_rtts`).
+const LT_INTVL_MIN_RTTS: u32 = 4;
+/// Lost/delivered above 50/256 makes an interval lossy (`bbr_lt_loss_thresh`).
+const LT_LOSS_THRESH: u64 = 50;
+/// Two intervals within 1/8 of each other are consistent (`bbr_lt_bw_ratio`).
+const LT_BW_RATIO: u64 = (BBR_UNIT / 8) as u64;
+/// ... or within 4 kbit/s, in bytes/s (`bbr_lt_bw_diff`).
+const LT_BW_DIFF_BYTES_PER_S: u64 = 4000 / 8;
+/// Rounds of ProbeBW spent on the long-term rate (`bbr_lt_bw_max_rtts`).
+const LT_BW_MAX_RTTS: u32 = 48;
+
+// ACK aggregation, Linux's constants.
+/// Gain on the aggregation estimate (`bbr_extra_acked_gain`).
+const EXTRA_ACKED_GAIN: u64 = BBR_UNIT as u64;
+/// Each of the two max-filter slots lasts this many rounds.
+const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+/// An epoch with this many packets acked restarts (`bbr_ack_epoch_acked_reset_thresh`).
+const ACK_EPOCH_ACKED_RESET: u32 = 1 << 20;
+/// The allowance is at most 100 ms of bandwidth (`bbr_extra_acked_max_us`).
+const EXTRA_ACKED_MAX_US: u64 = 100_000;
+
+/// Largest gain the configuration accepts (Linux's 10-bit fields stop at
+/// about 4; larger gains are a research knob and stay well inside `u128`).
+pub const MAX_GAIN: f64 = 16.0;
+
+/// BBR's modes (Linux `enum bbr_mode`), in the `mode` trace variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Mode {
+    Startup = 0,
+    Drain = 1,
+    ProbeBw = 2,
+    ProbeRtt = 3,
+}
+
+/// One timestamped value of a [`WindowedMax`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Sample {
+    t: u64,
+    v: u64,
+}
+
+/// A running maximum over a sliding window of `win` time units (BBR uses
+/// rounds), in constant space: Kathleen Nichols' algorithm, as Linux's
+/// `lib/win_minmax.c`. It keeps the best, second-best and third-best
+/// values with non-decreasing times. A new maximum replaces all three; the
+/// second and third choices are refreshed from later quarters of the
+/// window, so that when the best expires a recent runner-up takes over.
+/// The result is the true window maximum except when the values fall
+/// steadily, where it can hold a value up to one window and a half old.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WindowedMax {
+    s: [Sample; 3],
+}
+
+impl WindowedMax {
+    /// Forgets everything: `v` at time `t` is all three choices.
+    pub fn reset(&mut self, t: u64, v: u64) -> u64 {
+        self.s = [Sample { t, v }; 3];
+        v
+    }
+
+    /// The current maximum.
+    pub fn get(&self) -> u64 {
+        self.s[0].v
+    }
+
+    /// Adds measurement `v` taken at time `t` (non-decreasing); returns the
+    /// maximum over the window `(t − win, t]`.
+    pub fn update(&mut self, win: u64, t: u64, v: u64) -> u64 {
+        let val = Sample { t, v };
+        if v >= self.s[0].v || t.wrapping_sub(self.s[2].t) > win {
+            // A new maximum, or every choice is out of the window.
+            return self.reset(t, v);
+        }
+        if v >= self.s[1].v {
+            self.s[1] = val;
+            self.s[2] = val;
+        } else if v >= self.s[2].v {
+            self.s[2] = val;
+        }
+        let dt = t.wrapping_sub(self.s[0].t);
+        if dt > win {
+            // The best has expired: promote the others. The new best may
+            // be out of the window too (the third was checked on entry).
+            self.s = [self.s[1], self.s[2], val];
+            if t.wrapping_sub(self.s[0].t) > win {
+                self.s = [self.s[1], self.s[2], val];
+            }
+        } else if self.s[1].t == self.s[0].t && dt > win / 4 {
+            // A quarter of the window without a second choice: take one.
+            self.s[1] = val;
+            self.s[2] = val;
+        } else if self.s[2].t == self.s[1].t && dt > win / 2 {
+            // Half the window without a third choice.
+            self.s[2] = val;
+        }
+        self.s[0].v
+    }
+}
+
+/// The parameters in Linux's units.
+#[derive(Clone, Debug)]
+struct Tunables {
+    high_gain: u32,
+    drain_gain: u32,
+    cwnd_gain: u32,
+    cycle: [u32; CYCLE_LEN],
+    bw_win_rounds: u64,
+    min_rtt_win: Dur,
+    probe_rtt_mode: Dur,
+    full_bw_thresh: u32,
+    full_bw_cnt: u32,
+    margin_percent: u64,
+    min_tso_rate_bps: u64,
+    extra_acked: bool,
+    lt_bw: bool,
+}
+
+/// A gain as a multiple of 1/256, rounded to the nearest.
+fn to_fixed(x: f64) -> u32 {
+    (x.clamp(0.0, MAX_GAIN) * BBR_UNIT as f64).round() as u32
+}
+
+impl Tunables {
+    fn new(p: &BbrParams) -> Tunables {
+        let high_gain = to_fixed(p.high_gain).max(1);
+        let drain_gain = match p.drain_gain {
+            Some(g) => to_fixed(g),
+            // 1/high_gain truncated, as Linux's BBR_UNIT·1000/2885 = 88.
+            None => BBR_UNIT * BBR_UNIT / high_gain,
+        };
+        let mut cycle = [BBR_UNIT; CYCLE_LEN];
+        cycle[0] = to_fixed(p.probe_bw_up_gain);
+        cycle[1] = to_fixed(p.probe_bw_down_gain);
+        Tunables {
+            high_gain,
+            drain_gain,
+            cwnd_gain: to_fixed(p.cwnd_gain),
+            cycle,
+            bw_win_rounds: p.bw_win_rounds as u64,
+            min_rtt_win: Dur::from_secs_f64(p.min_rtt_win_s),
+            probe_rtt_mode: Dur::from_secs_f64(p.probe_rtt_mode_ms / 1e3),
+            full_bw_thresh: to_fixed(p.full_bw_thresh),
+            full_bw_cnt: p.full_bw_cnt,
+            margin_percent: p.pacing_margin_percent.min(99) as u64,
+            min_tso_rate_bps: p.min_tso_rate_bps,
+            extra_acked: p.extra_acked,
+            lt_bw: p.lt_bw,
+        }
+    }
+}
+
+/// Checks the parameters; errors name `field.<param>` (`field` is the
+/// control's path, e.g. `flows[0].cc`).
+pub fn validate(p: &BbrParams, field: &str) -> Result<(), ConfigError> {
+    let check = |ok: bool, name: &str, msg: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(ConfigError::new(format!("{field}.{name}"), msg))
+        }
+    };
+    let gain = |x: f64| x.is_finite() && x <= MAX_GAIN;
+    check(
+        gain(p.high_gain) && p.high_gain > 1.0,
+        "high_gain",
+        "the Startup gain must be in (1, 16]",
+    )?;
+    if let Some(g) = p.drain_gain {
+        check(
+            g.is_finite() && g > 0.0 && g <= 1.0,
+            "drain_gain",
+            "the Drain gain must be in (0, 1]",
+        )?;
+    }
+    check(
+        gain(p.cwnd_gain) && p.cwnd_gain >= 1.0,
+        "cwnd_gain",
+        "the cwnd gain must be in [1, 16]",
+    )?;
+    check(
+        gain(p.probe_bw_up_gain) && p.probe_bw_up_gain >= 1.0,
+        "probe_bw_up_gain",
+        "the probing gain must be in [1, 16]",
+    )?;
+    check(
+        p.probe_bw_down_gain.is_finite()
+            && p.probe_bw_down_gain > 0.0
+            && p.probe_bw_down_gain <= 1.0,
+        "probe_bw_down_gain",
+        "the draining gain must be in (0, 1]",
+    )?;
+    check(
+        p.bw_win_rounds >= 1,
+        "bw_win_rounds",
+        "the bandwidth window needs at least one round",
+    )?;
+    check(
+        p.min_rtt_win_s.is_finite() && p.min_rtt_win_s > 0.0 && p.min_rtt_win_s <= 1e6,
+        "min_rtt_win_s",
+        "the min RTT window must be positive (seconds)",
+    )?;
+    check(
+        p.probe_rtt_mode_ms.is_finite() && p.probe_rtt_mode_ms >= 0.0 && p.probe_rtt_mode_ms <= 1e9,
+        "probe_rtt_mode_ms",
+        "the ProbeRTT duration must be >= 0 ms (0 disables ProbeRTT)",
+    )?;
+    check(
+        gain(p.full_bw_thresh) && p.full_bw_thresh > 1.0,
+        "full_bw_thresh",
+        "the full-pipe growth threshold must be in (1, 16]",
+    )?;
+    check(
+        p.full_bw_cnt >= 1,
+        "full_bw_cnt",
+        "full-pipe detection needs at least one round",
+    )?;
+    check(
+        p.pacing_margin_percent < 100,
+        "pacing_margin_percent",
+        "the pacing margin must be below 100 %",
+    )
+}
+
+/// BBR v1's state (Linux `struct bbr`).
+#[derive(Clone, Debug)]
+pub struct Bbr {
+    p: Tunables,
+    rng: Rng,
+    mss: u32,
+    mode: Mode,
+    /// Min RTT of the window (`Dur::MAX`: none yet, Linux `~0U`) and when
+    /// it was taken.
+    min_rtt: Dur,
+    min_rtt_stamp: Time,
+    /// When ProbeRTT may end (None: not yet at 4 packets).
+    probe_rtt_done_stamp: Option<Time>,
+    probe_rtt_round_done: bool,
+    /// Max delivery rate, `BW_UNIT` packets/µs, over rounds.
+    bw: WindowedMax,
+    /// Packet-timed rounds so far, and the `delivered` count that ends this one.
+    rtt_cnt: u64,
+    next_rtt_delivered: u64,
+    round_start: bool,
+    /// Start of the current gain-cycle phase (a `delivered_mstamp`).
+    cycle_mstamp: Time,
+    cycle_idx: usize,
+    /// `tp.ca_state` at the previous ACK.
+    prev_ca_state: CaState,
+    packet_conservation: bool,
+    idle_restart: bool,
+    pacing_gain: u32,
+    cwnd_gain: u32,
+    full_bw_reached: bool,
+    full_bw_cnt: u32,
+    /// The bandwidth of the last round that grew by `full_bw_thresh`.
+    full_bw: u64,
+    has_seen_rtt: bool,
+    /// Last good cwnd, restored after recovery and ProbeRTT.
+    prior_cwnd: u32,
+    /// The pacing rate last set, bit/s (for tracing).
+    pacing_rate_bps: u64,
+    // Long-term sampling.
+    lt_is_sampling: bool,
+    lt_rtt_cnt: u32,
+    lt_use_bw: bool,
+    lt_bw: u64,
+    lt_last_delivered: u64,
+    lt_last_stamp: Time,
+    lt_last_lost: u64,
+    // ACK aggregation.
+    ack_epoch_mstamp: Time,
+    ack_epoch_acked: u32,
+    extra_acked: [u32; 2],
+    extra_acked_win_rtts: u32,
+    extra_acked_win_idx: usize,
+}
+
+impl Bbr {
+    /// `rng` is the flow's stream for the gain-cycle phase.
+    pub fn new(p: BbrParams, rng: Rng) -> Self {
+        let p = Tunables::new(&p);
+        Bbr {
+            pacing_gain: p.high_gain,
+            cwnd_gain: p.high_gain,
+            p,
+            rng,
+            mss: 1448,
+            mode: Mode::Startup,
+            min_rtt: Dur::MAX,
+            min_rtt_stamp: Time::ZERO,
+            probe_rtt_done_stamp: None,
+            probe_rtt_round_done: false,
+            bw: WindowedMax::default(),
+            rtt_cnt: 0,
+            next_rtt_delivered: 0,
+            round_start: false,
+            cycle_mstamp: Time::ZERO,
+            cycle_idx: 0,
+            prev_ca_state: CaState::Open,
+            packet_conservation: false,
+            idle_restart: false,
+            full_bw_reached: false,
+            full_bw_cnt: 0,
+            full_bw: 0,
+            has_seen_rtt: false,
+            prior_cwnd: 0,
+            pacing_rate_bps: 0,
+            lt_is_sampling: false,
+            lt_rtt_cnt: 0,
+            lt_use_bw: false,
+            lt_bw: 0,
+            lt_last_delivered: 0,
+            lt_last_stamp: Time::ZERO,
+            lt_last_lost: 0,
+            ack_epoch_mstamp: Time::ZERO,
+            ack_epoch_acked: 0,
+            extra_acked: [0; 2],
+            extra_acked_win_rtts: 0,
+            extra_acked_win_idx: 0,
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The pacing gain in force, as a fraction.
+    pub fn pacing_gain(&self) -> f64 {
+        self.pacing_gain as f64 / BBR_UNIT as f64
+    }
+
+    pub fn cwnd_gain(&self) -> f64 {
+        self.cwnd_gain as f64 / BBR_UNIT as f64
+    }
+
+    pub fn cycle_idx(&self) -> usize {
+        self.cycle_idx
+    }
+
+    pub fn full_bw_reached(&self) -> bool {
+        self.full_bw_reached
+    }
+
+    pub fn min_rtt(&self) -> Dur {
+        self.min_rtt
+    }
+
+    /// Packet-timed rounds so far.
+    pub fn rounds(&self) -> u64 {
+        self.rtt_cnt
+    }
+
+    pub fn lt_use_bw(&self) -> bool {
+        self.lt_use_bw
+    }
+
+    /// The bandwidth estimate in use (long-term or max filter), packets/s.
+    pub fn bw_pps(&self) -> f64 {
+        to_pps(self.bw())
+    }
+
+    /// The max-filter estimate, packets/s.
+    pub fn max_bw_pps(&self) -> f64 {
+        to_pps(self.max_bw())
+    }
+
+    fn max_bw(&self) -> u64 {
+        self.bw.get()
+    }
+
+    /// Linux `bbr_bw`: the long-term rate while a policer is suspected.
+    fn bw(&self) -> u64 {
+        if self.lt_use_bw {
+            self.lt_bw
+        } else {
+            self.max_bw()
+        }
+    }
+
+    fn extra_acked_max(&self) -> u32 {
+        self.extra_acked[0].max(self.extra_acked[1])
+    }
+
+    /// Linux `bbr_rate_bytes_per_sec`: bytes/s at `gain`, less the margin.
+    fn rate_bytes_per_sec(&self, bw: u64, gain: u32) -> u64 {
+        let mut rate = bw as u128 * self.mss as u128;
+        rate = (rate * gain as u128) >> BBR_SCALE;
+        rate *= (PS_PER_S / PS_PER_US / 100 * (100 - self.p.margin_percent)) as u128;
+        (rate >> BW_SCALE).min(u64::MAX as u128 / 8) as u64
+    }
+
+    /// Linux `bbr_bw_to_pacing_rate`, in bit/s.
+    fn pacing_rate_bps_for(&self, bw: u64, gain: u32) -> u64 {
+        self.rate_bytes_per_sec(bw, gain) * 8
+    }
+
+    /// Linux `bbr_init_pacing_rate_from_rtt`: high_gain · cwnd / srtt.
+    fn init_pacing_rate_from_rtt(&mut self, tp: &mut TcpSock) {
+        let rtt = if tp.srtt > Dur::ZERO {
+            self.has_seen_rtt = true;
+            tp.srtt.max(Dur::from_us(1))
+        } else {
+            Dur::from_ms(1)
+        };
+        let bw = tp.snd_cwnd as u128 * BW_UNIT as u128 * PS_PER_US as u128 / rtt.ps() as u128;
+        tp.pacing_rate_bps = self.pacing_rate_bps_for(bw as u64, self.p.high_gain);
+        self.pacing_rate_bps = tp.pacing_rate_bps;
+    }
+
+    /// Linux `bbr_set_pacing_rate`: only upward until the pipe is full.
+    fn set_pacing_rate(&mut self, tp: &mut TcpSock, bw: u64, gain: u32) {
+        let rate = self.pacing_rate_bps_for(bw, gain);
+        if !self.has_seen_rtt && tp.srtt > Dur::ZERO {
+            self.init_pacing_rate_from_rtt(tp);
+        }
+        if self.full_bw_reached || rate > tp.pacing_rate_bps {
+            tp.pacing_rate_bps = rate;
+        }
+        self.pacing_rate_bps = tp.pacing_rate_bps;
+    }
+
+    /// Linux `bbr_min_tso_segs`.
+    fn min_tso_segs(&self, tp: &TcpSock) -> u32 {
+        if (tp.pacing_rate_bps >> 3) < (self.p.min_tso_rate_bps >> 3) {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// Linux `bbr_tso_segs_goal`: segments in about 1 ms of pacing.
+    fn tso_segs_goal(&self, tp: &TcpSock) -> u32 {
+        let bytes = ((tp.pacing_rate_bps / 8) >> PACING_SHIFT).min(GSO_MAX_BYTES);
+        let segs = ((bytes / self.mss as u64) as u32).max(self.min_tso_segs(tp));
+        segs.min(TSO_MAX_SEGS)
+    }
+
+    /// Linux `bbr_save_cwnd`: remember the last good cwnd.
+    fn save_cwnd(&mut self, tp: &TcpSock) {
+        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = tp.snd_cwnd;
+        } else {
+            // Recovery or ProbeRTT already cut cwnd: keep the larger.
+            self.prior_cwnd = self.prior_cwnd.max(tp.snd_cwnd);
+        }
+    }
+
+    /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ in packets.
+    fn bdp(&self, bw: u64, gain: u32) -> u32 {
+        if self.min_rtt == Dur::MAX {
+            return TCP_INIT_CWND; // no RTT sample yet
+        }
+        let w = bw as u128 * self.min_rtt.ps() as u128;
+        let scaled = (w * gain as u128) >> BBR_SCALE;
+        let unit = BW_UNIT as u128 * PS_PER_US as u128;
+        scaled.div_ceil(unit).min(u32::MAX as u128) as u32
+    }
+
+    /// Linux `bbr_quantization_budget`: room for three TSO bursts, an even
+    /// cwnd, and 2 more in the probing phase.
+    fn quantization_budget(&self, tp: &TcpSock, cwnd: u32) -> u32 {
+        let mut cwnd = cwnd.saturating_add(3 * self.tso_segs_goal(tp));
+        cwnd = cwnd.saturating_add(1) & !1;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd = cwnd.saturating_add(2);
+        }
+        cwnd
+    }
+
+    /// Linux `bbr_inflight`.
+    fn inflight(&self, tp: &TcpSock, bw: u64, gain: u32) -> u32 {
+        self.quantization_budget(tp, self.bdp(bw, gain))
+    }
+
+    /// Linux `bbr_packets_in_net_at_edt`: in flight less what the
+    /// bottleneck delivers before the next paced departure (plus that
+    /// departure's burst when probing up).
+    fn packets_in_net_at_edt(&self, tp: &TcpSock, inflight_now: u32) -> u32 {
+        let edt = tp.wstamp.max(tp.now);
+        let interval_ps = edt.since(tp.now).ps() as u128;
+        let delivered = (self.bw() as u128 * interval_ps / PS_PER_US as u128) >> BW_SCALE;
+        let mut at_edt = inflight_now;
+        if self.pacing_gain > BBR_UNIT {
+            at_edt = at_edt.saturating_add(self.tso_segs_goal(tp));
+        }
+        if delivered >= at_edt as u128 {
+            0
+        } else {
+            at_edt - delivered as u32
+        }
+    }
+
+    /// Linux `bbr_ack_aggregation_cwnd`.
+    fn ack_aggregation_cwnd(&self) -> u32 {
+        if !self.p.extra_acked || !self.full_bw_reached {
+            return 0;
+        }
+        let max_aggr = self.bw() as u128 * EXTRA_ACKED_MAX_US as u128 / BW_UNIT as u128;
+        let aggr = (EXTRA_ACKED_GAIN * self.extra_acked_max() as u64) >> BBR_SCALE;
+        (aggr as u128).min(max_aggr) as u32
+    }
+
+    /// Linux `bbr_set_cwnd_to_recover_or_restore`: returns the cwnd, and
+    /// whether packet conservation decides it.
+    fn cwnd_to_recover_or_restore(
+        &mut self,
+        tp: &TcpSock,
+        rs: &RateSample,
+        acked: u32,
+    ) -> (u32, bool) {
+        let prev = self.prev_ca_state;
+        let state = tp.ca_state;
+        let mut cwnd = tp.snd_cwnd;
+        // An ACK for P packets releases at most 2P: first take off the lost.
+        if rs.losses > 0 {
+            cwnd = (cwnd as i64 - rs.losses as i64).max(1) as u32;
+        }
+        if state == CaState::Recovery && prev != CaState::Recovery {
+            // First round of Recovery: packet conservation, and the round
+            // starts now.
+            self.packet_conservation = true;
+            self.next_rtt_delivered = tp.delivered;
+            cwnd = tp.in_flight() + acked;
+        } else if prev >= CaState::Recovery && state < CaState::Recovery {
+            // Recovery or Loss is over: restore the cwnd saved on entry.
+            cwnd = cwnd.max(self.prior_cwnd);
+            self.packet_conservation = false;
+        }
+        self.prev_ca_state = state;
+        if self.packet_conservation {
+            (cwnd.max(tp.in_flight() + acked), true)
+        } else {
+            (cwnd, false)
+        }
+    }
+
+    /// Linux `bbr_set_cwnd`.
+    fn set_cwnd(&mut self, tp: &mut TcpSock, rs: &RateSample, acked: u32, bw: u64, gain: u32) {
+        let mut cwnd = tp.snd_cwnd;
+        if acked > 0 {
+            let (c, conserving) = self.cwnd_to_recover_or_restore(tp, rs, acked);
+            cwnd = c;
+            if !conserving {
+                let mut target = self.bdp(bw, gain);
+                target = target.saturating_add(self.ack_aggregation_cwnd());
+                target = self.quantization_budget(tp, target);
+                if self.full_bw_reached {
+                    // Grow toward the target, or cut to it at once.
+                    cwnd = cwnd.saturating_add(acked).min(target);
+                } else if cwnd < target || tp.delivered < TCP_INIT_CWND as u64 {
+                    cwnd = cwnd.saturating_add(acked);
+                }
+                cwnd = cwnd.max(CWND_MIN_TARGET);
+            }
+        }
+        tp.snd_cwnd = cwnd.min(tp.snd_cwnd_clamp);
+        if self.mode == Mode::ProbeRtt {
+            tp.snd_cwnd = tp.snd_cwnd.min(CWND_MIN_TARGET);
+        }
+    }
+
+    /// Linux `bbr_is_next_cycle_phase`.
+    fn is_next_cycle_phase(&self, tp: &TcpSock, rs: &RateSample) -> bool {
+        let is_full_length = tp.delivered_mstamp.saturating_since(self.cycle_mstamp) > self.min_rtt;
+        if self.pacing_gain == BBR_UNIT {
+            return is_full_length;
+        }
+        let inflight = self.packets_in_net_at_edt(tp, rs.prior_in_flight);
+        let bw = self.max_bw();
+        if self.pacing_gain > BBR_UNIT {
+            // Probe until gain·BDP is in flight, unless packets are lost.
+            return is_full_length
+                && (rs.losses > 0 || inflight >= self.inflight(tp, bw, self.pacing_gain));
+        }
+        // Drain until one BDP is left in flight.
+        is_full_length || inflight <= self.inflight(tp, bw, BBR_UNIT)
+    }
+
+    fn advance_cycle_phase(&mut self, tp: &TcpSock) {
+        self.cycle_idx = (self.cycle_idx + 1) % CYCLE_LEN;
+        self.cycle_mstamp = tp.delivered_mstamp;
+    }
+
+    fn update_cycle_phase(&mut self, tp: &TcpSock, rs: &RateSample) {
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(tp, rs) {
+            self.advance_cycle_phase(tp);
+        }
+    }
+
+    /// Linux `bbr_reset_probe_bw_mode`: a random phase other than 3/4.
+    fn reset_probe_bw_mode(&mut self, tp: &TcpSock) {
+        self.mode = Mode::ProbeBw;
+        self.cycle_idx = CYCLE_LEN - 1 - self.rng.below(CYCLE_RAND) as usize;
+        self.advance_cycle_phase(tp);
+    }
+
+    fn reset_mode(&mut self, tp: &TcpSock) {
+        if self.full_bw_reached {
+            self.reset_probe_bw_mode(tp);
+        } else {
+            self.mode = Mode::Startup;
+        }
+    }
+
+    /// Linux `bbr_reset_lt_bw_sampling_interval`.
+    fn reset_lt_bw_sampling_interval(&mut self, tp: &TcpSock) {
+        self.lt_last_stamp = tp.delivered_mstamp;
+        self.lt_last_delivered = tp.delivered;
+        self.lt_last_lost = tp.lost;
+        self.lt_rtt_cnt = 0;
+    }
+
+    /// Linux `bbr_reset_lt_bw_sampling`.
+    fn reset_lt_bw_sampling(&mut self, tp: &TcpSock) {
+        self.lt_bw = 0;
+        self.lt_use_bw = false;
+        self.lt_is_sampling = false;
+        self.reset_lt_bw_sampling_interval(tp);
+    }
+
+    /// Linux `bbr_lt_bw_interval_done`: two consistent lossy intervals in a
+    /// row mean a policer.
+    fn lt_bw_interval_done(&mut self, tp: &TcpSock, bw: u64) {
+        if self.lt_bw != 0 {
+            let diff = bw.abs_diff(self.lt_bw);
+            if diff as u128 * BBR_UNIT as u128 <= LT_BW_RATIO as u128 * self.lt_bw as u128
+                || self.rate_bytes_per_sec(diff, BBR_UNIT) <= LT_BW_DIFF_BYTES_PER_S
+            {
+                self.lt_bw = (bw + self.lt_bw) >> 1;
+                self.lt_use_bw = true;
+                self.pacing_gain = BBR_UNIT;
+                self.lt_rtt_cnt = 0;
+                return;
+            }
+        }
+        self.lt_bw = bw;
+        self.reset_lt_bw_sampling_interval(tp);
+    }
+
+    /// Linux `bbr_lt_bw_sampling`, on a sample with `losses` newly lost.
+    fn lt_bw_sampling(&mut self, tp: &TcpSock, losses: u32, is_app_limited: bool) {
+        if !self.p.lt_bw {
+            return;
+        }
+        if self.lt_use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt_rtt_cnt += 1;
+                if self.lt_rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.reset_lt_bw_sampling(tp);
+                    self.reset_probe_bw_mode(tp);
+                }
+            }
+            return;
+        }
+        // Sampling starts at the first loss, once a policer's tokens are gone.
+        if !self.lt_is_sampling {
+            if losses == 0 {
+                return;
+            }
+            self.reset_lt_bw_sampling_interval(tp);
+            self.lt_is_sampling = true;
+        }
+        if is_app_limited {
+            self.reset_lt_bw_sampling(tp);
+            return;
+        }
+        if self.round_start {
+            self.lt_rtt_cnt += 1;
+        }
+        if self.lt_rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if self.lt_rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            self.reset_lt_bw_sampling(tp);
+            return;
+        }
+        // The interval ends on a loss (the tokens are exhausted).
+        if losses == 0 {
+            return;
+        }
+        let lost = tp.lost - self.lt_last_lost;
+        let delivered = tp.delivered - self.lt_last_delivered;
+        if delivered == 0 || (lost << BBR_SCALE) < LT_LOSS_THRESH * delivered {
+            return;
+        }
+        let t = tp.delivered_mstamp.saturating_since(self.lt_last_stamp);
+        if t < Dur::from_ms(1) {
+            return; // shorter than Linux's millisecond clock can measure
+        }
+        let bw = delivered as u128 * BW_UNIT as u128 * PS_PER_US as u128 / t.ps() as u128;
+        self.lt_bw_interval_done(tp, bw.min(u64::MAX as u128) as u64);
+    }
+
+    /// Linux `bbr_update_bw`: rounds, long-term sampling, the max filter.
+    fn update_bw(&mut self, tp: &TcpSock, rs: &RateSample) {
+        self.round_start = false;
+        let Some(delivered) = rs.delivered else {
+            return;
+        };
+        if rs.interval.is_zero() {
+            return;
+        }
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = tp.delivered;
+            self.rtt_cnt += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        self.lt_bw_sampling(tp, rs.losses, rs.is_app_limited);
+        let bw = delivered as u128 * BW_UNIT as u128 * PS_PER_US as u128 / rs.interval.ps() as u128;
+        let bw = bw.min(u64::MAX as u128) as u64;
+        // App-limited samples only count when they raise the estimate.
+        if !rs.is_app_limited || bw >= self.max_bw() {
+            self.bw.update(self.p.bw_win_rounds, self.rtt_cnt, bw);
+        }
+    }
+
+    /// Linux `bbr_update_ack_aggregation`: the largest excess of delivered
+    /// packets over what the bandwidth explains, per epoch, kept 5–10 rounds.
+    fn update_ack_aggregation(&mut self, tp: &TcpSock, rs: &RateSample) {
+        if !self.p.extra_acked
+            || rs.acked_sacked == 0
+            || rs.delivered.is_none()
+            || rs.interval.is_zero()
+        {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
+            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx] = 0;
+            }
+        }
+        let epoch_ps = tp
+            .delivered_mstamp
+            .saturating_since(self.ack_epoch_mstamp)
+            .ps();
+        let mut expected =
+            (self.bw() as u128 * epoch_ps as u128 / PS_PER_US as u128 / BW_UNIT as u128)
+                .min(u32::MAX as u128) as u32;
+        if self.ack_epoch_acked <= expected
+            || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_ACKED_RESET
+        {
+            // ACKs came no faster than the bandwidth: a new epoch.
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_mstamp = tp.delivered_mstamp;
+            expected = 0;
+        }
+        self.ack_epoch_acked =
+            (self.ack_epoch_acked + rs.acked_sacked).min(ACK_EPOCH_ACKED_RESET - 1);
+        let extra = (self.ack_epoch_acked - expected).min(tp.snd_cwnd);
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        if extra > *slot {
+            *slot = extra;
+        }
+    }
+
+    /// Linux `bbr_check_full_bw_reached`.
+    fn check_full_bw_reached(&mut self, rs: &RateSample) {
+        if self.full_bw_reached || !self.round_start || rs.is_app_limited {
+            return;
+        }
+        let thresh = (self.full_bw as u128 * self.p.full_bw_thresh as u128) >> BBR_SCALE;
+        if self.max_bw() as u128 >= thresh {
+            self.full_bw = self.max_bw();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_reached = self.full_bw_cnt >= self.p.full_bw_cnt;
+    }
+
+    /// Linux `bbr_check_drain`.
+    fn check_drain(&mut self, tp: &mut TcpSock) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            tp.snd_ssthresh = self.inflight(tp, self.max_bw(), BBR_UNIT);
+        }
+        if self.mode == Mode::Drain
+            && self.packets_in_net_at_edt(tp, tp.in_flight())
+                <= self.inflight(tp, self.max_bw(), BBR_UNIT)
+        {
+            self.reset_probe_bw_mode(tp);
+        }
+    }
+
+    /// Linux `bbr_check_probe_rtt_done`.
+    fn check_probe_rtt_done(&mut self, tp: &mut TcpSock) {
+        match self.probe_rtt_done_stamp {
+            Some(done) if tp.now > done => {}
+            _ => return,
+        }
+        self.min_rtt_stamp = tp.now; // the next ProbeRTT is a window away
+        tp.snd_cwnd = tp.snd_cwnd.max(self.prior_cwnd);
+        self.reset_mode(tp);
+    }
+
+    /// Linux `bbr_update_min_rtt`, with ProbeRTT entry and exit.
+    fn update_min_rtt(&mut self, tp: &mut TcpSock, rs: &RateSample) {
+        let filter_expired = tp.now > self.min_rtt_stamp + self.p.min_rtt_win;
+        if let Some(rtt) = rs.rtt {
+            if rtt <= self.min_rtt || filter_expired {
+                self.min_rtt = rtt;
+                self.min_rtt_stamp = tp.now;
+            }
+        }
+        if !self.p.probe_rtt_mode.is_zero()
+            && filter_expired
+            && !self.idle_restart
+            && self.mode != Mode::ProbeRtt
+        {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd(tp);
+            self.probe_rtt_done_stamp = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            // Samples at 4 packets say nothing about the bandwidth.
+            tp.app_limited = (tp.delivered + tp.in_flight() as u64).max(1);
+            if self.probe_rtt_done_stamp.is_none() && tp.in_flight() <= CWND_MIN_TARGET {
+                self.probe_rtt_done_stamp = Some(tp.now + self.p.probe_rtt_mode);
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = tp.delivered;
+            } else if self.probe_rtt_done_stamp.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(tp);
+                }
+            }
+        }
+        // A restart from idle ends with the first ACK of new data.
+        if rs.delivered.is_some_and(|d| d > 0) {
+            self.idle_restart = false;
+        }
+    }
+
+    /// Linux `bbr_update_gains`.
+    fn update_gains(&mut self) {
+        let (pacing, cwnd) = match self.mode {
+            Mode::Startup => (self.p.high_gain, self.p.high_gain),
+            Mode::Drain => (self.p.drain_gain, self.p.high_gain),
+            Mode::ProbeBw => {
+                let g = if self.lt_use_bw {
+                    BBR_UNIT
+                } else {
+                    self.p.cycle[self.cycle_idx]
+                };
+                (g, self.p.cwnd_gain)
+            }
+            Mode::ProbeRtt => (BBR_UNIT, BBR_UNIT),
+        };
+        self.pacing_gain = pacing;
+        self.cwnd_gain = cwnd;
+    }
+
+    /// Linux `bbr_update_model`.
+    fn update_model(&mut self, tp: &mut TcpSock, rs: &RateSample) {
+        self.update_bw(tp, rs);
+        self.update_ack_aggregation(tp, rs);
+        self.update_cycle_phase(tp, rs);
+        self.check_full_bw_reached(rs);
+        self.check_drain(tp);
+        self.update_min_rtt(tp, rs);
+        self.update_gains();
+    }
+}
+
+/// `BW_UNIT` packets/µs to packets/s.
+fn to_pps(bw: u64) -> f64 {
+    bw as f64 * (PS_PER_S / PS_PER_US) as f64 / BW_UNIT as f64
+}
+
+impl CongestionControl for Bbr {
+    fn name(&self) -> &'static str {
+        "bbr"
+    }
+
+    /// Linux `bbr_init`.
+    fn init(&mut self, tp: &mut TcpSock) {
+        self.mss = tp.mss;
+        self.prior_cwnd = 0;
+        tp.snd_ssthresh = INFINITE_SSTHRESH;
+        self.rtt_cnt = 0;
+        self.next_rtt_delivered = 0;
+        self.prev_ca_state = CaState::Open;
+        self.packet_conservation = false;
+        self.probe_rtt_done_stamp = None;
+        self.probe_rtt_round_done = false;
+        self.min_rtt = tp.min_rtt;
+        self.min_rtt_stamp = tp.now;
+        self.bw.reset(self.rtt_cnt, 0);
+        self.has_seen_rtt = false;
+        self.init_pacing_rate_from_rtt(tp);
+        self.round_start = false;
+        self.idle_restart = false;
+        self.full_bw_reached = false;
+        self.full_bw = 0;
+        self.full_bw_cnt = 0;
+        self.cycle_mstamp = Time::ZERO;
+        self.cycle_idx = 0;
+        self.reset_lt_bw_sampling(tp);
+        self.mode = Mode::Startup;
+        self.pacing_gain = self.p.high_gain;
+        self.cwnd_gain = self.p.high_gain;
+        self.ack_epoch_mstamp = tp.now;
+        self.ack_epoch_acked = 0;
+        self.extra_acked_win_rtts = 0;
+        self.extra_acked_win_idx = 0;
+        self.extra_acked = [0; 2];
+    }
+
+    /// Linux `bbr_ssthresh`: entering a reduction, save cwnd; ssthresh is
+    /// left as it is.
+    fn ssthresh(&mut self, tp: &TcpSock) -> u32 {
+        self.save_cwnd(tp);
+        tp.snd_ssthresh
+    }
+
+    /// Never called: `cong_control` replaces it.
+    fn cong_avoid(&mut self, _tp: &mut TcpSock, _ack: u64, _acked: u32) {}
+
+    /// Linux `bbr_set_state`: an RTO ends a round and is a loss for the
+    /// long-term sampler.
+    fn set_state(&mut self, tp: &mut TcpSock, new_state: CaState) {
+        if new_state == CaState::Loss {
+            self.prev_ca_state = CaState::Loss;
+            self.full_bw = 0;
+            self.round_start = true;
+            self.lt_bw_sampling(tp, 1, false);
+        }
+    }
+
+    /// Linux `bbr_cwnd_event`: restarting from idle while app-limited.
+    fn cwnd_event(&mut self, tp: &mut TcpSock, ev: CaEvent) {
+        if ev != CaEvent::TxStart || tp.app_limited == 0 {
+            return;
+        }
+        self.idle_restart = true;
+        self.ack_epoch_mstamp = tp.now;
+        self.ack_epoch_acked = 0;
+        match self.mode {
+            // No need to go faster than the estimate after idle.
+            Mode::ProbeBw => self.set_pacing_rate(tp, self.bw(), BBR_UNIT),
+            Mode::ProbeRtt => self.check_probe_rtt_done(tp),
+            _ => {}
+        }
+    }
+
+    /// Linux `bbr_undo_cwnd`: a spurious slow-down restarts full-pipe
+    /// detection and the long-term sampler.
+    fn undo_cwnd(&mut self, tp: &TcpSock) -> u32 {
+        self.full_bw = 0;
+        self.full_bw_cnt = 0;
+        self.reset_lt_bw_sampling(tp);
+        tp.snd_cwnd
+    }
+
+    fn has_cong_control(&self) -> bool {
+        true
+    }
+
+    /// Linux `bbr_main`.
+    fn cong_control(&mut self, tp: &mut TcpSock, _ack: u64, rs: &RateSample) {
+        self.update_model(tp, rs);
+        let bw = self.bw();
+        self.set_pacing_rate(tp, bw, self.pacing_gain);
+        self.set_cwnd(tp, rs, rs.acked_sacked, bw, self.cwnd_gain);
+    }
+
+    fn wants_pacing(&self) -> bool {
+        true
+    }
+
+    fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("mode", self.mode as u8 as f64);
+        out("bw_pps", self.bw_pps());
+        // Payload bit/s, as Linux's `bbr_bw` in `tcp_info` (bytes/s) × 8.
+        out("bw_bps", self.bw_pps() * self.mss as f64 * 8.0);
+        out("max_bw_pps", self.max_bw_pps());
+        out(
+            "min_rtt_s",
+            if self.min_rtt == Dur::MAX {
+                0.0
+            } else {
+                self.min_rtt.secs_f64()
+            },
+        );
+        out("pacing_rate_bps", self.pacing_rate_bps as f64);
+        out("pacing_gain", self.pacing_gain());
+        out("cwnd_gain", self.cwnd_gain());
+        out("cycle_idx", self.cycle_idx as f64);
+        out(
+            "full_bw_reached",
+            if self.full_bw_reached { 1.0 } else { 0.0 },
+        );
+        out("round", self.rtt_cnt as f64);
+        out("lt_use_bw", if self.lt_use_bw { 1.0 } else { 0.0 });
+        out("lt_bw_pps", to_pps(self.lt_bw));
+        out("extra_acked_pkts", self.extra_acked_max() as f64);
+        out("prior_cwnd", self.prior_cwnd as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::APP_LIMITED_AT_START;
+    use crate::sim::rng_for;
+    use std::collections::VecDeque;
+
+    const MSS: u32 = 1448;
+
+    fn bbr(p: BbrParams) -> Bbr {
+        Bbr::new(p, rng_for(1, "flow:test:cc"))
+    }
+
+    /// A BBR sender on an ideal path: one bottleneck of `rate_pps` with
+    /// an unlimited FIFO, and a base RTT that lumps every propagation
+    /// delay. A packet sent at `t` is ACKed at `max(t + base_rtt, previous
+    /// ACK + 1/rate)`, alone (no delayed ACKs); its RTT sample is that
+    /// difference plus `extra_rtt`. The rate sample is `tcp_rate.c`'s: each
+    /// packet carries `delivered`, `delivered_mstamp` and the app-limited
+    /// mark of its send time. The sender keeps min(cwnd, limit) in flight,
+    /// paced: it sends on ACKs, earning `pacing rate × time` packets of
+    /// credit (10 to start with, for Linux's unpaced first 10; at most 10
+    /// saved).
+    struct Pipe {
+        tp: TcpSock,
+        cc: Bbr,
+        rate_pps: u64,
+        base_rtt: Dur,
+        extra_rtt: Dur,
+        limit: u32,
+        /// Per packet in flight: ACK time, send time, and the delivery
+        /// state when it was sent.
+        flight: VecDeque<(Time, Time, u64, Time, bool)>,
+        last_ack: Time,
+        credit: f64,
+    }
+
+    impl Pipe {
+        fn new(p: BbrParams, rate_pps: u64, base_rtt: Dur) -> Pipe {
+            let mut tp = TcpSock::new(MSS, 10);
+            let mut cc = bbr(p);
+            cc.init(&mut tp);
+            let mut pipe = Pipe {
+                tp,
+                cc,
+                rate_pps,
+                base_rtt,
+                extra_rtt: Dur::ZERO,
+                limit: u32::MAX,
+                flight: VecDeque::new(),
+                last_ack: Time::ZERO,
+                credit: 10.0,
+            };
+            pipe.send();
+            pipe
+        }
+
+        fn service(&self) -> Dur {
+            Dur::from_ps(PS_PER_S / self.rate_pps)
+        }
+
+        fn send(&mut self) {
+            let service = self.service();
+            let tp = &mut self.tp;
+            while tp.in_flight() < tp.snd_cwnd.min(self.limit) && self.credit >= 1.0 {
+                self.credit -= 1.0;
+                if tp.packets_out == 0 {
+                    tp.delivered_mstamp = tp.now;
+                }
+                let prev = self.flight.back().map_or(self.last_ack, |f| f.0);
+                let at = (tp.now + self.base_rtt).max(prev + service);
+                let al = tp.app_limited != 0;
+                self.flight
+                    .push_back((at, tp.now, tp.delivered, tp.delivered_mstamp, al));
+                tp.packets_out += 1;
+            }
+        }
+
+        /// The ACK of the oldest packet in flight.
+        fn ack(&mut self) {
+            let Some((at, sent, prior_delivered, prior_time, app)) = self.flight.pop_front() else {
+                panic!("nothing in flight");
+            };
+            let gap = at.since(self.tp.now);
+            self.last_ack = at;
+            let rtt = at.since(sent) + self.extra_rtt;
+            let tp = &mut self.tp;
+            tp.now = at;
+            let prior_in_flight = tp.in_flight();
+            tp.packets_out -= 1;
+            tp.delivered += 1;
+            let al = tp.app_limited;
+            if al != 0 && (al == APP_LIMITED_AT_START || tp.delivered > al) {
+                tp.app_limited = 0;
+            }
+            tp.delivered_mstamp = tp.now;
+            tp.min_rtt = tp.min_rtt.min(rtt);
+            tp.srtt = rtt;
+            let mut interval = tp.now.since(prior_time);
+            if interval < tp.min_rtt {
+                interval = Dur::ZERO;
+            }
+            let rs = RateSample {
+                prior_delivered,
+                prior_time,
+                delivered: Some(tp.delivered - prior_delivered),
+                interval,
+                rtt: Some(rtt),
+                acked_sacked: 1,
+                prior_in_flight,
+                is_app_limited: app,
+                ..Default::default()
+            };
+            self.cc.cong_control(tp, 0, &rs);
+            let pps = tp.pacing_rate_bps as f64 / (MSS as f64 * 8.0);
+            self.credit = (self.credit + pps * gap.secs_f64()).min(10.0);
+            self.send();
+        }
+
+        /// ACKs until `until` holds or `max` ACKs have passed.
+        fn run_until(&mut self, max: usize, mut until: impl FnMut(&Pipe) -> bool) -> bool {
+            for _ in 0..max {
+                if until(self) {
+                    return true;
+                }
+                self.ack();
+            }
+            until(self)
+        }
+
+        fn bdp(&self) -> f64 {
+            self.rate_pps as f64 * self.base_rtt.secs_f64()
+        }
+    }
+
+    /// Scripted rate samples: a sender whose every ACK starts a new round
+    /// (its sample's packet was sent after the previous ACK), `step`
+    /// apart, delivering `acked` packets at a measured `rate_pps`.
+    struct Script {
+        tp: TcpSock,
+        cc: Bbr,
+        step: Dur,
+        rtt: Dur,
+    }
+
+    impl Script {
+        fn new(p: BbrParams, step: Dur, rtt: Dur) -> Script {
+            let mut tp = TcpSock::new(MSS, 10);
+            tp.app_limited = 0;
+            tp.packets_out = 1000;
+            let mut cc = bbr(p);
+            cc.init(&mut tp);
+            Script { tp, cc, step, rtt }
+        }
+
+        fn ack(&mut self, rate_pps: u64, acked: u32, losses: u32, app_limited: bool) {
+            let tp = &mut self.tp;
+            tp.now += self.step;
+            let prior_delivered = tp.delivered;
+            tp.delivered += acked as u64;
+            tp.lost += losses as u64;
+            tp.delivered_mstamp = tp.now;
+            // The measured rate, as `rate_pps` packets over one second.
+            let rs = RateSample {
+                prior_delivered,
+                delivered: Some(rate_pps),
+                interval: Dur::from_secs(1),
+                rtt: Some(self.rtt),
+                losses,
+                acked_sacked: acked,
+                prior_in_flight: tp.in_flight(),
+                is_app_limited: app_limited,
+                ..Default::default()
+            };
+            self.cc.cong_control(tp, 0, &rs);
+        }
+    }
+
+    fn var(cc: &Bbr, name: &str) -> f64 {
+        let mut found = None;
+        cc.trace_vars(&mut |k, v| {
+            if k == name {
+                found = Some(v);
+            }
+        });
+        found.unwrap_or_else(|| panic!("no trace variable {name}"))
+    }
+
+    // ------------------------------------------------------------------
+    // The windowed max filter.
+    // ------------------------------------------------------------------
+
+    #[test]
+    fn windowed_max_holds_a_peak_for_the_window_then_forgets_it() {
+        let mut f = WindowedMax::default();
+        f.reset(0, 0);
+        assert_eq!(f.update(10, 0, 100), 100);
+        // Lower samples every round: the peak of round 0 holds while
+        // round − 0 <= 10 ...
+        for t in 1..=10 {
+            assert_eq!(f.update(10, t, 50 + t), 100, "round {t}");
+        }
+        // ... and is gone at round 11: the best sample still in the window
+        // (rounds 1..=11) takes over. The filter kept it as a runner-up.
+        assert_eq!(f.update(10, 11, 40), 60);
+        // A new maximum wins at once.
+        assert_eq!(f.update(10, 12, 200), 200);
+        // Nothing for more than a window: the next sample is all there is.
+        assert_eq!(f.update(10, 30, 7), 7);
+    }
+
+    #[test]
+    fn windowed_max_is_always_a_sample_from_the_window() {
+        // Deterministic pseudo-random values, one per round.
+        let mut rng = rng_for(9, "minmax");
+        let win = 10u64;
+        let mut f = WindowedMax::default();
+        f.reset(0, 0);
+        let mut hist: Vec<u64> = vec![];
+        let mut exact = 0;
+        for t in 0..5000u64 {
+            let v = rng.below(1000);
+            hist.push(v);
+            let got = f.update(win, t, v);
+            let lo = t.saturating_sub(win) as usize;
+            let window = &hist[lo..=t as usize];
+            let max = *window.iter().max().unwrap();
+            // Nichols' filter never reports more than the window holds, nor
+            // less than the newest sample; it is almost always exact.
+            assert!(window.contains(&got) && got <= max && got >= v, "t={t}");
+            exact += (got == max) as u32;
+        }
+        assert!(exact > 4500, "exact {exact} of 5000");
+    }
+
+    // ------------------------------------------------------------------
+    // Startup: full-pipe detection.
+    // ------------------------------------------------------------------
+
+    #[test]
+    fn startup_ends_after_exactly_three_rounds_without_25_percent_growth() {
+        let mut s = Script::new(BbrParams::default(), Dur::from_ms(10), Dur::from_ms(10));
+        for rate in [1000, 2000, 4000, 8000] {
+            s.ack(rate, 10, 0, false);
+            assert_eq!(s.cc.mode(), Mode::Startup);
+        }
+        // 8000 → 9900 is +24 %: not growth. Two such rounds...
+        s.ack(9900, 10, 0, false);
+        s.ack(9000, 10, 0, false);
+        assert!(!s.cc.full_bw_reached());
+        assert_eq!(s.cc.mode(), Mode::Startup);
+        // ... then a third: the pipe is full; Drain, with the in-flight
+        // target as ssthresh.
+        s.ack(8000, 10, 0, false);
+        assert!(s.cc.full_bw_reached());
+        assert_eq!(s.cc.mode(), Mode::Drain);
+        assert_eq!(s.cc.pacing_gain, 88);
+        assert_eq!(s.cc.cwnd_gain, 739);
+        // One BDP (9900 pps · 10 ms = 99) plus the quantization budget of
+        // the Startup pacing rate (3 TSO bursts, 2 to 45 packets each).
+        let ssthresh = s.tp.snd_ssthresh;
+        assert!((99 + 6..=99 + 3 * 45 + 1).contains(&ssthresh), "{ssthresh}");
+    }
+
+    #[test]
+    fn growth_by_a_quarter_restarts_the_full_pipe_count() {
+        let mut s = Script::new(BbrParams::default(), Dur::from_ms(10), Dur::from_ms(10));
+        s.ack(1000, 10, 0, false);
+        s.ack(1000, 10, 0, false);
+        s.ack(1000, 10, 0, false);
+        s.ack(1250, 10, 0, false); // exactly +25 %: growth
+        s.ack(1250, 10, 0, false);
+        s.ack(1250, 10, 0, false);
+        assert_eq!(s.cc.mode(), Mode::Startup);
+        s.ack(1250, 10, 0, false);
+        assert_eq!(s.cc.mode(), Mode::Drain);
+    }
+
+    #[test]
+    fn app_limited_rounds_do_not_count_toward_a_full_pipe() {
+        let mut s = Script::new(BbrParams::default(), Dur::from_ms(10), Dur::from_ms(10));
+        s.ack(1000, 10, 0, false);
+        for _ in 0..10 {
+            s.ack(1000, 10, 0, true);
+        }
+        assert_eq!(s.cc.mode(), Mode::Startup);
+        // An app-limited sample below the estimate does not enter the filter.
+        s.ack(10, 10, 0, true);
+        assert!((s.cc.bw_pps() - 1000.0).abs() < 1.0);
+        for _ in 0..2 {
+            s.ack(1000, 10, 0, false);
+        }
+        assert_eq!(s.cc.mode(), Mode::Startup);
+        s.ack(1000, 10, 0, false);
+        assert_eq!(s.cc.mode(), Mode::Drain);
+    }
+
+    #[test]
+    fn startup_drain_probe_bw_on_a_fluid_path() {
+        // 1000 packets/s, 40 ms: a BDP of 40 packets.
+        let mut p = Pipe::new(BbrParams::default(), 1000, Dur::from_ms(40));
+        assert!(p.run_until(20_000, |p| p.cc.mode() == Mode::Drain));
+        // Startup's queue: in flight well above one BDP.
+        assert!(p.tp.in_flight() as f64 > 1.5 * p.bdp());
+        assert!(
+            (p.cc.bw_pps() - 1000.0).abs() < 10.0,
+            "bw {}",
+            p.cc.bw_pps()
+        );
+        let drain_start = p.tp.now;
+        assert!(p.run_until(20_000, |p| p.cc.mode() == Mode::ProbeBw));
+        // Drain ends when in flight is down to one BDP plus the budget
+        // (2 packets per TSO burst here: 3·2 = 46), within a few RTTs; the
+        // new phase may have sent a packet or two since (at most 5/4 BDP).
+        assert!(
+            p.tp.in_flight() as f64 <= 1.25 * p.bdp(),
+            "{}",
+            p.tp.in_flight()
+        );
+        assert!(p.tp.now.since(drain_start) < Dur::from_ms(200));
+        assert_eq!(p.cc.cwnd_gain, 512);
+        assert_ne!(p.cc.cycle_idx(), 1, "never starts in the 3/4 phase");
+    }
+
+    // ------------------------------------------------------------------
+    // ProbeBW: the gain cycle.
+    // ------------------------------------------------------------------
+
+    #[test]
+    fn probe_bw_start_phase_is_random_but_never_the_draining_phase() {
+        let tp = TcpSock::new(MSS, 10);
+        let mut seen = [0u32; CYCLE_LEN];
+        for seed in 0..700 {
+            let mut cc = Bbr::new(BbrParams::default(), rng_for(seed, "flow:f:cc"));
+            cc.reset_probe_bw_mode(&tp);
+            seen[cc.cycle_idx()] += 1;
+        }
+        assert_eq!(seen[1], 0, "{seen:?}");
+        // Uniform over the 7 others: 100 each; 5 sigma is about 46.
+        for (i, &n) in seen.iter().enumerate() {
+            if i != 1 {
+                assert!((54..=146).contains(&n), "phase {i}: {seen:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn probe_bw_cycles_gains_in_order_one_min_rtt_per_phase() {
+        // ACKs every 1 ms, min RTT 10 ms, and a deep flight, so that the
+        // 5/4 phase reaches its in-flight target and the 3/4 phase never
+        // drains to one BDP: every phase then lasts exactly one min RTT
+        // (the first ACK more than 10 ms after the phase began).
+        let mut s = Script::new(BbrParams::default(), Dur::from_ms(1), Dur::from_ms(10));
+        for rate in [1000, 2000, 4000] {
+            s.ack(rate, 10, 0, false);
+        }
+        for _ in 0..3 {
+            s.ack(4000, 10, 0, false);
+        }
+        assert_eq!(s.cc.mode(), Mode::Drain);
+        s.tp.packets_out = 10; // drained at once
+        s.ack(4000, 10, 0, false);
+        assert_eq!(s.cc.mode(), Mode::ProbeBw);
+        s.tp.packets_out = 1000;
+        let mut phases = vec![(s.tp.now, s.cc.cycle_idx(), s.cc.pacing_gain)];
+        while phases.len() < 20 {
+            s.ack(4000, 10, 0, false);
+            if s.cc.cycle_idx() != phases.last().unwrap().1 {
+                phases.push((s.tp.now, s.cc.cycle_idx(), s.cc.pacing_gain));
+            }
+        }
+        let gains = [320, 192, 256, 256, 256, 256, 256, 256];
+        for w in phases.windows(2) {
+            let ((t0, i0, _), (t1, i1, g1)) = (w[0], w[1]);
+            assert_eq!(i1, (i0 + 1) % CYCLE_LEN, "phases in order");
+            assert_eq!(g1, gains[i1], "gain of phase {i1}");
+            assert_eq!(
+                t1.since(t0),
+                Dur::from_ms(11),
+                "phase {i0} lasts one min RTT"
+            );
+        }
+    }
+
+    #[test]
+    fn the_draining_phase_ends_early_once_one_bdp_is_left() {
+        let mut s = Script::new(BbrParams::default(), Dur::from_ms(1), Dur::from_ms(10));
+        for rate in [1000, 2000, 4000, 4000, 4000, 4000] {
+            s.ack(rate, 10, 0, false);
+        }
+        s.tp.packets_out = 10;
+        s.ack(4000, 10, 0, false);
+        assert_eq!(s.cc.mode(), Mode::ProbeBw);
+        s.tp.packets_out = 1000;
+        while s.cc.cycle_idx() != 1 {
+            s.ack(4000, 10, 0, false);
+        }
+        // BDP 40 + budget 3·2, even: in flight at 46 ends the phase.
+        s.ack(4000, 10, 0, false);
+        assert_eq!(s.cc.cycle_idx(), 1);
+        s.tp.packets_out = 46;
+        s.ack(4000, 10, 0, false);
+        assert_eq!(s.cc.cycle_idx(), 2);
+        assert_eq!(s.cc.pacing_gain, BBR_UNIT);
+    }
+
+    // ------------------------------------------------------------------
+    // ProbeRTT.
+    // ------------------------------------------------------------------
+
+    #[test]
+    fn probe_rtt_when_min_rtt_is_10_s_old_cwnd_4_for_200_ms_and_a_round() {
+        // 1000 packets/s, 40 ms; after Startup a constant 10 ms of extra
+        // delay keeps every RTT sample above the min.
+        let mut p = Pipe::new(BbrParams::default(), 1000, Dur::from_ms(40));
+        assert!(p.run_until(20_000, |p| p.cc.mode() == Mode::ProbeBw));
+        p.extra_rtt = Dur::from_ms(10);
+        let min_rtt = p.cc.min_rtt();
+        let stamp = p.cc.min_rtt_stamp;
+        let cwnd_before = std::cell::Cell::new(0);
+        assert!(p.run_until(20_000, |p| {
+            if p.cc.mode() == Mode::ProbeRtt {
+                return true;
+            }
+            assert_eq!(p.cc.min_rtt_stamp, stamp, "not refreshed");
+            cwnd_before.set(p.tp.snd_cwnd);
+            false
+        }));
+        let entered = p.tp.now;
+        // Entered on the first ACK more than 10 s after the last min RTT
+        // (ACKs are at most 40 ms apart here) ...
+        assert!(entered > stamp + Dur::from_secs(10));
+        assert!(entered <= stamp + Dur::from_secs(10) + Dur::from_ms(40));
+        // ... where the expired window takes the current sample, whatever
+        // it is.
+        assert_eq!(p.cc.min_rtt_stamp, entered);
+        assert!(p.cc.min_rtt() >= Dur::from_ms(50), "{:?}", p.cc.min_rtt());
+        assert!(p.cc.min_rtt() > min_rtt);
+        assert_eq!(p.tp.snd_cwnd, CWND_MIN_TARGET);
+        assert_eq!(p.cc.prior_cwnd, cwnd_before.get(), "cwnd saved on entry");
+        // cwnd stays at 4 until ProbeRTT ends; the clock starts once in
+        // flight is down to 4.
+        let mut at_four = None;
+        let mut acks = 0;
+        while p.cc.mode() == Mode::ProbeRtt {
+            assert!(p.tp.snd_cwnd <= CWND_MIN_TARGET);
+            if at_four.is_none() && p.tp.in_flight() <= CWND_MIN_TARGET {
+                at_four = Some(p.tp.now);
+            }
+            p.ack();
+            acks += 1;
+            assert!(acks < 10_000);
+        }
+        let at_four = at_four.unwrap();
+        let left = p.tp.now;
+        assert!(
+            left.since(at_four) > Dur::from_ms(200),
+            "{:?}",
+            left.since(at_four)
+        );
+        // 200 ms is 4 RTTs of 50 ms here, so the round is not what holds
+        // it: it ends on the first ACK after 200 ms.
+        assert!(left.since(at_four) <= Dur::from_ms(200) + Dur::from_ms(50));
+        assert_eq!(p.cc.mode(), Mode::ProbeBw);
+        // cwnd restored, then grown by this ACK's packet as any ACK does.
+        assert_eq!(p.tp.snd_cwnd, cwnd_before.get() + 1, "cwnd restored");
+        assert_eq!(p.cc.min_rtt_stamp, left, "the next ProbeRTT is 10 s away");
+    }
+
+    #[test]
+    fn probe_rtt_lasts_at_least_one_round_on_a_long_path() {
+        // Base RTT 300 ms > 200 ms: the round is the longer condition.
+        let mut p = Pipe::new(BbrParams::default(), 200, Dur::from_ms(300));
+        assert!(p.run_until(20_000, |p| p.cc.mode() == Mode::ProbeBw));
+        p.extra_rtt = Dur::from_ms(10);
+        assert!(p.run_until(20_000, |p| p.cc.mode() == Mode::ProbeRtt));
+        let mut at_four = None;
+        while p.cc.mode() == Mode::ProbeRtt {
+            if at_four.is_none() && p.tp.in_flight() <= CWND_MIN_TARGET {
+                at_four = Some(p.tp.now);
+            }
+            p.ack();
+        }
+        let held = p.tp.now.since(at_four.unwrap());
+        assert!(held >= Dur::from_ms(300), "{held:?}");
+    }
+
+    #[test]
+    fn probe_rtt_can_be_disabled() {
+        let params = BbrParams {
+            probe_rtt_mode_ms: 0.0,
+            ..Default::default()
+        };
+        let mut p = Pipe::new(params, 1000, Dur::from_ms(40));
+        assert!(p.run_until(20_000, |p| p.cc.mode() == Mode::ProbeBw));
+        p.extra_rtt = Dur::from_ms(10);
+        let t0 = p.tp.now;
+        assert!(!p.run_until(12_000, |p| p.cc.mode() == Mode::ProbeRtt));
+        assert!(p.tp.now.since(t0) > Dur::from_secs(11));
+    }
+
+    // ------------------------------------------------------------------
+    // Pacing and cwnd arithmetic.
+    // ------------------------------------------------------------------
+
+    #[test]
+    fn initial_pacing_is_high_gain_times_init_cwnd_over_srtt() {
+        // No RTT yet: 1 ms. 10 packets/ms · 2.887 · 1448 B · 8 · 0.99.
+        let mut tp = TcpSock::new(MSS, 10);
+        let mut cc = bbr(BbrParams::default());
+        cc.init(&mut tp);
+        let expect = 10_000.0 * 739.0 / 256.0 * MSS as f64 * 8.0 * 0.99;
+        let got = tp.pacing_rate_bps as f64;
+        assert!((got / expect - 1.0).abs() < 1e-6, "{got} vs {expect}");
+        assert_eq!(tp.snd_ssthresh, INFINITE_SSTHRESH);
+        // With a 20 ms srtt (the handshake's), 20 times less.
+        let mut tp = TcpSock::new(MSS, 10);
+        tp.srtt = Dur::from_ms(20);
+        cc.init(&mut tp);
+        // (Linux truncates the bandwidth to 2^-24 packet/µs: 1e-4 here.)
+        let got = tp.pacing_rate_bps as f64;
+        assert!((got / (expect / 20.0) - 1.0).abs() < 2e-4);
+        assert!(cc.has_seen_rtt);
+    }
+
+    #[test]
+    fn pacing_rate_is_gain_times_bw_less_one_percent_in_bit_per_s() {
+        let mut s = Script::new(BbrParams::default(), Dur::from_ms(10), Dur::from_ms(10));
+        // 100 Mb/s of 1488-byte packets: 8400 packets/s.
+        let pps = 8400;
+        for _ in 0..5 {
+            s.ack(pps, 10, 0, false);
+        }
+        assert!(s.cc.full_bw_reached());
+        let payload_bps = pps as f64 * MSS as f64 * 8.0;
+        let gain = s.cc.pacing_gain();
+        let want = gain * payload_bps * 0.99;
+        let got = s.tp.pacing_rate_bps as f64;
+        assert!((got / want - 1.0).abs() < 1e-5, "{got} vs {want}");
+        assert!((var(&s.cc, "bw_bps") / payload_bps - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn bdp_rounds_up_and_budget_adds_three_tso_bursts() {
+        let mut tp = TcpSock::new(MSS, 10);
+        let mut cc = bbr(BbrParams::default());
+        cc.init(&mut tp);
+        assert_eq!(cc.bdp(1 << 30, BBR_UNIT), TCP_INIT_CWND, "no RTT yet");
+        cc.min_rtt = Dur::from_ms(10);
+        // 1000.5 packets/s · 10 ms = 10.005 packets → 11.
+        let bw = (1000.5 * BW_UNIT as f64 / 1e6) as u64;
+        assert_eq!(cc.bdp(bw, BBR_UNIT), 11);
+        assert_eq!(cc.bdp(bw, 2 * BBR_UNIT), 21);
+        // At 1 Gb/s of payload the TSO goal is 1 ms: 125000 B >> 10 =
+        // 122 KB, capped at 64 KB − headers, 45 segments of 1448 B.
+        tp.pacing_rate_bps = 1_000_000_000;
+        assert_eq!(cc.tso_segs_goal(&tp), 45);
+        assert_eq!(cc.quantization_budget(&tp, 100), 236);
+        // Below 1.2 Mb/s: one segment.
+        tp.pacing_rate_bps = 1_000_000;
+        assert_eq!(cc.tso_segs_goal(&tp), 1);
+        assert_eq!(cc.quantization_budget(&tp, 100), 104);
+        // The probing phase adds two.
+        cc.mode = Mode::ProbeBw;
+        cc.cycle_idx = 0;
+        assert_eq!(cc.quantization_budget(&tp, 100), 106);
+    }
+
+    // ------------------------------------------------------------------
+    // Loss: packet conservation, RTO, the long-term (policer) estimate.
+    // ------------------------------------------------------------------
+
+    /// A script in ProbeBW at 4000 packets/s, 10 ms.
+    fn in_probe_bw() -> Script {
+        let mut s = Script::new(BbrParams::default(), Dur::from_ms(1), Dur::from_ms(10));
+        for rate in [1000, 2000, 4000, 4000, 4000, 4000] {
+            s.ack(rate, 10, 0, false);
+        }
+        s.tp.packets_out = 10;
+        s.ack(4000, 10, 0, false);
+        assert_eq!(s.cc.mode(), Mode::ProbeBw);
+        s.tp.packets_out = 60;
+        for _ in 0..50 {
+            s.ack(4000, 2, 0, false);
+        }
+        s
+    }
+
+    #[test]
+    fn recovery_conserves_packets_for_a_round_then_restores_cwnd() {
+        let mut s = in_probe_bw();
+        let cwnd = s.tp.snd_cwnd;
+        assert!(cwnd > 60);
+        // The stack enters Recovery: ssthresh (saves cwnd), set_state.
+        s.tp.snd_ssthresh = s.cc.ssthresh(&s.tp);
+        s.cc.set_state(&mut s.tp, CaState::Recovery);
+        s.tp.ca_state = CaState::Recovery;
+        assert_eq!(s.cc.prior_cwnd, cwnd);
+        // First ACK of Recovery, 2 delivered, 1 lost, 50 in flight: cwnd =
+        // in flight + delivered.
+        s.tp.packets_out = 50;
+        s.step = Dur::ZERO; // no new round: same prior_delivered
+        let prior = s.tp.delivered;
+        let rs = RateSample {
+            prior_delivered: prior - 100,
+            delivered: Some(40),
+            interval: Dur::from_ms(10),
+            losses: 1,
+            acked_sacked: 2,
+            prior_in_flight: 52,
+            ..Default::default()
+        };
+        s.tp.delivered += 2;
+        s.tp.lost += 1;
+        s.cc.cong_control(&mut s.tp, 0, &rs);
+        assert!(s.cc.packet_conservation);
+        assert_eq!(s.tp.snd_cwnd, 52);
+        // While conserving: in flight + delivered, never more.
+        s.tp.packets_out = 45;
+        s.tp.delivered += 1;
+        let rs1 = RateSample {
+            acked_sacked: 1,
+            ..rs
+        };
+        s.cc.cong_control(&mut s.tp, 0, &rs1);
+        assert_eq!(s.tp.snd_cwnd, 51, "cwnd 52 less 1 lost, ≥ 45 + 1");
+        // A new round ends conservation: slow start toward the target.
+        let rs2 = RateSample {
+            prior_delivered: s.tp.delivered,
+            acked_sacked: 3,
+            losses: 0,
+            ..rs
+        };
+        s.tp.delivered += 3;
+        s.cc.cong_control(&mut s.tp, 0, &rs2);
+        assert!(!s.cc.packet_conservation);
+        assert_eq!(s.tp.snd_cwnd, 54);
+        // Recovery ends: cwnd back to what it was on entry, plus this
+        // ACK's packet (the target is higher).
+        s.tp.ca_state = CaState::Open;
+        s.tp.delivered += 1;
+        let rs3 = RateSample {
+            acked_sacked: 1,
+            ..rs2
+        };
+        s.cc.cong_control(&mut s.tp, 0, &rs3);
+        assert_eq!(s.tp.snd_cwnd, cwnd + 1);
+    }
+
+    #[test]
+    fn rto_ends_a_round_resets_full_bw_and_restores_cwnd_after_loss() {
+        let mut s = in_probe_bw();
+        let cwnd = s.tp.snd_cwnd;
+        // The stack's RTO: ssthresh, everything lost, cwnd = in flight + 1,
+        // set_state(Loss).
+        s.tp.snd_ssthresh = s.cc.ssthresh(&s.tp);
+        s.tp.lost += 60;
+        s.tp.lost_out = 60;
+        s.tp.snd_cwnd = s.tp.in_flight() + 1;
+        s.cc.set_state(&mut s.tp, CaState::Loss);
+        s.tp.ca_state = CaState::Loss;
+        assert!(s.cc.round_start, "an RTO counts as the end of a round");
+        assert_eq!(s.cc.full_bw, 0);
+        assert!(
+            s.cc.lt_is_sampling,
+            "and as a loss for the policer detector"
+        );
+        assert_eq!(s.cc.prev_ca_state, CaState::Loss);
+        // ACKs in Loss grow cwnd by what they deliver (1 → 3 → 5).
+        s.tp.lost_out = 0;
+        s.tp.packets_out = 1;
+        s.ack(4000, 2, 0, false);
+        assert_eq!(s.tp.snd_cwnd, 4, "at least the 4-packet floor");
+        s.ack(4000, 2, 0, false);
+        assert_eq!(s.tp.snd_cwnd, 6);
+        // Loss ends: the saved cwnd comes back.
+        s.tp.ca_state = CaState::Open;
+        s.ack(4000, 2, 0, false);
+        assert_eq!(s.tp.snd_cwnd, cwnd);
+    }
+
+    #[test]
+    fn a_policer_is_detected_and_its_rate_used_for_48_rounds() {
+        let mut s = in_probe_bw();
+        assert!((s.cc.bw_pps() - 4000.0).abs() < 1.0);
+        // A policer: 100 packets delivered per 100 ms round (1000 pps), 30
+        // lost (> 20 %), while the max filter still says 4000.
+        s.step = Dur::from_ms(100);
+        let mut rounds = 0;
+        while !s.cc.lt_use_bw() {
+            s.ack(4000, 100, 30, false);
+            rounds += 1;
+            assert!(rounds <= 8, "two 4-round intervals from the first loss");
+        }
+        assert_eq!(rounds, 8);
+        assert!((var(&s.cc, "lt_bw_pps") - 1000.0).abs() < 1.0);
+        assert!((s.cc.bw_pps() - 1000.0).abs() < 1.0);
+        assert_eq!(s.cc.pacing_gain, BBR_UNIT);
+        let want = 1000.0 * MSS as f64 * 8.0 * 0.99;
+        assert!((s.tp.pacing_rate_bps as f64 / want - 1.0).abs() < 1e-4);
+        // 48 rounds of ProbeBW later the long-term rate is dropped.
+        for _ in 0..47 {
+            s.ack(4000, 100, 0, false);
+            assert!(s.cc.lt_use_bw());
+        }
+        s.ack(4000, 100, 0, false);
+        assert!(!s.cc.lt_use_bw());
+        assert!((s.cc.bw_pps() - 4000.0).abs() < 1.0);
+        assert_eq!(s.cc.mode(), Mode::ProbeBw);
+    }
+
+    #[test]
+    fn random_loss_below_20_percent_is_not_a_policer() {
+        let mut s = in_probe_bw();
+        s.step = Dur::from_ms(100);
+        for _ in 0..100 {
+            s.ack(4000, 100, 2, false);
+        }
+        assert!(!s.cc.lt_use_bw());
+        assert!((s.cc.bw_pps() - 4000.0).abs() < 1.0);
+    }
+
+    // ------------------------------------------------------------------
+    // Idle restart.
+    // ------------------------------------------------------------------
+
+    #[test]
+    fn restart_from_idle_when_app_limited_paces_at_the_estimate() {
+        let mut s = in_probe_bw();
+        // Find the probing phase, where pacing is 5/4 of the estimate.
+        while s.cc.cycle_idx() != 0 {
+            s.ack(4000, 2, 0, false);
+        }
+        let at_bw = 4000.0 * MSS as f64 * 8.0 * 0.99;
+        assert!(s.tp.pacing_rate_bps as f64 > 1.2 * at_bw);
+        // Not app-limited: no change.
+        s.cc.cwnd_event(&mut s.tp, CaEvent::TxStart);
+        assert!(!s.cc.idle_restart);
+        s.tp.app_limited = s.tp.delivered + 1;
+        s.cc.cwnd_event(&mut s.tp, CaEvent::TxStart);
+        assert!(s.cc.idle_restart);
+        assert!((s.tp.pacing_rate_bps as f64 / at_bw - 1.0).abs() < 1e-4);
+        // The first ACK of new data ends the restart.
+        s.ack(4000, 2, 0, false);
+        assert!(!s.cc.idle_restart);
+    }
+
+    // ------------------------------------------------------------------
+    // Parameters.
+    // ------------------------------------------------------------------
+
+    #[test]
+    fn default_gains_are_linux_fixed_point() {
+        let t = Tunables::new(&BbrParams::default());
+        assert_eq!(t.high_gain, 739); // BBR_UNIT·2885/1000 + 1
+        assert_eq!(t.drain_gain, 88); // BBR_UNIT·1000/2885
+        assert_eq!(t.cwnd_gain, 512);
+        assert_eq!(t.cycle, [320, 192, 256, 256, 256, 256, 256, 256]);
+        assert_eq!(t.full_bw_thresh, 320);
+        assert_eq!(t.min_rtt_win, Dur::from_secs(10));
+        assert_eq!(t.probe_rtt_mode, Dur::from_ms(200));
+    }
+
+    #[test]
+    fn bad_parameters_name_their_field() {
+        assert!(validate(&BbrParams::default(), "flows[0].cc").is_ok());
+        let cases: Vec<(BbrParams, &str)> = vec![
+            (
+                BbrParams {
+                    high_gain: 1.0,
+                    ..Default::default()
+                },
+                "high_gain",
+            ),
+            (
+                BbrParams {
+                    drain_gain: Some(0.0),
+                    ..Default::default()
+                },
+                "drain_gain",
+            ),
+            (
+                BbrParams {
+                    cwnd_gain: f64::NAN,
+                    ..Default::default()
+                },
+                "cwnd_gain",
+            ),
+            (
+                BbrParams {
+                    probe_bw_up_gain: 0.9,
+                    ..Default::default()
+                },
+                "probe_bw_up_gain",
+            ),
+            (
+                BbrParams {
+                    probe_bw_down_gain: 1.5,
+                    ..Default::default()
+                },
+                "probe_bw_down_gain",
+            ),
+            (
+                BbrParams {
+                    bw_win_rounds: 0,
+                    ..Default::default()
+                },
+                "bw_win_rounds",
+            ),
+            (
+                BbrParams {
+                    min_rtt_win_s: 0.0,
+                    ..Default::default()
+                },
+                "min_rtt_win_s",
+            ),
+            (
+                BbrParams {
+                    probe_rtt_mode_ms: -1.0,
+                    ..Default::default()
+                },
+                "probe_rtt_mode_ms",
+            ),
+            (
+                BbrParams {
+                    full_bw_thresh: 1.0,
+                    ..Default::default()
+                },
+                "full_bw_thresh",
+            ),
+            (
+                BbrParams {
+                    full_bw_cnt: 0,
+                    ..Default::default()
+                },
+                "full_bw_cnt",
+            ),
+            (
+                BbrParams {
+                    pacing_margin_percent: 100,
+                    ..Default::default()
+                },
+                "pacing_margin_percent",
+            ),
+        ];
+        for (p, name) in cases {
+            let e = validate(&p, "flows[2].cc").unwrap_err();
+            assert_eq!(e.field, format!("flows[2].cc.{name}"));
+        }
+    }
+}
