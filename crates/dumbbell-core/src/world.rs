@@ -478,6 +478,7 @@ impl World {
                         || format!("{f}.bytes"),
                         "a transfer needs at least one byte",
                     )?;
+                    cc::validate(ccc, &format!("{f}.cc"))?;
                     let control = cc::make(ccc);
                     let name = control.name();
                     let echo = if control.needs_ecn() {

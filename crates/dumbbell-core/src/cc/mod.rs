@@ -32,9 +32,11 @@
 
 pub mod cubic;
 pub mod dctcp;
+pub mod highspeed;
 pub mod reno;
+pub mod vegas;
 
-use crate::config::CcConfig;
+use crate::config::{CcConfig, ConfigError};
 use crate::sim::{Dur, Time};
 
 /// Linux `enum tcp_ca_state`.
@@ -317,6 +319,18 @@ pub fn make(cfg: &CcConfig) -> Box<dyn CongestionControl> {
         CcConfig::Reno => Box::new(reno::Reno),
         CcConfig::Cubic(p) => Box::new(cubic::Cubic::new(p.clone())),
         CcConfig::Dctcp(p) => Box::new(dctcp::Dctcp::new(p.clone())),
+        CcConfig::Highspeed(p) => Box::new(highspeed::HighSpeed::new(p.clone())),
+        CcConfig::Vegas(p) => Box::new(vegas::Vegas::new(p.clone())),
+    }
+}
+
+/// Rejects out-of-range parameters of a configuration; `field` is its path
+/// (`flows[0].cc`). Controls that clamp their parameters are not listed.
+pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
+    match cfg {
+        CcConfig::Highspeed(p) => highspeed::validate(p, field),
+        CcConfig::Vegas(p) => vegas::validate(p, field),
+        _ => Ok(()),
     }
 }
 
