@@ -19,6 +19,7 @@ from .scenario import (
     Cubic,
     Dctcp,
     DropTail,
+    HighSpeed,
     Hysteresis,
     Link,
     Node,
@@ -31,6 +32,7 @@ from .scenario import (
     TcpFlow,
     TcpOptions,
     UdpFlow,
+    Vegas,
 )
 from .topology import chain, dumbbell, star
 
@@ -53,6 +55,8 @@ __all__ = [
     "Reno",
     "Cubic",
     "Dctcp",
+    "HighSpeed",
+    "Vegas",
     "TcpOptions",
     "TcpFlow",
     "UdpFlow",

@@ -53,7 +53,7 @@ class SimulationError(DumbbellError, RuntimeError):
 
 # Tags of the tagged unions (`kind = ...`): pydantic puts the tag in an
 # error's location (`flows.0.tcp.cc`); users never wrote it, so it is removed.
-_UNION_TAGS = frozenset({"tcp", "udp", "droptail", "red", "step", "hysteresis", "reno", "cubic", "dctcp"})
+_UNION_TAGS = frozenset({"tcp", "udp", "droptail", "red", "step", "hysteresis", "reno", "cubic", "dctcp", "highspeed", "vegas"})
 _UNION_FIELDS = frozenset({"queue_ab", "queue_ba", "queue", "cc"})
 
 

@@ -315,7 +315,7 @@ pub enum HighSpeedMode {
     /// RFC 3649 §5 formulas (seed 004 eq. 12–13), from the parameters below.
     #[default]
     Formula,
-    /// Linux `tcp_highspeed.c`: the 73-row table of RFC 3649 appendix B;
+    /// Linux `tcp_highspeed.c`: the 72-row table of RFC 3649 appendix B;
     /// the parameters below are not used.
     LinuxTable,
 }
