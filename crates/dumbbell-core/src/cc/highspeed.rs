@@ -31,21 +31,23 @@
 //!
 //! For the defaults p(w) = 0.07805/w^1.1979. Eq. 13 writes it rounded,
 //! 1/(12.8·w^1.2) (RFC 3649's "p = 0.078/w^1.2"), and RFC 3649's
-//! appendix B table — Linux's table — was computed with the rounded
-//! constants; we use the unrounded line so that every parameter counts. The
-//! two differ by at most 2.5 % in a(w) between Low_Window and High_Window
-//! (a(High_Window) = 72.5 here, 70.8 with the rounded constants).
+//! appendix B table, which Linux uses, matches the rounded constants (each
+//! row starts where eq. 13 reaches the next integer a). We use the
+//! unrounded line so that every parameter counts; the two differ by at most
+//! 2.5 % in a(w) between Low_Window and High_Window (a(High_Window) = 72.5
+//! here, 70.8 with the rounded constants). b(w) is the same in both.
 //!
 //! Two guards the formulas need:
 //!
 //! - a(w) is at least 1. At w = Low_Window the formula gives 0.96, not 1,
 //!   because TCP's response function 1.2/√p that fixed Low_P is itself a
-//!   rounding of √1.5/√p; it stays below 1 up to w = 41. The floor makes
+//!   rounding of √1.5/√p; it stays below 1 up to w = 40. The floor makes
 //!   a(w) continuous and non-decreasing. (ns-2 avoids the gap by taking
 //!   Low_P = 1.5/Low_Window² instead of the parameter.)
 //! - Above High_Window a(w) and b(w) keep their values at High_Window.
-//!   The RFC does not extend them; eq. 12 would reach b = 0 at about 15×
-//!   High_Window. Linux's table likewise stops at its last row.
+//!   The RFC does not extend them, and eq. 12 would reach b = 0 at about
+//!   6.8× High_Window (570 000 packets). Linux's table likewise stops at its
+//!   last row.
 //!
 //! a(w) and b(w) cost a logarithm and an exponential, so they are computed
 //! only when the window has changed since they were last computed (a few
@@ -65,7 +67,7 @@
 //! - slow start does not move `ai`, so a loss ending slow start uses the
 //!   row of the last congestion-avoidance window (0 at the start: a halving);
 //! - ssthresh = cwnd − (cwnd·md >> 8), at least 2, and the window is capped
-//!   at 2^32/128 packets so that the product cannot overflow 32 bits;
+//!   at (2^32 − 1)/128 packets so that the product cannot overflow 32 bits;
 //! - the leftover of `tcp_slow_start` is dropped when slow start ends.
 //!
 //! The formula-mode window is capped at 2^22 − 1 packets so that
@@ -495,10 +497,10 @@ mod tests {
             let (a, b) = hs.formula_a_b(w as f64);
             assert!(a >= prev_a, "a({w}) = {a} < a({}) = {prev_a}", w - 1);
             assert!(b <= prev_b, "b({w}) = {b} > b({}) = {prev_b}", w - 1);
-            assert!(a >= 1.0 && b >= 0.1 - 1e-12 && b <= 0.5);
+            assert!(a >= 1.0 && (0.1 - 1e-12..=0.5).contains(&b));
             (prev_a, prev_b) = (a, b);
         }
-        // The floor of 1 holds until the formula crosses it, near w = 41.
+        // The floor of 1 holds until the formula crosses it, between 40 and 41.
         assert_eq!(hs.formula_a_b(40.0).0, 1.0);
         assert!(hs.formula_a_b(42.0).0 > 1.0);
         // Frozen above High_Window.
@@ -617,7 +619,7 @@ mod tests {
             assert_eq!(a.snd_cwnd_cnt, b.snd_cwnd_cnt << A_SHIFT, "cnt at {step}");
             max_cwnd = max_cwnd.max(a.snd_cwnd);
         }
-        assert!(max_cwnd >= 36 && max_cwnd <= 38, "max cwnd {max_cwnd}");
+        assert!((36..=38).contains(&max_cwnd), "max cwnd {max_cwnd}");
     }
 
     #[test]
@@ -641,7 +643,7 @@ mod tests {
             assert_eq!(hs.table_row(), row, "w {w}");
             assert_eq!(tp.snd_cwnd, w);
             let md = LINUX_AIMD_TABLE[row].1;
-            assert_eq!(ssthresh, w - (w * md >> 8));
+            assert_eq!(ssthresh, w - ((w * md) >> 8));
             assert_eq!(hs.ssthresh(&tp), ssthresh, "w {w}");
         }
         // Slow start does not move the row: a loss that ends slow start at

@@ -24,7 +24,7 @@
 //!     follows); `diff < alpha`: one packet more; else unchanged;
 //!   - then cwnd is kept in [2, clamp] and ssthresh raised to
 //!     `tcp_current_ssthresh` (max(ssthresh, ¾·cwnd) outside a reduction).
-//!   Between decisions only slow start grows the window (every ACK, as
+//! - Between decisions only slow start grows the window (every ACK, as
 //!   Reno: Linux does not keep the original Vegas's growth every other RTT).
 //! - Vegas runs only in the Open state: `set_state` turns it on (a new RTT
 //!   of samples starts) when the state becomes Open and off otherwise, and
@@ -344,8 +344,8 @@ mod tests {
         let w = f.rounds(BASE + Dur::from_us(extra), 30);
         // The first decision still sees the base-RTT round: +1.
         assert_eq!(w[0], 101);
-        for i in 1..=18 {
-            assert_eq!(w[i], 101 - i as u32, "round {i}");
+        for (i, &cwnd) in w.iter().enumerate().take(19).skip(1) {
+            assert_eq!(cwnd, 101 - i as u32, "round {i}");
         }
         assert!(w[18..].iter().all(|&x| x == 83), "{w:?}");
         // tcp_current_ssthresh raised ssthresh from 50 to ¾ of the largest
