@@ -150,6 +150,39 @@ def test_core_config_errors_become_config_error():
     assert info.value.field == "links[0].surprise" and "surprise" in info.value.message
 
 
+def test_core_rejects_out_of_range_control_parameters():
+    """The core checks the control's parameters itself (for callers that
+    bypass the Python model) and names the field."""
+    from dumbbell.run import run_config
+
+    for cc, field in [
+        ({"kind": "vegas", "alpha": 9}, "flows[0].cc.beta"),
+        ({"kind": "highspeed", "high_decrease": 0.9}, "flows[0].cc.high_decrease"),
+        ({"kind": "highspeed", "low_window": 100, "high_window": 50}, "flows[0].cc.high_window"),
+    ]:
+        core = two_flow_star(duration_s=0.01).to_core()
+        core["flows"][0]["cc"] = cc
+        with pytest.raises(db.ConfigError) as info:
+            run_config(core)
+        assert info.value.field == field, str(info.value)
+
+
+@pytest.mark.parametrize(
+    "cc, names",
+    [
+        ("highspeed", {"hs_a", "hs_b", "hs_w"}),
+        (db.HighSpeed(mode="linux_table"), {"hs_a", "hs_b", "hs_row"}),
+        ("vegas", {"vegas_enabled", "base_rtt_us", "min_rtt_us", "cnt_rtt", "diff_pkts"}),
+    ],
+)
+def test_highspeed_and_vegas_run_and_trace_their_state(cc, names):
+    r = db.run(two_flow_star(duration_s=0.2, cc=cc), seed=1)
+    kind = cc if isinstance(cc, str) else cc.kind
+    assert r.flows["cc"].to_list() == [kind, kind]
+    assert all(b > 100_000 for b in r.flows["bytes_delivered"].to_list())
+    assert set(r.tables["cc_vars"]["var"].unique().to_list()) == names
+
+
 def test_native_stub_matches_the_module():
     """python/dumbbell/_native.pyi names exactly what the native module exports."""
     import ast

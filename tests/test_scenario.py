@@ -59,6 +59,12 @@ BAD = [
     ("fractional empty gamma_r", lambda d: d["flows"][0].update(cc={"kind": "fractional", "gamma_r": []}), "flows[0].cc.gamma_r", ""),
     ("expolinear sigma 0", lambda d: d["flows"][0].update(cc={"kind": "expolinear", "sigma_per_ms": 0}), "flows[0].cc.sigma_per_ms", ""),
     ("expolinear unknown field", lambda d: d["flows"][0].update(cc={"kind": "expolinear", "beta_a": 2}), "flows[0].cc.beta_a", ""),
+    ("bad highspeed mode", lambda d: d["flows"][0].update(cc={"kind": "highspeed", "mode": "table"}), "flows[0].cc.mode", ""),
+    ("bad highspeed decrease", lambda d: d["flows"][0].update(cc={"kind": "highspeed", "high_decrease": 0.7}), "flows[0].cc.high_decrease", ""),
+    ("highspeed windows out of order", lambda d: d["flows"][0].update(cc={"kind": "highspeed", "high_window": 30}), "flows[0].cc.high_window", "above low_window"),
+    ("highspeed loss rates out of order", lambda d: d["flows"][0].update(cc={"kind": "highspeed", "low_p": 1e-8}), "flows[0].cc.high_p", "below low_p"),
+    ("vegas alpha above beta", lambda d: d["flows"][0].update(cc={"kind": "vegas", "alpha": 5}), "flows[0].cc.beta", "at least alpha"),
+    ("negative vegas gamma", lambda d: d["flows"][0].update(cc={"kind": "vegas", "gamma": -1}), "flows[0].cc.gamma", ""),
     ("unknown node in link", lambda d: d["links"][2].update(b="s9"), "links[2].b", "unknown node 's9'"),
     ("unknown node in flow src", lambda d: d["flows"][0].update(src="x"), "flows[0].src", "unknown node 'x'"),
     ("unknown node in flow dst", lambda d: d["flows"][1].update(dst="y"), "flows[1].dst", "unknown node 'y'"),
@@ -245,6 +251,33 @@ def test_core_decoder_accepts_what_to_core_produces():
         for cc in ("reno", "dctcp"):
             for rate in dctcp_queue.RATES_BPS:
                 _native.check_config(dctcp_queue.scenario(cc, rate, 1.0).to_json())
+
+
+def test_highspeed_and_vegas_to_core():
+    """Unset parameters are left to the core; what is set goes through as is,
+    and the core decodes it."""
+    assert db.HighSpeed().to_core() == {"kind": "highspeed"}
+    hs = db.HighSpeed(mode="linux_table", low_window=40, high_p=1e-8)
+    assert hs.to_core() == {"kind": "highspeed", "mode": "linux_table", "low_window": 40, "high_p": 1e-8}
+    assert db.Vegas().to_core() == {"kind": "vegas"}
+    assert db.Vegas(alpha=1, beta=3, gamma=2).to_core() == {"kind": "vegas", "alpha": 1, "beta": 3, "gamma": 2}
+    s = db.Scenario.from_dict(edited(lambda d: d["flows"][0].update(cc="highspeed")))
+    assert s.to_core()["flows"][0]["cc"] == {"kind": "highspeed"}
+    s.flows.append(db.TcpFlow(src="b", dst="c", cc=hs))
+    s.flows.append(db.TcpFlow(src="a", dst="b", cc=db.Vegas(alpha=1, beta=3)))
+    s.flows.append(db.TcpFlow(src="c", dst="a", cc="vegas"))
+    _native.check_config(s.to_json())
+    assert "highspeed" in db.scenario.CONTROLS and "vegas" in db.scenario.CONTROLS
+
+
+def test_highspeed_and_vegas_toml_round_trip(tmp_path):
+    s = db.Scenario.from_dict(edited(lambda d: d["flows"][0].update(cc={"kind": "vegas", "beta": 6})))
+    s.flows.append(db.TcpFlow(src="b", dst="c", cc=db.HighSpeed(high_decrease=0.2)))
+    p = tmp_path / "s.toml"
+    p.write_text(s.to_toml())
+    back = db.Scenario.from_toml(p)
+    assert back.to_core() == s.to_core()
+    assert isinstance(back.flows[0].cc, db.Vegas) and back.flows[0].cc.beta == 6
 
 
 def test_core_decoder_rejects_unknown_fields_naming_them():

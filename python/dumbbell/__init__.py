@@ -22,6 +22,7 @@ from .scenario import (
     DropTail,
     Expolinear,
     Fractional,
+    HighSpeed,
     Hysteresis,
     Linear,
     Link,
@@ -35,6 +36,7 @@ from .scenario import (
     TcpFlow,
     TcpOptions,
     UdpFlow,
+    Vegas,
 )
 from .topology import chain, dumbbell, star
 
@@ -61,6 +63,8 @@ __all__ = [
     "Fractional",
     "Expolinear",
     "Bbr",
+    "HighSpeed",
+    "Vegas",
     "TcpOptions",
     "TcpFlow",
     "UdpFlow",

@@ -53,7 +53,10 @@ class SimulationError(DumbbellError, RuntimeError):
 
 # Tags of the tagged unions (`kind = ...`): pydantic puts the tag in an
 # error's location (`flows.0.tcp.cc`); users never wrote it, so it is removed.
-_UNION_TAGS = frozenset({"tcp", "udp", "droptail", "red", "step", "hysteresis", "reno", "cubic", "dctcp", "bbr", "linear", "fractional", "expolinear"})
+_UNION_TAGS = frozenset(
+    {"tcp", "udp", "droptail", "red", "step", "hysteresis", "reno", "cubic", "dctcp", "bbr", "highspeed", "vegas",
+     "linear", "fractional", "expolinear"}
+)
 _UNION_FIELDS = frozenset({"queue_ab", "queue_ba", "queue", "cc"})
 
 

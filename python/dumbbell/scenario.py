@@ -82,6 +82,8 @@ __all__ = [
     "Fractional",
     "Expolinear",
     "Bbr",
+    "HighSpeed",
+    "Vegas",
     "CcConfig",
     "TcpOptions",
     "TcpFlow",
@@ -528,7 +530,61 @@ class Bbr(_Model):
         return {"kind": "bbr", **_drop_none(self.model_dump(exclude={"kind"}))}
 
 
-CONTROLS = ("reno", "cubic", "dctcp", "bbr", "linear", "fractional", "expolinear")
+class HighSpeed(_Model):
+    """HighSpeed TCP (RFC 3649; seed 004 §III; Linux ``tcp_highspeed.c``).
+    Unset parameters take the core's defaults: ``mode`` ``"formula"``
+    (RFC 3649's a(w), b(w) from the parameters; ``"linux_table"`` uses
+    Linux's table and counts its increase per ACK, ignoring the rest),
+    Low_Window 38 and High_Window 83000 packets, Low_P 1e-3, High_P 1e-7,
+    High_Decrease 0.1."""
+
+    kind: Literal["highspeed"] = "highspeed"
+    mode: Literal["formula", "linux_table"] | None = None
+    low_window: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
+    high_window: Annotated[int, Field(ge=2, le=U32_MAX)] | None = None
+    low_p: Annotated[float, Field(gt=0, lt=1)] | None = None
+    high_p: Annotated[float, Field(gt=0, lt=1)] | None = None
+    high_decrease: Annotated[float, Field(gt=0, le=0.5)] | None = None
+
+    @model_validator(mode="after")
+    def _order(self) -> HighSpeed:
+        # Unset values are the core's defaults.
+        low_w = 38 if self.low_window is None else self.low_window
+        high_w = 83000 if self.high_window is None else self.high_window
+        low_p = 1e-3 if self.low_p is None else self.low_p
+        high_p = 1e-7 if self.high_p is None else self.high_p
+        if high_w <= low_w:
+            raise ConfigError("high_window", f"must be above low_window ({high_w} <= {low_w})")
+        if high_p >= low_p:
+            raise ConfigError("high_p", f"must be below low_p ({high_p:g} >= {low_p:g})")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "highspeed", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+class Vegas(_Model):
+    """TCP Vegas (Linux ``tcp_vegas.c``). Unset parameters take the core's
+    defaults: alpha 2, beta 4, gamma 1 (packets this flow keeps queued)."""
+
+    kind: Literal["vegas"] = "vegas"
+    alpha: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    beta: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    gamma: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+
+    @model_validator(mode="after")
+    def _order(self) -> Vegas:
+        alpha = 2 if self.alpha is None else self.alpha  # the core's defaults
+        beta = 4 if self.beta is None else self.beta
+        if alpha > beta:
+            raise ConfigError("beta", f"must be at least alpha ({beta} < {alpha})")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "vegas", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+CONTROLS = ("reno", "cubic", "dctcp", "highspeed", "vegas", "bbr", "linear", "fractional", "expolinear")
 """The congestion controls the core implements today."""
 
 
@@ -551,6 +607,8 @@ CcConfig = Annotated[
         Annotated[Fractional, Tag("fractional")],
         Annotated[Expolinear, Tag("expolinear")],
         Annotated[Bbr, Tag("bbr")],
+        Annotated[HighSpeed, Tag("highspeed")],
+        Annotated[Vegas, Tag("vegas")],
     ],
     Discriminator(_kind_of("cubic")),
     BeforeValidator(_cc_shorthand),

@@ -248,6 +248,8 @@ pub enum CcConfig {
     Fractional(#[serde(default)] FractionalParams),
     Expolinear(#[serde(default)] ExpolinearParams),
     Bbr(#[serde(default)] BbrParams),
+    Highspeed(#[serde(default)] HighSpeedParams),
+    Vegas(#[serde(default)] VegasParams),
 }
 
 impl Default for CcConfig {
@@ -503,6 +505,71 @@ impl Default for BbrParams {
     }
 }
 
+/// How HighSpeed TCP gets its a(w) and b(w).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum HighSpeedMode {
+    /// RFC 3649 §5 formulas (seed 004 eq. 12–13), from the parameters below.
+    #[default]
+    Formula,
+    /// Linux `tcp_highspeed.c`: the 72-row table of RFC 3649 appendix B;
+    /// the parameters below are not used.
+    LinuxTable,
+}
+
+/// HighSpeed TCP (RFC 3649; seed 004 §III; Linux `tcp_highspeed.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HighSpeedParams {
+    pub mode: HighSpeedMode,
+    /// At and below this window (packets) the control is standard TCP (38).
+    pub low_window: u32,
+    /// Window (packets) reached at loss rate `high_p` (83000).
+    pub high_window: u32,
+    /// Loss rate at `low_window` (1e-3).
+    pub low_p: f64,
+    /// Loss rate at `high_window` (1e-7).
+    pub high_p: f64,
+    /// Decrease factor b(w) at `high_window` (0.1).
+    pub high_decrease: f64,
+}
+
+impl Default for HighSpeedParams {
+    fn default() -> Self {
+        HighSpeedParams {
+            mode: HighSpeedMode::Formula,
+            low_window: 38,
+            high_window: 83000,
+            low_p: 1e-3,
+            high_p: 1e-7,
+            high_decrease: 0.1,
+        }
+    }
+}
+
+/// TCP Vegas (Linux `tcp_vegas.c`). Thresholds on the estimated number of
+/// this flow's packets queued in the network.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct VegasParams {
+    /// Below this many packets queued, grow by one packet per RTT (2).
+    pub alpha: u32,
+    /// Above this many, shrink by one packet per RTT (4).
+    pub beta: u32,
+    /// Leave slow start above this many (1).
+    pub gamma: u32,
+}
+
+impl Default for VegasParams {
+    fn default() -> Self {
+        VegasParams {
+            alpha: 2,
+            beta: 4,
+            gamma: 1,
+        }
+    }
+}
+
 /// What to record. Everything is off unless asked: measurement costs nothing
 /// when off.
 #[derive(Clone, Debug, Serialize, Deserialize, Default)]
@@ -587,10 +654,10 @@ mod tests {
         let e = RunConfig::from_json(json).unwrap_err();
         assert_eq!(e.field, "links[0].rate_bps");
         let e = RunConfig::from_json(r#"{"seed": 1, "duration_ps": 10, "nodes": [], "links": [],
-            "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b", "cc": {"kind": "vegas"}}]}"#)
+            "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b", "cc": {"kind": "westwood"}}]}"#)
             .unwrap_err();
         // Tagged enums are buffered by serde, so the path stops at the flow.
         assert!(e.field.starts_with("flows[0]"), "{}", e.field);
-        assert!(e.message.contains("vegas"), "{}", e.message);
+        assert!(e.message.contains("westwood"), "{}", e.message);
     }
 }

@@ -15,7 +15,7 @@
 
 use crate::cc;
 use crate::config::{
-    AqmConfig, CcConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig,
+    AqmConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig,
 };
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
 use crate::net::port::{Port, PortStats, PortTrace};
@@ -481,11 +481,7 @@ impl World {
                         || format!("{f}.bytes"),
                         "a transfer needs at least one byte",
                     )?;
-                    cc::seed001::check(ccc)
-                        .map_err(|(field, why)| err(format!("{f}.cc.{field}"), why))?;
-                    if let CcConfig::Bbr(p) = ccc {
-                        cc::bbr::validate(p, &format!("{f}.cc"))?;
-                    }
+                    cc::validate(ccc, &format!("{f}.cc"))?;
                     let rng = rng_for(cfg.seed, &format!("flow:{name}:cc"));
                     let control = cc::make(ccc, rng);
                     let name = control.name();

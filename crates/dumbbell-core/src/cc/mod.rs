@@ -39,6 +39,7 @@
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod highspeed;
 pub mod reno;
 // Seed 001: Linear, Fractional, Expolinear and what they share.
 pub mod expolinear;
@@ -46,7 +47,9 @@ pub mod fractional;
 pub mod linear;
 pub mod seed001;
 
-use crate::config::CcConfig;
+pub mod vegas;
+
+use crate::config::{CcConfig, ConfigError};
 use crate::sim::{Dur, Rng, Time};
 
 /// Linux `enum tcp_ca_state`.
@@ -356,6 +359,21 @@ pub fn make(cfg: &CcConfig, rng: Rng) -> Box<dyn CongestionControl> {
         CcConfig::Fractional(p) => Box::new(fractional::Fractional::new(p.clone())),
         CcConfig::Expolinear(p) => Box::new(expolinear::Expolinear::new(p.clone())),
         CcConfig::Bbr(p) => Box::new(bbr::Bbr::new(p.clone(), rng)),
+        CcConfig::Highspeed(p) => Box::new(highspeed::HighSpeed::new(p.clone())),
+        CcConfig::Vegas(p) => Box::new(vegas::Vegas::new(p.clone())),
+    }
+}
+
+/// Rejects out-of-range parameters of a configuration; `field` is its path
+/// (`flows[0].cc`). Controls that clamp their parameters are not listed.
+pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
+    match cfg {
+        CcConfig::Highspeed(p) => highspeed::validate(p, field),
+        CcConfig::Vegas(p) => vegas::validate(p, field),
+        CcConfig::Bbr(p) => bbr::validate(p, field),
+        CcConfig::Linear(_) | CcConfig::Fractional(_) | CcConfig::Expolinear(_) => seed001::check(cfg)
+            .map_err(|(name, why)| ConfigError::new(format!("{field}.{name}"), why)),
+        _ => Ok(()),
     }
 }
 
