@@ -31,7 +31,12 @@ functions' prediction: ``window_pkts`` is our average window
 (goodput · RTT / MSS), ``model_window_pkts`` the paper's w = 1.2/√p (TCP)
 or w = 0.12/p^0.835 (HSTCP, TCP's for p above Low_P), and
 ``model_goodput_bps`` the goodput that window gives, bounded by the link (or
-the cap) and by the receive window.
+the cap) and by the receive window. The response functions describe the
+steady state; a 60 s average also holds the first slow start's overshoot
+(at 80 ms and p = 1e-4 Reno's window reaches ~4800 packets and takes ~10 s
+to decay to ~120), so at high RTT our averages, like the paper's iperf
+numbers, sit above the model. ``tests/highspeed.rs`` checks the steady
+state against the response functions.
 
 Where dumbbell and the paper differ, and why: the paper's figures are not
 in our copy of seed 004, only its text, so the ``paper`` table holds what

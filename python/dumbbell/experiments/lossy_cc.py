@@ -120,7 +120,7 @@ POINTS: dict[str, dict[str, Any]] = {
     },
     "quick": {
         "rounds": 2,
-        "bandwidth": {"rates_bps": (100e6, 1e9), "duration_s": 2.0},
+        "bandwidth": {"rates_bps": (100e6, 1e9), "duration_s": 5.0},
         "loss": {"losses": (0.01, 0.20), "rate_bps": 10e9, "duration_s": 1.0},
         "delay": {"delays_ms": (5, 100), "rate_bps": 1e9, "duration_s": 4.0},
         "loss-rtt": {"losses": (0.01, 0.20), "rtts_ms": (20, 100), "rate_bps": 1e9, "duration_s": 4.0},
