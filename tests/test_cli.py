@@ -147,3 +147,25 @@ def test_reproduce_writes_tables_and_figures(reproduced):
     pngs = sorted(p.name for p in out.glob("queue_*.png"))
     assert pngs == ["queue_100Mbps.png", "queue_10Gbps.png", "queue_1Gbps.png"]
     assert json.loads((out / "result.json").read_text()) == json.loads(res.stdout)
+
+
+def test_reproduce_highspeed_json_contract(tmp_path):
+    """E5 through the CLI: one JSON document on stdout with the issue's row
+    keys, tables, figures and the JSON file on disk."""
+    from .conftest import run_cli
+
+    res = run_cli("reproduce", "highspeed", "--json", "--out", str(tmp_path))
+    assert res.code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert (doc["experiment"], doc["scale"], doc["seed"]) == ("highspeed", "quick", 1)
+    keys = {"part", "cc", "latency_ms", "loss", "sender_cap_bps", "flows", "goodput_bps", "ci95_bps", "samples"}
+    assert doc["rows"] and all(keys <= set(r) for r in doc["rows"])
+    assert {r["part"] for r in doc["rows"]} == {"single", "wan"}
+    assert all(r["sender_cap_bps"] in (None, 700_000_000) for r in doc["rows"])
+    assert json.loads((tmp_path / "result.json").read_text()) == doc
+    assert (tmp_path / "fig6_wan_flows.png").stat().st_size > 0
+    assert "The paper's claims beside ours" in res.stderr
+
+
+def test_reproduce_lossy_cc_rejects_a_bad_scale_before_running(cli):
+    assert_bad_input(cli("reproduce", "lossy-cc", "--scale", "huge"), "--scale", "quick", "paper")

@@ -14,9 +14,7 @@
 //! violation fails the run.
 
 use crate::cc;
-use crate::config::{
-    AqmConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig,
-};
+use crate::config::{AqmConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig};
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
 use crate::net::port::{Port, PortStats, PortTrace};
 use crate::net::topology::{Routes, NO_ROUTE};

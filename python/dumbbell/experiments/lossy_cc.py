@@ -40,6 +40,14 @@ Goodput is iperf's: payload delivered in order over the flow's whole life
 (slow start included), per round; rows give the mean over rounds, the 99 %
 Student-t half-width and the number of rounds.
 
+The seed-001 controls run with the paper's equations (a loss reduces the
+window; ``module_hook`` false, see ``cc/seed001.rs``): the authors' modules,
+loaded fresh, collapse to 2–3 packets on a connection's first loss (their
+``ssthresh`` hook enters recovery on the initial b_r of 1), which their
+testbed hid because the modules' globals carried state over from earlier
+connections; with that hook Expolinear gets about 12 Mb/s of a clean 1 Gb/s
+link where the paper reports 96 %.
+
 Where dumbbell and the paper differ, and why:
 
 - The server's control cannot matter here: the data flow client → server,
@@ -51,6 +59,24 @@ Where dumbbell and the paper differ, and why:
   ``loss``) they could not have moved 10 Gb/s, so the absolute values of the
   paper's Figure 3 are CPU-bound where ours are bound by loss and window.
   Compare orders and ratios there, not absolute rates.
+- Cordiality: on one shared drop-tail bottleneck the proposals take nearly
+  everything from Reno, Cubic and Vegas (x of tens to hundreds, where the
+  paper's Tables have x ≈ 1 but for Vegas). That is what their laws imply:
+  in avoidance they add 2 packets per *millisecond* (Linear, Expolinear)
+  or 5 % of the window per ACK (Fractional), against Reno's one packet per
+  RTT, and cut 10–20 % at most once per window against Reno's 50 %; with a
+  receive window larger than the bottleneck's BDP plus buffer they keep
+  the router's queue full and overflowing. The paper's x ≈ 1 with Vegas
+  still starved suggests the two clients did not share a loss-producing
+  bottleneck in their testbed (for example each VM limited by its own CPU
+  or virtual NIC), which the paper does not describe; we do not guess it.
+- BBR under heavy loss: our BBR v1 (Linux ``tcp_bbr.c``, long-term
+  bandwidth sampling included) keeps a few hundred Mb/s at 20 % loss and
+  20 ms, at the edge of v1's known cliff (Cardwell et al. report v1's
+  goodput falling past 15–20 % loss); the paper's BBR had collapsed there,
+  hence its "Expolinear above ten times BBR" claim, which ours does not
+  reproduce. Kernel versions differ at that cliff; the paper does not name
+  the VMs' kernel beyond Ubuntu 24.04 (Linux 6.8).
 - The authors' kernel modules keep their state in globals shared by every
   connection (seed 001's code, see ``cc/linear.rs``); dumbbell keeps it per
   connection. In the cordiality runs the paper's two clients ran on

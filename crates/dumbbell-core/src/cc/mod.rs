@@ -371,8 +371,10 @@ pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
         CcConfig::Highspeed(p) => highspeed::validate(p, field),
         CcConfig::Vegas(p) => vegas::validate(p, field),
         CcConfig::Bbr(p) => bbr::validate(p, field),
-        CcConfig::Linear(_) | CcConfig::Fractional(_) | CcConfig::Expolinear(_) => seed001::check(cfg)
-            .map_err(|(name, why)| ConfigError::new(format!("{field}.{name}"), why)),
+        CcConfig::Linear(_) | CcConfig::Fractional(_) | CcConfig::Expolinear(_) => {
+            seed001::check(cfg)
+                .map_err(|(name, why)| ConfigError::new(format!("{field}.{name}"), why))
+        }
         _ => Ok(()),
     }
 }
