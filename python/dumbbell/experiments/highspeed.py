@@ -63,7 +63,6 @@ from __future__ import annotations
 import math
 import time
 import tomllib
-from collections import defaultdict
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -72,7 +71,7 @@ import polars as pl
 
 from ..scenario import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
 from . import ExperimentResult, Progress, check_scale
-from .repeat import Job, mean_ci, round_seed, run_jobs
+from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
 __all__ = ["NAME", "single_scenario", "giga_network", "wan_scenario", "model_window", "run", "figures", "report"]
 
@@ -206,9 +205,7 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
 
 def _rows(scale: str, outcomes) -> pl.DataFrame:
     cfg = POINTS[scale]
-    groups: dict[tuple, list] = defaultdict(list)
-    for o in outcomes:
-        groups[o.key[:-1]].append(o)
+    groups = by_point(outcomes)
     rows = []
     payload_share = MSS_BYTES / (MSS_BYTES + HEADER_BYTES)
     for (part, cc, point), outs in groups.items():

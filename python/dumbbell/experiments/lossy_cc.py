@@ -91,7 +91,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +98,7 @@ import polars as pl
 
 from ..scenario import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
 from . import ExperimentResult, Progress, check_scale
-from .repeat import Job, mean_ci, round_seed, run_jobs
+from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
 __all__ = ["NAME", "CC", "PAPER_TABLES", "network", "scenario", "run", "figures", "report"]
 
@@ -242,9 +241,7 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ..
 
 def _rows(scale: str, outcomes) -> pl.DataFrame:
     cfg = POINTS[scale]
-    groups: dict[tuple, list] = defaultdict(list)
-    for o in outcomes:
-        groups[o.key[:-1]].append(o)
+    groups = by_point(outcomes)
     rows = []
     for (part, cc, point), outs in groups.items():
         base: dict[str, Any] = {

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from ..errors import SimulationError
 from ..run import run as run_scenario
 from ..scenario import Scenario
 
-__all__ = ["Job", "Outcome", "run_jobs", "mean_ci", "round_seed", "default_workers"]
+__all__ = ["Job", "Outcome", "run_jobs", "by_point", "mean_ci", "round_seed", "default_workers"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,15 @@ def run_jobs(
     if failures:
         raise SimulationError(f"{len(failures)} of {n} runs failed:\n  " + "\n  ".join(sorted(failures)))
     return [r for r in results if r is not None]
+
+
+def by_point(outcomes: Sequence[Outcome]) -> dict[Hashable, list[Outcome]]:
+    """Outcomes grouped by their key without its last element (the
+    repetition index), in first-seen order: one group per measured point."""
+    groups: dict[Hashable, list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        groups[o.key[:-1]].append(o)  # type: ignore[index]
+    return dict(groups)
 
 
 def mean_ci(values: Sequence[float], level: float) -> tuple[float, float, int]:
