@@ -18,8 +18,10 @@ class NativeInternalError(RuntimeError):
 class RunHandle:
     """A handle on one run: stop it from any thread, read its progress."""
 
-    def __init__(self, event_limit: int | None = None) -> None:
-        """``event_limit``: also stop by itself after about that many events."""
+    def __init__(self, event_limit: int | None = None, instant_limit: int | None = None) -> None:
+        """``event_limit``: also stop by itself after about that many events;
+        ``instant_limit``: events at one instant after which the run is
+        declared stuck (default 2^24)."""
     def stop(self) -> None:
         """Asks the run to stop; it returns what it has within milliseconds."""
     @property

@@ -288,7 +288,8 @@ def reproduce_cmd(
     scale: Annotated[str, typer.Option("--scale", help="quick (seconds, for tests and demos) or paper (the paper's full scale).")] = "quick",
     seed: Annotated[int, typer.Option("--seed", help="Run seed.")] = 1,
     out: Annotated[
-        Optional[Path], typer.Option("--out", help="Output directory (default: out/NAME).", show_default=False)
+        Optional[str],
+        typer.Option("--out", metavar="DIR", help="Output directory (default: out/NAME).", show_default=False),
     ] = None,
     json_out: JsonOpt = False,
 ) -> None:
@@ -302,12 +303,14 @@ def reproduce_cmd(
     with _exit_codes():
         from . import experiments
 
+        from .outdir import check_out_dir
+
         module = experiments.get(name)
         experiments.check_scale(scale)
         _check_seed(seed)
         if json_out:
             _check_stdout()
-        out_dir = out if out is not None else Path("out") / name
+        out_dir = check_out_dir(out if out is not None else Path("out") / name, "--out", replaced_whole=False)
         result = module.run(scale=scale, seed=seed, progress=_progress)
         written = result.write(out_dir)
         figs = module.figures(result, out_dir)

@@ -44,9 +44,14 @@ def _first_existing(p: Path) -> Path:
     return Path(".")
 
 
-def check_out_dir(value: str | os.PathLike[str] | None, option: str = "--out") -> Path | None:
+def check_out_dir(
+    value: str | os.PathLike[str] | None, option: str = "--out", *, replaced_whole: bool = True
+) -> Path | None:
     """The output directory ``value`` if it can be written; raises
-    :class:`ConfigError` naming ``option`` otherwise. ``None`` passes."""
+    :class:`ConfigError` naming ``option`` otherwise. ``None`` passes.
+    ``replaced_whole``: the directory will be replaced by
+    :func:`write_atomically`, so a non-empty one dumbbell did not write is
+    refused; without it, files are written into the directory as it is."""
     if value is None:
         return None
     raw = os.fspath(value)
@@ -57,7 +62,7 @@ def check_out_dir(value: str | os.PathLike[str] | None, option: str = "--out") -
         raise ConfigError(option, f"{raw} exists and is not a directory")
     if out.is_dir():
         entries = [e for e in os.listdir(out) if e != MARKER]
-        if entries and not (out / MARKER).exists():
+        if replaced_whole and entries and not (out / MARKER).exists():
             raise ConfigError(
                 option,
                 f"{raw} is a non-empty directory that dumbbell did not write; "

@@ -129,7 +129,7 @@ def check_config(config: Mapping[str, Any]) -> None:
     world and throws it away. Raises :class:`ConfigError`."""
     try:
         _native.check_config(json.dumps(config, allow_nan=False))
-    except (_native.NativeConfigError, _native.NativeInternalError) as e:
+    except (_native.NativeConfigError, _native.NativeLimitError, _native.NativeInternalError) as e:
         raise _native_errors(e) from None
 
 
@@ -152,35 +152,40 @@ def _run_native(
         # Nobody to watch and no Ctrl-C to catch here: run in this thread.
         return _native.run_json(text, handle), False
     box: dict[str, Any] = {}
+    # Completion is signalled by an Event: an interrupted Thread.join marks
+    # the thread stopped while it still runs (CPython bpo-45274's fix).
+    done = threading.Event()
 
     def work() -> None:
         try:
             box["raw"] = _native.run_json(text, handle)
         except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
             box["error"] = e
+        finally:
+            done.set()
 
     worker = threading.Thread(target=work, name="dumbbell-run", daemon=True)
     deadline = None if timeout_s is None else t0 + timeout_s
     interrupted = False
     worker.start()
     try:
-        while worker.is_alive():
+        while not done.is_set():
             wait = progress_every_s if progress is not None else 0.25
             if deadline is not None:
                 wait = max(0.0, min(wait, deadline - time.monotonic()))
-            worker.join(wait)
+            done.wait(wait)
             if deadline is not None and time.monotonic() >= deadline:
                 handle.stop()
-            if progress is not None and worker.is_alive():
+            if progress is not None and not done.is_set():
                 progress(_progress_of(handle, t0))
     except KeyboardInterrupt:
         handle.stop()
         interrupted = True
-        worker.join()
-    if progress is not None:
-        progress(_progress_of(handle, t0))
+        done.wait()
     if "error" in box:
         raise box["error"]
+    if progress is not None:
+        progress(_progress_of(handle, t0))
     return box["raw"], interrupted
 
 
@@ -214,7 +219,7 @@ def _run_config(
     handle = _native.RunHandle() if handle is None else handle
     try:
         raw, interrupted = _run_native(text, handle, timeout_s, progress, progress_every_s)
-    except (_native.NativeConfigError, _native.NativeInternalError) as e:
+    except (_native.NativeConfigError, _native.NativeLimitError, _native.NativeInternalError) as e:
         raise _native_errors(e) from None
     return tables_from_native(raw), interrupted
 

@@ -862,7 +862,7 @@ class Scenario(_Model):
     """
 
     name: Annotated[str, Field(min_length=1)] = "scenario"
-    duration_s: Seconds = Field(
+    duration_s: Annotated[Seconds, Field(gt=0)] = Field(
         description="Simulated time, s: positive, and with the longest delay any component can schedule "
         "within the clock's 2^64 ps (about 213 days)."
     )

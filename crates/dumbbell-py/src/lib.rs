@@ -131,13 +131,19 @@ struct RunHandle {
 
 #[pymethods]
 impl RunHandle {
+    /// `event_limit`: the run also stops by itself after about that many
+    /// events. `instant_limit`: events at one simulated instant after which
+    /// the run is declared stuck (an internal error); default 2^24.
     #[new]
-    #[pyo3(signature = (event_limit = None))]
-    fn new(event_limit: Option<u64>) -> Self {
-        let monitor = match event_limit {
+    #[pyo3(signature = (event_limit = None, instant_limit = None))]
+    fn new(event_limit: Option<u64>, instant_limit: Option<u64>) -> Self {
+        let mut monitor = match event_limit {
             Some(n) => RunMonitor::with_event_limit(n),
             None => RunMonitor::new(),
         };
+        if let Some(n) = instant_limit {
+            monitor = monitor.with_instant_limit(n);
+        }
         RunHandle {
             monitor: Arc::new(monitor),
         }
@@ -274,6 +280,15 @@ fn check_config(py: Python<'_>, config: String) -> PyResult<()> {
     .map_err(run_err)
 }
 
+/// Panics inside the core's error boundary, as a core bug would: for the
+/// tests of panic capture (`NativeInternalError`, never `PanicException`).
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>, message: String) -> PyResult<()> {
+    install_panic_hook();
+    py.allow_threads(move || catch_panic(|| -> Result<(), RunError> { panic!("{message}") }))
+        .map_err(run_err)
+}
+
 /// The version of the core and binding (the Cargo workspace version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -286,6 +301,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(request_stop, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<RunHandle>()?;
     m.add("NativeConfigError", m.py().get_type::<NativeConfigError>())?;
