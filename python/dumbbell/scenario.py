@@ -432,7 +432,9 @@ class Linear(_Model):
     R = 15 + 35·lost/sent % (``adaptive_min_pct``, ``adaptive_span_pct``);
     initial threshold 200 and b_r 1 packets. ``module_hook`` (default
     false) makes the ``ssthresh`` hook enter recovery as ``linha01.c``'s
-    does (see ``cc/seed001.rs``)."""
+    does (see ``cc/seed001.rs``). ``wrap_seq`` (default true) compares
+    sequence numbers in 32 bits from a random initial one in the reduction
+    gate, as the compiled module does."""
 
     kind: Literal["linear"] = "linear"
     ss_alpha: _Slope | None = None
@@ -446,6 +448,7 @@ class Linear(_Model):
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
     module_hook: bool | None = None
+    wrap_seq: bool | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Linear:
@@ -461,18 +464,23 @@ class Linear(_Model):
 
 class Fractional(_Model):
     """Fractional, "Fracionário" (seed 001 §4, ``frac01.c``). Defaults: slow start
-    J += max(2·t³, 1) per ACK event, reduction 20 %, Δ_r = 10 % of the
-    reduction (``delta_pct``), recovery J += γ_r·Δ_r per ACK event with γ_r
-    cycling through ``gamma_r`` = [0, 4, 5, 1], avoidance J += max(J·5/100, 1)
-    per ACK event (``gamma_a_pct``)."""
+    J += 1 per ACK event, what the module does as compiled (its ``time_in_ms``
+    is never assigned; ``slow_start="cubic_time"`` gives the J += max(2·t³, 1)
+    its source seems to say, see ``cc/fractional.rs``), reduction 20 %,
+    Δ_r = 10 % of the reduction (``delta_pct``), recovery J += γ_r·Δ_r per
+    ACK event with γ_r cycling through ``gamma_r`` = [0, 4, 5, 1], avoidance
+    J += max(J·5/100, 1) per ACK event (``gamma_a_pct``); ``wrap_seq`` as
+    for Linear."""
 
     kind: Literal["fractional"] = "fractional"
+    slow_start: Literal["per_ack", "cubic_time"] | None = None
     ss_alpha: _Slope | None = None
     ss_min_pkts: Pkts | None = None
     reduction_pct: _Pct | None = None
     delta_pct: Annotated[int, Field(ge=1, le=100)] | None = None
     gamma_r: Annotated[list[Annotated[int, Field(ge=0, le=1000)]], Field(min_length=1)] | None = None
     gamma_a_pct: Annotated[int, Field(ge=0, le=1000)] | None = None
+    wrap_seq: bool | None = None
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "fractional", **_drop_none(self.model_dump(exclude={"kind"}))}
@@ -484,8 +492,12 @@ class Expolinear(_Model):
     J = b_r + η_r·Δ_r·(1 − 2^(−⌊σt⌋)) + 1 with Δ_r the whole reduction,
     η_r 1 (``eta_r``) and σ 1/4 per ms (``sigma_per_ms``), avoidance
     J = threshold + 2·t (``eta_a``); initial threshold 200, b_r 1, Δ_r 1.
-    ``module_hook`` (default false) makes the ``ssthresh`` hook enter
-    recovery as ``expolin01.c``'s does (see ``cc/seed001.rs``)."""
+    2^(−k) is the module's ``65536 >> k`` with the shift count taken modulo
+    32 as x86 executes it (``shift_mod_32``, default true: the recovery
+    window falls back every 128 ms while recovery lasts). ``module_hook``
+    (default false) makes the ``ssthresh`` hook enter recovery as
+    ``expolin01.c``'s does (see ``cc/seed001.rs``); ``wrap_seq`` as for
+    Linear."""
 
     kind: Literal["expolinear"] = "expolinear"
     ss_alpha: _Slope | None = None
@@ -497,7 +509,9 @@ class Expolinear(_Model):
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
     initial_delta_pkts: Pkts | None = None
+    shift_mod_32: bool | None = None
     module_hook: bool | None = None
+    wrap_seq: bool | None = None
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "expolinear", **_drop_none(self.model_dump(exclude={"kind"}))}

@@ -511,6 +511,12 @@ pub struct LinearParams {
     /// `cc::seed001`); false (default): a loss reduces the window as the
     /// paper's equations say.
     pub module_hook: bool,
+    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
+    /// sequence numbers from a random initial one, as the module's `u32`
+    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
+    /// below the wrap keeps the gate shut until recovery ends (or, if it
+    /// never ends, until 4 GiB more are sent). False: 64-bit, never wraps.
+    pub wrap_seq: bool,
 }
 
 impl Default for LinearParams {
@@ -527,17 +533,37 @@ impl Default for LinearParams {
             initial_threshold_pkts: 200,
             initial_base_pkts: 1,
             module_hook: false,
+            wrap_seq: true,
         }
     }
+}
+
+/// Fractional's slow start.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FractionalSlowStart {
+    /// `ss_min_pkts` per ACK event: what `frac01.c` does as compiled (its
+    /// `time_in_ms` is never assigned; GCC folds `max(2·t³, 1)` to 1, see
+    /// `cc/fractional.rs`).
+    #[default]
+    PerAck,
+    /// max(⌊α·t³⌋, `ss_min_pkts`) per ACK event, t in ms since the session
+    /// start or the last loss: the paper's eq. 1, what the source seems to say.
+    CubicTime,
 }
 
 /// Fractional, "Fracionário" (seed 001 §4, eq. 1, 5, 6; `frac01.c`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FractionalParams {
-    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
+    /// Slow start: the compiled module's one segment per ACK event
+    /// (default) or the paper's α·t³.
+    pub slow_start: FractionalSlowStart,
+    /// Slow start adds α·t³ per ACK event with `slow_start = cubic_time`,
+    /// packets/ms³ (source: 2).
     pub ss_alpha: f64,
-    /// Smallest slow-start step per ACK event, packets (module: 1).
+    /// Smallest slow-start step per ACK event, packets (module: 1); the
+    /// whole step with `slow_start = per_ack`.
     pub ss_min_pkts: u32,
     /// Reduction on loss, percent, 1..=99 (module: 20).
     pub reduction_pct: u32,
@@ -548,17 +574,25 @@ pub struct FractionalParams {
     pub gamma_r: Vec<u32>,
     /// Avoidance growth γ_A per ACK event, percent of cwnd (module: 5).
     pub gamma_a_pct: u32,
+    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
+    /// sequence numbers from a random initial one, as the module's `u32`
+    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
+    /// below the wrap keeps the gate shut until recovery ends (or, if it
+    /// never ends, until 4 GiB more are sent). False: 64-bit, never wraps.
+    pub wrap_seq: bool,
 }
 
 impl Default for FractionalParams {
     fn default() -> Self {
         FractionalParams {
+            slow_start: FractionalSlowStart::PerAck,
             ss_alpha: 2.0,
             ss_min_pkts: 1,
             reduction_pct: 20,
             delta_pct: 10,
             gamma_r: vec![0, 4, 5, 1],
             gamma_a_pct: 5,
+            wrap_seq: true,
         }
     }
 }
@@ -585,10 +619,22 @@ pub struct ExpolinearParams {
     pub initial_base_pkts: u32,
     /// Δ_r before any reduction, packets (module: 1).
     pub initial_delta_pkts: u32,
+    /// 2^(−k) is the module's `65536 >> k` with the shift count taken
+    /// modulo 32, as x86 executes it (a shift by 32 or more is undefined in
+    /// C; GCC emits `sar %cl`, which masks the count): the recovery window
+    /// falls back to b_r + 1 every 128 ms of t (k = 32, 64, ...). False:
+    /// 2^(−k) = 0 from k = 17 on, the exponential the paper means.
+    pub shift_mod_32: bool,
     /// The `ssthresh` hook enters recovery as `expolin01.c`'s does (see
     /// `cc::seed001`); false (default): a loss reduces the window as the
     /// paper's equations say.
     pub module_hook: bool,
+    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
+    /// sequence numbers from a random initial one, as the module's `u32`
+    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
+    /// below the wrap keeps the gate shut until recovery ends (or, if it
+    /// never ends, until 4 GiB more are sent). False: 64-bit, never wraps.
+    pub wrap_seq: bool,
 }
 
 impl Default for ExpolinearParams {
@@ -603,7 +649,9 @@ impl Default for ExpolinearParams {
             initial_threshold_pkts: 200,
             initial_base_pkts: 1,
             initial_delta_pkts: 1,
+            shift_mod_32: true,
             module_hook: false,
+            wrap_seq: true,
         }
     }
 }
