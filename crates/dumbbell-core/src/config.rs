@@ -16,8 +16,22 @@ pub struct RunConfig {
     pub links: Vec<LinkConfig>,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// File-transfer tasks started during the run (`app`).
+    #[serde(default)]
+    pub workloads: Vec<WorkloadConfig>,
+    /// The ground truth of classification: a flow (or a task, all its
+    /// connections together) is short if it transfers at most this many
+    /// bytes. Every packet carries the verdict (`Packet::long_flow`); the
+    /// ideal classifier reads it and two-class ports count against it.
+    /// Default 16 KB, the RAFLE paper's (§3.1).
+    #[serde(default = "default_short_flow_max")]
+    pub short_flow_max_bytes: u64,
     #[serde(default)]
     pub record: RecordConfig,
+}
+
+fn default_short_flow_max() -> u64 {
+    16 * 1024
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -69,6 +83,19 @@ pub struct QueueConfig {
     pub limit_bytes: Option<u64>,
     #[serde(default)]
     pub aqm: AqmConfig,
+    /// Two classes at this port (`queue::twoclass`): the classifier that
+    /// splits arrivals between a short-flow queue (this one) and a long-flow
+    /// queue. None: one queue.
+    #[serde(default)]
+    pub classifier: Option<ClassifierConfig>,
+    /// Which class sends next; default strict priority. Only with a
+    /// classifier.
+    #[serde(default)]
+    pub scheduler: Option<SchedulerConfig>,
+    /// The long-flow queue's limit and marking policy; default: the same as
+    /// this (short-flow) queue's. Only with a classifier; no nesting.
+    #[serde(default)]
+    pub long_queue: Option<Box<QueueConfig>>,
 }
 
 impl Default for QueueConfig {
@@ -77,8 +104,58 @@ impl Default for QueueConfig {
             limit_pkts: Some(1000),
             limit_bytes: None,
             aqm: AqmConfig::None,
+            classifier: None,
+            scheduler: None,
+            long_queue: None,
         }
     }
+}
+
+/// A short/long flow classifier (`queue::classify`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClassifierConfig {
+    /// The application's tag: the whole task of a long file is long.
+    Ideal,
+    /// RuN2C: short while the sequence offset is below `threshold_bytes`.
+    Run2c {
+        #[serde(default = "default_run2c_threshold")]
+        threshold_bytes: u64,
+    },
+    /// RAFLE: a random probe of the flow ids of the last `n` packets.
+    Rafle {
+        #[serde(default = "default_rafle_n")]
+        n: u32,
+    },
+}
+
+fn default_run2c_threshold() -> u64 {
+    crate::queue::classify::run2c::DEFAULT_THRESHOLD_BYTES
+}
+fn default_rafle_n() -> u32 {
+    crate::queue::classify::rafle::DEFAULT_N as u32
+}
+
+/// The scheduler of a two-class port (`queue::sched`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SchedulerConfig {
+    /// Strict priority, short first.
+    #[default]
+    Prio,
+    /// Round robin, packet by packet.
+    Rr,
+    /// Deficit round robin by bytes.
+    Drr {
+        #[serde(default = "default_quantum")]
+        quantum_short_bytes: u32,
+        #[serde(default = "default_quantum")]
+        quantum_long_bytes: u32,
+    },
+}
+
+fn default_quantum() -> u32 {
+    crate::queue::sched::drr::DEFAULT_QUANTUM_BYTES
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -178,6 +255,92 @@ pub enum FlowConfig {
 
 fn default_udp_payload() -> u32 {
     1470
+}
+
+/// File-transfer tasks (`app`): each task moves one file from a server to
+/// a client, optionally after an FTP-like control dialogue; tasks start at
+/// once, in a closed loop or as a Poisson process.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    pub name: String,
+    /// Hosts that fetch files (data flows toward them); one is drawn per
+    /// task from the stream `workload:<name>:hosts` when there are several.
+    pub clients: Vec<String>,
+    /// Hosts that serve files; drawn like the clients.
+    pub servers: Vec<String>,
+    pub sizes: SizesConfig,
+    pub arrivals: ArrivalsConfig,
+    /// When the first tasks start.
+    #[serde(default)]
+    pub start_ps: u64,
+    /// No task starts at or after this time.
+    #[serde(default)]
+    pub stop_ps: Option<u64>,
+    /// At most this many tasks start.
+    #[serde(default)]
+    pub max_tasks: Option<u64>,
+    /// The control dialogue before each file; None: the data connection
+    /// alone (a web-like flow).
+    #[serde(default)]
+    pub control: Option<ControlConfig>,
+    /// Congestion control and TCP options of every connection.
+    #[serde(default)]
+    pub cc: CcConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+}
+
+/// Where task sizes come from.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizesConfig {
+    /// A file base: with `all_at_once` every file once, in order; otherwise
+    /// a uniformly drawn file per task (stream `workload:<name>:sizes`).
+    Files { bytes: Vec<u64> },
+    /// An empirical CDF: `[size_bytes, cumulative probability]` points,
+    /// both non-decreasing, the last probability 1; sizes are drawn by
+    /// inverse transform with linear interpolation between points.
+    Cdf { points: Vec<[f64; 2]> },
+}
+
+/// When tasks start.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ArrivalsConfig {
+    /// Every task at `start_ps`: the whole file base, or `max_tasks` draws
+    /// from a CDF.
+    AllAtOnce,
+    /// `concurrency` tasks at `start_ps`, and a new one the instant one
+    /// completes, so exactly that many are active.
+    ClosedLoop { concurrency: u32 },
+    /// A Poisson process of `rate_per_s` tasks per second from `start_ps`
+    /// (gaps from the stream `workload:<name>:arrivals`).
+    Poisson { rate_per_s: f64 },
+}
+
+/// The FTP-like control dialogue (RFC 959, active mode): the server greets,
+/// the client sends `rounds` requests (USER, PASS, TYPE, PORT), each
+/// answered, then RETR; when RETR reaches the server it opens the data
+/// connection toward the client and answers 150.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ControlConfig {
+    pub banner_bytes: u32,
+    pub rounds: u32,
+    pub request_bytes: u32,
+    pub response_bytes: u32,
+}
+
+impl Default for ControlConfig {
+    fn default() -> Self {
+        ControlConfig {
+            banner_bytes: 24,
+            rounds: 4,
+            request_bytes: 16,
+            response_bytes: 32,
+        }
+    }
 }
 
 /// TCP stack options, per connection. Defaults follow Linux.
