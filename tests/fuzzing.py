@@ -59,12 +59,15 @@ def _short(s: db.Scenario, duration_s: float = 0.03) -> dict[str, Any]:
 
 
 def kitchen_sink() -> db.Scenario:
-    """Every queue discipline, every control with parameters, UDP, every recorder."""
+    """Every queue discipline (a two-class port too), every control with
+    parameters, UDP, file-transfer tasks, every recorder."""
     s = db.dumbbell(["a", "b"], ["c", "d"], access_rate="1Gbps", bottleneck_rate="100Mbps",
                     access_delay="100us", bottleneck_delay="1ms", duration_s=0.03, name="kitchen-sink")
     s.set_queue("r1", "r2", db.Red(limit_pkts=300, min_th=30000, max_th=90000, max_p=0.1, ecn=True, gentle=True))
     s.set_queue("r2", "r1", db.Step(limit_pkts=100, k_pkts=20, at="dequeue"))
     s.set_queue("r2", "c", db.Hysteresis(upper_pkts=42, lower_pkts=36))
+    s.set_queue("r2", "d", db.DropTail(limit_pkts=200, classifier=db.Rafle(n=40), scheduler=db.Drr(),
+                                       long_queue=db.DropTail(limit_pkts=100)))
     s.set_queue("a", "r1", db.DropTail(limit_bytes=200_000))
     s.link("b", "r1").loss_ab = 0.001
     s.link("a", "r1").jitter_s = 1e-6
@@ -82,6 +85,9 @@ def kitchen_sink() -> db.Scenario:
         s.add_flow(db.TcpFlow(name=f"f{i}", src=src, dst=dst, cc=cc, tcp=tcp,
                               bytes=300_000 if i == 1 else None, stop_s=0.02 if i == 5 else None))
     s.add_flow(db.UdpFlow(name="cbr", src="b", dst="a", rate_bps="10Mbps", start_s=0.001, stop_s=0.01))
+    s.workloads.append(db.Workload(name="ftp", clients=["d"], servers=["b"],
+                                   sizes=db.Files(bytes=[20_000, 5_000, 100_000]),
+                                   arrivals=db.ClosedLoop(concurrency=3), control=db.Control(), cc="reno"))
     s.record.flow_sample_s = 0.001
     s.record.cwnd_every_ack = True
     s.record.drop_log = True

@@ -36,7 +36,7 @@ def _models() -> list[type]:
             walk(s)
 
     walk(sc._Model)
-    return out
+    return sorted(set(out), key=lambda m: (m.__module__, m.__name__))
 
 
 # Smallest valid input of each model, to which one field is then added.
@@ -62,6 +62,20 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "QueueRecord": {"node": "a", "peer": "b"},
     "Record": {},
     "Scenario": {"duration_s": 1, "hosts": ["a"]},
+    "Ideal": {},
+    "Run2c": {},
+    "Rafle": {},
+    "StrictPriority": {},
+    "RoundRobin": {},
+    "Drr": {},
+    "Files": {"bytes": [1000]},
+    "Cdf": {"points": [[0, 0.0], [100, 1.0]]},
+    "AllAtOnce": {},
+    "ClosedLoop": {"concurrency": 3},
+    "Poisson": {"rate_per_s": 10.0},
+    "Control": {},
+    "Workload": {"clients": ["a"], "servers": ["b"], "sizes": {"kind": "files", "bytes": [1000]},
+                 "arrivals": {"kind": "all_at_once"}},
 }
 
 

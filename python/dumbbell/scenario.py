@@ -65,7 +65,7 @@ from .model import U32_MAX, U64_MAX
 from .model import Model as _Model
 from .model import kind_of as _kind_of
 from .units import parse_rate_bps, parse_seconds, seconds_to_ps
-from .workloads import Arrivals, Control, Sizes
+from .workloads import MAX_TASKS, Arrivals, Control, Sizes
 
 __all__ = [
     "Rate",
@@ -808,7 +808,7 @@ class Workload(_Model):
     arrivals: Arrivals
     start_s: Seconds = 0.0
     stop_s: Seconds | None = Field(None, description="No task starts at or after this time.")
-    max_tasks: Annotated[int, Field(ge=1, le=U64_MAX)] | None = None
+    max_tasks: Annotated[int, Field(ge=1, le=MAX_TASKS)] | None = Field(None, description="At most this many tasks start.")
     control: Control | None = Field(None, description="The FTP-like dialogue; unset: one connection per task.")
     cc: CcConfig = Field(default_factory=Cubic)
     tcp: TcpOptions = Field(default_factory=TcpOptions)

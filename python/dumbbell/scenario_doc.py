@@ -28,6 +28,7 @@ DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "scenario.md"
 
 _UNITS = [
     ("_bps", "bit/s"),
+    ("_per_s", "per s"),
     ("_s", "s"),
     ("_ms", "ms"),
     ("_us", "µs"),
@@ -132,6 +133,8 @@ def _type(tp: Any) -> str:
         return " / ".join(f"`{a}`" for a in args)
     if origin is list:
         return f"list of {_type(args[0])}"
+    if origin is tuple:
+        return "[" + ", ".join(f"{_type(a)} {_range(a, [])}".strip() for a in args) + "]"
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return f"[{tp.__name__}](#{tp.__name__.lower()})"
     return getattr(tp, "__name__", str(tp))
@@ -155,15 +158,23 @@ def _cell(text: str) -> str:
 
 
 def _models() -> list[type[BaseModel]]:
-    """Every public scenario model, the scenario first, then in module order."""
-    seen: list[type[BaseModel]] = []
-    for name in dir(sc):
-        obj = getattr(sc, name)
-        if isinstance(obj, type) and issubclass(obj, sc._Model) and not name.startswith("_"):
-            seen.append(obj)
+    """Every public scenario model (every subclass of the shared base): the
+    scenario first, then those of ``scenario.__all__`` in its order, then
+    the others (classifiers, schedulers, workloads) by module and name."""
+    found: set[type[BaseModel]] = set()
+
+    def walk(c: type) -> None:
+        for sub in c.__subclasses__():
+            if not sub.__name__.startswith("_"):
+                found.add(sub)
+            walk(sub)
+
+    walk(sc._Model)
     order = {n: i for i, n in enumerate(sc.__all__)}
-    seen.sort(key=lambda m: (m is not sc.Scenario, order.get(m.__name__, 10**6), m.__name__))
-    return seen
+    return sorted(
+        found,
+        key=lambda m: (m is not sc.Scenario, order.get(m.__name__, 10**6), m.__module__, m.__name__),
+    )
 
 
 def markdown() -> str:

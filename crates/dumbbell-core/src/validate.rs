@@ -24,7 +24,8 @@
 //! a check here never allocates more than the document itself.
 
 use crate::config::{
-    AqmConfig, CcConfig, ConfigError, FlowConfig, QueueConfig, RunConfig, TcpConfig,
+    AqmConfig, ArrivalsConfig, CcConfig, ClassifierConfig, ConfigError, FlowConfig, QueueConfig,
+    RunConfig, SchedulerConfig, SizesConfig, TcpConfig, WorkloadConfig,
 };
 use crate::sim::{Dur, PS_PER_MS, PS_PER_S, PS_PER_US};
 use std::fmt::Display;
@@ -66,6 +67,14 @@ pub const MAX_UDP_PAYLOAD_BYTES: u32 = 65_507;
 pub const MAX_RED_TH: f64 = 1e12;
 /// Largest RED average packet size: the largest packet.
 pub const MAX_AVPKT_BYTES: u32 = 65_535;
+/// Largest RAFLE memory, slots (the paper tries 10 to 100).
+pub const MAX_RAFLE_N: u32 = 1 << 20;
+/// Most tasks a closed loop keeps active.
+pub const MAX_CONCURRENCY: u32 = 1_000_000;
+/// Fastest Poisson arrival rate, tasks per second.
+pub const MAX_ARRIVAL_RATE_PER_S: f64 = 1e6;
+/// Most tasks one workload starts.
+pub const MAX_TASKS: u64 = 100_000_000;
 /// Default and bounds of the recording budget (`record.max_bytes`).
 pub const DEFAULT_RECORD_MAX_BYTES: u64 = 2 << 30;
 pub const MIN_RECORD_MAX_BYTES: u64 = 1 << 20;
@@ -187,6 +196,9 @@ pub fn check(cfg: &RunConfig) -> Result<(), ConfigError> {
     for (i, fc) in cfg.flows.iter().enumerate() {
         check_flow(fc, &format!("flows[{i}]"))?;
     }
+    for (i, w) in cfg.workloads.iter().enumerate() {
+        check_workload(w, &format!("workloads[{i}]"))?;
+    }
     check_record(cfg)?;
     check_horizon(cfg)?;
     check_record_estimate(cfg)
@@ -248,7 +260,83 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
         }
         _ => {}
     }
+    if let Some(ClassifierConfig::Rafle { n }) = &q.classifier {
+        int_in(*n, 1, MAX_RAFLE_N, || format!("{f}.classifier.n"), " slots")?;
+    }
+    if let Some(SchedulerConfig::Drr {
+        quantum_short_bytes,
+        quantum_long_bytes,
+    }) = &q.scheduler
+    {
+        for (v, name) in [
+            (quantum_short_bytes, "quantum_short_bytes"),
+            (quantum_long_bytes, "quantum_long_bytes"),
+        ] {
+            int_in(
+                *v,
+                1,
+                u32::MAX,
+                || format!("{f}.scheduler.{name}"),
+                " bytes",
+            )?;
+        }
+    }
+    if let Some(lq) = &q.long_queue {
+        check_queue(lq, &format!("{f}.long_queue"))?;
+    }
     Ok(())
+}
+
+fn check_workload(w: &WorkloadConfig, f: &str) -> Result<(), ConfigError> {
+    match &w.sizes {
+        SizesConfig::Files { bytes } => {
+            for (j, b) in bytes.iter().enumerate() {
+                int_in(
+                    *b,
+                    1,
+                    MAX_FLOW_BYTES,
+                    || format!("{f}.sizes.bytes[{j}]"),
+                    " bytes",
+                )?;
+            }
+        }
+        SizesConfig::Cdf { points } => {
+            for (j, [x, p]) in points.iter().enumerate() {
+                let max = MAX_FLOW_BYTES as f64;
+                float_in(*x, (0.0, false), (max, false), || {
+                    format!("{f}.sizes.points[{j}]")
+                })?;
+                float_in(*p, (0.0, false), (1.0, false), || {
+                    format!("{f}.sizes.points[{j}]")
+                })?;
+            }
+        }
+    }
+    match w.arrivals {
+        ArrivalsConfig::ClosedLoop { concurrency } => {
+            int_in(
+                concurrency,
+                1,
+                MAX_CONCURRENCY,
+                || format!("{f}.arrivals.concurrency"),
+                " tasks",
+            )?;
+        }
+        ArrivalsConfig::Poisson { rate_per_s } => {
+            float_in(
+                rate_per_s,
+                (0.0, true),
+                (MAX_ARRIVAL_RATE_PER_S, false),
+                || format!("{f}.arrivals.rate_per_s"),
+            )?;
+        }
+        ArrivalsConfig::AllAtOnce => {}
+    }
+    if let Some(n) = w.max_tasks {
+        int_in(n, 1, MAX_TASKS, || format!("{f}.max_tasks"), " tasks")?;
+    }
+    check_tcp(&w.tcp, &format!("{f}.tcp"))?;
+    check_cc(&w.cc, &format!("{f}.cc"))
 }
 
 fn check_flow(fc: &FlowConfig, f: &str) -> Result<(), ConfigError> {
@@ -392,6 +480,9 @@ fn largest_packet_bytes(cfg: &RunConfig) -> u64 {
             FlowConfig::Udp { payload_bytes, .. } => *payload_bytes as u64 + 28,
         });
     }
+    for w in &cfg.workloads {
+        m = m.max(w.tcp.mss_bytes as u64 + w.tcp.header_bytes as u64);
+    }
     m
 }
 
@@ -432,6 +523,14 @@ pub fn longest_delay(cfg: &RunConfig) -> (u128, String) {
                 see(gap, format!("flows[{i}].rate_bps"));
             }
         }
+    }
+    for (i, w) in cfg.workloads.iter().enumerate() {
+        let rto = w.tcp.max_rto_ps.max(w.tcp.init_rto_ps) as u128;
+        see(rto, format!("workloads[{i}].tcp.max_rto_ps"));
+        see(
+            w.tcp.delack_timeout_ps as u128,
+            format!("workloads[{i}].tcp.delack_timeout_ps"),
+        );
     }
     see(
         cfg.record.flow_sample_ps as u128,

@@ -1,8 +1,9 @@
 //! A fuzzer of the core's JSON decoder and world builder that stays in the
 //! test suite.
 //!
-//! Documents are a kitchen-sink configuration (every queue discipline, every
-//! control with parameters, UDP, every recorder) mutated one to four times:
+//! Documents are a kitchen-sink configuration (every queue discipline, a
+//! two-class port, every control with parameters, UDP, file-transfer tasks,
+//! every recorder) mutated one to four times:
 //! a value replaced by a hostile one (0, −1, 2^63, 2^64, 1e300, booleans,
 //! strings, null, empty containers), a field removed, an unknown field
 //! added, a list element duplicated. The rule every document must satisfy:
@@ -45,7 +46,14 @@ fn kitchen_sink() -> Value {
              "queue_ba": {"limit_pkts": 100, "aqm": {"kind": "step", "k_pkts": 20, "at": "dequeue"}}},
             {"a": "s2", "b": "c", "rate_bps": 100_000_000u64, "delay_ps": 10_000_000,
              "queue_ab": {"aqm": {"kind": "hysteresis", "upper_pkts": 42, "lower_pkts": 36}}},
-            {"a": "s2", "b": "d", "rate_bps": 100_000_000u64, "delay_ps": 10_000_000}],
+            {"a": "s2", "b": "d", "rate_bps": 100_000_000u64, "delay_ps": 10_000_000,
+             "queue_ab": {"limit_pkts": 200, "classifier": {"kind": "rafle", "n": 40},
+                          "scheduler": {"kind": "drr", "quantum_short_bytes": 1514},
+                          "long_queue": {"limit_pkts": 100}}}],
+        "workloads": [{"name": "ftp", "clients": ["d"], "servers": ["b"],
+            "sizes": {"kind": "files", "bytes": [20000, 5000, 100000]},
+            "arrivals": {"kind": "closed_loop", "concurrency": 3}, "control": {},
+            "cc": {"kind": "reno"}, "tcp": {"mss_bytes": 1448}}],
         "flows": [
             {"kind": "tcp", "name": "cubic", "src": "a", "dst": "c",
              "cc": {"kind": "cubic", "beta": 0.7, "c": 0.4, "hystart_low_window": 16},
