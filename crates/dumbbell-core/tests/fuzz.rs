@@ -240,12 +240,16 @@ fn check(text: &str) -> Result<&'static str, String> {
 
 #[test]
 fn mutated_configurations_are_refused_cleanly_or_run() {
-    use proptest::test_runner::{Config, TestRunner};
+    use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
     use std::cell::RefCell;
-    // The default configuration reads PROPTEST_CASES; `source_file` keeps
-    // failures in fuzz.proptest-regressions, replayed first on every run.
+    // The default configuration reads PROPTEST_CASES. Failures are kept in
+    // tests/fuzz.proptest-regressions (cargo runs tests in the crate's
+    // directory), replayed first on every run; proptest's default,
+    // source-parallel persistence finds no lib.rs beside an integration test.
     let config = Config {
-        source_file: Some(file!()),
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/fuzz.proptest-regressions",
+        ))),
         max_shrink_iters: 2000,
         ..Config::default()
     };
