@@ -5,12 +5,16 @@
 //! typed [`DropReason`]. Marking policies (RED, step at K, hysteresis) are
 //! [`Aqm`] values that the FIFO consults at enqueue or dequeue, not copies of
 //! the queue. Counting (enqueues, drops by reason, marks, occupancy traces) is
-//! done once, by the port that wraps the discipline (`net::port`).
+//! done once, by the port that wraps the discipline (`net::port`). The
+//! packet-return policy (`feedback`) is consulted by the port too, around
+//! whatever discipline it wraps, with the same [`Decision`] objects.
 
 pub mod aqm;
+pub mod feedback;
 pub mod red;
 
-pub use aqm::{Aqm, Hysteresis, MarkPoint, StepMark};
+pub use aqm::{Aqm, Decision, Hysteresis, MarkPoint, StepMark};
+pub use feedback::{CopySize, Feedback};
 pub use red::{Red, RedParams};
 
 use crate::net::packet::{Ecn, PacketPool, PktId};
@@ -31,17 +35,20 @@ pub enum DropReason {
     LinkLoss = 3,
     /// No route to the destination.
     NoRoute = 4,
+    /// A software switch's packet-processing pipeline was full (`net::pipeline`).
+    Pipeline = 5,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 6] = [
         DropReason::Overflow,
         DropReason::RedEarly,
         DropReason::RedForced,
         DropReason::LinkLoss,
         DropReason::NoRoute,
+        DropReason::Pipeline,
     ];
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 6;
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
@@ -49,6 +56,7 @@ impl DropReason {
             DropReason::RedForced => "red_forced",
             DropReason::LinkLoss => "link_loss",
             DropReason::NoRoute => "no_route",
+            DropReason::Pipeline => "pipeline",
         }
     }
 }
@@ -88,6 +96,11 @@ pub trait QueueDisc {
     }
     /// Every packet held, for the end-of-run conservation audit.
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId));
+    /// The marking policy's congestion state, for traces (Algorithm 1's
+    /// bit, or occupancy ≥ K for a step); None without such a policy.
+    fn marking_state(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// Limits of a queue; `None` means unlimited in that unit.
@@ -185,6 +198,13 @@ impl QueueDisc for Fifo {
 
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
         self.q.iter().for_each(|p| f(*p));
+    }
+
+    fn marking_state(&self) -> Option<bool> {
+        self.aqm.congested(Occupancy {
+            pkts: self.q.len() as u32,
+            bytes: self.bytes,
+        })
     }
 }
 

@@ -25,6 +25,9 @@ pub enum Event {
     Sample,
     /// A periodic occupancy sample of one port's queue.
     QueueSample { port: u32 },
+    /// A software switch's pipeline (`net::pipeline`) finished processing
+    /// its current packet.
+    PipelineDone { pipeline: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]
