@@ -8,6 +8,8 @@ and ``report(result)`` (a human table, the paper's numbers beside ours).
 Registered so far:
 
 - ``dctcp-queue`` (E1, seed 002): :mod:`dumbbell.experiments.dctcp_queue`;
+- ``hysteresis`` (E2, hysteresis marking and packet return on a software
+  switch): :mod:`dumbbell.experiments.hysteresis`;
 - ``lossy-cc`` (E3, seed 001): :mod:`dumbbell.experiments.lossy_cc`;
 - ``highspeed`` (E5, seed 004): :mod:`dumbbell.experiments.highspeed`.
 
@@ -34,6 +36,7 @@ __all__ = ["EXPERIMENTS", "SCALES", "ExperimentResult", "get", "check_scale", "P
 
 EXPERIMENTS: dict[str, str] = {
     "dctcp-queue": "dumbbell.experiments.dctcp_queue",
+    "hysteresis": "dumbbell.experiments.hysteresis",
     "lossy-cc": "dumbbell.experiments.lossy_cc",
     "highspeed": "dumbbell.experiments.highspeed",
 }
