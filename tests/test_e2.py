@@ -25,6 +25,7 @@ import pytest
 import dumbbell as db
 from dumbbell.experiments import hysteresis as e2
 
+from .conftest import one_row as g
 from .conftest import write_toml
 from .test_cli import assert_bad_input
 
@@ -34,14 +35,6 @@ PAYLOAD_BITS = e2.MSS_BYTES * 8
 @pytest.fixture(scope="module")
 def quick():
     return e2.run(scale="quick", seed=1)
-
-
-def g(rows: pl.DataFrame, **where) -> dict:
-    f = rows
-    for k, v in where.items():
-        f = f.filter(pl.col(k) == v)
-    assert f.height == 1, (where, f)
-    return f.row(0, named=True)
 
 
 def tcp(rows, case, marking, host="H1", part="cases", **kw) -> float:

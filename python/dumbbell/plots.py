@@ -169,7 +169,7 @@ def bars_figure(
     with its error bar; the paper's series (third element) drawn hatched
     right beside ours, with the same colour. NaN values are not drawn."""
     n = max(1, len(panels))
-    fig, ax = _new(1, n, (4.6 * n, 4.2))
+    fig, ax = _new(1, n, (max(7.0, 4.6 * n), 4.4))
     for j, (name, (groups, ours, paper)) in enumerate(panels.items()):
         a = ax[0][j]
         x = np.arange(len(groups), dtype=float)

@@ -218,6 +218,15 @@ fn ensure(ok: bool, field: impl FnOnce() -> String, msg: &str) -> Result<(), Con
     }
 }
 
+/// Where a policy reads the queue.
+fn at(m: MarkAt) -> MarkPoint {
+    if m == MarkAt::Enqueue {
+        MarkPoint::Enqueue
+    } else {
+        MarkPoint::Dequeue
+    }
+}
+
 fn build_qdisc(
     q: &QueueConfig,
     rate_bps: u64,
@@ -231,13 +240,6 @@ fn build_qdisc(
     let limit = Limit {
         pkts: q.limit_pkts,
         bytes: q.limit_bytes,
-    };
-    let at = |m: MarkAt| {
-        if m == MarkAt::Enqueue {
-            MarkPoint::Enqueue
-        } else {
-            MarkPoint::Dequeue
-        }
     };
     let aqm = match &q.aqm {
         AqmConfig::None => Aqm::None,
@@ -327,13 +329,6 @@ fn build_qdisc(
 fn build_feedback(q: &QueueConfig, field: &str) -> Result<Option<Box<Feedback>>, ConfigError> {
     let Some(fc) = &q.feedback else {
         return Ok(None);
-    };
-    let at = |m: MarkAt| {
-        if m == MarkAt::Enqueue {
-            MarkPoint::Enqueue
-        } else {
-            MarkPoint::Dequeue
-        }
     };
     let size = |c: CopyConfig| match c {
         CopyConfig::Full => CopySize::Full,

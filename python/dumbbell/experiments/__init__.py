@@ -32,7 +32,7 @@ import polars as pl
 
 from ..errors import ConfigError
 
-__all__ = ["EXPERIMENTS", "SCALES", "ExperimentResult", "get", "check_scale", "Progress"]
+__all__ = ["EXPERIMENTS", "SCALES", "ExperimentResult", "get", "check_scale", "check_parts", "Progress"]
 
 EXPERIMENTS: dict[str, str] = {
     "dctcp-queue": "dumbbell.experiments.dctcp_queue",
@@ -60,6 +60,13 @@ def check_scale(scale: str) -> str:
     if scale not in SCALES:
         raise ConfigError("--scale", f"unknown scale {scale!r} (known: {', '.join(SCALES)})")
     return scale
+
+
+def check_parts(parts: tuple[str, ...], known: tuple[str, ...]) -> None:
+    """Raises ``ValueError`` naming the parts an experiment does not have."""
+    unknown = [p for p in parts if p not in known]
+    if unknown:
+        raise ValueError(f"unknown parts {unknown} (known: {', '.join(known)})")
 
 
 def _clean(v: Any) -> Any:
