@@ -13,6 +13,7 @@ scenarios, runs them and returns polars tables::
 """
 
 from . import _native
+from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
 from .errors import ConfigError, DumbbellError, SimulationError
 from .run import Result, run
 from .scenario import (
@@ -39,8 +40,10 @@ from .scenario import (
     TcpOptions,
     UdpFlow,
     Vegas,
+    Workload,
 )
 from .topology import chain, dumbbell, star
+from .workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, load_cdf
 
 __version__ = _native.version()
 
@@ -74,6 +77,20 @@ __all__ = [
     "UdpFlow",
     "QueueRecord",
     "Record",
+    "Ideal",
+    "Run2c",
+    "Rafle",
+    "StrictPriority",
+    "RoundRobin",
+    "Drr",
+    "Workload",
+    "Files",
+    "Cdf",
+    "AllAtOnce",
+    "ClosedLoop",
+    "Poisson",
+    "Control",
+    "load_cdf",
     "star",
     "dumbbell",
     "chain",

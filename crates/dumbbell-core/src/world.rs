@@ -20,8 +20,8 @@
 
 use crate::cc;
 use crate::config::{
-    AqmConfig, ConfigError, CopyConfig, FeedbackConfig, FlowConfig, MarkAt, NodeKind, QueueConfig,
-    RunConfig,
+    AqmConfig, CcConfig, ConfigError, CopyConfig, FeedbackConfig, FlowConfig, MarkAt, NodeKind,
+    QueueConfig, RunConfig, TcpConfig,
 };
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
 use crate::net::pipeline::{Admit, Pipeline};
@@ -38,6 +38,9 @@ use crate::tcp::sender::Sender;
 use crate::tcp::{Endpoints, Out, TimerKind};
 use crate::trace::{Column, Table};
 use std::collections::HashMap;
+
+mod classes;
+mod tasks;
 
 /// The outcome of one run: named columnar tables (see `docs/output.md`).
 #[derive(Debug, Default)]
@@ -115,7 +118,13 @@ struct UdpFlow {
 enum FlowKind {
     Tcp(Box<TcpConn>),
     Udp(UdpFlow),
+    /// A task's connection after the task completed: its state is freed;
+    /// packets still in the network are delivered and discarded.
+    Closed,
 }
+
+/// `Flow::task` of a flow that belongs to no task.
+const NO_TASK: u32 = u32::MAX;
 
 struct Flow {
     name: String,
@@ -124,6 +133,13 @@ struct Flow {
     start: Time,
     cc_name: &'static str,
     kind: FlowKind,
+    /// The ground truth every packet of the flow carries
+    /// (`Packet::long_flow`): it, or its task, moves more than
+    /// `short_flow_max_bytes`.
+    long: bool,
+    /// The task this connection serves (`world/tasks.rs`), or `NO_TASK`.
+    task: u32,
+    role: tasks::Role,
 }
 
 /// Rows of `flow_samples` / `cwnd`.
@@ -194,6 +210,8 @@ pub struct World {
     node_pipeline: Vec<u32>,
     routes: Routes,
     flows: Vec<Flow>,
+    tasks: tasks::Tasks,
+    seed: u64,
     out: Out,
     rec: Recorders,
     created: u64,
@@ -207,6 +225,54 @@ const NO_PIPELINE: u32 = u32::MAX;
 
 fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
     ConfigError::new(field, msg)
+}
+
+/// Checks a connection's TCP options; errors name `<f>.tcp.<option>`.
+fn check_tcp(tcp: &TcpConfig, f: &str) -> Result<(), ConfigError> {
+    ensure(
+        tcp.mss_bytes > 0,
+        || format!("{f}.tcp.mss_bytes"),
+        "the MSS must be positive",
+    )?;
+    ensure(
+        tcp.init_cwnd_pkts > 0,
+        || format!("{f}.tcp.init_cwnd_pkts"),
+        "the initial window must be positive",
+    )?;
+    ensure(
+        tcp.rwnd_bytes >= tcp.mss_bytes as u64,
+        || format!("{f}.tcp.rwnd_bytes"),
+        "the receive window must hold one MSS",
+    )?;
+    ensure(
+        tcp.dupthresh > 0,
+        || format!("{f}.tcp.dupthresh"),
+        "dupthresh must be positive",
+    )
+}
+
+/// Both ends of a TCP connection (the control drawing from `rng`) and the
+/// control's name.
+fn tcp_conn(
+    ep: Endpoints,
+    tcp: &TcpConfig,
+    ccc: &CcConfig,
+    rng: Rng,
+    bytes: Option<u64>,
+    stop: Option<Time>,
+) -> (Box<TcpConn>, &'static str) {
+    let control = cc::make(ccc, rng);
+    let name = control.name();
+    let echo = if control.needs_ecn() {
+        EcnEcho::Accurate
+    } else if tcp.ecn {
+        EcnEcho::Classic
+    } else {
+        EcnEcho::Off
+    };
+    let receiver = Receiver::new(ep, tcp, echo);
+    let sender = Sender::new(ep, tcp.clone(), control, bytes, stop);
+    (Box::new(TcpConn { sender, receiver }), name)
 }
 
 /// `Err` naming `field` (built only on failure) unless `ok`.
@@ -466,7 +532,6 @@ impl World {
             ] {
                 let qc = q.clone().unwrap_or_default();
                 let qfield = format!("{f}.{qname}");
-                let qdisc = build_qdisc(&qc, l.rate_bps, &qfield)?;
                 let feedback = build_feedback(&qc, &qfield)?;
                 ensure(
                     feedback.is_none() || cfg.nodes[from as usize].kind == NodeKind::Switch,
@@ -474,10 +539,29 @@ impl World {
                     "packet return is a switch policy; this queue is a host's port",
                 )?;
                 let service = service_interval(&qc, &qfield)?;
+                if let Some(lq) = &qc.long_queue {
+                    for (unset, name) in [
+                        (lq.feedback.is_none(), "feedback"),
+                        (lq.service_pps.is_none(), "service_pps"),
+                    ] {
+                        ensure(
+                            unset,
+                            || format!("{qfield}.long_queue.{name}"),
+                            "packet return and the service rate belong to the port: set them on its first queue",
+                        )?;
+                    }
+                }
                 let label = format!(
                     "{}->{}",
                     cfg.nodes[from as usize].name, cfg.nodes[to as usize].name
                 );
+                let qdisc = classes::build_port_qdisc(
+                    &qc,
+                    l.rate_bps,
+                    &format!("{f}.{qname}"),
+                    cfg.seed,
+                    &label,
+                )?;
                 let pid = ports.len() as u32;
                 ports_of[from as usize].push((pid, to));
                 ports.push(Port {
@@ -562,33 +646,14 @@ impl World {
                 dport: 5001,
             };
             let start = Time::from_ps(start_ps);
-            let (kind, cc_name) = match fc {
+            let (kind, cc_name, long) = match fc {
                 FlowConfig::Tcp {
                     bytes,
                     cc: ccc,
                     tcp,
                     ..
                 } => {
-                    ensure(
-                        tcp.mss_bytes > 0,
-                        || format!("{f}.tcp.mss_bytes"),
-                        "the MSS must be positive",
-                    )?;
-                    ensure(
-                        tcp.init_cwnd_pkts > 0,
-                        || format!("{f}.tcp.init_cwnd_pkts"),
-                        "the initial window must be positive",
-                    )?;
-                    ensure(
-                        tcp.rwnd_bytes >= tcp.mss_bytes as u64,
-                        || format!("{f}.tcp.rwnd_bytes"),
-                        "the receive window must hold one MSS",
-                    )?;
-                    ensure(
-                        tcp.dupthresh > 0,
-                        || format!("{f}.tcp.dupthresh"),
-                        "dupthresh must be positive",
-                    )?;
+                    check_tcp(tcp, &f)?;
                     ensure(
                         *bytes != Some(0),
                         || format!("{f}.bytes"),
@@ -596,19 +661,10 @@ impl World {
                     )?;
                     cc::validate(ccc, &format!("{f}.cc"))?;
                     let rng = rng_for(cfg.seed, &format!("flow:{name}:cc"));
-                    let control = cc::make(ccc, rng);
-                    let name = control.name();
-                    let echo = if control.needs_ecn() {
-                        EcnEcho::Accurate
-                    } else if tcp.ecn {
-                        EcnEcho::Classic
-                    } else {
-                        EcnEcho::Off
-                    };
-                    let receiver = Receiver::new(ep, tcp, echo);
-                    let sender =
-                        Sender::new(ep, tcp.clone(), control, *bytes, stop_ps.map(Time::from_ps));
-                    (FlowKind::Tcp(Box::new(TcpConn { sender, receiver })), name)
+                    let stop = stop_ps.map(Time::from_ps);
+                    let (conn, cc_name) = tcp_conn(ep, tcp, ccc, rng, *bytes, stop);
+                    let long = bytes.map_or(true, |b| b > cfg.short_flow_max_bytes);
+                    (FlowKind::Tcp(conn), cc_name, long)
                 }
                 FlowConfig::Udp {
                     rate_bps,
@@ -635,7 +691,8 @@ impl World {
                         recv_bytes: 0,
                         end: None,
                     };
-                    (FlowKind::Udp(u), "")
+                    // An unbounded stream is long.
+                    (FlowKind::Udp(u), "", true)
                 }
             };
             flows.push(Flow {
@@ -645,6 +702,9 @@ impl World {
                 start,
                 cc_name,
                 kind,
+                long,
+                task: NO_TASK,
+                role: tasks::Role::Bulk,
             });
         }
 
@@ -656,9 +716,11 @@ impl World {
                     kind: TimerKind::Start as u8,
                 },
                 FlowKind::Udp(_) => Event::UdpSend { flow: i as u32 },
+                FlowKind::Closed => continue,
             };
             events.schedule(f.start, ev);
         }
+        let tasks = tasks::Tasks::build(cfg, &ids, &node_kinds, &routes, &mut events)?;
 
         let r = &cfg.record;
         let mut rec = Recorders {
@@ -709,6 +771,8 @@ impl World {
             node_pipeline,
             routes,
             flows,
+            tasks,
+            seed: cfg.seed,
             out: Out::default(),
             rec,
             created: 0,
@@ -735,6 +799,7 @@ impl World {
                 Event::Sample => self.sample_flows(),
                 Event::QueueSample { port } => self.sample_queue(port),
                 Event::PipelineDone { pipeline } => self.pipeline_done(pipeline),
+                Event::TaskArrival { workload } => self.task_arrival(workload),
             }
         }
         self.now = self.end;
@@ -983,11 +1048,13 @@ impl World {
             self.log_drop(port, k.flow, reason.name());
         }
         // A packet lost before it left its own host no longer fills the NIC.
+        // (Loss on the wire happens after serialization: `tx_done` tells
+        // the sender through `on_nic_tx`, so that one is not counted twice.)
         let node = self.ports[port as usize].node;
-        if k.proto == Proto::Tcp && k.src == node {
+        if k.proto == Proto::Tcp && k.src == node && reason != DropReason::LinkLoss {
             if let FlowKind::Tcp(c) = &mut self.flows[k.flow as usize].kind {
                 if c.sender.endpoints().src == node {
-                    c.sender.on_nic_drop(k.size_bytes);
+                    c.sender.on_nic_drop(self.now, k.size_bytes);
                 }
             }
         }
@@ -1046,8 +1113,10 @@ impl World {
             );
         }
         out.timers.clear();
+        let long = self.flows[flow as usize].long;
         for i in 0..out.pkts.len() {
-            let p = out.pkts[i];
+            let mut p = out.pkts[i];
+            p.long_flow = long;
             if p.payload_bytes > 0 {
                 self.data_sent += 1;
             } else {
@@ -1066,10 +1135,11 @@ impl World {
         match &mut self.flows[flow as usize].kind {
             FlowKind::Tcp(c) => {
                 let mut out = std::mem::take(&mut self.out);
+                let at_receiver = node == c.sender.endpoints().dst;
                 if p.feedback {
                     // A returned copy, at the sender (cc/mod.rs, "Returned copies").
                     c.sender.on_returned(now);
-                } else if node == c.sender.endpoints().dst {
+                } else if at_receiver {
                     c.receiver.on_packet(now, p, &mut out);
                 } else {
                     c.sender.on_ack(now, p, &mut out);
@@ -1079,10 +1149,14 @@ impl World {
                 }
                 self.flush(flow, node, &mut out);
                 self.out = out;
+                if !p.feedback && self.flows[flow as usize].task != NO_TASK {
+                    self.task_progress(flow, at_receiver, p);
+                }
             }
             FlowKind::Udp(u) => {
                 u.recv_bytes += p.payload_bytes as u64;
             }
+            FlowKind::Closed => {}
         }
     }
 
@@ -1125,6 +1199,7 @@ impl World {
             sport: 20_000 + flow as u16,
             dport: 5001,
             proto: Proto::Udp,
+            long_flow: true,
             born_ps: now.ps(),
             ..Default::default()
         };
@@ -1145,7 +1220,11 @@ impl World {
     fn sample_flows(&mut self) {
         let now = self.now;
         for i in 0..self.flows.len() {
+            if self.flows[i].task != NO_TASK {
+                continue; // tasks report in the `tasks` table
+            }
             match &self.flows[i].kind {
+                FlowKind::Closed => {}
                 FlowKind::Tcp(c) => record_flow(&mut self.rec, false, now, i as u32, c),
                 FlowKind::Udp(u) => {
                     let r = &mut self.rec.samples;
@@ -1217,6 +1296,8 @@ impl World {
         tables.push(self.flows_table(now));
         tables.push(self.queues_table(run_ps));
         tables.push(self.pipelines_table(run_ps));
+        tables.push(self.classification_table());
+        tables.push(self.tasks_table());
         let World { rec, .. } = self;
         tables.push(rec.samples.table("flow_samples"));
         tables.push(rec.cwnd.table("cwnd"));
@@ -1263,6 +1344,9 @@ impl World {
         let n = self.flows.len();
         let mut c = FlowsCols::with_capacity(n);
         for (i, f) in self.flows.iter().enumerate() {
+            if f.task != NO_TASK {
+                continue; // tasks report in the `tasks` table
+            }
             c.flow.push(i as u32);
             c.name.push(f.name.clone());
             c.src.push(self.node_names[f.src as usize].clone());
@@ -1320,6 +1404,7 @@ impl World {
                     c.cwnd.push(0);
                     c.goodput.push(rate(u.recv_bytes, f.start, end));
                 }
+                FlowKind::Closed => unreachable!("only task connections close"),
             }
         }
         Table::new("flows")

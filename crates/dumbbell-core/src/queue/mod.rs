@@ -8,14 +8,21 @@
 //! done once, by the port that wraps the discipline (`net::port`). The
 //! packet-return policy (`feedback`) is consulted by the port too, around
 //! whatever discipline it wraps, with the same [`Decision`] objects.
+//!
+//! A two-class port ([`twoclass::TwoClass`]) is a discipline made of two
+//! disciplines, a [`classify::Classifier`] and a [`sched::Scheduler`].
 
 pub mod aqm;
+pub mod classify;
 pub mod feedback;
 pub mod red;
+pub mod sched;
+pub mod twoclass;
 
 pub use aqm::{Aqm, Decision, Hysteresis, MarkPoint, StepMark};
 pub use feedback::{CopySize, Feedback};
 pub use red::{Red, RedParams};
+pub use twoclass::{ClassCounts, ClassReport, TwoClass};
 
 use crate::net::packet::{Ecn, PacketPool, PktId};
 use crate::sim::{Rng, Time};
@@ -94,8 +101,15 @@ pub trait QueueDisc {
     fn is_empty(&self) -> bool {
         self.len_pkts() == 0
     }
+    /// The packet `dequeue` would hand out next, without taking it (a
+    /// deficit round robin scheduler reads its size).
+    fn peek(&self) -> Option<PktId>;
     /// Every packet held, for the end-of-run conservation audit.
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId));
+    /// Classification counters, for a two-class port.
+    fn class_report(&self) -> Option<ClassReport> {
+        None
+    }
     /// The marking policy's congestion state, for traces (Algorithm 1's
     /// bit, or occupancy ≥ K for a step); None without such a policy.
     fn marking_state(&self) -> Option<bool> {
@@ -194,6 +208,10 @@ impl QueueDisc for Fifo {
 
     fn len_bytes(&self) -> u64 {
         self.bytes
+    }
+
+    fn peek(&self) -> Option<PktId> {
+        self.q.front().copied()
     }
 
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {

@@ -25,6 +25,8 @@ pub enum Event {
     Sample,
     /// A periodic occupancy sample of one port's queue.
     QueueSample { port: u32 },
+    /// A workload starts its next task(s) (`world/tasks.rs`).
+    TaskArrival { workload: u32 },
     /// A software switch's pipeline (`net::pipeline`) finished processing
     /// its current packet.
     PipelineDone { pipeline: u32 },
