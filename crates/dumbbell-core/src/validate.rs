@@ -24,8 +24,8 @@
 //! a check here never allocates more than the document itself.
 
 use crate::config::{
-    AqmConfig, ArrivalsConfig, CcConfig, ClassifierConfig, ConfigError, FlowConfig, QueueConfig,
-    RunConfig, SchedulerConfig, SizesConfig, TcpConfig, WorkloadConfig,
+    AqmConfig, ArrivalsConfig, CcConfig, ClassifierConfig, ConfigError, FeedbackConfig, FlowConfig,
+    QueueConfig, RunConfig, SchedulerConfig, SizesConfig, TcpConfig, WorkloadConfig,
 };
 use crate::sim::{Dur, PS_PER_MS, PS_PER_S, PS_PER_US};
 use std::fmt::Display;
@@ -75,6 +75,10 @@ pub const MAX_CONCURRENCY: u32 = 1_000_000;
 pub const MAX_ARRIVAL_RATE_PER_S: f64 = 1e6;
 /// Most tasks one workload starts.
 pub const MAX_TASKS: u64 = 100_000_000;
+/// Packet rates (a switch pipeline, a port's service rate): one packet per
+/// 1 000 s to 10^11 packets/s (10 Tb/s of 64-byte frames is 2·10^10).
+pub const MIN_PPS: f64 = 1e-3;
+pub const MAX_PPS: f64 = 1e11;
 /// Default and bounds of the recording budget (`record.max_bytes`).
 pub const DEFAULT_RECORD_MAX_BYTES: u64 = 2 << 30;
 pub const MIN_RECORD_MAX_BYTES: u64 = 1 << 20;
@@ -180,6 +184,13 @@ pub fn fmt_bytes(b: u128) -> String {
 /// Checks every field's range, the horizon and the recording estimate.
 pub fn check(cfg: &RunConfig) -> Result<(), ConfigError> {
     time_in(cfg.duration_ps, 1, u64::MAX, || "duration_ps".into())?;
+    for (i, n) in cfg.nodes.iter().enumerate() {
+        if let Some(p) = &n.pipeline {
+            float_in(p.capacity_pps, (MIN_PPS, false), (MAX_PPS, false), || {
+                format!("nodes[{i}].pipeline.capacity_pps")
+            })?;
+        }
+    }
     for (i, l) in cfg.links.iter().enumerate() {
         let f = |name: &str| format!("links[{i}].{name}");
         int_in(l.rate_bps, 1, MAX_RATE_BPS, || f("rate_bps"), " bit/s")?;
@@ -259,6 +270,20 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
             )?;
         }
         _ => {}
+    }
+    if let Some(FeedbackConfig::Hysteresis { upper_pkts, .. }) = &q.feedback {
+        int_in(
+            *upper_pkts,
+            1,
+            u32::MAX,
+            || format!("{f}.feedback.upper_pkts"),
+            " packets",
+        )?;
+    }
+    if let Some(pps) = q.service_pps {
+        float_in(pps, (MIN_PPS, false), (MAX_PPS, false), || {
+            format!("{f}.service_pps")
+        })?;
     }
     if let Some(ClassifierConfig::Rafle { n }) = &q.classifier {
         int_in(*n, 1, MAX_RAFLE_N, || format!("{f}.classifier.n"), " slots")?;
