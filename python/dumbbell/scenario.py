@@ -130,9 +130,6 @@ MAX_TSQ_BYTES = 2**40
 MAX_FLOW_BYTES = 2**62
 MAX_RED_TH = 1e12
 MAX_PKT_BYTES = 65535
-MIN_PPS, MAX_PPS = 1e-3, 1e11
-"""Packet rates (a switch pipeline, a port's service rate): one packet per
-1 000 s to 10^11 packets/s (10 Tb/s of 64-byte frames is 2·10^10)."""
 DEFAULT_RECORD_MAX_BYTES = 2 * 2**30
 MIN_RECORD_MAX_BYTES, MAX_RECORD_MAX_BYTES = 2**20, 2**50
 
@@ -156,7 +153,9 @@ class Pipeline(_Model):
     ``capacity_pps``; arrivals wait in a buffer of ``buffer_pkts`` packets
     and are dropped (reason ``pipeline``) when it is full."""
 
-    capacity_pps: Annotated[float, Field(ge=MIN_PPS, le=MAX_PPS, description="Packets processed per second.")]
+    capacity_pps: Annotated[
+        float, Field(ge=1, le=1e12, allow_inf_nan=False, description="Packets processed per second.")
+    ]
     buffer_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="Packets that may wait (the one in service not counted).")]
 
     def to_core(self) -> dict[str, Any]:
@@ -261,7 +260,7 @@ class _QueueBase(_Model):
     limit_bytes: Annotated[int, Field(ge=1, le=U64_MAX)] | None = Field(
         None, description="Byte limit, bytes (the packet being admitted included)."
     )
-    service_pps: Annotated[float, Field(ge=MIN_PPS, le=MAX_PPS)] | None = Field(
+    service_pps: Annotated[float, Field(ge=1, le=1e12, allow_inf_nan=False)] | None = Field(
         None,
         description="Egress service rate in packets/s, below the link rate (bmv2's set_queue_rate); "
         "unset: the link rate.",

@@ -75,10 +75,6 @@ pub const MAX_CONCURRENCY: u32 = 1_000_000;
 pub const MAX_ARRIVAL_RATE_PER_S: f64 = 1e6;
 /// Most tasks one workload starts.
 pub const MAX_TASKS: u64 = 100_000_000;
-/// Packet rates (a switch pipeline, a port's service rate): one packet per
-/// 1 000 s to 10^11 packets/s (10 Tb/s of 64-byte frames is 2·10^10).
-pub const MIN_PPS: f64 = 1e-3;
-pub const MAX_PPS: f64 = 1e11;
 /// Default and bounds of the recording budget (`record.max_bytes`).
 pub const DEFAULT_RECORD_MAX_BYTES: u64 = 2 << 30;
 pub const MIN_RECORD_MAX_BYTES: u64 = 1 << 20;
@@ -91,6 +87,12 @@ pub const VAR_ROW_BYTES: u64 = 8 + 4 + 4 + 8;
 pub const QUEUE_ROW_BYTES: u64 = 8 + 4 + 4 + 8;
 pub const DEQUEUE_ROW_BYTES: u64 = 8 + 4 + 4;
 pub const DROP_ROW_BYTES: u64 = 8 + 4 + 4 + 16;
+
+/// Packet rates (a software switch's pipeline, a port's service rate), in
+/// packets per second: one a second at least (slower serves nothing within a
+/// run) and 10^12 at most (a packet a picosecond, the clock's resolution).
+pub const MIN_PPS: f64 = 1.0;
+pub const MAX_PPS: f64 = 1e12;
 
 fn fail(field: impl Into<String>, msg: impl Into<String>) -> Result<(), ConfigError> {
     Err(ConfigError::new(field, msg))
@@ -184,13 +186,6 @@ pub fn fmt_bytes(b: u128) -> String {
 /// Checks every field's range, the horizon and the recording estimate.
 pub fn check(cfg: &RunConfig) -> Result<(), ConfigError> {
     time_in(cfg.duration_ps, 1, u64::MAX, || "duration_ps".into())?;
-    for (i, n) in cfg.nodes.iter().enumerate() {
-        if let Some(p) = &n.pipeline {
-            float_in(p.capacity_pps, (MIN_PPS, false), (MAX_PPS, false), || {
-                format!("nodes[{i}].pipeline.capacity_pps")
-            })?;
-        }
-    }
     for (i, l) in cfg.links.iter().enumerate() {
         let f = |name: &str| format!("links[{i}].{name}");
         int_in(l.rate_bps, 1, MAX_RATE_BPS, || f("rate_bps"), " bit/s")?;
@@ -202,6 +197,12 @@ pub fn check(cfg: &RunConfig) -> Result<(), ConfigError> {
             if let Some(q) = q {
                 check_queue(q, &f(name))?;
             }
+        }
+    }
+    for (i, n) in cfg.nodes.iter().enumerate() {
+        if let Some(pc) = &n.pipeline {
+            let f = || format!("nodes[{i}].pipeline.capacity_pps");
+            float_in(pc.capacity_pps, (MIN_PPS, false), (MAX_PPS, false), f)?;
         }
     }
     for (i, fc) in cfg.flows.iter().enumerate() {
@@ -221,6 +222,11 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
     }
     if let Some(b) = q.limit_bytes {
         int_in(b, 1, u64::MAX, || format!("{f}.limit_bytes"), " bytes")?;
+    }
+    if let Some(pps) = q.service_pps {
+        float_in(pps, (MIN_PPS, false), (MAX_PPS, false), || {
+            format!("{f}.service_pps")
+        })?;
     }
     match &q.aqm {
         AqmConfig::Red {
@@ -279,11 +285,6 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
             || format!("{f}.feedback.upper_pkts"),
             " packets",
         )?;
-    }
-    if let Some(pps) = q.service_pps {
-        float_in(pps, (MIN_PPS, false), (MAX_PPS, false), || {
-            format!("{f}.service_pps")
-        })?;
     }
     if let Some(ClassifierConfig::Rafle { n }) = &q.classifier {
         int_in(*n, 1, MAX_RAFLE_N, || format!("{f}.classifier.n"), " slots")?;
@@ -652,6 +653,7 @@ fn check_record_estimate(cfg: &RunConfig) -> Result<(), ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::NodeKind;
 
     fn base() -> RunConfig {
         RunConfig::from_json(
@@ -751,6 +753,39 @@ mod tests {
         assert_eq!(bytes, (1_000_000_000 + 1) * per);
         c.record.max_bytes = MAX_RECORD_MAX_BYTES;
         assert_eq!(check(&c), Ok(()));
+    }
+
+    #[test]
+    fn packet_rates_have_a_ceiling_and_a_floor() {
+        for (pps, ok) in [
+            (0.0, false),
+            (0.5, false),
+            (1.0, true),
+            (1e12, true),
+            (2e12, false),
+        ] {
+            let mut c = base();
+            c.nodes[0].kind = NodeKind::Switch;
+            c.nodes[0].pipeline = Some(crate::config::PipelineConfig {
+                capacity_pps: pps,
+                buffer_pkts: 8,
+            });
+            let r = check(&c);
+            assert_eq!(r.is_ok(), ok, "capacity {pps}");
+            if !ok {
+                assert_eq!(r.unwrap_err().field, "nodes[0].pipeline.capacity_pps");
+            }
+            let mut c = base();
+            c.links[0].queue_ab = Some(QueueConfig {
+                service_pps: Some(pps),
+                ..Default::default()
+            });
+            let r = check(&c);
+            assert_eq!(r.is_ok(), ok, "service {pps}");
+            if !ok {
+                assert_eq!(r.unwrap_err().field, "links[0].queue_ab.service_pps");
+            }
+        }
     }
 
     #[test]

@@ -1028,7 +1028,11 @@ impl World {
             Event::QueueSample { port: p } => format!("record.queues: {} (a sample)", port(p)),
             Event::TaskArrival { workload } => format!("workloads[{workload}] (a task arrival)"),
             Event::PipelineDone { pipeline } => {
-                format!("the switch pipeline #{pipeline} (end of a packet's processing)")
+                let n = self.pipelines[pipeline as usize].node as usize;
+                format!(
+                    "nodes[{n}].pipeline ({:?}, end of a service)",
+                    self.node_names[n]
+                )
             }
         }
     }
@@ -1040,10 +1044,14 @@ impl World {
     fn enqueue(&mut self, port: u32, pkt: PktId) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        // The occupancy the arrival finds, for a return policy at enqueue.
-        let found = Occupancy {
-            pkts: p.qdisc.len_pkts(),
-            bytes: p.qdisc.len_bytes(),
+        // The occupancy the arrival finds, for a return policy at enqueue
+        // (read only when there is one).
+        let found = match p.feedback.as_deref() {
+            Some(fb) if fb.at() == MarkPoint::Enqueue => Some(Occupancy {
+                pkts: p.qdisc.len_pkts(),
+                bytes: p.qdisc.len_bytes(),
+            }),
+            _ => None,
         };
         let mut cx = QueueCtx {
             now,
@@ -1052,8 +1060,8 @@ impl World {
         };
         match p.qdisc.enqueue(pkt, &mut cx) {
             Verdict::Enqueued { marked } => {
-                if let Some(fb) = p.feedback.as_deref_mut() {
-                    if fb.at() == MarkPoint::Enqueue && fb.consult(found, self.pool.get(pkt)) {
+                if let (Some(found), Some(fb)) = (found, p.feedback.as_deref_mut()) {
+                    if fb.consult(found, self.pool.get(pkt)) {
                         self.send_return(port, pkt);
                     }
                 }
@@ -1295,7 +1303,17 @@ impl World {
         self.rec.x_reason.push(reason);
     }
 
+    /// Records `port`'s occupancy if it is traced at every change (the
+    /// check stays inline; an untraced port costs one branch).
+    #[inline]
     fn trace_change(&mut self, port: u32) {
+        if self.ports[port as usize].trace.is_some() {
+            self.record_change(port);
+        }
+    }
+
+    #[inline(never)]
+    fn record_change(&mut self, port: u32) {
         let p = &self.ports[port as usize];
         if let Some(tr) = &p.trace {
             if tr.occupancy == Some(Dur::ZERO) && self.now >= tr.from && self.now < tr.to {
