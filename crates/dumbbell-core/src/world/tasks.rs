@@ -580,3 +580,16 @@ impl World {
             .count()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Flow;
+
+    /// The arena keeps one entry per connection ever opened: it must stay
+    /// small for long closed loops (a task's state is freed when it ends).
+    #[test]
+    fn a_connections_arena_entry_stays_small() {
+        let size = std::mem::size_of::<Flow>();
+        assert!(size <= 88, "Flow is {size} bytes");
+    }
+}
