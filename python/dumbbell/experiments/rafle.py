@@ -366,7 +366,7 @@ def _bins(size: pl.Expr) -> pl.Expr:
 
 
 def _tasks(o) -> pl.DataFrame:
-    t = o.tables["tasks"]
+    t = o.table("tasks")
     return t.with_columns(
         _bins(pl.col("size_bytes").cast(pl.Int64)).alias("bin"),
         pl.when(pl.col("fct_ps") >= 0).then(pl.col("fct_ps") / 1e12).otherwise(None).alias("fct_s"),
@@ -415,12 +415,12 @@ def _simultaneous_rows(outcomes, ps: dict[str, Any]) -> list[dict[str, Any]]:
         # One summary row per combo: every task.
         all_fct = [float(_tasks(o)["fct_s"].mean()) for o in outs]
         mk = [float(_tasks(o)["done_s"].max()) for o in outs]
-        retx = [float(o.tables["tasks"]["retransmits"].sum()) for o in outs]
+        retx = [float(o.table("tasks")["retransmits"].sum()) for o in outs]
         mean, half, n = mean_ci(all_fct, LEVEL)
         rows.append(_empty_row("simultaneous", *combo) | {
-            "bin_kb": "all", "files": outs[0].tables["tasks"].height, "fct_mean_s": mean, "fct_ci95_s": half,
+            "bin_kb": "all", "files": outs[0].table("tasks").height, "fct_mean_s": mean, "fct_ci95_s": half,
             "makespan_s": float(np.mean(mk)), "retransmits": float(np.mean(retx)),
-            "timeouts": float(np.mean([float(o.tables["tasks"]["timeouts"].sum()) for o in outs])),
+            "timeouts": float(np.mean([float(o.table("tasks")["timeouts"].sum()) for o in outs])),
             "realizations": n, "ps_fct_s": ps["all_mean"], "n": RAFLE_N if combo[0] == "rafle" else None,
         })
     # Gains over drop-tail, bin by bin (Table 3 uses the first).
@@ -477,7 +477,7 @@ def _memory_rows(outcomes) -> list[dict[str, Any]]:
     for (_, cls, sch, n), outs in by_point([o for o in outcomes if o.key[0] == "memory"]).items():
         vals = {k: [] for k in ("pa_c", "pe_c", "pa_l", "pe_l", "index")}
         for o in outs:
-            c = o.tables["classification"].filter((pl.col("node") == "router") & (pl.col("peer") == "client"))
+            c = o.table("classification").filter((pl.col("node") == "router") & (pl.col("peer") == "client"))
             for k in vals:
                 vals[k].append(float(c[k][0]))
         row = _empty_row("memory", cls, sch) | {"n": n, "realizations": len(outs)}
@@ -668,7 +668,7 @@ def run(
     cfg = POINTS[scale]
     jobs = _jobs(scale, seed, parts)
     t0 = time.perf_counter()
-    outcomes = run_jobs(jobs, workers=workers, progress=progress, label=NAME, tables=("tasks", "classification"))
+    outcomes = run_jobs(jobs, workers=workers, progress=progress, label=NAME)
     _check_no_drops(outcomes)
     ps = _fair_share(outcomes)
     rows = _simultaneous_rows(outcomes, ps) + _closed_loop_rows(outcomes, cfg["closed-loop"]["window_s"])

@@ -50,14 +50,21 @@ class Job:
 @dataclass
 class Outcome:
     """What a run leaves: its per-flow table, its summary, its wall time and
-    the other tables :func:`run_jobs` was asked to keep."""
+    every table it recorded (:meth:`table`)."""
 
     key: Hashable
     seed: int
     flows: pl.DataFrame
     summary: dict[str, Any]
     wall_s: float
-    tables: dict[str, pl.DataFrame] = field(default_factory=dict)
+    tables: dict[str, pl.DataFrame] = field(default_factory=dict, repr=False)
+
+    def table(self, name: str) -> pl.DataFrame:
+        """The run's table ``name`` (docs/output.md)."""
+        try:
+            return self.tables[name]
+        except KeyError:
+            raise KeyError(f"run {self.key!r} has no table {name!r}") from None
 
     def goodput_bps(self, name: str) -> float:
         """The goodput of the flow called ``name`` over its whole life, like
@@ -83,14 +90,14 @@ def default_workers() -> int:
     return max(1, count or 1)
 
 
-def _one(job: Job, keep: tuple[str, ...] = ()) -> Outcome:
+def _one(job: Job) -> Outcome:
     t0 = time.perf_counter()
     res = run_scenario(job.scenario, seed=job.seed)
     wall = time.perf_counter() - t0
     if not res.summary["conservation_ok"]:
         raise SimulationError(f"run {job.key!r}: packet conservation failed")
     return Outcome(key=job.key, seed=job.seed, flows=res.flows, summary=res.summary, wall_s=wall,
-                   tables={name: res.table(name) for name in keep})
+                   tables=res.tables)
 
 
 def run_jobs(
@@ -99,11 +106,9 @@ def run_jobs(
     workers: int | None = None,
     progress: Callable[[str], None] | None = None,
     label: str = "runs",
-    tables: Sequence[str] = (),
 ) -> list[Outcome]:
     """Runs every job, ``workers`` at a time (default: every local core), and
-    returns the outcomes in job order. Each outcome also keeps the result
-    tables named in ``tables`` (for example ``("tasks",)``).
+    returns the outcomes in job order.
 
     If some runs fail, the others still complete; then :class:`SimulationError`
     is raised listing every failed key and its error.
@@ -116,8 +121,7 @@ def run_jobs(
     step = max(1, n // 20)
     done = 0
     with ThreadPoolExecutor(max_workers=min(workers, max(1, n))) as pool:
-        keep = tuple(tables)
-        futures = {pool.submit(_one, job, keep): i for i, job in enumerate(jobs)}
+        futures = {pool.submit(_one, job): i for i, job in enumerate(jobs)}
         for fut in as_completed(futures):
             i = futures[fut]
             try:
