@@ -72,9 +72,10 @@ README has the run):
   0.141, 0.111, 0.100, 0.093, 0.087, 0.070 for N = 10 … 100 against the
   paper's 0.131, 0.094, 0.136, 0.092, 0.078, 0.086; PA_c is 1–6 points
   lower than the paper's (0.960 against 0.979 at N = 40). Under round
-  robin the long flows' bursts stay together, so PA_l is two to three
-  times higher (0.270 at N = 40). The paper does not say which scheduler
-  its Table 1 ran.
+  robin PA_l is two to three times higher (0.270 at N = 40): the long
+  flows' packets reach the router in longer same-flow runs there, a
+  difference in the senders' ACK clocking we have not traced further. The
+  paper does not say which scheduler its Table 1 ran; priority matches it.
 - Drop-tail's first bin is four times faster than the paper's (41.7 s
   against 168.3 s, σ 33.7 against 305.0), and that turns most of Table 3's
   gains negative (only ideal + priority gains, 31 % against 45 %). The
@@ -898,7 +899,7 @@ def report(result: ExperimentResult) -> str:
                 pm, ps = pget("simultaneous", cls, sch, "fct_mean_s", b), pget("simultaneous", cls, sch, "fct_std_s", b)
                 cell = "-" if r is None else f"{_f(r['fct_mean_s'])}±{_f(r['fct_ci95_s'])} ({_f(r['fct_std_s'])})"
                 if pm is not None:
-                    cell += f" [{pm:.1f} ({ps:.1f})]"
+                    cell += f" [{pm:.1f}" + (f" ({ps:.1f})]" if ps is not None else "]")
                 cells.append(cell)
             body.append(cells)
         r0 = get("simultaneous", "droptail", "fifo", "0-100")
