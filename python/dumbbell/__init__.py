@@ -14,8 +14,8 @@ scenarios, runs them and returns polars tables::
 
 from . import _native
 from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
-from .errors import ConfigError, DumbbellError, SimulationError
-from .run import Result, run
+from .errors import ConfigError, DumbbellError, Interrupted, LimitError, SimulationError
+from .run import Progress, Result, RunHandle, request_stop, run
 from .scenario import (
     Bbr,
     Cubic,
@@ -52,7 +52,12 @@ __all__ = [
     "ConfigError",
     "DumbbellError",
     "SimulationError",
+    "LimitError",
+    "Interrupted",
     "Result",
+    "Progress",
+    "RunHandle",
+    "request_stop",
     "run",
     "Scenario",
     "Node",
