@@ -145,3 +145,17 @@ def test_load_cdf_reports_bad_files(tmp_path):
     assert str(p) in e.value.field and "non-decreasing" in e.value.message
     with pytest.raises(db.ConfigError):
         db.load_cdf(tmp_path / "missing.csv")
+
+
+def test_the_rafle_example_runs_from_the_shell(cli, tmp_path):
+    from .conftest import REPO
+
+    res = cli("run", str(REPO / "examples" / "rafle_ftp.toml"), "--json", "--out", str(tmp_path))
+    assert res.code == 0, res.stderr
+    doc = __import__("json").loads(res.stdout)
+    assert doc["summary"]["conservation_ok"] is True and doc["summary"]["packets_dropped"] == 0
+    tasks = pl.read_parquet(tmp_path / "tasks.parquet")
+    assert tasks.height > 20 and (tasks.filter(pl.col("completion_ps") >= 0).height > 0)
+    c = pl.read_parquet(tmp_path / "classification.parquet").row(0, named=True)
+    assert (c["node"], c["peer"], c["classifier"], c["scheduler"]) == ("router", "client", "rafle", "rr")
+    assert 0.8 < c["pa_c"] <= 1.0

@@ -78,6 +78,8 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Control": {},
     "Workload": {"clients": ["a"], "servers": ["b"], "sizes": {"kind": "files", "bytes": [1000]},
                  "arrivals": {"kind": "all_at_once"}},
+    "Pipeline": {"capacity_pps": 1000.0, "buffer_pkts": 64},
+    "Return": {"k_pkts": 20},
 }
 
 

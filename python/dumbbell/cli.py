@@ -284,7 +284,7 @@ def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool) -> None:
 
 @app.command("reproduce")
 def reproduce_cmd(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="Experiment: dctcp-queue (E1), hysteresis (E2), lossy-cc (E3) or highspeed (E5).", show_default=False)],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Experiment: dctcp-queue (E1), hysteresis (E2), lossy-cc (E3), rafle (E4) or highspeed (E5).", show_default=False)],
     scale: Annotated[str, typer.Option("--scale", help="quick (seconds, for tests and demos) or paper (the paper's full scale).")] = "quick",
     seed: Annotated[int, typer.Option("--seed", help="Run seed.")] = 1,
     out: Annotated[

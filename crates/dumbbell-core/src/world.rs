@@ -145,7 +145,9 @@ struct UdpFlow {
 
 enum FlowKind {
     Tcp(Box<TcpConn>),
-    Udp(UdpFlow),
+    /// Boxed, so that the arena's entries stay small (a long run of
+    /// file-transfer tasks keeps one entry per connection it opened).
+    Udp(Box<UdpFlow>),
     /// A task's connection after the task completed: its state is freed;
     /// packets still in the network are delivered and discarded.
     Closed,
@@ -792,7 +794,7 @@ impl World {
                         end: None,
                     };
                     // An unbounded stream is long.
-                    (FlowKind::Udp(u), "", true)
+                    (FlowKind::Udp(Box::new(u)), "", true)
                 }
             };
             flows.push(Flow {

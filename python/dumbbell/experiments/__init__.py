@@ -11,6 +11,7 @@ Registered so far:
 - ``hysteresis`` (E2, hysteresis marking and packet return on a software
   switch): :mod:`dumbbell.experiments.hysteresis`;
 - ``lossy-cc`` (E3, seed 001): :mod:`dumbbell.experiments.lossy_cc`;
+- ``rafle`` (E4, Mussi and Ribeiro's RAFLE paper): :mod:`dumbbell.experiments.rafle`;
 - ``highspeed`` (E5, seed 004): :mod:`dumbbell.experiments.highspeed`.
 
 Experiments with many runs share :mod:`dumbbell.experiments.repeat`
@@ -38,6 +39,7 @@ EXPERIMENTS: dict[str, str] = {
     "dctcp-queue": "dumbbell.experiments.dctcp_queue",
     "hysteresis": "dumbbell.experiments.hysteresis",
     "lossy-cc": "dumbbell.experiments.lossy_cc",
+    "rafle": "dumbbell.experiments.rafle",
     "highspeed": "dumbbell.experiments.highspeed",
 }
 """Experiment name → module."""
@@ -54,6 +56,14 @@ def get(name: str) -> ModuleType:
         return importlib.import_module(EXPERIMENTS[name])
     except KeyError:
         raise ConfigError("NAME", f"unknown experiment {name!r} (known: {', '.join(EXPERIMENTS)})") from None
+
+
+def check_parts(parts: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]:
+    """``parts`` if every one is in ``known``; ``ValueError`` naming the others."""
+    unknown = [p for p in parts if p not in known]
+    if unknown:
+        raise ValueError(f"unknown parts {unknown} (known: {', '.join(known)})")
+    return parts
 
 
 def check_scale(scale: str) -> str:

@@ -23,7 +23,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -49,13 +49,22 @@ class Job:
 
 @dataclass
 class Outcome:
-    """What a run leaves: its per-flow table, its summary and its wall time."""
+    """What a run leaves: its per-flow table, its summary, its wall time and
+    every table it recorded (:meth:`table`)."""
 
     key: Hashable
     seed: int
     flows: pl.DataFrame
     summary: dict[str, Any]
     wall_s: float
+    tables: dict[str, pl.DataFrame] = field(default_factory=dict, repr=False)
+
+    def table(self, name: str) -> pl.DataFrame:
+        """The run's table ``name`` (docs/output.md)."""
+        try:
+            return self.tables[name]
+        except KeyError:
+            raise KeyError(f"run {self.key!r} has no table {name!r}") from None
 
     def goodput_bps(self, name: str) -> float:
         """The goodput of the flow called ``name`` over its whole life, like
@@ -87,7 +96,8 @@ def _one(job: Job) -> Outcome:
     wall = time.perf_counter() - t0
     if not res.summary["conservation_ok"]:
         raise SimulationError(f"run {job.key!r}: packet conservation failed")
-    return Outcome(key=job.key, seed=job.seed, flows=res.flows, summary=res.summary, wall_s=wall)
+    return Outcome(key=job.key, seed=job.seed, flows=res.flows, summary=res.summary, wall_s=wall,
+                   tables=res.tables)
 
 
 def run_jobs(

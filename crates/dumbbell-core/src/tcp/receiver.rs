@@ -62,6 +62,9 @@ pub struct Receiver {
     pub ce_received: u64,
     pub acks_sent: u64,
     pub data_pkts_received: u64,
+    /// Data segments that arrived above a hole (out of order): on a path
+    /// without loss, a measure of reordering.
+    pub ooo_received: u64,
 }
 
 impl Receiver {
@@ -90,6 +93,7 @@ impl Receiver {
             ce_received: 0,
             acks_sent: 0,
             data_pkts_received: 0,
+            ooo_received: 0,
         }
     }
 
@@ -159,6 +163,7 @@ impl Receiver {
                 immediate = true; // filled (part of) a hole
             }
         } else {
+            self.ooo_received += 1;
             let idx = self.ooo.insert(s, e, |_, _| {});
             let start = self.ooo.ranges()[idx].0;
             self.touch_recent(start);

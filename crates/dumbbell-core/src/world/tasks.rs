@@ -16,7 +16,7 @@
 //! two directions share one 4-tuple, so RAFLE sees them as one flow per
 //! direction, as it would a real FTP control connection.
 
-use super::{check_tcp, ensure, err, tcp_conn, Flow, FlowKind, World};
+use super::{check_tcp, ensure, err, tcp_conn, Flow, FlowKind, TcpConn, World};
 use crate::app::cdf::EmpiricalCdf;
 use crate::app::ftp::{Action, Dialogue, Script};
 use crate::app::workload::{Arrivals, Sizes, Workload};
@@ -88,8 +88,28 @@ struct TaskRt {
     requests: u32,
     replies: u32,
     data: u32,
+    /// Counters of the connections already closed.
+    counts: ConnCounts,
+}
+
+/// What a task's connections did, summed: retransmitted segments,
+/// timeouts, fast recoveries entered, data segments received out of order.
+#[derive(Clone, Copy, Debug, Default)]
+struct ConnCounts {
     retransmits: u64,
     timeouts: u64,
+    recoveries: u64,
+    out_of_order: u64,
+}
+
+impl ConnCounts {
+    fn add(&mut self, c: &TcpConn) {
+        let s = &c.sender.stats;
+        self.retransmits += s.retransmits;
+        self.timeouts += s.timeouts;
+        self.recoveries += s.recoveries;
+        self.out_of_order += c.receiver.ooo_received;
+    }
 }
 
 impl TaskRt {
@@ -336,8 +356,7 @@ impl World {
             requests: NO_FLOW,
             replies: NO_FLOW,
             data: NO_FLOW,
-            retransmits: 0,
-            timeouts: 0,
+            counts: ConnCounts::default(),
         });
         if dialogue.is_some() {
             let ep = (client, client_port, server, CONTROL_PORT);
@@ -482,8 +501,7 @@ impl World {
             }
             let kind = std::mem::replace(&mut self.flows[fid as usize].kind, FlowKind::Closed);
             if let FlowKind::Tcp(c) = kind {
-                t.retransmits += c.sender.stats.retransmits;
-                t.timeouts += c.sender.stats.timeouts;
+                t.counts.add(&c);
             }
         }
         let w = t.workload;
@@ -498,23 +516,21 @@ impl World {
         let rows = &self.tasks.rows;
         let n = rows.len();
         let opt = |t: Option<Time>| t.map_or(-1, |t| t.ps() as i64);
-        let mut retx = Vec::with_capacity(n);
-        let mut tos = Vec::with_capacity(n);
+        let mut counts = Vec::with_capacity(n);
         for t in rows {
             // Connections still open at the end add their counts.
-            let (mut r, mut o) = (t.retransmits, t.timeouts);
+            let mut c = t.counts;
             for fid in t.conns() {
                 if fid == NO_FLOW {
                     continue;
                 }
-                if let FlowKind::Tcp(c) = &self.flows[fid as usize].kind {
-                    r += c.sender.stats.retransmits;
-                    o += c.sender.stats.timeouts;
+                if let FlowKind::Tcp(conn) = &self.flows[fid as usize].kind {
+                    c.add(conn);
                 }
             }
-            retx.push(r);
-            tos.push(o);
+            counts.push(c);
         }
+        let count = |f: fn(&ConnCounts) -> u64| Column::U64(counts.iter().map(f).collect());
         let names = |f: &dyn Fn(&TaskRt) -> u32| -> Vec<String> {
             rows.iter()
                 .map(|t| self.node_names[f(t) as usize].clone())
@@ -562,8 +578,10 @@ impl World {
                         .collect(),
                 ),
             )
-            .with("retransmits", Column::U64(retx))
-            .with("timeouts", Column::U64(tos))
+            .with("retransmits", count(|c| c.retransmits))
+            .with("timeouts", count(|c| c.timeouts))
+            .with("recoveries", count(|c| c.recoveries))
+            .with("out_of_order", count(|c| c.out_of_order))
     }
 
     /// Tasks started and not completed, per workload.
@@ -578,5 +596,18 @@ impl World {
             .iter()
             .filter(|f| matches!(f.kind, FlowKind::Tcp(_)))
             .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Flow;
+
+    /// The arena keeps one entry per connection ever opened: it must stay
+    /// small for long closed loops (a task's state is freed when it ends).
+    #[test]
+    fn a_connections_arena_entry_stays_small() {
+        let size = std::mem::size_of::<Flow>();
+        assert!(size <= 88, "Flow is {size} bytes");
     }
 }

@@ -1,0 +1,976 @@
+"""E4 ``rafle``: short/long flow differentiation on an FTP router (Mussi and
+Ribeiro, "RAFLE: Uma Proposta para Diferenciação de Fluxos sem Manutenção
+de Estados em Roteadores", UFES; a paper in the Brazilian Computer
+Society's proceedings format, c. 2012 — our copy names no venue).
+
+The paper's testbed: an FTP client and an FTP server joined by a Click
+router on PCs; the router limits the client-bound direction to 1 Mb/s and
+its queues are deep enough never to drop. Every task fetches one file of a
+564-file base (``dumbbell.filebase``). The router runs one of: a plain FIFO
+(drop-tail), or two queues (short, long) fed by a classifier — ``ideal``
+(the application's tag), RuN2C (16 KB) or RAFLE (N = 40) — and served by
+strict priority (``prio``) or packet round robin (``rr``). Three
+realizations of everything.
+
+As dumbbell runs it (``network``):
+
+- hosts ``client`` and ``server``, router ``router``; server–router
+  100 Mb/s (FastEthernet), router–client 1 Mb/s, 50 µs per link. dumbbell's
+  links have one rate for both directions, so the client → server direction
+  is 1 Mb/s too; it carries only ACKs and FTP requests (under 2 % of its
+  capacity), so nothing queues there. Every queue holds a million packets:
+  no run drops a packet, and the experiment checks it.
+- Tasks (``dumbbell.workloads``): the FTP dialogue (greeting, USER, PASS,
+  TYPE, PORT, RETR, each a small request answered by a small reply), then
+  the data connection from the server (active mode). Completion time runs
+  from the task's start to the file's last byte at the client.
+- Hosts: Linux defaults (Cubic, initial window 10, MSS 1448, SACK, delayed
+  ACKs) and a 3 MiB receive window. Linux's receive-buffer auto-tuning
+  (not modelled) raises the buffer to about twice what the application read
+  in the last round trip; behind a deep FIFO a connection delivers its
+  whole window every round trip, so the advertised window follows the
+  sender's up to the ceiling, 3/4 of the 4 MiB ``tcp_rmem`` maximum of the
+  paper's time (kernels 3.x). The paper limited the link to 1 Mb/s for the
+  same reason: so that the receive window would never be what limits.
+- Ground truth: a task is short if its file has at most 16 KiB (the
+  paper's 16 KB); the control connection of a long task is long.
+
+Parts (``PARTS``):
+
+- ``simultaneous`` (§5): all 564 tasks at t = 0, in an order drawn per
+  realization (the order in which the paper's client threads would have
+  started them). Rows per 100 KB bin (``bin_kb`` = ``0-100``, ...): mean
+  and σ of the completion time (Table 2), the gain over drop-tail,
+  mean_droptail / mean − 1 and the same for σ (Table 3; the paper's gains
+  are that ratio of its Table 2 values), and the exact fair-share
+  (processor-sharing) reference of ``dumbbell.fairshare``: ``ps_fct_s`` on
+  the real sizes, ``ps_mid_fct_s`` with every file at its bin's midpoint,
+  the paper's own method, which gives its "Padrão" column exactly.
+- ``closed-loop`` (§6): 300 tasks active at all times, a random file of the
+  base started whenever one completes, 4000 s; ``files_served`` per bin in
+  [1000 s, 4000 s] and the first bin's gain over drop-tail (Table 4).
+- ``memory`` (§4.1): the simultaneous transfer with RAFLE at N = 10, 30, 40,
+  50, 60, 100 under both schedulers; PA_c, PE_c, PA_l, PE_l and PA_c·PA_l
+  of the router's client-bound port, every packet counted (Table 1).
+- ``web`` (beyond the paper, its future work): Poisson arrivals of
+  web-search flows (DCTCP's distribution, ``dumbbell.workloads.load_cdf``),
+  no FTP dialogue, on a two-hop path at 1 Gb/s: ``server1`` — ``r1`` —
+  ``r2`` — ``client``, with ``server2`` on ``r2``; 50 % of the bottleneck
+  rate from ``server1`` across both hops and 20 % more from ``server2``, so
+  the last hop runs at 70 % and the first at 50 %; both routers' ports
+  toward the client classify. Rows: mean and 99th percentile of the short
+  flows' completion time (``bin_kb`` = ``0-16``) and the mean over all.
+
+Means are over realizations with Student-t 95 % intervals (``*_ci95``).
+The ``paper`` table lists Tables 1–4 and the claims about Figure 5 with
+our value beside each.
+
+Where dumbbell and the paper differ, and why (paper scale, seed 1; the
+README has the run):
+
+- RAFLE's accuracy (Table 1) agrees under strict priority: PA_c·PA_l is
+  0.141, 0.111, 0.100, 0.093, 0.087, 0.070 for N = 10 … 100 against the
+  paper's 0.131, 0.094, 0.136, 0.092, 0.078, 0.086; PA_c is 1–6 points
+  lower than the paper's (0.960 against 0.979 at N = 40). Under round
+  robin PA_l is two to three times higher (0.270 at N = 40): the long
+  flows' packets reach the router in longer same-flow runs there, a
+  difference in the senders' ACK clocking we have not traced further. The
+  paper does not say which scheduler its Table 1 ran; priority matches it.
+- Drop-tail's first bin is four times faster than the paper's (41.7 s
+  against 168.3 s, σ 33.7 against 305.0), and that turns most of Table 3's
+  gains negative (only ideal + priority gains, 31 % against 45 %). The
+  traced cause is the first bin's content: 361 of our 438 first-bin files
+  fit in the initial window (IW10, 14 480 B; mean 10.8 kB), so under a FIFO
+  they complete when the first windows of all 564 transfers have drained
+  (the fair share of our sizes gives 40.4 s for that bin, drop-tail 41.7 s).
+  The file base follows the paper's statement that the short files weigh
+  about one last-bin file; a first bin spread uniformly over (0, 100] kB
+  would break that statement (its short files would weigh 0.15 of one) but
+  its fair share alone is 170 s, the paper's drop-tail value, and it would
+  put most first-bin files in the long class. The paper's Figure 1, which
+  would settle it, is not in our copy.
+- The FTP dialogue costs short tasks under round robin: with the ideal
+  classifier the 438 short tasks' dialogues share the short queue, which
+  packet round robin serves one 72-byte packet per 1 488-byte long packet,
+  so their dialogues take 37.5 s on average (1.5 s for the long tasks,
+  2.3 s for everyone under drop-tail): first bin 133 s, close to the
+  paper's ideal RR (138 s, from Table 3) but far from our drop-tail.
+- Spurious timeouts: behind queues of a minute or more, the 1 s initial
+  RTO and RTT samples taken before the queue built fire timeouts that
+  Linux's F-RTO and timestamps (on by default since 2.6.24) would detect
+  as spurious; without them our senders resend whole windows (go-back-N
+  from the Loss state). Drop-tail retransmits 72 000 segments for a base of
+  149 405 (+48 %), so the last task completes at 2 629 s where the fair
+  share of the base ends at 1 727 s. This inflates the long bins and the
+  closed loop's totals alike; it will go when dumbbell's TCP gains F-RTO
+  and timestamps.
+- Figure 5's early peak: RAFLE with priority finishes 0.76 of drop-tail's
+  tasks at its best in the first 100 s (paper: almost three times): RAFLE
+  sends 4 % of short packets to the long queue (PE_c), and under strict
+  priority such a packet waits behind every long flow, where drop-tail
+  already serves the short files in their first window.
+- Closed loop (Table 4): first-bin gains of −29 % (ideal, priority) to
+  +17 % (RAFLE, priority) against the paper's −6.8 % to +14 %; the signs
+  agree for ideal + priority, ideal RR, RuN2C RR and RAFLE RR. With strict
+  priority RuN2C's and the ideal classifier's long tasks accumulate until
+  all 300 are transferring their file (figure ``fig6_7_closed_loop.png``),
+  the paper's §6 mechanism, stronger here.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .. import fairshare, filebase
+from ..errors import SimulationError
+from ..scenario import DropTail, Link, Node, Scenario, TcpOptions, Workload
+from ..workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
+from . import ExperimentResult, Progress, check_parts, check_scale
+from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
+
+__all__ = ["NAME", "PAPER", "COMBOS", "PARTS", "POINTS", "PAPER_TABLES", "network", "web_network", "run",
+           "figures", "report"]
+
+NAME = "rafle"
+PAPER = ('Mussi and Ribeiro, "RAFLE: Uma Proposta para Diferenciação de Fluxos sem Manutenção de Estados '
+         'em Roteadores"')
+LEVEL = 0.95
+
+LINK_BPS = 1_000_000
+LAN_BPS = 100_000_000
+DELAY_S = 50e-6
+BUFFER_PKTS = 1_000_000
+RWND_BYTES = 3 * 1024 * 1024
+RAFLE_N = 40
+BIN_BYTES = filebase.BIN_BYTES
+SHORT_BYTES = filebase.SHORT_MAX_BYTES
+
+COMBOS: tuple[tuple[str, str], ...] = (
+    ("droptail", "fifo"),
+    ("ideal", "prio"),
+    ("ideal", "rr"),
+    ("run2c", "prio"),
+    ("run2c", "rr"),
+    ("rafle", "prio"),
+    ("rafle", "rr"),
+)
+"""(classifier, scheduler); ``droptail`` is one FIFO."""
+
+PARTS = ("simultaneous", "closed-loop", "memory", "web")
+
+POINTS: dict[str, dict[str, Any]] = {
+    "paper": {
+        "realizations": 3,
+        "simultaneous": {"duration_s": 10_000.0},
+        "closed-loop": {"concurrency": 300, "duration_s": 4000.0, "window_s": (1000.0, 4000.0)},
+        "memory": {"n": (10, 30, 40, 50, 60, 100), "schedulers": ("prio", "rr")},
+        "web": {"rate_bps": 1_000_000_000, "loads": (0.5, 0.2), "arrivals_s": 20.0, "drain_s": 5.0},
+    },
+    "quick": {
+        "realizations": 1,
+        "simultaneous": {"duration_s": 10_000.0},
+        "closed-loop": {"concurrency": 300, "duration_s": 1500.0, "window_s": (500.0, 1500.0)},
+        "memory": {"n": (10, 40, 100), "schedulers": ("rr",)},
+        "web": {"rate_bps": 1_000_000_000, "loads": (0.5, 0.2), "arrivals_s": 2.0, "drain_s": 2.0},
+    },
+}
+
+# ---------------------------------------------------------------- the paper's numbers
+
+_T2_BINS = ("0-100", "100-200", "200-300", "300-400", "400-500")
+PAPER_TABLES: dict[str, Any] = {
+    # Table 1: N -> (PA_c, PE_c, PA_l, PE_l, PA_c·PA_l).
+    "table1": {
+        10: (0.937, 0.063, 0.140, 0.860, 0.131),
+        30: (0.976, 0.024, 0.096, 0.904, 0.094),
+        40: (0.979, 0.021, 0.139, 0.861, 0.136),
+        50: (0.983, 0.017, 0.094, 0.906, 0.092),
+        60: (0.986, 0.014, 0.079, 0.921, 0.078),
+        100: (0.989, 0.011, 0.087, 0.913, 0.086),
+    },
+    # Table 2: (classifier, scheduler) -> per bin (mean s, σ s); "ps" is the
+    # fair-share column ("Padrão (T_i)").
+    "table2": {
+        ("ps", ""): ((225.600, 0.0), (326.400, 0.0), (410.400, 0.0), (488.000, 0.0), (562.400, 0.0)),
+        ("droptail", "fifo"): ((168.267, 304.951), (242.231, 117.352), (320.642, 126.085), (453.563, 169.347),
+                               (450.703, 182.594)),
+        ("rafle", "prio"): ((128.028, 101.626), (226.004, 135.493), (293.833, 154.693), (423.693, 201.833),
+                            (532.777, 288.520)),
+        ("rafle", "rr"): ((137.564, 98.583), (258.138, 120.287), (335.265, 127.435), (530.535, 121.696),
+                          (404.530, 182.580)),
+        ("run2c", "prio"): ((157.072, 107.247), (281.258, 127.090), (411.895, 139.599), (509.720, 145.537),
+                            (500.218, 192.643)),
+        ("run2c", "rr"): ((146.344, 107.868), (277.436, 130.317), (370.537, 149.912), (487.665, 133.801),
+                          (440.305, 226.393)),
+    },
+    # Table 3: first-bin gains over drop-tail, percent: (mean, σ). As
+    # printed; RAFLE's two σ entries are swapped against Table 2
+    # (304.951/98.583 − 1 = 209.33 % is RR's, printed under priority).
+    "table3": {
+        ("ideal", "prio"): (44.69, 198.44),
+        ("rafle", "prio"): (31.43, 209.33),
+        ("run2c", "prio"): (7.13, 184.34),
+        ("ideal", "rr"): (21.87, 233.27),
+        ("rafle", "rr"): (22.32, 200.07),
+        ("run2c", "rr"): (14.98, 182.70),
+    },
+    # Table 4: closed loop, first-bin files served, gain over drop-tail, percent.
+    "table4": {
+        ("ideal", "prio"): -6.83, ("ideal", "rr"): 13.57,
+        ("run2c", "prio"): 5.57, ("run2c", "rr"): 11.45,
+        ("rafle", "prio"): -2.27, ("rafle", "rr"): 14.15,
+    },
+}
+
+
+# ---------------------------------------------------------------- scenarios
+
+
+def _bottleneck(classifier: str, scheduler: str, rafle_n: int = RAFLE_N) -> DropTail:
+    if classifier == "droptail":
+        return DropTail(limit_pkts=BUFFER_PKTS)
+    cls: Any = {"kind": "rafle", "n": rafle_n} if classifier == "rafle" else classifier
+    return DropTail(limit_pkts=BUFFER_PKTS, classifier=cls, scheduler=scheduler)
+
+
+def _tcp() -> TcpOptions:
+    return TcpOptions(rwnd_bytes=RWND_BYTES)
+
+
+def network(classifier: str, scheduler: str, *, rafle_n: int = RAFLE_N, duration_s: float = 10_000.0) -> Scenario:
+    """The FTP testbed with the router's client-bound port configured as
+    ``classifier`` (``droptail``, ``ideal``, ``run2c``, ``rafle``) and
+    ``scheduler`` (``fifo``, ``prio``, ``rr``); no workload yet."""
+    deep = DropTail(limit_pkts=BUFFER_PKTS)
+    return Scenario(
+        name=f"e4-{classifier}-{scheduler}",
+        duration_s=duration_s,
+        nodes=[Node(name="client"), Node(name="router", kind="switch"), Node(name="server")],
+        links=[
+            Link(a="server", b="router", rate_bps=LAN_BPS, delay_s=DELAY_S, queue_ab=deep, queue_ba=deep),
+            Link(a="router", b="client", rate_bps=LINK_BPS, delay_s=DELAY_S,
+                 queue_ab=_bottleneck(classifier, scheduler, rafle_n), queue_ba=deep),
+        ],
+    )
+
+
+def _ftp(arrivals: Any, files: list[int], **kw: Any) -> Workload:
+    return Workload(name="ftp", clients=["client"], servers=["server"], sizes=Files(bytes=files),
+                    arrivals=arrivals, control=Control(), cc="cubic", tcp=_tcp(), **kw)
+
+
+def simultaneous_scenario(classifier: str, scheduler: str, files: list[int], *, rafle_n: int = RAFLE_N,
+                          duration_s: float = 10_000.0) -> Scenario:
+    """Every file of ``files`` fetched at t = 0, in that order."""
+    s = network(classifier, scheduler, rafle_n=rafle_n, duration_s=duration_s)
+    s.add_workload(_ftp(AllAtOnce(), files))
+    return s.validated()
+
+
+def closed_loop_scenario(classifier: str, scheduler: str, files: list[int], concurrency: int,
+                         duration_s: float) -> Scenario:
+    """``concurrency`` tasks active at all times, random files of the base."""
+    s = network(classifier, scheduler, duration_s=duration_s)
+    s.add_workload(_ftp(ClosedLoop(concurrency=concurrency), files))
+    return s.validated()
+
+
+def web_network(classifier: str, scheduler: str, rate_bps: int, loads: tuple[float, float], arrivals_s: float,
+                drain_s: float) -> Scenario:
+    """Part ``web``: server1 — r1 — r2 — client at ``rate_bps``, server2 on
+    r2; web-search flows from each server at ``loads`` of the rate (of file
+    bytes), Poisson, for ``arrivals_s``; both routers' client-bound ports
+    classify."""
+    deep = DropTail(limit_pkts=BUFFER_PKTS)
+    fast = 10 * rate_bps
+    s = Scenario(
+        name=f"e4-web-{classifier}-{scheduler}",
+        duration_s=arrivals_s + drain_s,
+        nodes=[Node(name="server1"), Node(name="server2"), Node(name="r1", kind="switch"),
+               Node(name="r2", kind="switch"), Node(name="client")],
+        links=[
+            Link(a="server1", b="r1", rate_bps=fast, delay_s=5e-6, queue_ab=deep, queue_ba=deep),
+            Link(a="server2", b="r2", rate_bps=fast, delay_s=5e-6, queue_ab=deep, queue_ba=deep),
+            Link(a="r1", b="r2", rate_bps=rate_bps, delay_s=10e-6, queue_ab=_bottleneck(classifier, scheduler),
+                 queue_ba=deep),
+            Link(a="r2", b="client", rate_bps=rate_bps, delay_s=10e-6, queue_ab=_bottleneck(classifier, scheduler),
+                 queue_ba=deep),
+        ],
+    )
+    cdf = load_cdf("websearch")
+    for i, load in enumerate(loads, start=1):
+        rate = load * rate_bps / (8 * cdf.mean_bytes())
+        s.add_workload(Workload(name=f"web{i}", clients=["client"], servers=[f"server{i}"], sizes=cdf,
+                                arrivals=Poisson(rate_per_s=rate), stop_s=arrivals_s, cc="cubic", tcp=_tcp()))
+    return s.validated()
+
+
+def _order(files: list[int], seed: int) -> list[int]:
+    """The base in the start order of one realization."""
+    out = list(files)
+    random.Random(seed).shuffle(out)
+    return out
+
+
+def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
+    cfg = POINTS[scale]
+    base = filebase.load()
+    jobs: list[Job] = []
+    for r in range(cfg["realizations"]):
+        # Common random numbers: every router sees the same traffic in a
+        # realization (the same start order, the same closed-loop draws).
+        s_sim, s_loop, s_web = (round_seed(seed, k * 1000 + r) for k in (1, 2, 3))
+        files = _order(base, s_sim)
+        if "simultaneous" in parts:
+            d = cfg["simultaneous"]["duration_s"]
+            for cls, sch in COMBOS:
+                jobs.append(Job(("simultaneous", cls, sch, None, r), simultaneous_scenario(cls, sch, files, duration_s=d),
+                                s_sim))
+        if "closed-loop" in parts:
+            p = cfg["closed-loop"]
+            for cls, sch in COMBOS:
+                jobs.append(Job(("closed-loop", cls, sch, None, r),
+                                closed_loop_scenario(cls, sch, base, p["concurrency"], p["duration_s"]), s_loop))
+        if "memory" in parts:
+            p = cfg["memory"]
+            for n in p["n"]:
+                for sch in p["schedulers"]:
+                    jobs.append(Job(("memory", "rafle", sch, n, r),
+                                    simultaneous_scenario("rafle", sch, files, rafle_n=n,
+                                                          duration_s=cfg["simultaneous"]["duration_s"]), s_sim))
+        if "web" in parts:
+            p = cfg["web"]
+            for cls, sch in COMBOS:
+                jobs.append(Job(("web", cls, sch, None, r),
+                                web_network(cls, sch, p["rate_bps"], p["loads"], p["arrivals_s"], p["drain_s"]), s_web))
+    return jobs
+
+
+# ---------------------------------------------------------------- measurements
+
+
+def bin_label(b: int) -> str:
+    """``0-100`` for bin 0 (sizes in (0, 100] KB), ``100-200`` for bin 1, ..."""
+    kb = BIN_BYTES // 1000
+    return f"{b * kb}-{(b + 1) * kb}"
+
+
+def _bins(size: pl.Expr) -> pl.Expr:
+    return ((size + BIN_BYTES - 1) // BIN_BYTES - 1).clip(lower_bound=0).cast(pl.Int64)
+
+
+def _tasks(o) -> pl.DataFrame:
+    t = o.table("tasks")
+    return t.with_columns(
+        _bins(pl.col("size_bytes").cast(pl.Int64)).alias("bin"),
+        pl.when(pl.col("fct_ps") >= 0).then(pl.col("fct_ps") / 1e12).otherwise(None).alias("fct_s"),
+        pl.when(pl.col("completion_ps") >= 0).then(pl.col("completion_ps") / 1e12).otherwise(None).alias("done_s"),
+    )
+
+
+def _check_no_drops(outcomes) -> None:
+    dropped = [(o.key, o.summary["packets_dropped"]) for o in outcomes if o.summary["packets_dropped"]]
+    if dropped:
+        raise SimulationError(f"E4 assumes buffers that never drop, but runs dropped packets: {dropped[:5]}")
+
+
+def _empty_row(part: str, cls: str, sch: str) -> dict[str, Any]:
+    return {c: None for c in _SCHEMA} | {"part": part, "classifier": cls, "scheduler": sch}
+
+
+def _simultaneous_rows(outcomes, ps: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per combo and bin: mean of the realizations' per-bin mean and σ."""
+    groups = {k[1:3]: v for k, v in by_point([o for o in outcomes if o.key[0] == "simultaneous"]).items()}
+    stats: dict[tuple[str, str], dict[int, dict[str, list[float]]]] = {}
+    rows = []
+    for combo, outs in groups.items():
+        per_bin: dict[int, dict[str, list[float]]] = {}
+        for o in outs:
+            t = _tasks(o)
+            if t.filter(pl.col("fct_s").is_null()).height:
+                raise SimulationError(f"run {o.key!r}: tasks left unfinished; lengthen the run")
+            for (b,), g in t.group_by(["bin"]):
+                d = per_bin.setdefault(int(b), {"mean": [], "std": [], "n": []})
+                d["mean"].append(float(g["fct_s"].mean()))
+                d["std"].append(float(g["fct_s"].std(ddof=1)) if g.height > 1 else 0.0)
+                d["n"].append(g.height)
+        stats[combo] = per_bin
+        for b in sorted(per_bin):
+            d = per_bin[b]
+            mean, half, n = mean_ci(d["mean"], LEVEL)
+            row = _empty_row("simultaneous", *combo) | {
+                "bin_kb": bin_label(b), "files": int(np.mean(d["n"])), "fct_mean_s": mean, "fct_ci95_s": half,
+                "fct_std_s": float(np.mean(d["std"])), "realizations": n,
+                "ps_fct_s": ps["bin_mean"].get(b), "ps_mid_fct_s": ps["bin_mid"].get(b),
+            }
+            if combo[0] == "rafle":
+                row["n"] = RAFLE_N
+            rows.append(row)
+        # One summary row per combo: every task.
+        all_fct = [float(_tasks(o)["fct_s"].mean()) for o in outs]
+        mk = [float(_tasks(o)["done_s"].max()) for o in outs]
+        def total(col: str) -> float:
+            return float(np.mean([float(o.table("tasks")[col].sum()) for o in outs]))
+
+        mean, half, n = mean_ci(all_fct, LEVEL)
+        rows.append(_empty_row("simultaneous", *combo) | {
+            "bin_kb": "all", "files": outs[0].table("tasks").height, "fct_mean_s": mean, "fct_ci95_s": half,
+            "makespan_s": float(np.mean(mk)), "retransmits": total("retransmits"),
+            "timeouts": total("timeouts"), "out_of_order": total("out_of_order"),
+            "realizations": n, "ps_fct_s": ps["all_mean"], "n": RAFLE_N if combo[0] == "rafle" else None,
+        })
+    # Gains over drop-tail, bin by bin (Table 3 uses the first).
+    dt = stats.get(("droptail", "fifo"), {})
+    for row in rows:
+        if row["bin_kb"] == "all" or row["classifier"] == "droptail":
+            continue
+        b = int(row["bin_kb"].split("-")[0]) * 1000 // BIN_BYTES
+        if b in dt:
+            dmean, dstd = float(np.mean(dt[b]["mean"])), float(np.mean(dt[b]["std"]))
+            row["gain"] = dmean / row["fct_mean_s"] - 1 if row["fct_mean_s"] else None
+            row["gain_std"] = dstd / row["fct_std_s"] - 1 if row["fct_std_s"] else None
+            # Paired per realization (same traffic): the gain's interval.
+            mine = stats[(row["classifier"], row["scheduler"])][b]["mean"]
+            if len(mine) == len(dt[b]["mean"]):
+                _, row["gain_ci95"], _ = mean_ci([x / y - 1 for x, y in zip(dt[b]["mean"], mine)], LEVEL)
+    return rows
+
+
+def _closed_loop_rows(outcomes, window: tuple[float, float]) -> list[dict[str, Any]]:
+    w0, w1 = window
+    groups = {k[1:3]: v for k, v in by_point([o for o in outcomes if o.key[0] == "closed-loop"]).items()}
+    served: dict[tuple[str, str], dict[int, list[int]]] = {}
+    for combo, outs in groups.items():
+        per_bin: dict[int, list[int]] = {}
+        nbins = filebase.MAX_BYTES // BIN_BYTES
+        for o in outs:
+            t = _tasks(o).filter((pl.col("done_s") >= w0) & (pl.col("done_s") < w1))
+            counts = t.group_by("bin").len()
+            c = dict(zip(counts["bin"].to_list(), counts["len"].to_list()))
+            for b in range(nbins):
+                per_bin.setdefault(b, []).append(int(c.get(b, 0)))
+            per_bin.setdefault(-1, []).append(t.height)
+        served[combo] = per_bin
+    rows = []
+    dt = served.get(("droptail", "fifo"), {})
+    for combo, per_bin in served.items():
+        for b, v in sorted(per_bin.items(), key=lambda kv: (kv[0] < 0, kv[0])):
+            mean, half, n = mean_ci([float(x) for x in v], LEVEL)
+            row = _empty_row("closed-loop", *combo) | {
+                "bin_kb": "all" if b < 0 else bin_label(b), "files_served": mean, "files_served_ci95": half,
+                "realizations": n, "n": RAFLE_N if combo[0] == "rafle" else None,
+            }
+            if combo[0] != "droptail" and b in dt and np.mean(dt[b]) > 0:
+                row["gain"] = mean / float(np.mean(dt[b])) - 1
+                if len(dt[b]) == len(v) and all(x > 0 for x in dt[b]):
+                    _, row["gain_ci95"], _ = mean_ci([x / y - 1 for x, y in zip(v, dt[b])], LEVEL)
+            rows.append(row)
+    return rows
+
+
+def _memory_rows(outcomes) -> list[dict[str, Any]]:
+    rows = []
+    for (_, cls, sch, n), outs in by_point([o for o in outcomes if o.key[0] == "memory"]).items():
+        vals = {k: [] for k in ("pa_c", "pe_c", "pa_l", "pe_l", "index")}
+        for o in outs:
+            c = o.table("classification").filter((pl.col("node") == "router") & (pl.col("peer") == "client"))
+            for k in vals:
+                vals[k].append(float(c[k][0]))
+        row = _empty_row("memory", cls, sch) | {"n": n, "realizations": len(outs)}
+        for k, v in vals.items():
+            row[k] = float(np.mean(v))
+        _, row["index_ci95"], _ = mean_ci(vals["index"], LEVEL)
+        rows.append(row)
+    return rows
+
+
+def _web_rows(outcomes) -> list[dict[str, Any]]:
+    rows = []
+    for (_, cls, sch, _n), outs in by_point([o for o in outcomes if o.key[0] == "web"]).items():
+        for label, filt in (("0-16", pl.col("size_bytes") <= SHORT_BYTES), ("all", pl.lit(True))):
+            means, p99s, counts, unfinished = [], [], [], []
+            for o in outs:
+                t = _tasks(o).filter(filt)
+                done = t.filter(pl.col("fct_s").is_not_null())
+                unfinished.append(t.height - done.height)
+                counts.append(done.height)
+                if done.height:
+                    means.append(float(done["fct_s"].mean()))
+                    p99s.append(float(done["fct_s"].quantile(0.99, interpolation="linear")))
+            mean, half, n = mean_ci(means, LEVEL)
+            rows.append(_empty_row("web", cls, sch) | {
+                "bin_kb": label, "files": int(np.mean(counts)), "fct_mean_s": mean, "fct_ci95_s": half,
+                "fct_p99_s": float(np.mean(p99s)) if p99s else None, "unfinished": float(np.mean(unfinished)),
+                "realizations": n, "n": RAFLE_N if cls == "rafle" else None,
+            })
+    dt = {r["bin_kb"]: r for r in rows if r["classifier"] == "droptail"}
+    for r in rows:
+        base = dt.get(r["bin_kb"])
+        if r["classifier"] != "droptail" and base and r["fct_mean_s"]:
+            r["gain"] = base["fct_mean_s"] / r["fct_mean_s"] - 1
+    return rows
+
+
+_SCHEMA: dict[str, Any] = {
+    "part": pl.String, "classifier": pl.String, "scheduler": pl.String, "n": pl.Int64, "bin_kb": pl.String,
+    "files": pl.Int64, "fct_mean_s": pl.Float64, "fct_ci95_s": pl.Float64, "fct_std_s": pl.Float64,
+    "fct_p99_s": pl.Float64, "gain": pl.Float64, "gain_ci95": pl.Float64, "gain_std": pl.Float64,
+    "files_served": pl.Float64, "files_served_ci95": pl.Float64, "ps_fct_s": pl.Float64, "ps_mid_fct_s": pl.Float64,
+    "pa_c": pl.Float64, "pe_c": pl.Float64, "pa_l": pl.Float64, "pe_l": pl.Float64, "index": pl.Float64,
+    "index_ci95": pl.Float64, "makespan_s": pl.Float64, "retransmits": pl.Float64, "timeouts": pl.Float64,
+    "out_of_order": pl.Float64,
+    "unfinished": pl.Float64, "realizations": pl.Int64,
+}
+
+
+def _fair_share(outcomes) -> dict[str, Any]:
+    """The exact processor-sharing reference of the simultaneous transfer,
+    and the paper's bin-midpoint version, per bin."""
+    base = filebase.load()
+    t = fairshare.completions(base, LINK_BPS)
+    bins = [max(0, math.ceil(s / BIN_BYTES) - 1) for s in base]
+    per: dict[int, list[float]] = {}
+    for b, ti in zip(bins, t):
+        per.setdefault(b, []).append(float(ti))
+    return {
+        "completions": t,
+        "bin_mean": {b: float(np.mean(v)) for b, v in per.items()},
+        "bin_mid": fairshare.bin_midpoint_reference(base, LINK_BPS, BIN_BYTES),
+        "all_mean": float(np.mean(t)),
+    }
+
+
+def _figure_data(outcomes, cfg) -> dict[str, Any]:
+    """Completion times of realization 0 per combo (simultaneous), and the
+    closed loop's per-1000-s histograms and data-phase activity."""
+    data: dict[str, Any] = {"simultaneous": {}, "closed-loop": {}}
+    for o in outcomes:
+        part, cls, sch, _n, r = o.key
+        if r != 0 or part not in data:
+            continue
+        t = _tasks(o)
+        if part == "simultaneous":
+            data[part][(cls, sch)] = np.sort(t["done_s"].drop_nulls().to_numpy())
+        else:
+            data[part][(cls, sch)] = {
+                "start": t["start_ps"].to_numpy() / 1e12,
+                "data_start": t["data_start_ps"].to_numpy() / 1e12,
+                "done": t["done_s"].fill_null(-1.0).to_numpy(),
+                "bin": t["bin"].to_numpy(),
+            }
+    data["window_s"] = cfg["closed-loop"]["window_s"]
+    return data
+
+
+# ---------------------------------------------------------------- the paper beside ours
+
+
+def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float]) -> pl.DataFrame:
+    out: list[dict[str, Any]] = []
+
+    def ours(part: str, cls: str, sch: str | None, col: str, **where: Any) -> tuple[float | None, float | None]:
+        f = rows.filter((pl.col("part") == part) & (pl.col("classifier") == cls))
+        if sch is not None:
+            f = f.filter(pl.col("scheduler") == sch)
+        for k, v in where.items():
+            f = f.filter(pl.col(k) == v)
+        if f.height == 0 or f[col][0] is None:
+            return None, None
+        ci = {"fct_mean_s": "fct_ci95_s", "gain": "gain_ci95", "files_served": "files_served_ci95",
+              "index": "index_ci95"}.get(col)
+        return float(f[col][0]), (float(f[ci][0]) if ci and f[ci][0] is not None else None)
+
+    def add(part, cls, sch, n, bin_kb, metric, value, got, source, relation="="):
+        val, ci = got
+        out.append({"part": part, "classifier": cls, "scheduler": sch, "n": n, "bin_kb": bin_kb, "metric": metric,
+                    "relation": relation, "value": value, "ours": val, "ours_ci95": ci,
+                    "rel_err": (val - value) / abs(value) if val is not None and value else None,
+                    "source": f"{PAPER}, {source}"})
+
+    for n, vals in PAPER_TABLES["table1"].items():
+        for sch in ("prio", "rr"):
+            if rows.filter((pl.col("part") == "memory") & (pl.col("n") == n) & (pl.col("scheduler") == sch)).height:
+                for metric, v in zip(("pa_c", "pe_c", "pa_l", "pe_l", "index"), vals):
+                    add("memory", "rafle", sch, n, None, metric, v, ours("memory", "rafle", sch, metric, n=n),
+                        "Table 1 (scheduler not stated)")
+    for (cls, sch), bins in PAPER_TABLES["table2"].items():
+        for label, (mean, std) in zip(_T2_BINS, bins):
+            if cls == "ps":
+                got = ours("simultaneous", "droptail", "fifo", "ps_mid_fct_s", bin_kb=label)
+                add("simultaneous", "fair-share", None, None, label, "ps_mid_fct_s", mean, got,
+                    "Table 2, Padrão (T_i): every file at its bin's midpoint")
+                continue
+            n = RAFLE_N if cls == "rafle" else None
+            add("simultaneous", cls, sch, n, label, "fct_mean_s", mean,
+                ours("simultaneous", cls, sch, "fct_mean_s", bin_kb=label), "Table 2")
+            add("simultaneous", cls, sch, n, label, "fct_std_s", std,
+                ours("simultaneous", cls, sch, "fct_std_s", bin_kb=label), "Table 2")
+    dt_mean = PAPER_TABLES["table2"][("droptail", "fifo")][0][0]
+    for sch in ("prio", "rr"):
+        g = PAPER_TABLES["table3"][("ideal", sch)][0] / 100
+        add("simultaneous", "ideal", sch, None, "0-100", "fct_mean_s", dt_mean / (1 + g),
+            ours("simultaneous", "ideal", sch, "fct_mean_s", bin_kb="0-100"),
+            "Table 3's gain applied to Table 2's drop-tail mean (Table 2 has no ideal column)")
+    for (cls, sch), (g, gs) in PAPER_TABLES["table3"].items():
+        n = RAFLE_N if cls == "rafle" else None
+        add("simultaneous", cls, sch, n, "0-100", "gain", g / 100, ours("simultaneous", cls, sch, "gain", bin_kb="0-100"),
+            "Table 3 (mean)")
+        note = "Table 3 (σ; printed swapped with the other scheduler's, see Table 2)" if cls == "rafle" else "Table 3 (σ)"
+        add("simultaneous", cls, sch, n, "0-100", "gain_std", gs / 100,
+            ours("simultaneous", cls, sch, "gain_std", bin_kb="0-100"), note)
+    for (cls, sch), g in PAPER_TABLES["table4"].items():
+        add("closed-loop", cls, sch, RAFLE_N if cls == "rafle" else None, "0-100", "gain", g / 100,
+            ours("closed-loop", cls, sch, "gain", bin_kb="0-100"), "Table 4")
+    if ("rafle", "prio") in finished_ratio:
+        add("simultaneous", "rafle", "prio", RAFLE_N, "all", "max finished / droptail finished, t <= 100 s", 3.0,
+            (finished_ratio[("rafle", "prio")], None), "§5, Figure 5: almost three times in the first seconds", "~")
+    schema = {"part": pl.String, "classifier": pl.String, "scheduler": pl.String, "n": pl.Int64,
+              "bin_kb": pl.String, "metric": pl.String, "relation": pl.String, "value": pl.Float64,
+              "ours": pl.Float64, "ours_ci95": pl.Float64, "rel_err": pl.Float64, "source": pl.String}
+    return pl.DataFrame(out, schema=schema)
+
+
+def _finished_ratio(sim: dict[tuple[str, str], np.ndarray], horizon_s: float = 100.0) -> dict[tuple[str, str], float]:
+    """Figure 5's early peak: max over t in (0, horizon] of finished(t) /
+    finished_droptail(t), on a 1 s grid where drop-tail finished something."""
+    dt = sim.get(("droptail", "fifo"))
+    if dt is None:
+        return {}
+    grid = np.arange(1.0, horizon_s + 1.0)
+    base = np.searchsorted(dt, grid, side="right").astype(float)
+    ok = base > 0
+    out = {}
+    for combo, done in sim.items():
+        if combo == ("droptail", "fifo") or not ok.any():
+            continue
+        mine = np.searchsorted(done, grid, side="right").astype(float)
+        out[combo] = float(np.max(mine[ok] / base[ok]))
+    return out
+
+
+# ---------------------------------------------------------------- the experiment
+
+
+def run(
+    scale: str = "quick",
+    seed: int = 1,
+    progress: Progress | None = None,
+    *,
+    parts: tuple[str, ...] = PARTS,
+    workers: int | None = None,
+) -> ExperimentResult:
+    """Runs the chosen ``parts`` (default all four) on ``workers`` local cores."""
+    check_scale(scale)
+    check_parts(parts, PARTS)
+    cfg = POINTS[scale]
+    jobs = _jobs(scale, seed, parts)
+    t0 = time.perf_counter()
+    outcomes = run_jobs(jobs, workers=workers, progress=progress, label=NAME)
+    _check_no_drops(outcomes)
+    ps = _fair_share(outcomes)
+    rows = _simultaneous_rows(outcomes, ps) + _closed_loop_rows(outcomes, cfg["closed-loop"]["window_s"])
+    rows += _memory_rows(outcomes) + _web_rows(outcomes)
+    frame = pl.DataFrame(rows, schema=_SCHEMA)
+    data = _figure_data(outcomes, cfg)
+    data["fair_share"] = np.sort(ps["completions"])
+    ratio = _finished_ratio(data["simultaneous"])
+    if progress:
+        events = sum(int(o.summary["events"]) for o in outcomes)
+        progress(f"{NAME}: {len(jobs)} runs, {events / 1e6:.1f} M events in {time.perf_counter() - t0:.1f} s wall")
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=frame, paper=_paper_frame(frame, ratio),
+                            data=data)
+
+
+# ---------------------------------------------------------------- figures
+
+
+def _label(combo: tuple[str, str]) -> str:
+    cls, sch = combo
+    if cls == "droptail":
+        return "Drop Tail"
+    names = {"ideal": "Ideal", "run2c": "RuN2C 16k", "rafle": f"RAFLE N={RAFLE_N}"}
+    return f"{names[cls]} {'PrioSched' if sch == 'prio' else 'RR'}"
+
+
+def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
+    """Like the paper's Figures 4–7 and Table 1: active tasks against the
+    fair-share curve, finished tasks normalized to drop-tail, completion
+    time per bin against the fair-share reference, files served per bin in
+    the closed loop, RAFLE's accuracy against N, and the web part."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: list[Path] = []
+    data = result.data
+    sim: dict[tuple[str, str], np.ndarray] = data.get("simultaneous", {})
+
+    def new(rows: int, cols: int, size: tuple[float, float]):
+        fig = Figure(figsize=size, layout="constrained")
+        FigureCanvasAgg(fig)
+        return fig, fig.subplots(rows, cols, squeeze=False)
+
+    def save(fig, name: str) -> None:
+        p = out / name
+        fig.savefig(p, dpi=110)
+        paths.append(p)
+
+    def style(a, xlabel: str, ylabel: str, title: str, legend: int = 7) -> None:
+        a.set_xlabel(xlabel)
+        a.set_ylabel(ylabel)
+        a.set_title(title, fontsize=10)
+        a.grid(alpha=0.3, which="both")
+        a.legend(fontsize=legend)
+
+    def scheduler_name(sch: str) -> str:
+        return "strict priority" if sch == "prio" else "round robin"
+
+    if sim:
+        n_tasks = max(len(v) for v in sim.values())
+        fs_t = data.get("fair_share", np.array([]))
+        fig, ax = new(1, 2, (12.0, 4.5))
+        for j, sch in enumerate(("prio", "rr")):
+            a = ax[0][j]
+            for combo, done in sim.items():
+                if combo[1] not in (sch, "fifo"):
+                    continue
+                a.step(np.concatenate([[0.0], done]), n_tasks - np.arange(len(done) + 1), where="post",
+                       label=_label(combo), linewidth=1.0)
+            if fs_t.size:
+                a.step(np.concatenate([[0.0], fs_t]), n_tasks - np.arange(len(fs_t) + 1), where="post",
+                       linestyle="--", color="black", label="fair share (processor sharing)", linewidth=1.0)
+            style(a, "time (s)", "active tasks", f"All tasks at t = 0, {scheduler_name(sch)}")
+        fig.suptitle(f"E4 {NAME}: active tasks over time (like Figure 4; {result.scale} scale, realization 1)")
+        save(fig, "fig4_active_tasks.png")
+
+        dt = sim.get(("droptail", "fifo"))
+        if dt is not None and dt.size:
+            grid = np.linspace(1.0, float(max(v.max() for v in sim.values())), 800)
+            base = np.searchsorted(dt, grid, side="right").astype(float)
+            fig, ax = new(1, 1, (8.0, 4.5))
+            a = ax[0][0]
+            ok = base > 0
+            for combo, done in sim.items():
+                if combo == ("droptail", "fifo"):
+                    continue
+                mine = np.searchsorted(done, grid, side="right").astype(float)
+                a.plot(grid[ok], mine[ok] / base[ok], label=_label(combo), linewidth=1.0)
+            a.axhline(1.0, color="black", linewidth=0.8)
+            a.set_xscale("log")
+            style(a, "time (s)", "finished tasks / finished with Drop Tail",
+                  f"E4 {NAME}: finished tasks normalized to drop-tail (like Figure 5)")
+            save(fig, "fig5_finished_normalized.png")
+
+    rows = result.rows
+    s = rows.filter((pl.col("part") == "simultaneous") & (pl.col("bin_kb") != "all"))
+    if s.height:
+        fig, ax = new(1, 2, (12.0, 4.5))
+        for j, sch in enumerate(("prio", "rr")):
+            a = ax[0][j]
+            for combo in COMBOS:
+                if combo[1] not in (sch, "fifo"):
+                    continue
+                g = s.filter((pl.col("classifier") == combo[0]) & (pl.col("scheduler") == combo[1]))
+                if not g.height:
+                    continue
+                x = np.array([int(b.split("-")[0]) + 50 for b in g["bin_kb"]])
+                a.errorbar(x, g["fct_mean_s"].to_numpy(), yerr=g["fct_std_s"].to_numpy(), marker="o", markersize=3,
+                           capsize=2, linewidth=0.8, label=_label(combo))
+            g = s.filter((pl.col("classifier") == "droptail"))
+            x = np.array([int(b.split("-")[0]) + 50 for b in g["bin_kb"]])
+            a.plot(x, g["ps_fct_s"].to_numpy(), "k--", label="fair share, real sizes")
+            a.plot(x, g["ps_mid_fct_s"].to_numpy(), "k:", label="fair share, bin midpoints (paper's T_i)")
+            style(a, "file size (KB, bin centre)", "completion time (s), mean ± σ", scheduler_name(sch))
+        fig.suptitle(f"E4 {NAME}: completion time per 100 KB bin (like Figure 3 and Table 2)")
+        save(fig, "fig3_fct_per_bin.png")
+
+    loop = data.get("closed-loop", {})
+    c = rows.filter((pl.col("part") == "closed-loop") & (pl.col("bin_kb") != "all"))
+    if c.height:
+        fig, ax = new(1, 2, (12.0, 4.5))
+        a = ax[0][0]
+        for combo in COMBOS:
+            g = c.filter((pl.col("classifier") == combo[0]) & (pl.col("scheduler") == combo[1]))
+            if g.height:
+                x = np.array([int(b.split("-")[0]) + 50 for b in g["bin_kb"]])
+                a.step(x, g["files_served"].to_numpy(), where="mid", label=_label(combo), linewidth=1.0)
+        a.set_yscale("symlog", linthresh=10)
+        w0, w1 = data.get("window_s", (0, 0))
+        style(a, "file size (KB)", "files served in the window",
+              f"Closed loop: files served per bin in [{w0:g}, {w1:g}] s (like Figure 7)")
+        a = ax[0][1]
+        for combo, d in loop.items():
+            grid = np.linspace(0.0, w1, 400)
+            inside = (d["data_start"][None, :] >= 0) & (d["data_start"][None, :] * 1.0 <= grid[:, None]) & (
+                (d["done"][None, :] < 0) | (d["done"][None, :] > grid[:, None]))
+            a.plot(grid, inside.sum(axis=1), label=_label(combo), linewidth=0.9)
+        style(a, "time (s)", "tasks transferring their file", "Closed loop: data connections in progress (like Figure 6)")
+        save(fig, "fig6_7_closed_loop.png")
+
+    m = rows.filter(pl.col("part") == "memory")
+    if m.height:
+        fig, ax = new(1, 1, (7.0, 4.5))
+        a = ax[0][0]
+        for sch in ("prio", "rr"):
+            g = m.filter(pl.col("scheduler") == sch).sort("n")
+            if g.height:
+                a.plot(g["n"], g["pa_c"], "o-", label=f"PA_c, {sch}")
+                a.plot(g["n"], g["pa_l"], "s-", label=f"PA_l, {sch}")
+                a.plot(g["n"], g["index"], "^-", label=f"PA_c·PA_l, {sch}")
+        ns = sorted(PAPER_TABLES["table1"])
+        for k, (name, mark) in enumerate((("PA_c", "o"), ("PA_l", "s"))):
+            a.plot(ns, [PAPER_TABLES["table1"][n][2 * k] for n in ns], mark, color="black", fillstyle="none",
+                   linestyle="--", label=f"{name}, paper")
+        a.plot(ns, [PAPER_TABLES["table1"][n][4] for n in ns], "^", color="black", fillstyle="none", linestyle="--",
+               label="PA_c·PA_l, paper")
+        style(a, "RAFLE memory N (packets)", "probability", f"E4 {NAME}: RAFLE's accuracy against N (Table 1)")
+        save(fig, "table1_memory.png")
+
+    w = rows.filter((pl.col("part") == "web") & (pl.col("bin_kb") == "0-16"))
+    if w.height:
+        fig, ax = new(1, 1, (8.0, 4.5))
+        a = ax[0][0]
+        labels = [_label((r["classifier"], r["scheduler"])) for r in w.iter_rows(named=True)]
+        x = np.arange(w.height)
+        a.bar(x - 0.2, w["fct_mean_s"].to_numpy() * 1e3, width=0.4, label="mean")
+        a.bar(x + 0.2, w["fct_p99_s"].fill_null(0.0).to_numpy() * 1e3, width=0.4, label="99th percentile")
+        a.set_xticks(x, labels, rotation=30, ha="right", fontsize=7)
+        style(a, "", "completion time of flows ≤ 16 KB (ms)",
+              f"E4 {NAME}, beyond the paper: web-search flows on a two-hop path, 70 % load", legend=8)
+        save(fig, "web_short_flows.png")
+    return paths
+
+
+# ---------------------------------------------------------------- report
+
+
+def _f(v: Any, fmt: str = "{:.1f}") -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return fmt.format(v)
+
+
+def _pct(v: float | None) -> str:
+    return _f(None if v is None else 100 * v)
+
+
+def _table(header: list[str], body: list[list[str]]) -> list[str]:
+    t = [header, *body]
+    widths = [max(len(r[i]) for r in t) for i in range(len(header))]
+    return ["  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in t]
+
+
+def report(result: ExperimentResult) -> str:
+    """Plain-text tables: ours (mean ± 95 % CI over realizations) beside the
+    paper's Tables 1–4."""
+    rows, paper = result.rows, result.paper
+    lines = [f"E4 {NAME}: {PAPER}", f"scale {result.scale}, seed {result.seed}; times in s, gains in %"]
+
+    def get(part, cls, sch, bin_kb=None, n=None):
+        f = rows.filter((pl.col("part") == part) & (pl.col("classifier") == cls) & (pl.col("scheduler") == sch))
+        if bin_kb is not None:
+            f = f.filter(pl.col("bin_kb") == bin_kb)
+        if n is not None:
+            f = f.filter(pl.col("n") == n)
+        return f.row(0, named=True) if f.height else None
+
+    def pget(part, cls, sch, metric, bin_kb=None, n=None):
+        f = paper.filter((pl.col("part") == part) & (pl.col("classifier") == cls) & (pl.col("metric") == metric))
+        if sch is not None:
+            f = f.filter(pl.col("scheduler") == sch)
+        if bin_kb is not None:
+            f = f.filter(pl.col("bin_kb") == bin_kb)
+        if n is not None:
+            f = f.filter(pl.col("n") == n)
+        return f["value"][0] if f.height else None
+
+    if rows.filter(pl.col("part") == "simultaneous").height:
+        lines += ["", "[simultaneous] completion time per bin, mean ± CI (σ) [paper mean (σ)]  — Table 2"]
+        body = []
+        for cls, sch in COMBOS:
+            cells = [_label((cls, sch))]
+            for b in _T2_BINS:
+                r = get("simultaneous", cls, sch, b)
+                pm, ps = pget("simultaneous", cls, sch, "fct_mean_s", b), pget("simultaneous", cls, sch, "fct_std_s", b)
+                cell = "-" if r is None else f"{_f(r['fct_mean_s'])}±{_f(r['fct_ci95_s'])} ({_f(r['fct_std_s'])})"
+                if pm is not None:
+                    cell += f" [{pm:.1f}" + (f" ({ps:.1f})]" if ps is not None else "]")
+                cells.append(cell)
+            body.append(cells)
+        r0 = get("simultaneous", "droptail", "fifo", "0-100")
+        if r0:
+            cells = ["fair share"]
+            for b in _T2_BINS:
+                r = get("simultaneous", "droptail", "fifo", b)
+                pm = pget("simultaneous", "fair-share", None, "ps_mid_fct_s", b)
+                cells.append("-" if r is None else f"{_f(r['ps_fct_s'])}; mid {_f(r['ps_mid_fct_s'])} [{_f(pm)}]")
+            body.append(cells)
+        lines += _table(["router", *(f"{b} KB" for b in _T2_BINS)], body)
+        lines += ["", "[simultaneous] first-bin gains over drop-tail, mean ± CI and σ [paper]  — Table 3"]
+        body = []
+        for cls, sch in COMBOS[1:]:
+            r = get("simultaneous", cls, sch, "0-100")
+            if r is None:
+                continue
+            pg, pgs = pget("simultaneous", cls, sch, "gain", "0-100"), pget("simultaneous", cls, sch, "gain_std", "0-100")
+            body.append([_label((cls, sch)), f"{_pct(r['gain'])}"
+                         f"±{_pct(r['gain_ci95'])}",
+                         _pct(pg), _pct(r['gain_std']),
+                         _pct(pgs)])
+        lines += _table(["router", "t̄ ours", "t̄ paper", "σ ours", "σ paper"], body)
+        body = []
+        for cls, sch in COMBOS:
+            r = get("simultaneous", cls, sch, "all")
+            if r:
+                body.append([_label((cls, sch)), _f(r["fct_mean_s"]), _f(r["makespan_s"]), _f(r["retransmits"], "{:.0f}"),
+                             _f(r["timeouts"], "{:.0f}"), _f(r["out_of_order"], "{:.0f}")])
+        lines += ["", "[simultaneous] every task: mean and last completion, retransmitted segments, timeouts, "
+                      "segments received out of order (no packet is lost: reordering)"]
+        lines += _table(["router", "mean", "last", "retransmits", "timeouts", "out of order"], body)
+    if rows.filter(pl.col("part") == "closed-loop").height:
+        lines += ["", "[closed-loop] files served in the window: first bin, all, first-bin gain [paper]  — Table 4"]
+        body = []
+        for cls, sch in COMBOS:
+            r, a = get("closed-loop", cls, sch, "0-100"), get("closed-loop", cls, sch, "all")
+            if r is None:
+                continue
+            g = r["gain"]
+            pg = pget("closed-loop", cls, sch, "gain", "0-100")
+            body.append([_label((cls, sch)), f"{_f(r['files_served'])}±{_f(r['files_served_ci95'])}",
+                         _f(a["files_served"] if a else None), _pct(g),
+                         _pct(pg)])
+        lines += _table(["router", "0-100 KB", "all", "gain ours", "gain paper"], body)
+    m = rows.filter(pl.col("part") == "memory")
+    if m.height:
+        lines += ["", "[memory] RAFLE at the router's client-bound port [paper]  — Table 1"]
+        body = []
+        for r in m.sort(["scheduler", "n"]).iter_rows(named=True):
+            pv = PAPER_TABLES["table1"].get(r["n"])
+            body.append([str(r["n"]), r["scheduler"], *(
+                f"{r[k]:.3f} [{pv[i]:.3f}]" if pv else f"{r[k]:.3f}" for i, k in enumerate(("pa_c", "pe_c", "pa_l", "pe_l", "index")))])
+        lines += _table(["N", "sched", "PA_c", "PE_c", "PA_l", "PE_l", "PA_c·PA_l"], body)
+    w = rows.filter(pl.col("part") == "web")
+    if w.height:
+        lines += ["", "[web] beyond the paper: web-search flows, two hops, 70 % load; completion in ms"]
+        body = []
+        for cls, sch in COMBOS:
+            r, a = get("web", cls, sch, "0-16"), get("web", cls, sch, "all")
+            if r is None:
+                continue
+            ms = lambda v: _f(v * 1e3 if v is not None else None, "{:.2f}")  # noqa: E731
+            body.append([_label((cls, sch)), str(r["files"]), ms(r["fct_mean_s"]), ms(r["fct_p99_s"]),
+                         ms(a["fct_mean_s"] if a else None), _f(a["unfinished"] if a else None, "{:.0f}")])
+        lines += _table(["router", "short flows", "short mean", "short p99", "all mean", "unfinished"], body)
+    fig5 = paper.filter(pl.col("metric").str.starts_with("max finished"))
+    for r in fig5.iter_rows(named=True):
+        lines += ["", f"Figure 5: RAFLE PrioSched's peak of finished tasks over drop-tail's in the first 100 s: "
+                      f"ours {_f(r['ours'], '{:.2f}')}, paper ~{r['value']:g}"]
+    return "\n".join(lines)

@@ -1,0 +1,119 @@
+"""E4 ``rafle`` (Mussi and Ribeiro's RAFLE paper) at quick scale, through the
+CLI once: the JSON contract, the issue's row keys, the files written, and
+what the physics says — every task completes with no drop, strict priority
+with a perfect classifier speeds the short files up, RAFLE's accuracy moves
+with N as its rule implies, the fair-share reference is the paper's to the
+digit, and priority lets short web flows skip the long flows' queue."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dumbbell.experiments import rafle as e4
+
+from .conftest import run_cli
+
+
+@pytest.fixture(scope="module")
+def doc(tmp_path_factory):
+    out = tmp_path_factory.mktemp("e4")
+    res = run_cli("reproduce", "rafle", "--scale", "quick", "--seed", "1", "--json", "--out", str(out))
+    assert res.code == 0, res.stderr
+    d = json.loads(res.stdout)
+    d["_out"], d["_stderr"] = out, res.stderr
+    return d
+
+
+def rows(doc, **where):
+    return [r for r in doc["rows"] if all(r.get(k) == v for k, v in where.items())]
+
+
+def one(doc, **where):
+    got = rows(doc, **where)
+    assert len(got) == 1, (where, got)
+    return got[0]
+
+
+def test_json_contract_row_keys_and_files(doc):
+    assert (doc["experiment"], doc["scale"], doc["seed"]) == ("rafle", "quick", 1)
+    keys = {"part", "classifier", "scheduler", "bin_kb", "fct_mean_s", "fct_std_s", "files_served", "gain",
+            "n", "pa_c", "pe_c", "pa_l", "pe_l", "index"}
+    assert doc["rows"] and all(keys <= set(r) for r in doc["rows"])
+    assert {r["part"] for r in doc["rows"]} == set(e4.PARTS)
+    combos = {(r["classifier"], r["scheduler"]) for r in rows(doc, part="simultaneous")}
+    assert combos == set(e4.COMBOS)
+    assert {r["bin_kb"] for r in rows(doc, part="simultaneous")} >= {"0-100", "100-200", "3900-4000", "all"}
+    out = doc["_out"]
+    for name in ("rows.csv", "paper.csv", "result.json", "fig4_active_tasks.png", "fig5_finished_normalized.png",
+                 "fig3_fct_per_bin.png", "fig6_7_closed_loop.png", "table1_memory.png", "web_short_flows.png"):
+        assert (out / name).stat().st_size > 0, name
+    # The paper's name, never the seed file's number.
+    assert "Mussi and Ribeiro" in doc["_stderr"] and "seed 003" not in doc["_stderr"]
+    sources = {p["source"] for p in doc["paper"]}
+    assert all(s.startswith(e4.PAPER) for s in sources)
+    for table in ("Table 1", "Table 2", "Table 3", "Table 4", "Figure 5"):
+        assert any(table in s for s in sources), table
+
+
+def test_every_task_of_the_base_completes_and_bins_add_up(doc):
+    for cls, sch in e4.COMBOS:
+        bins = [r for r in rows(doc, part="simultaneous", classifier=cls, scheduler=sch) if r["bin_kb"] != "all"]
+        assert sum(r["files"] for r in bins) == 564
+        assert one(doc, part="simultaneous", classifier=cls, scheduler=sch, bin_kb="0-100")["files"] == 438
+        # No task finishes before its fair share could allow most of it:
+        # everyone shares the same 1 Mb/s, so the last completion is at least
+        # the whole base's transfer time.
+        last = one(doc, part="simultaneous", classifier=cls, scheduler=sch, bin_kb="all")["makespan_s"]
+        assert last >= 0.99 * one(doc, part="simultaneous", classifier="droptail", scheduler="fifo",
+                                  bin_kb="3900-4000")["ps_fct_s"]
+
+
+def test_the_fair_share_reference_matches_the_papers_t_i(doc):
+    for p in doc["paper"]:
+        if p["metric"] == "ps_mid_fct_s":
+            assert p["ours"] == pytest.approx(p["value"], abs=1e-9), p
+
+
+def test_a_perfect_classifier_with_priority_speeds_up_the_short_files(doc):
+    dt = one(doc, part="simultaneous", classifier="droptail", scheduler="fifo", bin_kb="0-100")
+    ideal = one(doc, part="simultaneous", classifier="ideal", scheduler="prio", bin_kb="0-100")
+    assert ideal["fct_mean_s"] < 0.9 * dt["fct_mean_s"]
+    assert ideal["gain"] == pytest.approx(dt["fct_mean_s"] / ideal["fct_mean_s"] - 1)
+
+
+def test_rafle_accuracy_follows_its_memory(doc):
+    mem = sorted(rows(doc, part="memory"), key=lambda r: r["n"])
+    assert [r["n"] for r in mem] == [10, 40, 100]
+    for r in mem:
+        assert r["pa_c"] + r["pe_c"] == pytest.approx(1.0)
+        assert r["pa_l"] + r["pe_l"] == pytest.approx(1.0)
+        assert r["index"] == pytest.approx(r["pa_c"] * r["pa_l"], rel=0.05)
+    # A larger memory makes a foreign id likelier at the probe (short
+    # packets right more often) and the packet's own id rarer (long ones
+    # caught less often).
+    assert mem[0]["pa_c"] < mem[1]["pa_c"] < mem[2]["pa_c"]
+    assert mem[0]["pa_l"] > mem[1]["pa_l"] > mem[2]["pa_l"]
+    assert mem[2]["pa_c"] > 0.95 and mem[0]["pa_l"] > 0.1
+
+
+def test_the_closed_loop_serves_files_and_counts_gains(doc):
+    dt = one(doc, part="closed-loop", classifier="droptail", scheduler="fifo", bin_kb="0-100")
+    assert dt["files_served"] > 100 and dt["gain"] is None
+    for cls, sch in e4.COMBOS[1:]:
+        r = one(doc, part="closed-loop", classifier=cls, scheduler=sch, bin_kb="0-100")
+        assert r["gain"] == pytest.approx(r["files_served"] / dt["files_served"] - 1)
+
+
+def test_priority_lets_short_web_flows_skip_the_queue(doc):
+    dt = one(doc, part="web", classifier="droptail", scheduler="fifo", bin_kb="0-16")
+    ideal = one(doc, part="web", classifier="ideal", scheduler="prio", bin_kb="0-16")
+    assert dt["files"] > 10
+    assert ideal["fct_mean_s"] < dt["fct_mean_s"] / 3
+    assert one(doc, part="web", classifier="ideal", scheduler="prio", bin_kb="all")["unfinished"] == 0
+
+
+def test_unknown_parts_are_refused():
+    with pytest.raises(ValueError, match="unknown parts"):
+        e4.run("quick", parts=("everything",))
