@@ -22,3 +22,6 @@ def check_config(config: str) -> None:
 
 def version() -> str:
     """The core's version."""
+
+def source_hash() -> str:
+    """A hash of the simulator's source files at build time (16 hex digits)."""

@@ -119,11 +119,19 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// A hash of the simulator's source files at build time (16 hex digits;
+/// see `build.rs`): part of every stored run's identity.
+#[pyfunction]
+fn source_hash() -> &'static str {
+    env!("DUMBBELL_SOURCE_HASH")
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add("NativeConfigError", m.py().get_type::<NativeConfigError>())?;
     m.add(
         "NativeInternalError",
