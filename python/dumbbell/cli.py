@@ -607,6 +607,69 @@ def store_sql(
                 sys.stdout.write(str(df) + "\n")
 
 
+# ---------------------------------------------------------------- optimize
+
+
+@app.command("optimize")
+def optimize_cmd(
+    scenario: Annotated[str, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    param: Annotated[
+        list[str],
+        typer.Option("--param", help="PATH=LO..HI: a grid path (links[c-s1].queue_ba.min_th) and its range; "
+                     "integers if both bounds are. Repeat for more parameters.", show_default=False),
+    ],
+    metric: Annotated[
+        str,
+        typer.Option("--metric", help="Python expression over a run's tables and helpers, e.g. "
+                     "\"goodput_bps() / (300e-6 + queue_delay_s('s1', 'c'))\" (see docs/sweeps.md).",
+                     show_default=False),
+    ],
+    minimize: Annotated[bool, typer.Option("--minimize", help="Minimize the metric (default: maximize).")] = False,
+    points: Annotated[int, typer.Option("--points", help="Grid points per parameter and round.")] = 5,
+    rounds: Annotated[int, typer.Option("--rounds", help="Rounds: the first covers the whole range, each next one "
+                                        "± one grid step around the best so far.")] = 3,
+    repeats: Annotated[int, typer.Option("--repeats", help="Runs per trial (the metric is their mean).")] = 1,
+    seed: SeedOpt = None,
+    study: Annotated[
+        Optional[str], typer.Option("--study", help="Name of the search in the store (default optimize:<scenario name>).",
+                                    show_default=False)
+    ] = None,
+    executor: ExecutorOpt = "local",
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None,
+    store: StoreOpt = Path("dumbbell-results"),
+    json_out: JsonOpt = False,
+) -> None:
+    """Search parameters for the best metric through the sweep engine.
+
+    A coarse grid over the ranges, then finer grids around the best trial;
+    every trial is a stored run, so a search started again computes nothing
+    it already did. The history goes to the store (studies/ and the trials
+    table). Prints the best trial and the ten best on stderr; with --json,
+    prints {"study", "best", "trials"} on stdout.
+    """
+    with _exit_codes():
+        from .optimize import optimize, parse_param
+        from .scenario import Scenario
+
+        _check_seed(seed)
+        params = [parse_param(p) for p in param]
+        s = Scenario.from_toml(scenario)
+        with _execution(store, executor, scheduler, workers):
+            res = optimize(s, params, metric, maximize=not minimize, points=points, rounds=rounds, repeats=repeats,
+                           seed=seed, study=study, progress=_progress)
+        import polars as pl
+
+        ok = res.trials.filter(pl.col("status") == "ok").sort("metric", descending=not minimize)
+        with pl.Config(tbl_rows=10, tbl_cols=20, tbl_hide_dataframe_shape=True):
+            _progress(str(ok.head(10).drop("error")))
+        shown = ", ".join(f"{k}={v:g}" for k, v in res.best["params"].items()) if res.best else "-"
+        _progress(f"dumbbell: {res.study}: best {res.best['metric']:.6g} at {shown} after {res.trials.height} trials"
+                  if res.best else f"dumbbell: {res.study}: no trial gave a metric")
+        if json_out:
+            _print_json({"study": res.study, "best": res.best, "trials": res.trials.to_dicts()})
+
+
 @app.command("bench")
 def bench_cmd(
     json_out: JsonOpt = False,
