@@ -780,11 +780,13 @@ impl World {
             self.log_drop(port, k.flow, reason.name());
         }
         // A packet lost before it left its own host no longer fills the NIC.
+        // (Loss on the wire happens after serialization: `tx_done` tells
+        // the sender through `on_nic_tx`, so that one is not counted twice.)
         let node = self.ports[port as usize].node;
-        if k.proto == Proto::Tcp && k.src == node {
+        if k.proto == Proto::Tcp && k.src == node && reason != DropReason::LinkLoss {
             if let FlowKind::Tcp(c) = &mut self.flows[k.flow as usize].kind {
                 if c.sender.endpoints().src == node {
-                    c.sender.on_nic_drop(k.size_bytes);
+                    c.sender.on_nic_drop(self.now, k.size_bytes);
                 }
             }
         }

@@ -252,3 +252,55 @@ fn bbr_paces_at_10_gbps() {
         "pacing {pacing}: gain {gain}"
     );
 }
+
+/// A receive window smaller than the path's BDP caps the flow: 100 Mb/s,
+/// 20 ms RTT (BDP 168 packets), rwnd 50 packets, 2 s. The delivery rate
+/// stops growing once the window is full, and those samples are true ones
+/// (the application has data; Linux's `tcp_rate_check_app_limited` does not
+/// mark a flow app-limited for a full receive window), so BBR finds the
+/// pipe full and leaves Startup within a few rounds of the rate flattening.
+#[test]
+fn bbr_limited_by_the_receive_window_leaves_startup() {
+    let rwnd_pkts = 50u64;
+    let (nodes, links) = path(100_000_000, 10 * MS, json!({"limit_pkts": 3000}), 0.0);
+    let flows = vec![
+        json!({"kind": "tcp", "name": "f", "src": "snd", "dst": "rcv",
+                            "cc": {"kind": "bbr"}, "tcp": {"rwnd_bytes": rwnd_pkts * 1448}}),
+    ];
+    let rec = json!({"cwnd_every_ack": true});
+    let out = go(&config(1, 2 * S, nodes, links, flows, rec));
+    let modes = mode_changes(&out, 0);
+    // Startup ends; Drain has nothing to drain (the window kept the queue
+    // empty), so, as in Linux's `bbr_check_drain`, ProbeBW begins on the
+    // same ACK and the trace goes straight from Startup to ProbeBW.
+    assert_eq!(modes[0].1, STARTUP);
+    assert!(
+        modes.len() >= 2 && [DRAIN, PROBE_BW].contains(&modes[1].1),
+        "{modes:?}"
+    );
+    assert!(modes[1..].iter().all(|m| m.1 != STARTUP));
+    // The handshake takes one RTT; the window grows 10 -> 20 -> 40 -> 50
+    // packets over three more; then three rounds without 25 % growth end
+    // Startup (Linux `bbr_full_bw_cnt`). Rounds are a little longer than
+    // the base RTT. Measured: ProbeBW at 0.182 s, round 8.
+    let rtt = 20 * MS;
+    assert!(
+        modes[1].0 < 10 * rtt,
+        "Startup ended at {} ms",
+        modes[1].0 / MS
+    );
+    let round_at_exit = var(&out, 0, "round")
+        .iter()
+        .find(|x| x.0 >= modes[1].0)
+        .unwrap()
+        .1;
+    assert!(
+        round_at_exit <= 8.0,
+        "Startup lasted {round_at_exit} rounds"
+    );
+    assert_eq!(var(&out, 0, "full_bw_reached").last().unwrap().1, 1.0);
+    // The estimate is the window's rate: 50 packets per RTT.
+    let est = var(&out, 0, "bw_pps").last().unwrap().1;
+    let want = rwnd_pkts as f64 / 0.020;
+    assert!((est / want - 1.0).abs() < 0.05, "bw {est} vs {want}");
+}

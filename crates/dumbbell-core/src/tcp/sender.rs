@@ -911,16 +911,54 @@ impl Sender {
 
     /// The world tells the sender one of its packets was dropped before
     /// leaving the host (it no longer occupies the NIC queue).
-    pub fn on_nic_drop(&mut self, size: u32) {
+    pub fn on_nic_drop(&mut self, now: Time, size: u32) {
         self.nic_bytes = self.nic_bytes.saturating_sub(size as u64);
+        self.check_app_limited(now);
     }
 
     /// The world tells the sender one of its packets left the NIC queue.
     pub fn on_nic_tx(&mut self, now: Time, size: u32, out: &mut Out) {
         self.nic_bytes = self.nic_bytes.saturating_sub(size as u64);
+        self.check_app_limited(now);
         if self.tsq_throttled {
             self.tsq_throttled = false;
             self.try_send(now, out);
+        }
+    }
+
+    /// Application bytes not yet sent (Linux `write_seq - snd_nxt`): the
+    /// rest of a byte-limited transfer, nothing once the application has
+    /// stopped, and "always more" for an unlimited bulk source.
+    fn app_bytes_left(&self, now: Time) -> u64 {
+        if self.stop.is_some_and(|s| now >= s) {
+            return 0;
+        }
+        match self.app_end {
+            Some(end) => end.saturating_sub(self.tp.snd_nxt),
+            None => u64::MAX,
+        }
+    }
+
+    /// Linux `tcp_rate_check_app_limited`: the flow is application-limited
+    /// when the application has less than one MSS left to send, nothing of
+    /// it waits in the host's NIC queue, the window is not full and every
+    /// lost segment has been retransmitted. Then the rate samples of what is
+    /// sent until the data now in flight is delivered are marked
+    /// app-limited. A full receive window or congestion window is not an
+    /// application limit (BBR must not discard those samples).
+    ///
+    /// Linux runs this check on the application's write path. dumbbell's
+    /// applications are sources whose writes are not modelled, so it runs
+    /// where such a write would find the application dry: when the sender
+    /// runs out of application data, and when its NIC queue drains.
+    fn check_app_limited(&mut self, now: Time) {
+        if self.phase == Phase::Established
+            && self.app_bytes_left(now) < self.cfg.mss_bytes as u64
+            && self.nic_bytes == 0
+            && self.tp.in_flight() < self.tp.snd_cwnd
+            && self.tp.lost_out <= self.tp.retrans_out
+        {
+            self.tp.app_limited = (self.tp.delivered + self.tp.in_flight() as u64).max(1);
         }
     }
 
@@ -1004,13 +1042,9 @@ impl Sender {
                     self.transmit(now, i, false, out);
                 }
                 None => {
-                    // tcp_rate_check_app_limited.
-                    if self.tp.in_flight() < self.tp.snd_cwnd
-                        && self.tp.lost_out <= self.tp.retrans_out
-                    {
-                        self.tp.app_limited =
-                            (self.tp.delivered + self.tp.in_flight() as u64).max(1);
-                    }
+                    // Blocked by the receive window or out of application
+                    // data; only the latter may mark the flow app-limited.
+                    self.check_app_limited(now);
                     break;
                 }
             }

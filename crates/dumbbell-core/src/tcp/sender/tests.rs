@@ -1065,3 +1065,167 @@ fn test_recovery_lost_retransmission_is_detected_and_resent() {
     assert_eq!(s.stats.timeouts, 0);
     assert_eq!(lost(&s), vec![0]);
 }
+
+// ----------------------------------------------------------------------
+// Application-limited rate samples (Linux tcp_rate_check_app_limited).
+// ----------------------------------------------------------------------
+
+/// A control that holds cwnd fixed and logs every rate sample, as BBR sees
+/// them through `cong_control`.
+struct RateLog {
+    cwnd: u32,
+    log: Arc<Mutex<Vec<RateSample>>>,
+}
+
+impl RateLog {
+    fn boxed(cwnd: u32) -> (Box<dyn CongestionControl>, Arc<Mutex<Vec<RateSample>>>) {
+        let log = Arc::new(Mutex::new(vec![]));
+        (
+            Box::new(RateLog {
+                cwnd,
+                log: log.clone(),
+            }),
+            log,
+        )
+    }
+}
+
+impl CongestionControl for RateLog {
+    fn name(&self) -> &'static str {
+        "ratelog"
+    }
+    fn ssthresh(&mut self, tp: &TcpSock) -> u32 {
+        tp.snd_cwnd
+    }
+    fn cong_avoid(&mut self, _tp: &mut TcpSock, _ack: u64, _acked: u32) {}
+    fn has_cong_control(&self) -> bool {
+        true
+    }
+    fn cong_control(&mut self, tp: &mut TcpSock, _ack: u64, rs: &RateSample) {
+        self.log.lock().unwrap().push(*rs);
+        tp.snd_cwnd = self.cwnd;
+    }
+}
+
+/// Every packet in `out` leaves the host's NIC queue at `now`.
+fn drain_nic(s: &mut Sender, now: Time, out: &Out) {
+    for p in &out.pkts {
+        let mut more = Out::default();
+        s.on_nic_tx(now, p.size_bytes, &mut more);
+        assert!(more.pkts.is_empty(), "no TSQ in these fixtures");
+    }
+}
+
+/// ACKs every outstanding segment in order, one ACK per segment advertising
+/// `rwnd` bytes, for `rounds` round trips of 10 ms; every packet leaves the
+/// NIC at once. Returns the highest segment sent.
+fn run_rounds(s: &mut Sender, first_out: &Out, rounds: u64, rwnd: u64) -> u64 {
+    let mut t = Time::ZERO;
+    drain_nic(s, t, first_out);
+    let mut outstanding: std::collections::VecDeque<u64> =
+        sent(first_out).iter().map(|x| x.0).collect();
+    let mut top = 0;
+    for r in 1..=rounds {
+        t = ms(10 * r);
+        for _ in 0..outstanding.len() {
+            let seg = outstanding.pop_front().unwrap();
+            t += Dur::from_us(10);
+            let mut a = ack_pkt(seg + 1, &[], 0);
+            a.rwnd_bytes = rwnd;
+            let out = recv_ack_pkt(s, t, &a);
+            drain_nic(s, t, &out);
+            for (i, _) in sent(&out) {
+                outstanding.push_back(i);
+                top = top.max(i);
+            }
+        }
+    }
+    top
+}
+
+#[test]
+fn test_established_rwnd_limited_samples_are_not_app_limited() {
+    // The receiver's window holds 5 segments, cwnd 10: the sender is
+    // blocked by the receive window with cwnd to spare and nothing in its
+    // NIC queue. Linux does not call that application-limited (the
+    // application has data); BBR must keep these samples.
+    let (cc, log) = RateLog::boxed(10);
+    let (mut s, out) = sender_established_with(
+        TcpConfig {
+            rwnd_bytes: 5 * MSS,
+            ..cfg()
+        },
+        cc,
+    );
+    assert_eq!(sent(&out), (0..5).map(new).collect::<Vec<_>>());
+    let top = run_rounds(&mut s, &out, 5, 5 * MSS);
+    assert_eq!(top, 29, "5 segments per round trip");
+    assert_eq!(s.tp.in_flight(), 5);
+    assert!(s.tp.in_flight() < s.tp.snd_cwnd);
+    assert_eq!(s.tp.app_limited, 0);
+    let log = take_samples(&log);
+    assert_eq!(log.len(), 25);
+    // The first flight left before anything was delivered (Linux marks a
+    // new connection app-limited); every sample after it is a true one.
+    assert!(log[..5].iter().all(|rs| rs.is_app_limited));
+    assert!(
+        log[5..].iter().all(|rs| !rs.is_app_limited),
+        "rwnd-limited samples marked app-limited"
+    );
+}
+
+#[test]
+fn test_established_cwnd_limited_samples_are_not_app_limited() {
+    let (cc, log) = RateLog::boxed(10);
+    let (mut s, out) = sender_established_with(cfg(), cc);
+    assert_eq!(run_rounds(&mut s, &out, 4, RWND), 49);
+    assert_eq!(s.tp.in_flight(), s.tp.snd_cwnd);
+    assert_eq!(s.tp.app_limited, 0);
+    let log = take_samples(&log);
+    assert_eq!(log.len(), 40);
+    assert!(log[10..].iter().all(|rs| !rs.is_app_limited));
+}
+
+#[test]
+fn test_established_application_runs_dry_marks_app_limited() {
+    // 15 segments to send, cwnd 10.
+    let (cc, log) = RateLog::boxed(10);
+    let mut s = Sender::new(ep(), cfg(), cc, Some(15 * MSS), None);
+    let mut out = Out::default();
+    s.start(Time::ZERO, &mut out);
+    drain_nic(&mut s, Time::ZERO, &out);
+    // ACKs of 0..4 release 10..14: the application is then dry, but its
+    // last segments still sit in the NIC queue: not yet app-limited.
+    let mut last = Out::default();
+    for k in 1..=5 {
+        last = recv_ack(&mut s, ms(10) + Dur::from_us(k), k, &[], 0);
+        assert_eq!(sent(&last), [new(9 + k)]);
+        if k < 5 {
+            drain_nic(&mut s, ms(10), &last);
+        }
+    }
+    assert_eq!(s.tp.app_limited, 0, "NIC queue not empty");
+    // The NIC drains, with room in cwnd (ACK of 5) and no loss pending:
+    // app-limited until what is in flight now is delivered (6 + 9).
+    recv_ack(&mut s, ms(11), 6, &[], 0);
+    assert_eq!(s.tp.app_limited, 0);
+    drain_nic(&mut s, ms(11), &last);
+    assert_eq!((s.tp.delivered, s.tp.in_flight()), (6, 9));
+    assert_eq!(s.tp.app_limited, 15);
+    // Segment 10 is lost; 6..9 and 11..13 arrive: 10 is retransmitted while
+    // the mark holds, so the sample its ACK yields is app-limited; the
+    // SACKed segments, sent before the mark, are not.
+    recv_ack(&mut s, ms(20), 10, &[], 0);
+    let out = recv_ack(&mut s, ms(21), 10, &[(11, 14)], 0);
+    assert_eq!(sent(&out), [rtx(10)]);
+    drain_nic(&mut s, ms(21), &out);
+    take_samples(&log);
+    recv_ack(&mut s, ms(31), 15, &[], 0);
+    let log = take_samples(&log);
+    assert!(log.last().unwrap().is_app_limited);
+    assert_eq!(s.phase, Phase::Done);
+}
+
+fn take_samples(log: &Arc<Mutex<Vec<RateSample>>>) -> Vec<RateSample> {
+    std::mem::take(&mut *log.lock().unwrap())
+}
