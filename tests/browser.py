@@ -54,18 +54,21 @@ class Browser:
         import websocket
 
         self._profile = tempfile.mkdtemp(prefix="dumbbell-chromium-")
-        self.proc = subprocess.Popen([exe, *FLAGS, f"--user-data-dir={self._profile}", "about:blank"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        log = Path(self._profile) / "chromium.log"
+        with open(log, "wb") as err:  # a file, not a pipe: chromium's chatter never blocks it
+            self.proc = subprocess.Popen([exe, *FLAGS, f"--user-data-dir={self._profile}/profile", "about:blank"],
+                                         stdout=subprocess.DEVNULL, stderr=err)
         port = None
         deadline = time.monotonic() + 60
-        assert self.proc.stderr is not None
-        while time.monotonic() < deadline:
-            line = self.proc.stderr.readline()
-            if not line and self.proc.poll() is not None:
-                raise RuntimeError("chromium exited before opening its DevTools port")
-            if "DevTools listening on ws://" in line:
-                port = int(line.split("ws://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
-                break
+        while port is None and time.monotonic() < deadline:
+            for line in log.read_text(errors="replace").splitlines():
+                if "DevTools listening on ws://" in line:
+                    port = int(line.split("ws://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+                    break
+            else:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"chromium exited before opening its DevTools port: {log.read_text()[-500:]}")
+                time.sleep(0.05)
         if port is None:
             raise RuntimeError("chromium did not open its DevTools port")
         pages: list[dict[str, Any]] = []

@@ -91,9 +91,10 @@ def test_run_identity_is_the_resolved_document_and_seed():
     t.link("c", "s1").loss_ba = 1e-9
     assert a != run_id_of(t.to_core(1))
     # Units written differently resolve to the same document, hence the same run.
-    u = two_flow_star(duration_s=0.2)
-    u.links[0].delay_s = "75us"
-    assert run_id_of(u.to_core(1)) == a
+    doc = s.model_dump(mode="json")
+    doc["links"][0]["delay_s"] = "0.075ms"
+    doc["links"][1]["rate_bps"] = "100Mbps"
+    assert run_id_of(db.Scenario.from_dict(doc).to_core(1)) == a
     assert a != run_id_of(s.to_core(1), version="0.0.0+other")
 
 
@@ -188,6 +189,7 @@ def test_sigkill_half_way_then_resume_gives_the_complete_store(tmp_path):
         time.sleep(0.01)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    proc.stderr.close()
     done = _complete_runs(store)
     assert 4 <= len(done) < 12, "killed half way"
     for d in done:

@@ -166,7 +166,8 @@ WorkersOpt = Annotated[
                  show_default=False),
 ]
 StoreOpt = Annotated[
-    Path, typer.Option("--store", help="Results store directory: runs it holds are not computed again.")
+    Path, typer.Option("--store", envvar="DUMBBELL_STORE",
+                       help="Results store directory: runs it holds are not computed again.")
 ]
 
 

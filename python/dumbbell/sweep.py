@@ -564,7 +564,7 @@ def _split_path(path: str) -> list[str | int | tuple[str, str]]:
 def _select(lst: list[Any], sel: str | int | tuple[str, str], where: str) -> list[int]:
     if isinstance(sel, int):
         if not -len(lst) <= sel < len(lst):
-            raise ConfigError(where, f"index {sel} out of range (there are {len(lst)})")
+            raise ConfigError(f"{where}[{sel}]", f"out of range: there are {len(lst)}")
         return [sel % len(lst)]
     if isinstance(sel, tuple) and sel[0] == "*":
         return list(range(len(lst)))
@@ -575,7 +575,7 @@ def _select(lst: list[Any], sel: str | int | tuple[str, str], where: str) -> lis
         a, _, b = name.partition("-")
         hits = [i for i, x in enumerate(lst) if isinstance(x, dict) and {x.get("a"), x.get("b")} == {a, b}]
     if not hits:
-        raise ConfigError(where, f"no element named {name!r}")
+        raise ConfigError(f"{where}[{name}]", f"no element named {name!r}")
     return hits
 
 
