@@ -150,3 +150,14 @@ def test_report_in_headless_chromium(reproduced, tmp_path):
                 b.screenshot(tmp_path / "e1.png")
     assert (tmp_path / "e1.png").stat().st_size > 10_000
     assert REPO.exists()
+
+
+def test_help_of_the_new_commands(cli):
+    for args, words in ((["sweep"], ("--grid", "--repeats", "--executor", "--scheduler", "--workers", "--store")),
+                        (["reproduce"], ("all", "--executor", "--store")),
+                        (["store"], ("ls", "show", "gc", "sql")), (["store", "sql"], ("QUERY", "run_id")),
+                        (["report"], ("DIR",)), (["optimize"], ("--param", "--metric", "--rounds"))):
+        res = cli(*args, "--help")
+        assert res.code == 0, res.stderr
+        for w in words:
+            assert w in res.stdout, (args, w)

@@ -73,7 +73,7 @@ h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;bord
 .sub{color:#5a6275;margin-top:0}
 table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0;display:block;overflow-x:auto}
 th,td{border:1px solid #d8dce4;padding:.25rem .5rem;text-align:right;white-space:nowrap}
-th{background:#f1f3f7;text-align:center}td.t{text-align:left;white-space:normal;min-width:12rem}
+th{background:#f1f3f7;text-align:center}td.t{text-align:left}td.src{text-align:left;white-space:normal;min-width:20rem}
 tr.agree td{background:#e6f4ea}tr.differ td{background:#fdecea}tr.na td{color:#5a6275}
 .badge{display:inline-block;border-radius:.6rem;padding:0 .5rem;font-size:.8rem}
 .agree .badge,.badge.agree{background:#1e7e34;color:#fff}.differ .badge,.badge.differ{background:#b3261e;color:#fff}
@@ -144,7 +144,7 @@ def _paper_table(paper: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, int
         label = {"agree": "agrees", "differ": "differs", "na": "not measured"}[cls]
         cells = "".join(f"<td class=\"t\">{_fmt(p.get(k))}</td>" for k in keys)
         cells += (f"<td>{paper_cell}</td><td>{ours_cell}</td><td>{rel}</td>"
-                  f"<td><span class=\"badge {cls}\">{label}</span></td><td class=\"t\">{_fmt(p.get('source'))}</td>")
+                  f"<td><span class=\"badge {cls}\">{label}</span></td><td class=\"src\">{_fmt(p.get('source'))}</td>")
         body.append(f"<tr class=\"{cls}\">{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>", counts
 
