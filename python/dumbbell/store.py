@@ -53,7 +53,6 @@ import json
 import os
 import shutil
 import socket
-import sys
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -749,7 +748,3 @@ def _trial_rows(study: Mapping[str, Any]) -> list[dict[str, Any]]:
          "run_ids": list(t.get("run_ids") or [])}
         for t in study.get("trials", [])
     ]
-
-
-def _stderr(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
