@@ -57,6 +57,7 @@ BAD = [
         "at most 99",
     ),
     ("fractional empty gamma_r", lambda d: d["flows"][0].update(cc={"kind": "fractional", "gamma_r": []}), "flows[0].cc.gamma_r", ""),
+    ("fractional unknown slow start", lambda d: d["flows"][0].update(cc={"kind": "fractional", "slow_start": "cubic"}), "flows[0].cc.slow_start", ""),
     ("expolinear sigma 0", lambda d: d["flows"][0].update(cc={"kind": "expolinear", "sigma_per_ms": 0}), "flows[0].cc.sigma_per_ms", ""),
     ("expolinear unknown field", lambda d: d["flows"][0].update(cc={"kind": "expolinear", "beta_a": 2}), "flows[0].cc.beta_a", ""),
     ("bad highspeed mode", lambda d: d["flows"][0].update(cc={"kind": "highspeed", "mode": "table"}), "flows[0].cc.mode", ""),
@@ -323,11 +324,13 @@ def test_builders():
 SEED001_CONTROLS = [
     (db.Linear(reduction_pct=20, adaptive=True, beta_r=0.5), {"kind": "linear", "reduction_pct": 20, "adaptive": True, "beta_r": 0.5}),
     (db.Fractional(gamma_r=[0, 4, 5, 1], gamma_a_pct=5), {"kind": "fractional", "gamma_r": [0, 4, 5, 1], "gamma_a_pct": 5}),
+    (db.Fractional(slow_start="cubic_time", wrap_seq=False), {"kind": "fractional", "slow_start": "cubic_time", "wrap_seq": False}),
     (db.Expolinear(sigma_per_ms=0.25, eta_a=2), {"kind": "expolinear", "sigma_per_ms": 0.25, "eta_a": 2.0}),
+    (db.Expolinear(shift_mod_32=False), {"kind": "expolinear", "shift_mod_32": False}),
 ]
 
 
-@pytest.mark.parametrize("cc, core", SEED001_CONTROLS, ids=[c[1]["kind"] for c in SEED001_CONTROLS])
+@pytest.mark.parametrize("cc, core", SEED001_CONTROLS, ids=[f"{c[1]['kind']}-{i}" for i, c in enumerate(SEED001_CONTROLS)])
 def test_seed001_controls_round_trip_to_the_core(cc, core, tmp_path):
     """Only the parameters set reach the core, which decodes them; by name
     too, and through TOML."""

@@ -17,6 +17,7 @@ what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.store`).
 """
 
 from . import _native
+from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
 from .errors import ConfigError, DumbbellError, SimulationError
 from .run import Result, run
 from .scenario import (
@@ -41,8 +42,10 @@ from .scenario import (
     TcpOptions,
     UdpFlow,
     Vegas,
+    Workload,
 )
 from .topology import chain, dumbbell, star
+from .workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, load_cdf
 
 __version__ = _native.version()
 
@@ -75,6 +78,20 @@ __all__ = [
     "UdpFlow",
     "QueueRecord",
     "Record",
+    "Ideal",
+    "Run2c",
+    "Rafle",
+    "StrictPriority",
+    "RoundRobin",
+    "Drr",
+    "Workload",
+    "Files",
+    "Cdf",
+    "AllAtOnce",
+    "ClosedLoop",
+    "Poisson",
+    "Control",
+    "load_cdf",
     "star",
     "dumbbell",
     "chain",

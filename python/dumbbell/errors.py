@@ -55,9 +55,12 @@ class SimulationError(DumbbellError, RuntimeError):
 # error's location (`flows.0.tcp.cc`); users never wrote it, so it is removed.
 _UNION_TAGS = frozenset(
     {"tcp", "udp", "droptail", "red", "step", "hysteresis", "reno", "cubic", "dctcp", "bbr", "highspeed", "vegas",
-     "linear", "fractional", "expolinear"}
+     "linear", "fractional", "expolinear", "ideal", "run2c", "rafle", "prio", "rr", "drr",
+     "files", "cdf", "all_at_once", "closed_loop", "poisson"}
 )
-_UNION_FIELDS = frozenset({"queue_ab", "queue_ba", "queue", "cc"})
+_UNION_FIELDS = frozenset(
+    {"queue_ab", "queue_ba", "queue", "cc", "classifier", "scheduler", "long_queue", "sizes", "arrivals"}
+)
 
 
 def field_path(loc: Sequence[Any]) -> str:

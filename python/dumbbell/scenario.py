@@ -51,19 +51,21 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Discriminator,
     Field,
     Tag,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
-from .errors import ConfigError, from_validation_error
+from .classes import Classifier, Scheduler
+from .errors import ConfigError
+from .model import U32_MAX, U64_MAX
+from .model import Model as _Model
+from .model import kind_of as _kind_of
 from .units import parse_rate_bps, parse_seconds, seconds_to_ps
+from .workloads import Arrivals, Control, Sizes
 
 __all__ = [
     "Rate",
@@ -89,15 +91,13 @@ __all__ = [
     "TcpFlow",
     "UdpFlow",
     "Flow",
+    "Workload",
     "QueueRecord",
     "Record",
     "Scenario",
     "red_wlog_for_burst",
     "CONTROLS",
 ]
-
-U32_MAX = 2**32 - 1
-U64_MAX = 2**64 - 1
 
 Rate = Annotated[int, BeforeValidator(parse_rate_bps)]
 """A positive rate in bit/s: a number or a string such as ``"100Mbps"``."""
@@ -107,26 +107,6 @@ Seconds = Annotated[float, BeforeValidator(parse_seconds)]
 
 Pkts = Annotated[int, Field(ge=0, le=U32_MAX)]
 Bytes = Annotated[int, Field(ge=0, le=U64_MAX)]
-
-
-class _Model(BaseModel):
-    """Base of every scenario model: unknown fields are errors, and a
-    validation failure is raised as one :class:`ConfigError` naming its field."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    def __init__(self, /, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as e:
-            raise from_validation_error(e) from None
-
-    @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any):  # type: ignore[override]
-        try:
-            return super().model_validate(obj, **kwargs)
-        except ValidationError as e:
-            raise from_validation_error(e) from None
 
 
 # ---------------------------------------------------------------- nodes
@@ -168,11 +148,39 @@ class _QueueBase(_Model):
         None, description="Packet limit. If neither limit is given: 1000 packets (the core's default queue)."
     )
     limit_bytes: Bytes | None = Field(None, description="Byte limit (the packet being admitted included).")
+    classifier: Classifier | None = Field(
+        None, description="Makes this a two-class port (see dumbbell.classes): ideal, run2c or rafle."
+    )
+    scheduler: Scheduler | None = Field(None, description="Two-class ports only: prio (default), rr or drr.")
+    long_queue: QueueConfig | None = Field(
+        None, description="Two-class ports only: the long-flow queue (default: a copy of this one)."
+    )
+
+    @model_validator(mode="after")
+    def _two_class(self):
+        if self.classifier is None:
+            if self.long_queue is not None:
+                raise ConfigError("long_queue", "a second (long-flow) queue needs a classifier on this port")
+            if self.scheduler is not None:
+                raise ConfigError("scheduler", "a scheduler needs two queues: give this port a classifier")
+        elif self.long_queue is not None:
+            lq = self.long_queue
+            for name in ("classifier", "scheduler", "long_queue"):
+                if getattr(lq, name) is not None:
+                    raise ConfigError(f"long_queue.{name}", "two-class ports do not nest: the long-flow queue is one queue")
+        return self
 
     def _core_limits(self) -> dict[str, Any]:
         if self.limit_pkts is None and self.limit_bytes is None:
-            return {"limit_pkts": 1000, "limit_bytes": None}
-        return {"limit_pkts": self.limit_pkts, "limit_bytes": self.limit_bytes}
+            limits: dict[str, Any] = {"limit_pkts": 1000, "limit_bytes": None}
+        else:
+            limits = {"limit_pkts": self.limit_pkts, "limit_bytes": self.limit_bytes}
+        if self.classifier is not None:
+            limits["classifier"] = self.classifier.to_core()
+            limits["scheduler"] = (self.scheduler.to_core() if self.scheduler is not None else {"kind": "prio"})
+            if self.long_queue is not None:
+                limits["long_queue"] = self.long_queue.to_core()
+        return limits
 
 
 class DropTail(_QueueBase):
@@ -295,15 +303,6 @@ class Hysteresis(_QueueBase):
 _QUEUE_KINDS = ("droptail", "red", "step", "hysteresis")
 
 
-def _kind_of(default: str):
-    def pick(v: Any) -> str:
-        if isinstance(v, dict):
-            return v.get("kind", default)
-        return getattr(v, "kind", default)
-
-    return pick
-
-
 QueueConfig = Annotated[
     Union[
         Annotated[DropTail, Tag("droptail")],
@@ -314,6 +313,9 @@ QueueConfig = Annotated[
     Discriminator(_kind_of("droptail")),
 ]
 """A queue discipline, tagged by ``kind`` (default ``droptail``)."""
+
+for _q in (DropTail, Red, Step, Hysteresis):
+    _q.model_rebuild()
 
 
 # ---------------------------------------------------------------- links
@@ -430,7 +432,9 @@ class Linear(_Model):
     R = 15 + 35·lost/sent % (``adaptive_min_pct``, ``adaptive_span_pct``);
     initial threshold 200 and b_r 1 packets. ``module_hook`` (default
     false) makes the ``ssthresh`` hook enter recovery as ``linha01.c``'s
-    does (see ``cc/seed001.rs``)."""
+    does (see ``cc/seed001.rs``). ``wrap_seq`` (default true) compares
+    sequence numbers in 32 bits from a random initial one in the reduction
+    gate, as the compiled module does."""
 
     kind: Literal["linear"] = "linear"
     ss_alpha: _Slope | None = None
@@ -444,6 +448,7 @@ class Linear(_Model):
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
     module_hook: bool | None = None
+    wrap_seq: bool | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Linear:
@@ -459,18 +464,23 @@ class Linear(_Model):
 
 class Fractional(_Model):
     """Fractional, "Fracionário" (seed 001 §4, ``frac01.c``). Defaults: slow start
-    J += max(2·t³, 1) per ACK event, reduction 20 %, Δ_r = 10 % of the
-    reduction (``delta_pct``), recovery J += γ_r·Δ_r per ACK event with γ_r
-    cycling through ``gamma_r`` = [0, 4, 5, 1], avoidance J += max(J·5/100, 1)
-    per ACK event (``gamma_a_pct``)."""
+    J += 1 per ACK event, what the module does as compiled (its ``time_in_ms``
+    is never assigned; ``slow_start="cubic_time"`` gives the J += max(2·t³, 1)
+    its source seems to say, see ``cc/fractional.rs``), reduction 20 %,
+    Δ_r = 10 % of the reduction (``delta_pct``), recovery J += γ_r·Δ_r per
+    ACK event with γ_r cycling through ``gamma_r`` = [0, 4, 5, 1], avoidance
+    J += max(J·5/100, 1) per ACK event (``gamma_a_pct``); ``wrap_seq`` as
+    for Linear."""
 
     kind: Literal["fractional"] = "fractional"
+    slow_start: Literal["per_ack", "cubic_time"] | None = None
     ss_alpha: _Slope | None = None
     ss_min_pkts: Pkts | None = None
     reduction_pct: _Pct | None = None
     delta_pct: Annotated[int, Field(ge=1, le=100)] | None = None
     gamma_r: Annotated[list[Annotated[int, Field(ge=0, le=1000)]], Field(min_length=1)] | None = None
     gamma_a_pct: Annotated[int, Field(ge=0, le=1000)] | None = None
+    wrap_seq: bool | None = None
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "fractional", **_drop_none(self.model_dump(exclude={"kind"}))}
@@ -482,8 +492,12 @@ class Expolinear(_Model):
     J = b_r + η_r·Δ_r·(1 − 2^(−⌊σt⌋)) + 1 with Δ_r the whole reduction,
     η_r 1 (``eta_r``) and σ 1/4 per ms (``sigma_per_ms``), avoidance
     J = threshold + 2·t (``eta_a``); initial threshold 200, b_r 1, Δ_r 1.
-    ``module_hook`` (default false) makes the ``ssthresh`` hook enter
-    recovery as ``expolin01.c``'s does (see ``cc/seed001.rs``)."""
+    2^(−k) is the module's ``65536 >> k`` with the shift count taken modulo
+    32 as x86 executes it (``shift_mod_32``, default true: the recovery
+    window falls back every 128 ms while recovery lasts). ``module_hook``
+    (default false) makes the ``ssthresh`` hook enter recovery as
+    ``expolin01.c``'s does (see ``cc/seed001.rs``); ``wrap_seq`` as for
+    Linear."""
 
     kind: Literal["expolinear"] = "expolinear"
     ss_alpha: _Slope | None = None
@@ -495,7 +509,9 @@ class Expolinear(_Model):
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
     initial_delta_pkts: Pkts | None = None
+    shift_mod_32: bool | None = None
     module_hook: bool | None = None
+    wrap_seq: bool | None = None
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "expolinear", **_drop_none(self.model_dump(exclude={"kind"}))}
@@ -709,6 +725,57 @@ Flow = Annotated[
 """A flow, tagged by ``kind`` (default ``tcp``)."""
 
 
+# ---------------------------------------------------------------- workloads
+
+
+class Workload(_Model):
+    """File-transfer tasks from ``servers`` to ``clients`` (see
+    :mod:`dumbbell.workloads`): ``sizes`` (a file base or a CDF),
+    ``arrivals`` (all at once, a closed loop of C tasks, or Poisson), an
+    optional FTP-like ``control`` dialogue before each file. Every
+    connection uses ``cc`` and ``tcp``. One row per task in the run's
+    ``tasks`` table."""
+
+    name: Annotated[str, Field(min_length=1)] = "tasks"
+    clients: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+    servers: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+    sizes: Sizes
+    arrivals: Arrivals
+    start_s: Seconds = 0.0
+    stop_s: Seconds | None = Field(None, description="No task starts at or after this time.")
+    max_tasks: Annotated[int, Field(ge=1, le=U64_MAX)] | None = None
+    control: Control | None = Field(None, description="The FTP-like dialogue; unset: one connection per task.")
+    cc: CcConfig = Field(default_factory=Cubic)
+    tcp: TcpOptions = Field(default_factory=TcpOptions)
+
+    @model_validator(mode="after")
+    def _check(self) -> Workload:
+        if self.stop_s is not None and self.stop_s <= self.start_s:
+            raise ConfigError("stop_s", f"must be after start_s ({self.stop_s:g} <= {self.start_s:g})")
+        if self.arrivals.kind == "all_at_once" and self.sizes.kind == "cdf" and self.max_tasks is None:
+            raise ConfigError("max_tasks", "starting tasks all at once from a CDF needs their number")
+        both = set(self.clients) & set(self.servers)
+        if both:
+            j = next(i for i, h in enumerate(self.servers) if h in both)
+            raise ConfigError(f"servers[{j}]", f"{self.servers[j]!r} is also a client of this workload")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "clients": list(self.clients),
+            "servers": list(self.servers),
+            "sizes": self.sizes.to_core(),
+            "arrivals": self.arrivals.to_core(),
+            "start_ps": seconds_to_ps(self.start_s),
+            "stop_ps": seconds_to_ps(self.stop_s) if self.stop_s is not None else None,
+            "max_tasks": self.max_tasks,
+            "control": self.control.to_core() if self.control is not None else None,
+            "cc": self.cc.to_core(),
+            "tcp": self.tcp.to_core(),
+        }
+
+
 # ---------------------------------------------------------------- recording
 
 
@@ -774,6 +841,11 @@ class Scenario(_Model):
     nodes: list[Node] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
     flows: list[Flow] = Field(default_factory=list)
+    workloads: list[Workload] = Field(default_factory=list)
+    short_flow_max_bytes: Bytes = Field(
+        16 * 1024,
+        description="Ground truth of classification: a flow (or a task) is short if it moves at most this many bytes.",
+    )
     record: Record = Field(default_factory=Record)
 
     @model_validator(mode="before")
@@ -851,6 +923,17 @@ class Scenario(_Model):
             if fname in names:
                 raise ConfigError(f"flows[{i}].name", f"duplicate flow name {fname!r}")
             names.add(fname)
+        wnames: set[str] = set()
+        for i, w in enumerate(self.workloads):
+            if w.name in wnames:
+                raise ConfigError(f"workloads[{i}].name", f"duplicate workload name {w.name!r}")
+            wnames.add(w.name)
+            for key in ("clients", "servers"):
+                for j, h in enumerate(getattr(w, key)):
+                    if h not in kinds:
+                        raise ConfigError(f"workloads[{i}].{key}[{j}]", f"unknown node {h!r}{_known(kinds)}")
+                    if kinds[h] != "host":
+                        raise ConfigError(f"workloads[{i}].{key}[{j}]", f"{h!r} is a switch; tasks run between hosts")
         for i, q in enumerate(self.record.queues):
             for end in ("node", "peer"):
                 if getattr(q, end) not in kinds:
@@ -878,6 +961,11 @@ class Scenario(_Model):
             link.queue_ab = queue
         else:
             link.queue_ba = queue
+
+    def add_workload(self, workload: Workload) -> Workload:
+        """Appends ``workload`` (file-transfer tasks) and returns it."""
+        self.workloads.append(workload)
+        return workload
 
     def add_flow(self, flow: TcpFlow | UdpFlow) -> TcpFlow | UdpFlow:
         """Appends ``flow`` and returns it (checked, like every edit, by :meth:`to_core`)."""
@@ -938,6 +1026,8 @@ class Scenario(_Model):
             "nodes": [{"name": n.name, "kind": n.kind} for n in s.nodes],
             "links": [link.to_core() for link in s.links],
             "flows": [f.to_core(i) for i, f in enumerate(s.flows)],
+            "workloads": [w.to_core() for w in s.workloads],
+            "short_flow_max_bytes": s.short_flow_max_bytes,
             "record": s.record.to_core(),
         }
 

@@ -16,8 +16,22 @@ pub struct RunConfig {
     pub links: Vec<LinkConfig>,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// File-transfer tasks started during the run (`app`).
+    #[serde(default)]
+    pub workloads: Vec<WorkloadConfig>,
+    /// The ground truth of classification: a flow (or a task, all its
+    /// connections together) is short if it transfers at most this many
+    /// bytes. Every packet carries the verdict (`Packet::long_flow`); the
+    /// ideal classifier reads it and two-class ports count against it.
+    /// Default 16 KB, the RAFLE paper's (§3.1).
+    #[serde(default = "default_short_flow_max")]
+    pub short_flow_max_bytes: u64,
     #[serde(default)]
     pub record: RecordConfig,
+}
+
+fn default_short_flow_max() -> u64 {
+    16 * 1024
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -69,6 +83,19 @@ pub struct QueueConfig {
     pub limit_bytes: Option<u64>,
     #[serde(default)]
     pub aqm: AqmConfig,
+    /// Two classes at this port (`queue::twoclass`): the classifier that
+    /// splits arrivals between a short-flow queue (this one) and a long-flow
+    /// queue. None: one queue.
+    #[serde(default)]
+    pub classifier: Option<ClassifierConfig>,
+    /// Which class sends next; default strict priority. Only with a
+    /// classifier.
+    #[serde(default)]
+    pub scheduler: Option<SchedulerConfig>,
+    /// The long-flow queue's limit and marking policy; default: the same as
+    /// this (short-flow) queue's. Only with a classifier; no nesting.
+    #[serde(default)]
+    pub long_queue: Option<Box<QueueConfig>>,
 }
 
 impl Default for QueueConfig {
@@ -77,8 +104,58 @@ impl Default for QueueConfig {
             limit_pkts: Some(1000),
             limit_bytes: None,
             aqm: AqmConfig::None,
+            classifier: None,
+            scheduler: None,
+            long_queue: None,
         }
     }
+}
+
+/// A short/long flow classifier (`queue::classify`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClassifierConfig {
+    /// The application's tag: the whole task of a long file is long.
+    Ideal,
+    /// RuN2C: short while the sequence offset is below `threshold_bytes`.
+    Run2c {
+        #[serde(default = "default_run2c_threshold")]
+        threshold_bytes: u64,
+    },
+    /// RAFLE: a random probe of the flow ids of the last `n` packets.
+    Rafle {
+        #[serde(default = "default_rafle_n")]
+        n: u32,
+    },
+}
+
+fn default_run2c_threshold() -> u64 {
+    crate::queue::classify::run2c::DEFAULT_THRESHOLD_BYTES
+}
+fn default_rafle_n() -> u32 {
+    crate::queue::classify::rafle::DEFAULT_N as u32
+}
+
+/// The scheduler of a two-class port (`queue::sched`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SchedulerConfig {
+    /// Strict priority, short first.
+    #[default]
+    Prio,
+    /// Round robin, packet by packet.
+    Rr,
+    /// Deficit round robin by bytes.
+    Drr {
+        #[serde(default = "default_quantum")]
+        quantum_short_bytes: u32,
+        #[serde(default = "default_quantum")]
+        quantum_long_bytes: u32,
+    },
+}
+
+fn default_quantum() -> u32 {
+    crate::queue::sched::drr::DEFAULT_QUANTUM_BYTES
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -178,6 +255,92 @@ pub enum FlowConfig {
 
 fn default_udp_payload() -> u32 {
     1470
+}
+
+/// File-transfer tasks (`app`): each task moves one file from a server to
+/// a client, optionally after an FTP-like control dialogue; tasks start at
+/// once, in a closed loop or as a Poisson process.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    pub name: String,
+    /// Hosts that fetch files (data flows toward them); one is drawn per
+    /// task from the stream `workload:<name>:hosts` when there are several.
+    pub clients: Vec<String>,
+    /// Hosts that serve files; drawn like the clients.
+    pub servers: Vec<String>,
+    pub sizes: SizesConfig,
+    pub arrivals: ArrivalsConfig,
+    /// When the first tasks start.
+    #[serde(default)]
+    pub start_ps: u64,
+    /// No task starts at or after this time.
+    #[serde(default)]
+    pub stop_ps: Option<u64>,
+    /// At most this many tasks start.
+    #[serde(default)]
+    pub max_tasks: Option<u64>,
+    /// The control dialogue before each file; None: the data connection
+    /// alone (a web-like flow).
+    #[serde(default)]
+    pub control: Option<ControlConfig>,
+    /// Congestion control and TCP options of every connection.
+    #[serde(default)]
+    pub cc: CcConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+}
+
+/// Where task sizes come from.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizesConfig {
+    /// A file base: with `all_at_once` every file once, in order; otherwise
+    /// a uniformly drawn file per task (stream `workload:<name>:sizes`).
+    Files { bytes: Vec<u64> },
+    /// An empirical CDF: `[size_bytes, cumulative probability]` points,
+    /// both non-decreasing, the last probability 1; sizes are drawn by
+    /// inverse transform with linear interpolation between points.
+    Cdf { points: Vec<[f64; 2]> },
+}
+
+/// When tasks start.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ArrivalsConfig {
+    /// Every task at `start_ps`: the whole file base, or `max_tasks` draws
+    /// from a CDF.
+    AllAtOnce,
+    /// `concurrency` tasks at `start_ps`, and a new one the instant one
+    /// completes, so exactly that many are active.
+    ClosedLoop { concurrency: u32 },
+    /// A Poisson process of `rate_per_s` tasks per second from `start_ps`
+    /// (gaps from the stream `workload:<name>:arrivals`).
+    Poisson { rate_per_s: f64 },
+}
+
+/// The FTP-like control dialogue (RFC 959, active mode): the server greets,
+/// the client sends `rounds` requests (USER, PASS, TYPE, PORT), each
+/// answered, then RETR; when RETR reaches the server it opens the data
+/// connection toward the client and answers 150.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ControlConfig {
+    pub banner_bytes: u32,
+    pub rounds: u32,
+    pub request_bytes: u32,
+    pub response_bytes: u32,
+}
+
+impl Default for ControlConfig {
+    fn default() -> Self {
+        ControlConfig {
+            banner_bytes: 24,
+            rounds: 4,
+            request_bytes: 16,
+            response_bytes: 32,
+        }
+    }
 }
 
 /// TCP stack options, per connection. Defaults follow Linux.
@@ -348,6 +511,12 @@ pub struct LinearParams {
     /// `cc::seed001`); false (default): a loss reduces the window as the
     /// paper's equations say.
     pub module_hook: bool,
+    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
+    /// sequence numbers from a random initial one, as the module's `u32`
+    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
+    /// below the wrap keeps the gate shut until recovery ends (or, if it
+    /// never ends, until 4 GiB more are sent). False: 64-bit, never wraps.
+    pub wrap_seq: bool,
 }
 
 impl Default for LinearParams {
@@ -364,17 +533,37 @@ impl Default for LinearParams {
             initial_threshold_pkts: 200,
             initial_base_pkts: 1,
             module_hook: false,
+            wrap_seq: true,
         }
     }
+}
+
+/// Fractional's slow start.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FractionalSlowStart {
+    /// `ss_min_pkts` per ACK event: what `frac01.c` does as compiled (its
+    /// `time_in_ms` is never assigned; GCC folds `max(2·t³, 1)` to 1, see
+    /// `cc/fractional.rs`).
+    #[default]
+    PerAck,
+    /// max(⌊α·t³⌋, `ss_min_pkts`) per ACK event, t in ms since the session
+    /// start or the last loss: the paper's eq. 1, what the source seems to say.
+    CubicTime,
 }
 
 /// Fractional, "Fracionário" (seed 001 §4, eq. 1, 5, 6; `frac01.c`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FractionalParams {
-    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
+    /// Slow start: the compiled module's one segment per ACK event
+    /// (default) or the paper's α·t³.
+    pub slow_start: FractionalSlowStart,
+    /// Slow start adds α·t³ per ACK event with `slow_start = cubic_time`,
+    /// packets/ms³ (source: 2).
     pub ss_alpha: f64,
-    /// Smallest slow-start step per ACK event, packets (module: 1).
+    /// Smallest slow-start step per ACK event, packets (module: 1); the
+    /// whole step with `slow_start = per_ack`.
     pub ss_min_pkts: u32,
     /// Reduction on loss, percent, 1..=99 (module: 20).
     pub reduction_pct: u32,
@@ -385,17 +574,25 @@ pub struct FractionalParams {
     pub gamma_r: Vec<u32>,
     /// Avoidance growth γ_A per ACK event, percent of cwnd (module: 5).
     pub gamma_a_pct: u32,
+    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
+    /// sequence numbers from a random initial one, as the module's `u32`
+    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
+    /// below the wrap keeps the gate shut until recovery ends (or, if it
+    /// never ends, until 4 GiB more are sent). False: 64-bit, never wraps.
+    pub wrap_seq: bool,
 }
 
 impl Default for FractionalParams {
     fn default() -> Self {
         FractionalParams {
+            slow_start: FractionalSlowStart::PerAck,
             ss_alpha: 2.0,
             ss_min_pkts: 1,
             reduction_pct: 20,
             delta_pct: 10,
             gamma_r: vec![0, 4, 5, 1],
             gamma_a_pct: 5,
+            wrap_seq: true,
         }
     }
 }
@@ -422,10 +619,22 @@ pub struct ExpolinearParams {
     pub initial_base_pkts: u32,
     /// Δ_r before any reduction, packets (module: 1).
     pub initial_delta_pkts: u32,
+    /// 2^(−k) is the module's `65536 >> k` with the shift count taken
+    /// modulo 32, as x86 executes it (a shift by 32 or more is undefined in
+    /// C; GCC emits `sar %cl`, which masks the count): the recovery window
+    /// falls back to b_r + 1 every 128 ms of t (k = 32, 64, ...). False:
+    /// 2^(−k) = 0 from k = 17 on, the exponential the paper means.
+    pub shift_mod_32: bool,
     /// The `ssthresh` hook enters recovery as `expolin01.c`'s does (see
     /// `cc::seed001`); false (default): a loss reduces the window as the
     /// paper's equations say.
     pub module_hook: bool,
+    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
+    /// sequence numbers from a random initial one, as the module's `u32`
+    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
+    /// below the wrap keeps the gate shut until recovery ends (or, if it
+    /// never ends, until 4 GiB more are sent). False: 64-bit, never wraps.
+    pub wrap_seq: bool,
 }
 
 impl Default for ExpolinearParams {
@@ -440,7 +649,9 @@ impl Default for ExpolinearParams {
             initial_threshold_pkts: 200,
             initial_base_pkts: 1,
             initial_delta_pkts: 1,
+            shift_mod_32: true,
             module_hook: false,
+            wrap_seq: true,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! `(time, sequence)`-ordered events ([`sim::EventQueue`]) and dispatches
 //! them. See `DESIGN.md` at the repository root for the data flow.
 
+pub mod app;
 pub mod cc;
 pub mod config;
 pub mod net;

@@ -14,7 +14,10 @@
 //! violation fails the run.
 
 use crate::cc;
-use crate::config::{AqmConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig};
+use crate::config::{
+    AqmConfig, CcConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig,
+    TcpConfig,
+};
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
 use crate::net::port::{Port, PortStats, PortTrace};
 use crate::net::topology::{Routes, NO_ROUTE};
@@ -29,6 +32,9 @@ use crate::tcp::sender::Sender;
 use crate::tcp::{Endpoints, Out, TimerKind};
 use crate::trace::{Column, Table};
 use std::collections::HashMap;
+
+mod classes;
+mod tasks;
 
 /// The outcome of one run: named columnar tables (see `docs/output.md`).
 #[derive(Debug, Default)]
@@ -106,7 +112,13 @@ struct UdpFlow {
 enum FlowKind {
     Tcp(Box<TcpConn>),
     Udp(UdpFlow),
+    /// A task's connection after the task completed: its state is freed;
+    /// packets still in the network are delivered and discarded.
+    Closed,
 }
+
+/// `Flow::task` of a flow that belongs to no task.
+const NO_TASK: u32 = u32::MAX;
 
 struct Flow {
     name: String,
@@ -115,6 +127,13 @@ struct Flow {
     start: Time,
     cc_name: &'static str,
     kind: FlowKind,
+    /// The ground truth every packet of the flow carries
+    /// (`Packet::long_flow`): it, or its task, moves more than
+    /// `short_flow_max_bytes`.
+    long: bool,
+    /// The task this connection serves (`world/tasks.rs`), or `NO_TASK`.
+    task: u32,
+    role: tasks::Role,
 }
 
 /// Rows of `flow_samples` / `cwnd`.
@@ -180,6 +199,8 @@ pub struct World {
     aqm_rngs: Vec<Rng>,
     routes: Routes,
     flows: Vec<Flow>,
+    tasks: tasks::Tasks,
+    seed: u64,
     out: Out,
     rec: Recorders,
     created: u64,
@@ -191,6 +212,54 @@ pub struct World {
 
 fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
     ConfigError::new(field, msg)
+}
+
+/// Checks a connection's TCP options; errors name `<f>.tcp.<option>`.
+fn check_tcp(tcp: &TcpConfig, f: &str) -> Result<(), ConfigError> {
+    ensure(
+        tcp.mss_bytes > 0,
+        || format!("{f}.tcp.mss_bytes"),
+        "the MSS must be positive",
+    )?;
+    ensure(
+        tcp.init_cwnd_pkts > 0,
+        || format!("{f}.tcp.init_cwnd_pkts"),
+        "the initial window must be positive",
+    )?;
+    ensure(
+        tcp.rwnd_bytes >= tcp.mss_bytes as u64,
+        || format!("{f}.tcp.rwnd_bytes"),
+        "the receive window must hold one MSS",
+    )?;
+    ensure(
+        tcp.dupthresh > 0,
+        || format!("{f}.tcp.dupthresh"),
+        "dupthresh must be positive",
+    )
+}
+
+/// Both ends of a TCP connection (the control drawing from `rng`) and the
+/// control's name.
+fn tcp_conn(
+    ep: Endpoints,
+    tcp: &TcpConfig,
+    ccc: &CcConfig,
+    rng: Rng,
+    bytes: Option<u64>,
+    stop: Option<Time>,
+) -> (Box<TcpConn>, &'static str) {
+    let control = cc::make(ccc, rng);
+    let name = control.name();
+    let echo = if control.needs_ecn() {
+        EcnEcho::Accurate
+    } else if tcp.ecn {
+        EcnEcho::Classic
+    } else {
+        EcnEcho::Off
+    };
+    let receiver = Receiver::new(ep, tcp, echo);
+    let sender = Sender::new(ep, tcp.clone(), control, bytes, stop);
+    (Box::new(TcpConn { sender, receiver }), name)
 }
 
 /// `Err` naming `field` (built only on failure) unless `ok`.
@@ -360,11 +429,17 @@ impl World {
                 (b, a, l.loss_ba, &l.queue_ba, "queue_ba"),
             ] {
                 let qc = q.clone().unwrap_or_default();
-                let qdisc = build_qdisc(&qc, l.rate_bps, &format!("{f}.{qname}"))?;
                 let label = format!(
                     "{}->{}",
                     cfg.nodes[from as usize].name, cfg.nodes[to as usize].name
                 );
+                let qdisc = classes::build_port_qdisc(
+                    &qc,
+                    l.rate_bps,
+                    &format!("{f}.{qname}"),
+                    cfg.seed,
+                    &label,
+                )?;
                 let pid = ports.len() as u32;
                 ports_of[from as usize].push((pid, to));
                 ports.push(Port {
@@ -447,33 +522,14 @@ impl World {
                 dport: 5001,
             };
             let start = Time::from_ps(start_ps);
-            let (kind, cc_name) = match fc {
+            let (kind, cc_name, long) = match fc {
                 FlowConfig::Tcp {
                     bytes,
                     cc: ccc,
                     tcp,
                     ..
                 } => {
-                    ensure(
-                        tcp.mss_bytes > 0,
-                        || format!("{f}.tcp.mss_bytes"),
-                        "the MSS must be positive",
-                    )?;
-                    ensure(
-                        tcp.init_cwnd_pkts > 0,
-                        || format!("{f}.tcp.init_cwnd_pkts"),
-                        "the initial window must be positive",
-                    )?;
-                    ensure(
-                        tcp.rwnd_bytes >= tcp.mss_bytes as u64,
-                        || format!("{f}.tcp.rwnd_bytes"),
-                        "the receive window must hold one MSS",
-                    )?;
-                    ensure(
-                        tcp.dupthresh > 0,
-                        || format!("{f}.tcp.dupthresh"),
-                        "dupthresh must be positive",
-                    )?;
+                    check_tcp(tcp, &f)?;
                     ensure(
                         *bytes != Some(0),
                         || format!("{f}.bytes"),
@@ -481,19 +537,10 @@ impl World {
                     )?;
                     cc::validate(ccc, &format!("{f}.cc"))?;
                     let rng = rng_for(cfg.seed, &format!("flow:{name}:cc"));
-                    let control = cc::make(ccc, rng);
-                    let name = control.name();
-                    let echo = if control.needs_ecn() {
-                        EcnEcho::Accurate
-                    } else if tcp.ecn {
-                        EcnEcho::Classic
-                    } else {
-                        EcnEcho::Off
-                    };
-                    let receiver = Receiver::new(ep, tcp, echo);
-                    let sender =
-                        Sender::new(ep, tcp.clone(), control, *bytes, stop_ps.map(Time::from_ps));
-                    (FlowKind::Tcp(Box::new(TcpConn { sender, receiver })), name)
+                    let stop = stop_ps.map(Time::from_ps);
+                    let (conn, cc_name) = tcp_conn(ep, tcp, ccc, rng, *bytes, stop);
+                    let long = bytes.map_or(true, |b| b > cfg.short_flow_max_bytes);
+                    (FlowKind::Tcp(conn), cc_name, long)
                 }
                 FlowConfig::Udp {
                     rate_bps,
@@ -520,7 +567,8 @@ impl World {
                         recv_bytes: 0,
                         end: None,
                     };
-                    (FlowKind::Udp(u), "")
+                    // An unbounded stream is long.
+                    (FlowKind::Udp(u), "", true)
                 }
             };
             flows.push(Flow {
@@ -530,6 +578,9 @@ impl World {
                 start,
                 cc_name,
                 kind,
+                long,
+                task: NO_TASK,
+                role: tasks::Role::Bulk,
             });
         }
 
@@ -541,9 +592,11 @@ impl World {
                     kind: TimerKind::Start as u8,
                 },
                 FlowKind::Udp(_) => Event::UdpSend { flow: i as u32 },
+                FlowKind::Closed => continue,
             };
             events.schedule(f.start, ev);
         }
+        let tasks = tasks::Tasks::build(cfg, &ids, &node_kinds, &routes, &mut events)?;
 
         let r = &cfg.record;
         let mut rec = Recorders {
@@ -592,6 +645,8 @@ impl World {
             aqm_rngs,
             routes,
             flows,
+            tasks,
+            seed: cfg.seed,
             out: Out::default(),
             rec,
             created: 0,
@@ -617,6 +672,7 @@ impl World {
                 Event::UdpSend { flow } => self.udp_send(flow),
                 Event::Sample => self.sample_flows(),
                 Event::QueueSample { port } => self.sample_queue(port),
+                Event::TaskArrival { workload } => self.task_arrival(workload),
             }
         }
         self.now = self.end;
@@ -843,8 +899,10 @@ impl World {
             );
         }
         out.timers.clear();
+        let long = self.flows[flow as usize].long;
         for i in 0..out.pkts.len() {
-            let p = out.pkts[i];
+            let mut p = out.pkts[i];
+            p.long_flow = long;
             if p.payload_bytes > 0 {
                 self.data_sent += 1;
             } else {
@@ -863,7 +921,8 @@ impl World {
         match &mut self.flows[flow as usize].kind {
             FlowKind::Tcp(c) => {
                 let mut out = std::mem::take(&mut self.out);
-                if node == c.sender.endpoints().dst {
+                let at_receiver = node == c.sender.endpoints().dst;
+                if at_receiver {
                     c.receiver.on_packet(now, p, &mut out);
                 } else {
                     c.sender.on_ack(now, p, &mut out);
@@ -873,10 +932,14 @@ impl World {
                 }
                 self.flush(flow, node, &mut out);
                 self.out = out;
+                if self.flows[flow as usize].task != NO_TASK {
+                    self.task_progress(flow, at_receiver, p);
+                }
             }
             FlowKind::Udp(u) => {
                 u.recv_bytes += p.payload_bytes as u64;
             }
+            FlowKind::Closed => {}
         }
     }
 
@@ -919,6 +982,7 @@ impl World {
             sport: 20_000 + flow as u16,
             dport: 5001,
             proto: Proto::Udp,
+            long_flow: true,
             born_ps: now.ps(),
             ..Default::default()
         };
@@ -939,7 +1003,11 @@ impl World {
     fn sample_flows(&mut self) {
         let now = self.now;
         for i in 0..self.flows.len() {
+            if self.flows[i].task != NO_TASK {
+                continue; // tasks report in the `tasks` table
+            }
             match &self.flows[i].kind {
+                FlowKind::Closed => {}
                 FlowKind::Tcp(c) => record_flow(&mut self.rec, false, now, i as u32, c),
                 FlowKind::Udp(u) => {
                     let r = &mut self.rec.samples;
@@ -1010,6 +1078,8 @@ impl World {
         );
         tables.push(self.flows_table(now));
         tables.push(self.queues_table(run_ps));
+        tables.push(self.classification_table());
+        tables.push(self.tasks_table());
         let World { rec, .. } = self;
         tables.push(rec.samples.table("flow_samples"));
         tables.push(rec.cwnd.table("cwnd"));
@@ -1055,6 +1125,9 @@ impl World {
         let n = self.flows.len();
         let mut c = FlowsCols::with_capacity(n);
         for (i, f) in self.flows.iter().enumerate() {
+            if f.task != NO_TASK {
+                continue; // tasks report in the `tasks` table
+            }
             c.flow.push(i as u32);
             c.name.push(f.name.clone());
             c.src.push(self.node_names[f.src as usize].clone());
@@ -1110,6 +1183,7 @@ impl World {
                     c.cwnd.push(0);
                     c.goodput.push(rate(u.recv_bytes, f.start, end));
                 }
+                FlowKind::Closed => unreachable!("only task connections close"),
             }
         }
         Table::new("flows")

@@ -33,7 +33,8 @@ fn assert_conserved(out: &RunOutput, what: &str) {
 /// several times Reno's goodput. Reno follows Mathis (about 10 Mb/s here);
 /// the new controls recover on a time scale of milliseconds, not RTTs, and
 /// cut by 10–20 % rather than 50 %. Measured (seed 1): Reno 10.3 Mb/s,
-/// Linear 81 Mb/s, Fractional 45 Mb/s, Expolinear 63 Mb/s. We ask for at
+/// Linear 92.5 Mb/s, Fractional 58.2 Mb/s (45.3 with its slow start as
+/// `cubic_time`), Expolinear 90.9 Mb/s. We ask for at
 /// least twice Reno: a clear win, with room for the seed and for changes
 /// in the stack, not the exact factor.
 #[test]
@@ -154,7 +155,7 @@ fn flows_of_one_control_keep_their_own_state() {
         );
 
         // b's first data ACK: cwnd = 10 + max(2·t³, ss_min) with t in whole
-        // ms from b's own origin.
+        // ms from b's own origin (Fractional as compiled: 10 + 1).
         let t = col_u64(&out, "cwnd", "time_ps");
         let f = col_u32(&out, "cwnd", "flow");
         let w = col_u32(&out, "cwnd", "cwnd_pkts");
@@ -164,9 +165,14 @@ fn flows_of_one_control_keep_their_own_state() {
         let t_ms = (t[i] - t_init) / MS;
         let ss_min = if cc == "fractional" { 1 } else { 2 };
         assert!(t_ms >= 19, "{cc}: first ACK {t_ms} ms after init");
+        let step = if cc == "fractional" {
+            1
+        } else {
+            (2 * t_ms.pow(3)).max(ss_min)
+        };
         assert_eq!(
             w[i] as u64,
-            10 + (2 * t_ms.pow(3)).max(ss_min),
+            10 + step,
             "{cc}: b's first slow-start step, t = {t_ms} ms"
         );
     }

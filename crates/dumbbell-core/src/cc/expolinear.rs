@@ -90,6 +90,7 @@ impl Law for ExpolinearLaw {
 
     fn recover(&mut self, st: &State, _cwnd: u32, t_ms: u64) -> u64 {
         let k = floor_mul(self.p.sigma_per_ms, t_ms as f64);
+        let k = if self.p.shift_mod_32 { k % 32 } else { k };
         let two_to_minus_k = if k >= 17 { 0 } else { FIXED_ONE >> k };
         let scaled = self.delta_pkts.saturating_mul(FIXED_ONE - two_to_minus_k);
         // Division by a power of two: exact in f64 below 2^53.
@@ -101,6 +102,10 @@ impl Law for ExpolinearLaw {
 
     fn avoid(&mut self, st: &State, _cwnd: u32, t_ms: u64) -> u64 {
         (st.threshold_pkts as u64).saturating_add(floor_mul(self.p.eta_a, t_ms as f64))
+    }
+
+    fn wrap_seq(&self) -> bool {
+        self.p.wrap_seq
     }
 
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
@@ -194,10 +199,38 @@ mod tests {
         // real 1 − 2^-17 would give 1_999_984).
         assert_eq!(d.ack(68), 10_000_001);
         assert!(!d.cc.state.recovery);
-        // k ≥ 32 (t ≥ 128 ms), undefined in C: still the whole Δ_r.
-        let mut d = Drive::new(default(), 10_000_000);
+        // k ≥ 32 (t ≥ 128 ms), undefined in C, with `shift_mod_32` off:
+        // still the whole Δ_r.
+        let mut d = Drive::new(expolinear(|p| p.shift_mod_32 = false), 10_000_000);
         d.loss(0, 1);
         assert_eq!(d.ack(130), 10_000_001);
+    }
+
+    #[test]
+    fn shift_count_is_taken_modulo_32_as_x86_does() {
+        // The compiled module (GCC -O2, x86-64: `sar %cl`) shifts 65536 by
+        // ⌊t/4⌋ mod 32, so the recovery window is periodic in t with period
+        // 128 ms: b_r + 1 again at t = 128, 256, ... (checked against the
+        // module's expAdjust compiled in user space: 801, 901, 951 at
+        // t = 128, 132, 136 for b_r 800, Δ_r 200). Recovery lasts that long
+        // only when no ACK arrives while the window is at the threshold:
+        // here the ACKs come at t = 0, 4, 8, then 128, 132, 136.
+        let mut d = Drive::new(default(), 1000);
+        d.loss(0, 1);
+        let got: Vec<u32> = [0u64, 4, 8].iter().map(|&t| d.ack(t)).collect();
+        assert_eq!(got, [801, 901, 951]);
+        let got: Vec<u32> = [128u64, 132, 136].iter().map(|&t| d.ack(t)).collect();
+        assert_eq!(got, [801, 901, 951]);
+        assert!(d.cc.state.recovery);
+        // k mod 32 = 17..31 gives the whole Δ_r: J = 1001 ends recovery.
+        assert_eq!(d.ack(200), 1001);
+        assert!(!d.cc.state.recovery);
+        // Without the mask the t = 128 ms ACK ends recovery.
+        let mut d = Drive::new(expolinear(|p| p.shift_mod_32 = false), 1000);
+        d.loss(0, 1);
+        d.ack(8);
+        assert_eq!(d.ack(128), 1001);
+        assert!(!d.cc.state.recovery);
     }
 
     #[test]
@@ -215,7 +248,7 @@ mod tests {
             assert_eq!(d.ack(t), eq7(800.0, 0.5, 200.0, 1.0, t), "t = {t}");
         }
         // η_r = 0.5: J tends to 800 + 100 + 1 and never reaches 1000.
-        assert_eq!(d.ack(40), 901);
+        assert_eq!(d.ack(20), 901);
         assert!(d.cc.state.recovery);
     }
 

@@ -6,8 +6,9 @@
 //!
 //! With the phase machine of [`super::seed001`]:
 //!
-//! - slow start: J += max(⌊α·t³⌋, 1) per ACK event (eq. 1; the module adds
-//!   at least 1, the others 2);
+//! - slow start: J += 1 per ACK event, what `frac01.c` does as compiled
+//!   (below); `slow_start = cubic_time` gives the paper's eq. 1 instead,
+//!   J += max(⌊α·t³⌋, 1) (the source's floor is 1, the others' 2);
 //! - reduction on loss: the decrement D = ⌊J·R/100⌋ (R = 20) is taken away,
 //!   so the new window is rounded *up* (the module's `cwnd − cwnd·2/10`),
 //!   and Δ_r = ⌊D·10/100⌋ (`delta_pct`), the γ cycle restarts;
@@ -20,10 +21,35 @@
 //!
 //! The module's `ssthresh` hook only returns cwnd/2: it neither enters
 //! recovery nor resets anything, so the ACK that makes the stack enter
-//! Recovery reduces the window here (unlike Linear and Expolinear). The
-//! module has no time origin (its slow start reads an uninitialised
-//! variable); ours is the one [`super::seed001`] describes, reset by the
-//! hook too, so that slow start after an RTO starts again from t = 0.
+//! Recovery reduces the window here (unlike Linear and Expolinear).
+//!
+//! # The compiled slow start
+//!
+//! `frac01.c` declares `u32 time_in_ms` in its `cong_control` and never
+//! assigns it (nor the unused `current_time_ns`); its slow-start branch
+//! adds `max(2·time_in_ms³, 1U)`. Reading an unassigned automatic variable
+//! is undefined behaviour, and GCC resolves it: compiled at -O1, -O2, -O3
+//! or -Os for x86-64 (GCC 12.2), with or without the kernel's
+//! `-fno-strict-overflow` and `-ftrivial-auto-var-init=zero`, the branch is
+//! a compare of `snd_cwnd` with `snd_ssthresh` followed by `addl $1` and a
+//! store: one segment per ACK event, whatever the time. (GCC also warns
+//! "'time_in_ms' may be used uninitialized".) The module the paper
+//! measured is the compiled one, so that is the default here
+//! (`slow_start = per_ack`, step `ss_min_pkts` = 1); `cubic_time` keeps
+//! the 2·t³ the source seems to say, with the time origin of
+//! [`super::seed001`] (reset by the hook too, so that slow start after an
+//! RTO starts again from t = 0).
+//!
+//! To check: copy `simple_cong_control` from `frac01.c` into a user-space
+//! file with the kernel types it touches reduced to plain structs
+//! (`tcp_sock`: `snd_cwnd`, `snd_ssthresh`, `snd_nxt`; `rate_sample`:
+//! `losses`, `acked_sacked`; `max` as a plain comparison), run
+//! `gcc -O2 -S`, and read the branch taken when not in recovery and
+//! `snd_cwnd < snd_ssthresh`.
+//!
+//! One segment per ACK event is slower than Reno's slow start with delayed
+//! ACKs (one per segment acked): with an ACK for every second segment the
+//! window grows by half per round trip instead of doubling.
 //!
 //! Δ_r is integer as in the module, so a reduction of fewer than 10 packets
 //! (a window below 50 at R = 20) gives Δ_r = 0: recovery then adds nothing
@@ -31,8 +57,8 @@
 //! again (or until the reduction itself is 0, at a window of 4 or less,
 //! when recovery ends on the next ACK). We reproduce this.
 
-use super::seed001::{Law, Seed001, State};
-use crate::config::FractionalParams;
+use super::seed001::{floor_mul, Law, Seed001, State};
+use crate::config::{FractionalParams, FractionalSlowStart};
 
 /// The module's `snd_second_thresh` before any reduction. Recovery is only
 /// entered by a reduction, which sets the threshold, so it is never read.
@@ -73,6 +99,15 @@ impl Law for FractionalLaw {
     fn ss_min_pkts(&self) -> u32 {
         self.p.ss_min_pkts
     }
+    fn slow_start_step(&self, t_ms: u64) -> u64 {
+        match self.p.slow_start {
+            FractionalSlowStart::PerAck => self.p.ss_min_pkts as u64,
+            FractionalSlowStart::CubicTime => {
+                let t = t_ms as f64;
+                floor_mul(self.p.ss_alpha, t * t * t).max(self.p.ss_min_pkts as u64)
+            }
+        }
+    }
     fn initial_threshold_pkts(&self) -> u32 {
         INITIAL_THRESHOLD_PKTS
     }
@@ -108,6 +143,10 @@ impl Law for FractionalLaw {
         (cwnd as u64).saturating_add(step)
     }
 
+    fn wrap_seq(&self) -> bool {
+        self.p.wrap_seq
+    }
+
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("delta_pkts", self.delta_pkts as f64);
         out("gamma_idx", self.gamma_idx as f64);
@@ -132,8 +171,26 @@ mod tests {
     }
 
     #[test]
-    fn slow_start_adds_two_t_cubed_at_least_one() {
+    fn slow_start_adds_one_segment_per_ack_event_as_compiled() {
+        // frac01.c's `2·time_in_ms³` reads a variable never assigned; GCC
+        // (-O1 to -O3, x86-64) compiles the branch to `cwnd += 1`.
         let mut d = Drive::new(default(), 10);
+        for (i, t) in [0u64, 1, 3, 7, 20, 500].into_iter().enumerate() {
+            assert_eq!(d.ack(t), 11 + i as u32, "t = {t} ms");
+            assert_eq!(d.var("phase"), Phase::SlowStart as u8 as f64);
+        }
+        // Per ACK event, whatever it acks.
+        assert_eq!(d.ack_lost(501, 9, 0), 17);
+        let mut d = Drive::new(fractional(|p| p.ss_min_pkts = 3), 10);
+        assert_eq!(d.ack(50), 13);
+    }
+
+    #[test]
+    fn cubic_time_slow_start_adds_two_t_cubed_at_least_one() {
+        let mut d = Drive::new(
+            fractional(|p| p.slow_start = FractionalSlowStart::CubicTime),
+            10,
+        );
         let mut cwnd: u64 = 10;
         for t in [0u64, 0, 1, 3, 7, 20] {
             // J += max(2·t³, 1): 1, 1, 2, 54, 686, 16000.
@@ -251,6 +308,32 @@ mod tests {
     }
 
     #[test]
+    fn gate_compares_32_bit_sequence_numbers_as_the_module() {
+        // 40 → 32 with Δ_r = 0: recovery never ends by itself, so only the
+        // gate `snd_nxt > recovery_point` lets the next loss reduce. With
+        // the recovery point 100 bytes below 2^32 in sequence space (the
+        // drive's snd_nxt is 1000 MSS), one more segment wraps snd_nxt.
+        for (wrap, want, then) in [(true, 32, 32), (false, 26, 21)] {
+            let mut d = Drive::new(fractional(|p| p.wrap_seq = wrap), 40);
+            d.set_isn(0u32.wrapping_sub(100).wrapping_sub(1000 * 1448));
+            assert_eq!(d.loss(0, 1), 32);
+            d.send(1);
+            // Wrapped: 1348 > 4294967196 is false in 32 bits, the gate
+            // stays shut and the window frozen; in 64 bits, 32 − 6.
+            assert_eq!(d.loss(1, 1), want, "wrap_seq {wrap}");
+            d.send(1);
+            // Shut still (32 bits), or a third reduction, 26 − 5 (64 bits).
+            assert_eq!(d.loss(2, 1), then, "wrap_seq {wrap}");
+        }
+        // Without a wrap the two agree.
+        let mut d = Drive::new(default(), 40);
+        d.set_isn(12345);
+        d.loss(0, 1);
+        d.send(1);
+        assert_eq!(d.loss(1, 1), 26);
+    }
+
+    #[test]
     fn gamma_cycle_and_percentages_are_parameters() {
         let mut d = Drive::new(
             fractional(|p| {
@@ -273,7 +356,10 @@ mod tests {
 
     #[test]
     fn slow_start_after_an_rto_restarts_from_t_zero() {
-        let mut d = Drive::new(default(), 10);
+        let mut d = Drive::new(
+            fractional(|p| p.slow_start = FractionalSlowStart::CubicTime),
+            10,
+        );
         // RTO at 500 ms: ssthresh() = 5, then the stack sets cwnd = 1.
         d.at(500);
         d.tp.snd_ssthresh = d.cc.ssthresh(&d.tp);

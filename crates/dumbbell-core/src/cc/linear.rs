@@ -96,6 +96,10 @@ impl Law for LinearLaw {
         (st.threshold_pkts as u64).saturating_add(floor_mul(self.p.beta_a, t_ms as f64))
     }
 
+    fn wrap_seq(&self) -> bool {
+        self.p.wrap_seq
+    }
+
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("reduction_pct", self.last_reduction_pct);
     }

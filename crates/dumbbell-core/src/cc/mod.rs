@@ -355,13 +355,23 @@ pub fn make(cfg: &CcConfig, rng: Rng) -> Box<dyn CongestionControl> {
         CcConfig::Reno => Box::new(reno::Reno),
         CcConfig::Cubic(p) => Box::new(cubic::Cubic::new(p.clone())),
         CcConfig::Dctcp(p) => Box::new(dctcp::Dctcp::new(p.clone())),
-        CcConfig::Linear(p) => Box::new(linear::Linear::new(p.clone())),
-        CcConfig::Fractional(p) => Box::new(fractional::Fractional::new(p.clone())),
-        CcConfig::Expolinear(p) => Box::new(expolinear::Expolinear::new(p.clone())),
+        // Seed 001: the initial sequence number their 32-bit gate counts from.
+        CcConfig::Linear(p) => Box::new(linear::Linear::new(p.clone()).with_isn(isn(rng))),
+        CcConfig::Fractional(p) => {
+            Box::new(fractional::Fractional::new(p.clone()).with_isn(isn(rng)))
+        }
+        CcConfig::Expolinear(p) => {
+            Box::new(expolinear::Expolinear::new(p.clone()).with_isn(isn(rng)))
+        }
         CcConfig::Bbr(p) => Box::new(bbr::Bbr::new(p.clone(), rng)),
         CcConfig::Highspeed(p) => Box::new(highspeed::HighSpeed::new(p.clone())),
         CcConfig::Vegas(p) => Box::new(vegas::Vegas::new(p.clone())),
     }
+}
+
+/// A random 32-bit initial sequence number from the flow's stream.
+fn isn(mut rng: Rng) -> u32 {
+    (rng.next_u64() >> 32) as u32
 }
 
 /// Rejects out-of-range parameters of a configuration; `field` is its path

@@ -6,12 +6,19 @@
 //! [`Aqm`] values that the FIFO consults at enqueue or dequeue, not copies of
 //! the queue. Counting (enqueues, drops by reason, marks, occupancy traces) is
 //! done once, by the port that wraps the discipline (`net::port`).
+//!
+//! A two-class port ([`twoclass::TwoClass`]) is a discipline made of two
+//! disciplines, a [`classify::Classifier`] and a [`sched::Scheduler`].
 
 pub mod aqm;
+pub mod classify;
 pub mod red;
+pub mod sched;
+pub mod twoclass;
 
 pub use aqm::{Aqm, Hysteresis, MarkPoint, StepMark};
 pub use red::{Red, RedParams};
+pub use twoclass::{ClassCounts, ClassReport, TwoClass};
 
 use crate::net::packet::{Ecn, PacketPool, PktId};
 use crate::sim::{Rng, Time};
@@ -86,8 +93,15 @@ pub trait QueueDisc {
     fn is_empty(&self) -> bool {
         self.len_pkts() == 0
     }
+    /// The packet `dequeue` would hand out next, without taking it (a
+    /// deficit round robin scheduler reads its size).
+    fn peek(&self) -> Option<PktId>;
     /// Every packet held, for the end-of-run conservation audit.
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId));
+    /// Classification counters, for a two-class port.
+    fn class_report(&self) -> Option<ClassReport> {
+        None
+    }
 }
 
 /// Limits of a queue; `None` means unlimited in that unit.
@@ -181,6 +195,10 @@ impl QueueDisc for Fifo {
 
     fn len_bytes(&self) -> u64 {
         self.bytes
+    }
+
+    fn peek(&self) -> Option<PktId> {
+        self.q.front().copied()
     }
 
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {

@@ -25,6 +25,8 @@ pub enum Event {
     Sample,
     /// A periodic occupancy sample of one port's queue.
     QueueSample { port: u32 },
+    /// A workload starts its next task(s) (`world/tasks.rs`).
+    TaskArrival { workload: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -137,6 +137,8 @@ pub struct Sender {
     rwnd: u64,
     app_end: Option<u64>,
     stop: Option<Time>,
+    /// The application keeps writing (`write`): no FIN, never Done.
+    open_stream: bool,
     // Rate sampling (Linux `tcp_rate.c`; `delivered_mstamp` and
     // `app_limited` live in `tp`, where BBR reads and writes them).
     first_tx_time: Time,
@@ -196,6 +198,7 @@ impl Sender {
             queue_cwr: false,
             app_end,
             stop,
+            open_stream: false,
             first_tx_time: Time::ZERO,
             cwnd_usage_seq: 0,
             cwnd_limited_raw: false,
@@ -203,6 +206,22 @@ impl Sender {
             tsq_throttled: false,
             stats: SenderStats::default(),
         }
+    }
+
+    /// Keeps the stream open for messages: the application `write`s them
+    /// one after another, no FIN is sent and the sender is never Done (the
+    /// control streams of a file-transfer task, `app::ftp`).
+    pub fn set_open_stream(&mut self) {
+        self.open_stream = true;
+        self.app_end.get_or_insert(0);
+    }
+
+    /// The application writes `bytes` more; they leave as cwnd allows
+    /// (at once if the connection is established).
+    pub fn write(&mut self, now: Time, bytes: u64, out: &mut Out) {
+        self.tp.now = now;
+        *self.app_end.get_or_insert(0) += bytes;
+        self.try_send(now, out);
     }
 
     fn wants_ecn(&self) -> bool {
@@ -494,7 +513,7 @@ impl Sender {
         self.tp.snd_cwnd = self.tp.snd_cwnd.clamp(1, self.tp.snd_cwnd_clamp);
 
         // Completion and the RTO timer (RFC 6298 §5.2, §5.3).
-        if let Some(end) = self.app_end {
+        if let Some(end) = self.app_end.filter(|_| !self.open_stream) {
             if self.tp.snd_una >= end {
                 self.phase = Phase::Done;
                 self.stats.completion.get_or_insert(now);
@@ -1132,7 +1151,7 @@ impl Sender {
                 f |= flags::CWR;
             }
         }
-        if self.app_end == Some(seq + len as u64) {
+        if !self.open_stream && self.app_end == Some(seq + len as u64) {
             f |= flags::FIN;
         }
         let mut p = self.packet(now, f, seq, len, ecn);
