@@ -169,3 +169,8 @@ def test_reproduce_highspeed_json_contract(tmp_path):
 
 def test_reproduce_lossy_cc_rejects_a_bad_scale_before_running(cli):
     assert_bad_input(cli("reproduce", "lossy-cc", "--scale", "huge"), "--scale", "quick", "paper")
+
+
+def test_reproduce_hysteresis_rejects_a_bad_scale_before_running(cli):
+    assert_bad_input(cli("reproduce", "hysteresis", "--scale", "huge"), "--scale", "quick", "paper")
+    assert "hysteresis (E2)" in cli("reproduce", "--help").stdout

@@ -76,6 +76,8 @@ __all__ = [
     "Step",
     "Hysteresis",
     "QueueConfig",
+    "Return",
+    "Pipeline",
     "Link",
     "Reno",
     "Cubic",
@@ -112,11 +114,34 @@ Bytes = Annotated[int, Field(ge=0, le=U64_MAX)]
 # ---------------------------------------------------------------- nodes
 
 
+class Pipeline(_Model):
+    """A software switch's shared packet-processing pipeline (bmv2 in the
+    hysteresis paper's Mininet testbed): every packet entering the switch,
+    returned copies included, is processed one at a time at
+    ``capacity_pps``; arrivals wait in a buffer of ``buffer_pkts`` packets
+    and are dropped (reason ``pipeline``) when it is full."""
+
+    capacity_pps: Annotated[float, Field(gt=0, allow_inf_nan=False, description="Packets processed per second.")]
+    buffer_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="Packets that may wait (the one in service not counted).")]
+
+    def to_core(self) -> dict[str, Any]:
+        return {"capacity_pps": float(self.capacity_pps), "buffer_pkts": self.buffer_pkts}
+
+
 class Node(_Model):
-    """A host (TCP/UDP endpoint) or a switch/router."""
+    """A host (TCP/UDP endpoint) or a switch/router. A switch may model a
+    software switch's shared ``pipeline``; without one it forwards in zero
+    time."""
 
     name: Annotated[str, Field(min_length=1)]
     kind: Literal["host", "switch"] = "host"
+    pipeline: Pipeline | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.pipeline is not None:
+            out["pipeline"] = self.pipeline.to_core()
+        return out
 
 
 # ---------------------------------------------------------------- queues
@@ -143,11 +168,68 @@ def red_wlog_for_burst(burst_pkts: int, min_bytes: float, avpkt_bytes: int) -> i
     raise ValueError(f"no RED weight fits burst {burst_pkts}")
 
 
+class Return(_Model):
+    """Packet return (Silva, Vieira and Nacif, "Data Center TCP com Histerese
+    em Switches P4", §4.2): when the queue is congested, the switch sends a
+    copy of each TCP data segment that is neither a copy nor CE-marked back
+    to its sender and forwards the original unmarked. The sender takes the
+    copy as a congestion echo (DCTCP: one marked segment; at most one window
+    reduction per RTT).
+
+    The decision is a step at ``k_pkts`` or, with ``upper_pkts`` (L_S) and
+    ``lower_pkts`` (L_I), the paper's hysteresis; it reads the queue at
+    ``dequeue`` (the paper's P4 egress) or ``enqueue``. Copies are full-size
+    (as the paper's clones) or, with ``header_only``, 64-byte headers.
+    Switch ports only.
+    """
+
+    k_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="Step threshold K.")] | None = None
+    upper_pkts: Annotated[int, Field(ge=1, le=U32_MAX, description="L_S")] | None = None
+    lower_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="L_I, below L_S")] | None = None
+    at: Literal["enqueue", "dequeue"] = "dequeue"
+    header_only: bool = Field(False, description="64-byte copies instead of full-size ones.")
+
+    @model_validator(mode="after")
+    def _check(self) -> Return:
+        hyst = self.upper_pkts is not None or self.lower_pkts is not None
+        if (self.k_pkts is not None) == hyst:
+            raise ConfigError("k_pkts", "give either k_pkts (a step) or upper_pkts and lower_pkts (hysteresis)")
+        if hyst:
+            if self.upper_pkts is None:
+                raise ConfigError("upper_pkts", "hysteresis needs upper_pkts (L_S) with lower_pkts (L_I)")
+            if self.lower_pkts is None:
+                raise ConfigError("lower_pkts", "hysteresis needs lower_pkts (L_I) with upper_pkts (L_S)")
+            if self.lower_pkts >= self.upper_pkts:
+                raise ConfigError(
+                    "lower_pkts",
+                    f"L_I (lower_pkts = {self.lower_pkts}) must be below L_S (upper_pkts = {self.upper_pkts})",
+                )
+        return self
+
+    @property
+    def policy(self) -> str:
+        """``"step"`` or ``"hysteresis"``."""
+        return "step" if self.k_pkts is not None else "hysteresis"
+
+    def to_core(self) -> dict[str, Any]:
+        copy = "header" if self.header_only else "full"
+        if self.k_pkts is not None:
+            return {"kind": "step", "k_pkts": self.k_pkts, "at": self.at, "copy": copy}
+        return {"kind": "hysteresis", "upper_pkts": self.upper_pkts, "lower_pkts": self.lower_pkts,
+                "at": self.at, "copy": copy}
+
+
 class _QueueBase(_Model):
     limit_pkts: Pkts | None = Field(
         None, description="Packet limit. If neither limit is given: 1000 packets (the core's default queue)."
     )
     limit_bytes: Bytes | None = Field(None, description="Byte limit (the packet being admitted included).")
+    service_pps: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
+        None,
+        description="Egress service rate in packets/s, below the link rate (bmv2's set_queue_rate); "
+        "unset: the link rate.",
+    )
+    feedback: Return | None = Field(None, description="Packet return at this queue (switch ports only).")
     classifier: Classifier | None = Field(
         None, description="Makes this a two-class port (see dumbbell.classes): ideal, run2c or rafle."
     )
@@ -168,6 +250,10 @@ class _QueueBase(_Model):
             for name in ("classifier", "scheduler", "long_queue"):
                 if getattr(lq, name) is not None:
                     raise ConfigError(f"long_queue.{name}", "two-class ports do not nest: the long-flow queue is one queue")
+            for name in ("feedback", "service_pps"):
+                if getattr(lq, name) is not None:
+                    raise ConfigError(f"long_queue.{name}", "packet return and the service rate belong to the port: "
+                                      "set them on its first queue")
         return self
 
     def _core_limits(self) -> dict[str, Any]:
@@ -175,6 +261,10 @@ class _QueueBase(_Model):
             limits: dict[str, Any] = {"limit_pkts": 1000, "limit_bytes": None}
         else:
             limits = {"limit_pkts": self.limit_pkts, "limit_bytes": self.limit_bytes}
+        if self.service_pps is not None:
+            limits["service_pps"] = float(self.service_pps)
+        if self.feedback is not None:
+            limits["feedback"] = self.feedback.to_core()
         if self.classifier is not None:
             limits["classifier"] = self.classifier.to_core()
             limits["scheduler"] = (self.scheduler.to_core() if self.scheduler is not None else {"kind": "prio"})
@@ -879,6 +969,8 @@ class Scenario(_Model):
         for i, n in enumerate(self.nodes):
             if n.name in kinds:
                 raise ConfigError(f"nodes[{i}].name", f"duplicate node name {n.name!r}")
+            if n.pipeline is not None and n.kind != "switch":
+                raise ConfigError(f"nodes[{i}].pipeline", f"{n.name!r} is a host; only switches have a pipeline")
             kinds[n.name] = n.kind
         if not kinds:
             raise ConfigError("nodes", "the scenario has no nodes")
@@ -892,6 +984,13 @@ class Scenario(_Model):
                 raise ConfigError(f"links[{i}].b", f"a link must join two different nodes (both are {link.a!r})")
             if link.b in adj[link.a]:
                 raise ConfigError(f"links[{i}]", f"a second link between {link.a!r} and {link.b!r}")
+            for qname, owner in (("queue_ab", link.a), ("queue_ba", link.b)):
+                q = getattr(link, qname)
+                if q is not None and q.feedback is not None and kinds[owner] != "switch":
+                    raise ConfigError(
+                        f"links[{i}].{qname}.feedback",
+                        f"packet return is a switch policy; this queue is host {owner!r}'s port",
+                    )
             adj[link.a].add(link.b)
             adj[link.b].add(link.a)
         first = next(iter(kinds))
@@ -962,6 +1061,13 @@ class Scenario(_Model):
         else:
             link.queue_ba = queue
 
+    def node(self, name: str) -> Node:
+        """The node called ``name``."""
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        raise KeyError(f"no node {name!r}")
+
     def add_workload(self, workload: Workload) -> Workload:
         """Appends ``workload`` (file-transfer tasks) and returns it."""
         self.workloads.append(workload)
@@ -1023,7 +1129,7 @@ class Scenario(_Model):
         return {
             "seed": run_seed,
             "duration_ps": seconds_to_ps(s.duration_s),
-            "nodes": [{"name": n.name, "kind": n.kind} for n in s.nodes],
+            "nodes": [n.to_core() for n in s.nodes],
             "links": [link.to_core() for link in s.links],
             "flows": [f.to_core(i) for i, f in enumerate(s.flows)],
             "workloads": [w.to_core() for w in s.workloads],

@@ -46,6 +46,20 @@ pub enum NodeKind {
 pub struct NodeConfig {
     pub name: String,
     pub kind: NodeKind,
+    /// A software switch's shared packet-processing pipeline (switches
+    /// only; see `net::pipeline`). None: forwarding takes no time.
+    #[serde(default)]
+    pub pipeline: Option<PipelineConfig>,
+}
+
+/// A software switch's pipeline: every packet entering the switch is
+/// processed one at a time at `capacity_pps`, waiting in a buffer of
+/// `buffer_pkts` packets (dropped when it is full).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineConfig {
+    pub capacity_pps: f64,
+    pub buffer_pkts: u32,
 }
 
 /// A full-duplex link between nodes `a` and `b`. Each direction has its own
@@ -96,6 +110,13 @@ pub struct QueueConfig {
     /// this (short-flow) queue's. Only with a classifier; no nesting.
     #[serde(default)]
     pub long_queue: Option<Box<QueueConfig>>,
+    /// Packet return at this queue (switch ports only; `queue::feedback`).
+    #[serde(default)]
+    pub feedback: Option<FeedbackConfig>,
+    /// Egress service rate in packets per second, below the link rate
+    /// (bmv2 `set_queue_rate`); None: the link rate.
+    #[serde(default)]
+    pub service_pps: Option<f64>,
 }
 
 impl Default for QueueConfig {
@@ -107,6 +128,8 @@ impl Default for QueueConfig {
             classifier: None,
             scheduler: None,
             long_queue: None,
+            feedback: None,
+            service_pps: None,
         }
     }
 }
@@ -156,6 +179,40 @@ pub enum SchedulerConfig {
 
 fn default_quantum() -> u32 {
     crate::queue::sched::drr::DEFAULT_QUANTUM_BYTES
+}
+
+/// Size of a returned copy.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CopyConfig {
+    /// The whole packet (the paper's clones).
+    #[default]
+    Full,
+    /// 64 bytes of headers.
+    Header,
+}
+
+/// The packet-return policy of a queue: its decision (step at K, or
+/// hysteresis between L_I and L_S), where it reads the queue (default
+/// dequeue, the paper's P4 egress) and the size of the copies.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FeedbackConfig {
+    Step {
+        k_pkts: u32,
+        #[serde(default = "dequeue")]
+        at: MarkAt,
+        #[serde(default)]
+        copy: CopyConfig,
+    },
+    Hysteresis {
+        upper_pkts: u32,
+        lower_pkts: u32,
+        #[serde(default = "dequeue")]
+        at: MarkAt,
+        #[serde(default)]
+        copy: CopyConfig,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]

@@ -9,22 +9,28 @@
 //! (handed to the flow's congestion control, see `cc::make`).
 //!
 //! Packet conservation is audited at the end of every run: every packet
-//! created is delivered, dropped with a reason, or still in a queue or on a
-//! wire, and the pool agrees with a walk over all queues and wires. A
-//! violation fails the run.
+//! created is delivered, dropped with a reason, or still in a queue, a
+//! software switch's pipeline or on a wire, and the pool agrees with a walk
+//! over all of them. A violation fails the run. Returned copies (packet
+//! return, `queue::feedback`) are created by switches and count like any
+//! other packet.
+//!
+//! A packet entering a switch that has a pipeline (`net::pipeline`) waits
+//! for it before being routed; without one it is routed at once.
 
 use crate::cc;
 use crate::config::{
-    AqmConfig, CcConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig,
-    TcpConfig,
+    AqmConfig, CcConfig, ConfigError, CopyConfig, FeedbackConfig, FlowConfig, MarkAt, NodeKind,
+    QueueConfig, RunConfig, TcpConfig,
 };
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
+use crate::net::pipeline::{Admit, Pipeline};
 use crate::net::port::{Port, PortStats, PortTrace};
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::queue::aqm::Threshold;
 use crate::queue::{
-    Aqm, DropReason, Fifo, Hysteresis, Limit, MarkPoint, QueueCtx, Red, RedParams, StepMark,
-    Verdict,
+    Aqm, CopySize, Decision, DropReason, Feedback, Fifo, Hysteresis, Limit, MarkPoint, Occupancy,
+    QueueCtx, Red, RedParams, StepMark, Verdict,
 };
 use crate::sim::{rng_for, Dur, Event, EventQueue, Rng, Time};
 use crate::tcp::receiver::{EcnEcho, Receiver};
@@ -179,6 +185,7 @@ struct Recorders {
     q_port: Vec<u32>,
     q_pkts: Vec<u32>,
     q_bytes: Vec<u64>,
+    q_congested: Vec<bool>,
     d_time: Vec<u64>,
     d_port: Vec<u32>,
     d_size: Vec<u32>,
@@ -197,6 +204,10 @@ pub struct World {
     node_kinds: Vec<NodeKind>,
     ports: Vec<Port>,
     aqm_rngs: Vec<Rng>,
+    /// Software-switch pipelines, and each node's index into them
+    /// ([`NO_PIPELINE`] for none).
+    pipelines: Vec<Pipeline>,
+    node_pipeline: Vec<u32>,
     routes: Routes,
     flows: Vec<Flow>,
     tasks: tasks::Tasks,
@@ -209,6 +220,8 @@ pub struct World {
     data_sent: u64,
     acks_sent: u64,
 }
+
+const NO_PIPELINE: u32 = u32::MAX;
 
 fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
     ConfigError::new(field, msg)
@@ -271,6 +284,15 @@ fn ensure(ok: bool, field: impl FnOnce() -> String, msg: &str) -> Result<(), Con
     }
 }
 
+/// Where a policy reads the queue.
+fn at(m: MarkAt) -> MarkPoint {
+    if m == MarkAt::Enqueue {
+        MarkPoint::Enqueue
+    } else {
+        MarkPoint::Dequeue
+    }
+}
+
 fn build_qdisc(
     q: &QueueConfig,
     rate_bps: u64,
@@ -284,13 +306,6 @@ fn build_qdisc(
     let limit = Limit {
         pkts: q.limit_pkts,
         bytes: q.limit_bytes,
-    };
-    let at = |m: MarkAt| {
-        if m == MarkAt::Enqueue {
-            MarkPoint::Enqueue
-        } else {
-            MarkPoint::Dequeue
-        }
     };
     let aqm = match &q.aqm {
         AqmConfig::None => Aqm::None,
@@ -376,6 +391,92 @@ fn build_qdisc(
     Ok(Box::new(Fifo::new(limit, aqm)))
 }
 
+/// The packet-return policy of a queue, if it has one.
+fn build_feedback(q: &QueueConfig, field: &str) -> Result<Option<Box<Feedback>>, ConfigError> {
+    let Some(fc) = &q.feedback else {
+        return Ok(None);
+    };
+    let size = |c: CopyConfig| match c {
+        CopyConfig::Full => CopySize::Full,
+        CopyConfig::Header => CopySize::Header,
+    };
+    let (decision, copy) = match fc {
+        FeedbackConfig::Step {
+            k_pkts,
+            at: m,
+            copy,
+        } => (
+            Decision::Step(StepMark {
+                k: Threshold::Pkts(*k_pkts),
+                at: at(*m),
+            }),
+            *copy,
+        ),
+        FeedbackConfig::Hysteresis {
+            upper_pkts,
+            lower_pkts,
+            at: m,
+            copy,
+        } => {
+            ensure(
+                lower_pkts < upper_pkts,
+                || format!("{field}.feedback.lower_pkts"),
+                "hysteresis needs lower (L_I) < upper (L_S)",
+            )?;
+            (
+                Decision::Hysteresis(Hysteresis {
+                    upper: Threshold::Pkts(*upper_pkts),
+                    lower: Threshold::Pkts(*lower_pkts),
+                    at: at(*m),
+                    congested: false,
+                }),
+                *copy,
+            )
+        }
+    };
+    Ok(Some(Box::new(Feedback {
+        decision,
+        copy: size(copy),
+    })))
+}
+
+/// The least time between departures of a queue with a service rate.
+fn service_interval(q: &QueueConfig, field: &str) -> Result<Dur, ConfigError> {
+    let Some(pps) = q.service_pps else {
+        return Ok(Dur::ZERO);
+    };
+    ensure(
+        pps.is_finite() && pps > 0.0,
+        || format!("{field}.service_pps"),
+        "the service rate must be a positive number of packets per second",
+    )?;
+    Ok(Dur::from_ps(
+        (crate::sim::PS_PER_S as f64 / pps).round().max(1.0) as u64,
+    ))
+}
+
+/// Validates and builds the pipelines of the switches that have one.
+fn build_pipelines(cfg: &RunConfig) -> Result<(Vec<Pipeline>, Vec<u32>), ConfigError> {
+    let mut pipelines = Vec::new();
+    let mut index = vec![NO_PIPELINE; cfg.nodes.len()];
+    for (i, n) in cfg.nodes.iter().enumerate() {
+        let Some(pc) = &n.pipeline else { continue };
+        ensure(
+            n.kind == NodeKind::Switch,
+            || format!("nodes[{i}].pipeline"),
+            "only switches have a packet-processing pipeline",
+        )?;
+        ensure(
+            pc.capacity_pps.is_finite() && pc.capacity_pps > 0.0,
+            || format!("nodes[{i}].pipeline.capacity_pps"),
+            "the pipeline capacity must be a positive number of packets per second",
+        )?;
+        index[i] = pipelines.len() as u32;
+        pipelines.push(Pipeline::new(i as u32, pc.capacity_pps, pc.buffer_pkts));
+    }
+    Ok((pipelines, index))
+}
+
 impl World {
     /// Validates the configuration and builds the world. Every error names
     /// the field at fault; nothing is simulated before this succeeds.
@@ -400,6 +501,7 @@ impl World {
                 .copied()
                 .ok_or_else(|| err(field, format!("unknown node {name:?}")))
         };
+        let (pipelines, node_pipeline) = build_pipelines(cfg)?;
         let mut ports: Vec<Port> = Vec::new();
         let mut aqm_rngs = Vec::new();
         let mut ports_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); cfg.nodes.len()];
@@ -429,6 +531,26 @@ impl World {
                 (b, a, l.loss_ba, &l.queue_ba, "queue_ba"),
             ] {
                 let qc = q.clone().unwrap_or_default();
+                let qfield = format!("{f}.{qname}");
+                let feedback = build_feedback(&qc, &qfield)?;
+                ensure(
+                    feedback.is_none() || cfg.nodes[from as usize].kind == NodeKind::Switch,
+                    || format!("{qfield}.feedback"),
+                    "packet return is a switch policy; this queue is a host's port",
+                )?;
+                let service = service_interval(&qc, &qfield)?;
+                if let Some(lq) = &qc.long_queue {
+                    for (unset, name) in [
+                        (lq.feedback.is_none(), "feedback"),
+                        (lq.service_pps.is_none(), "service_pps"),
+                    ] {
+                        ensure(
+                            unset,
+                            || format!("{qfield}.long_queue.{name}"),
+                            "packet return and the service rate belong to the port: set them on its first queue",
+                        )?;
+                    }
+                }
                 let label = format!(
                     "{}->{}",
                     cfg.nodes[from as usize].name, cfg.nodes[to as usize].name
@@ -456,6 +578,8 @@ impl World {
                     pipe: Default::default(),
                     stats: PortStats::default(),
                     trace: None,
+                    service,
+                    feedback,
                 });
                 aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
             }
@@ -643,6 +767,8 @@ impl World {
             node_kinds,
             ports,
             aqm_rngs,
+            pipelines,
+            node_pipeline,
             routes,
             flows,
             tasks,
@@ -672,6 +798,7 @@ impl World {
                 Event::UdpSend { flow } => self.udp_send(flow),
                 Event::Sample => self.sample_flows(),
                 Event::QueueSample { port } => self.sample_queue(port),
+                Event::PipelineDone { pipeline } => self.pipeline_done(pipeline),
                 Event::TaskArrival { workload } => self.task_arrival(workload),
             }
         }
@@ -685,6 +812,11 @@ impl World {
     fn enqueue(&mut self, port: u32, pkt: PktId) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
+        // The occupancy the arrival finds, for a return policy at enqueue.
+        let found = Occupancy {
+            pkts: p.qdisc.len_pkts(),
+            bytes: p.qdisc.len_bytes(),
+        };
         let mut cx = QueueCtx {
             now,
             pool: &mut self.pool,
@@ -692,6 +824,12 @@ impl World {
         };
         match p.qdisc.enqueue(pkt, &mut cx) {
             Verdict::Enqueued { marked } => {
+                if let Some(fb) = p.feedback.as_deref_mut() {
+                    if fb.at() == MarkPoint::Enqueue && fb.consult(found, self.pool.get(pkt)) {
+                        self.send_return(port, pkt);
+                    }
+                }
+                let p = &mut self.ports[port as usize];
                 p.stats.enqueued += 1;
                 p.note_occupancy();
                 if marked {
@@ -727,7 +865,10 @@ impl World {
         }
         let size = self.pool.get(d.pkt).size_bytes;
         p.tx = Some((d.pkt, now));
-        let done = now + Dur::serialization(size as u64, p.rate_bps);
+        // With a service rate the port is held for the longer of the
+        // serialization and the service interval (`tx_done` puts the packet
+        // on the wire when its serialization ends).
+        let done = now + Dur::serialization(size as u64, p.rate_bps).max(p.service);
         if let Some(tr) = &p.trace {
             if tr.dequeue_times && now >= tr.from && now < tr.to {
                 self.rec.d_time.push(now.ps());
@@ -740,7 +881,34 @@ impl World {
             let flow = self.pool.get(d.pkt).flow;
             self.log_drop(port, flow, "mark");
         }
+        let p = &mut self.ports[port as usize];
+        if let Some(fb) = p.feedback.as_deref_mut() {
+            let left = Occupancy {
+                pkts: p.qdisc.len_pkts(),
+                bytes: p.qdisc.len_bytes(),
+            };
+            if fb.at() == MarkPoint::Dequeue && fb.consult(left, self.pool.get(d.pkt)) {
+                self.send_return(port, d.pkt);
+            }
+        }
         self.trace_change(port);
+    }
+
+    /// Packet return: a copy of `pkt` (which stays where it is, unmarked)
+    /// goes back toward its source, entering the switch as a recirculated
+    /// packet would (through its pipeline, if it has one).
+    fn send_return(&mut self, port: u32, pkt: PktId) {
+        let p = &mut self.ports[port as usize];
+        let fb = p.feedback.as_deref().expect("a return policy");
+        let copy = fb.copy_of(self.pool.get(pkt), self.now.ps());
+        p.stats.feedback_sent += 1;
+        let node = p.node;
+        self.created += 1;
+        if self.rec.drop_log {
+            self.log_drop(port, copy.flow, "return");
+        }
+        let id = self.pool.alloc(copy);
+        self.ingress(node, id, port);
     }
 
     fn tx_done(&mut self, port: u32) {
@@ -757,7 +925,14 @@ impl World {
         if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
             self.drop(port, pkt, DropReason::LinkLoss);
         } else {
-            let mut arrival = now + p.delay;
+            // Held longer than its serialization by a service rate, the
+            // packet has been on the wire since its serialization ended.
+            let on_wire = if p.service.is_zero() {
+                now
+            } else {
+                started + Dur::serialization(size as u64, p.rate_bps)
+            };
+            let mut arrival = on_wire + p.delay;
             if !p.jitter.is_zero() {
                 arrival += Dur::from_ps(p.jitter_rng.below(p.jitter.ps() + 1));
                 if let Some(&(last, _)) = p.pipe.back() {
@@ -795,10 +970,11 @@ impl World {
         }
         let k = self.pool.get_mut(pkt);
         k.hops = k.hops.saturating_add(1);
-        self.receive(node, pkt);
+        self.receive(node, pkt, port);
     }
 
-    fn receive(&mut self, node: u32, pkt: PktId) {
+    /// `pkt` reaches `node` over `port` (the far end's egress port).
+    fn receive(&mut self, node: u32, pkt: PktId, port: u32) {
         let dst = self.pool.get(pkt).dst;
         if dst == node {
             let p = *self.pool.get(pkt);
@@ -806,6 +982,42 @@ impl World {
             self.delivered += 1;
             self.deliver_local(node, &p);
             return;
+        }
+        self.ingress(node, pkt, port);
+    }
+
+    /// A packet to forward enters `node`: through its pipeline if it has
+    /// one, else straight to routing. `port` names where it came from, for
+    /// the drop log.
+    fn ingress(&mut self, node: u32, pkt: PktId, port: u32) {
+        let pi = self.node_pipeline[node as usize];
+        if pi == NO_PIPELINE {
+            self.forward(node, pkt);
+            return;
+        }
+        match self.pipelines[pi as usize].admit(pkt, self.now) {
+            Admit::Start(done) => self
+                .events
+                .schedule(done, Event::PipelineDone { pipeline: pi }),
+            Admit::Queued => {}
+            Admit::Full => {
+                let flow = self.pool.get(pkt).flow;
+                self.pool.free(pkt);
+                self.dropped += 1;
+                if self.rec.drop_log {
+                    self.log_drop(port, flow, DropReason::Pipeline.name());
+                }
+            }
+        }
+    }
+
+    fn pipeline_done(&mut self, pi: u32) {
+        let pl = &mut self.pipelines[pi as usize];
+        let node = pl.node;
+        let (pkt, next) = pl.finish(self.now);
+        if let Some(at) = next {
+            self.events
+                .schedule(at, Event::PipelineDone { pipeline: pi });
         }
         self.forward(node, pkt);
     }
@@ -863,6 +1075,7 @@ impl World {
                 self.rec.q_port.push(port);
                 self.rec.q_pkts.push(p.qdisc.len_pkts());
                 self.rec.q_bytes.push(p.qdisc.len_bytes());
+                self.rec.q_congested.push(p.congested());
             }
         }
     }
@@ -878,6 +1091,7 @@ impl World {
         self.rec.q_port.push(port);
         self.rec.q_pkts.push(p.qdisc.len_pkts());
         self.rec.q_bytes.push(p.qdisc.len_bytes());
+        self.rec.q_congested.push(p.congested());
         self.events
             .schedule(self.now + period, Event::QueueSample { port });
     }
@@ -922,7 +1136,10 @@ impl World {
             FlowKind::Tcp(c) => {
                 let mut out = std::mem::take(&mut self.out);
                 let at_receiver = node == c.sender.endpoints().dst;
-                if at_receiver {
+                if p.feedback {
+                    // A returned copy, at the sender (cc/mod.rs, "Returned copies").
+                    c.sender.on_returned(now);
+                } else if at_receiver {
                     c.receiver.on_packet(now, p, &mut out);
                 } else {
                     c.sender.on_ack(now, p, &mut out);
@@ -932,7 +1149,7 @@ impl World {
                 }
                 self.flush(flow, node, &mut out);
                 self.out = out;
-                if self.flows[flow as usize].task != NO_TASK {
+                if !p.feedback && self.flows[flow as usize].task != NO_TASK {
                     self.task_progress(flow, at_receiver, p);
                 }
             }
@@ -1037,7 +1254,7 @@ impl World {
         for p in &self.ports {
             n += p.qdisc.len_pkts() as u64 + p.in_flight_pkts();
         }
-        n
+        n + self.pipelines.iter().map(Pipeline::held).sum::<u64>()
     }
 
     /// The conservation audit: created = delivered + dropped + in flight,
@@ -1078,6 +1295,7 @@ impl World {
         );
         tables.push(self.flows_table(now));
         tables.push(self.queues_table(run_ps));
+        tables.push(self.pipelines_table(run_ps));
         tables.push(self.classification_table());
         tables.push(self.tasks_table());
         let World { rec, .. } = self;
@@ -1100,7 +1318,8 @@ impl World {
                 .with("time_ps", Column::U64(rec.q_time))
                 .with("port", Column::U32(rec.q_port))
                 .with("pkts", Column::U32(rec.q_pkts))
-                .with("bytes", Column::U64(rec.q_bytes)),
+                .with("bytes", Column::U64(rec.q_bytes))
+                .with("congested", Column::Bool(rec.q_congested)),
         );
         tables.push(
             Table::new("dequeues")
@@ -1148,6 +1367,7 @@ impl World {
                     c.timeouts.push(s.timeouts);
                     c.recoveries.push(s.recoveries);
                     c.ece.push(s.ece_acks);
+                    c.returns.push(s.returns_received);
                     c.ce.push(t.receiver.ce_received);
                     c.completion
                         .push(t.receiver.completion.map_or(0, |t| t.ps()));
@@ -1173,6 +1393,7 @@ impl World {
                         &mut c.timeouts,
                         &mut c.recoveries,
                         &mut c.ece,
+                        &mut c.returns,
                         &mut c.ce,
                         &mut c.completion,
                     ] {
@@ -1203,6 +1424,7 @@ impl World {
             .with("timeouts", Column::U64(c.timeouts))
             .with("recoveries", Column::U64(c.recoveries))
             .with("ece_acks", Column::U64(c.ece))
+            .with("returns_received", Column::U64(c.returns))
             .with("ce_received", Column::U64(c.ce))
             .with("completion_ps", Column::U64(c.completion))
             .with("srtt_ps", Column::U64(c.srtt))
@@ -1263,6 +1485,52 @@ impl World {
                 Column::U32(ps.iter().map(|p| p.stats.max_pkts).collect()),
             )
             .with("max_bytes", u64col(&|p| p.stats.max_bytes))
+            .with("feedback_sent", u64col(&|p| p.stats.feedback_sent))
+    }
+
+    fn pipelines_table(&self, run_ps: u64) -> Table {
+        let pl = &self.pipelines;
+        Table::new("pipelines")
+            .with(
+                "node",
+                Column::Str(
+                    pl.iter()
+                        .map(|p| self.node_names[p.node as usize].clone())
+                        .collect(),
+                ),
+            )
+            .with(
+                "capacity_pps",
+                Column::F64(pl.iter().map(|p| p.capacity_pps).collect()),
+            )
+            .with(
+                "buffer_pkts",
+                Column::U32(pl.iter().map(|p| p.buffer_pkts).collect()),
+            )
+            .with(
+                "processed_pkts",
+                Column::U64(pl.iter().map(|p| p.stats.processed).collect()),
+            )
+            .with(
+                "drops_pipeline",
+                Column::U64(pl.iter().map(|p| p.stats.drops).collect()),
+            )
+            .with(
+                "max_pkts",
+                Column::U32(pl.iter().map(|p| p.stats.max_pkts).collect()),
+            )
+            .with(
+                "busy_ps",
+                Column::U64(pl.iter().map(|p| p.stats.busy.ps()).collect()),
+            )
+            .with(
+                "utilization",
+                Column::F64(
+                    pl.iter()
+                        .map(|p| p.stats.busy.ps() as f64 / run_ps as f64)
+                        .collect(),
+                ),
+            )
     }
 }
 
@@ -1293,6 +1561,7 @@ struct FlowsCols {
     timeouts: Vec<u64>,
     recoveries: Vec<u64>,
     ece: Vec<u64>,
+    returns: Vec<u64>,
     ce: Vec<u64>,
     completion: Vec<u64>,
     srtt: Vec<u64>,

@@ -216,4 +216,4 @@ fn reference_scenario_fingerprint_is_stable() {
     assert_eq!(fp, GOLDEN, "reference fingerprint changed: {fp:#018x}");
 }
 
-const GOLDEN: u64 = 0x032c_043d_2398_dd11;
+const GOLDEN: u64 = 0xe582_a917_7423_d27a;

@@ -29,6 +29,26 @@
 //!    pacing; otherwise the stack reduces the window (PRR) while in CWR or
 //!    Recovery, or calls `cong_avoid(ack, acked)` when it may grow.
 //!
+//! # Returned copies (packet return, not an ACK)
+//!
+//! A switch with a packet-return policy (`queue::feedback`; Silva, Vieira
+//! and Nacif, "Data Center TCP com Histerese em Switches P4", §4.2) sends
+//! a copy of a congested segment back to its sender. The copy carries no
+//! acknowledgment; `Sender::on_returned` treats it as a congestion echo
+//! for the flow, in this order:
+//!
+//! 7. `tp.delivered_ce` grows by one: DCTCP (and any control that reads
+//!    `delivered_ce`) counts one more marked segment in its current
+//!    observation window, taken into alpha at the next window boundary in
+//!    `in_ack_event` (step 2 of a later ACK);
+//! 8. unless a reduction is already under way (CWR, Recovery or Loss), the
+//!    stack enters CWR exactly as on ECE in step 4: `ssthresh()`, then
+//!    `set_state(Cwr)`; the window then shrinks by PRR on the following
+//!    ACKs (step 6). CWR lasts until `snd_una` passes the recovery point,
+//!    about one RTT, so however many copies arrive in one window the window
+//!    is reduced once. No other hook runs: there is nothing acknowledged,
+//!    no RTT and no rate sample.
+//!
 //! `cwnd_event(TxStart)` is raised when a data segment, new or
 //! retransmitted, leaves with nothing in flight (Linux
 //! `tcp_event_data_sent`: the first segment, a restart after idle, the

@@ -5,18 +5,22 @@
 //! typed [`DropReason`]. Marking policies (RED, step at K, hysteresis) are
 //! [`Aqm`] values that the FIFO consults at enqueue or dequeue, not copies of
 //! the queue. Counting (enqueues, drops by reason, marks, occupancy traces) is
-//! done once, by the port that wraps the discipline (`net::port`).
+//! done once, by the port that wraps the discipline (`net::port`). The
+//! packet-return policy (`feedback`) is consulted by the port too, around
+//! whatever discipline it wraps, with the same [`Decision`] objects.
 //!
 //! A two-class port ([`twoclass::TwoClass`]) is a discipline made of two
 //! disciplines, a [`classify::Classifier`] and a [`sched::Scheduler`].
 
 pub mod aqm;
 pub mod classify;
+pub mod feedback;
 pub mod red;
 pub mod sched;
 pub mod twoclass;
 
-pub use aqm::{Aqm, Hysteresis, MarkPoint, StepMark};
+pub use aqm::{Aqm, Decision, Hysteresis, MarkPoint, StepMark};
+pub use feedback::{CopySize, Feedback};
 pub use red::{Red, RedParams};
 pub use twoclass::{ClassCounts, ClassReport, TwoClass};
 
@@ -38,17 +42,20 @@ pub enum DropReason {
     LinkLoss = 3,
     /// No route to the destination.
     NoRoute = 4,
+    /// A software switch's packet-processing pipeline was full (`net::pipeline`).
+    Pipeline = 5,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 6] = [
         DropReason::Overflow,
         DropReason::RedEarly,
         DropReason::RedForced,
         DropReason::LinkLoss,
         DropReason::NoRoute,
+        DropReason::Pipeline,
     ];
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 6;
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
@@ -56,6 +63,7 @@ impl DropReason {
             DropReason::RedForced => "red_forced",
             DropReason::LinkLoss => "link_loss",
             DropReason::NoRoute => "no_route",
+            DropReason::Pipeline => "pipeline",
         }
     }
 }
@@ -100,6 +108,11 @@ pub trait QueueDisc {
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId));
     /// Classification counters, for a two-class port.
     fn class_report(&self) -> Option<ClassReport> {
+        None
+    }
+    /// The marking policy's congestion state, for traces (Algorithm 1's
+    /// bit, or occupancy ≥ K for a step); None without such a policy.
+    fn marking_state(&self) -> Option<bool> {
         None
     }
 }
@@ -203,6 +216,13 @@ impl QueueDisc for Fifo {
 
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
         self.q.iter().for_each(|p| f(*p));
+    }
+
+    fn marking_state(&self) -> Option<bool> {
+        self.aqm.congested(Occupancy {
+            pkts: self.q.len() as u32,
+            bytes: self.bytes,
+        })
     }
 }
 

@@ -27,6 +27,9 @@ pub enum Event {
     QueueSample { port: u32 },
     /// A workload starts its next task(s) (`world/tasks.rs`).
     TaskArrival { workload: u32 },
+    /// A software switch's pipeline (`net::pipeline`) finished processing
+    /// its current packet.
+    PipelineDone { pipeline: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]

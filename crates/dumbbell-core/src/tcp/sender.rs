@@ -101,6 +101,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub recoveries: u64,
     pub ece_acks: u64,
+    /// Copies of this flow's segments returned by switches (packet return).
+    pub returns_received: u64,
     /// Retransmissions found lost (a later segment was delivered first).
     pub lost_retransmits: u64,
     pub completion: Option<Time>,
@@ -535,6 +537,25 @@ impl Sender {
         AckOutcome {
             newly_acked_sacked: newly,
             ece,
+        }
+    }
+
+    /// A switch returned a copy of one of this connection's segments
+    /// (packet return, `queue::feedback`): a congestion echo that arrives
+    /// outside any ACK. The steps are listed under "Returned copies" in
+    /// `cc/mod.rs`: one more CE-counted delivery for the control's
+    /// observation window, and CWR as on ECE unless a reduction is already
+    /// under way, so a burst of copies within one window reduces once.
+    pub fn on_returned(&mut self, now: Time) {
+        self.stats.returns_received += 1;
+        if self.phase != Phase::Established {
+            return;
+        }
+        self.sync_tp(now);
+        self.tp.delivered_ce += 1;
+        if self.tp.ca_state < CaState::Cwr {
+            self.init_cwnd_reduction();
+            self.set_state(CaState::Cwr);
         }
     }
 
