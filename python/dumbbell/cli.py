@@ -299,6 +299,9 @@ def sweep_cmd(
 # ---------------------------------------------------------------- reproduce
 
 
+IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg")
+
+
 def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any) -> Any:
     """Runs one experiment in the execution context ``ctx``, writes its
     tables, figures, meta.json and timings.json; returns its result."""
@@ -321,7 +324,9 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any) ->
     meta = {
         "experiment": name, "id": info.get("id", ""), "title": info.get("title", ""), "paper": info.get("paper", ""),
         "scale": scale, "seed": seed, "version": simulator_version(), "params": params,
-        "figures": [p.name for p in figs], "setup": (module.__doc__ or "").strip(),
+        "figures": [p.name for p in figs if p.suffix.lower() in IMAGE_SUFFIXES],
+        "files": [p.name for p in figs if p.suffix.lower() not in IMAGE_SUFFIXES],
+        "setup": (module.__doc__ or "").strip(),
     }
     packets = sum(st.sim_packets for st in stats)
     computed_packets = sum(st.computed_packets for st in stats)

@@ -173,7 +173,8 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
     label = meta.get("id", "")
     title = f"{label} {name}".strip()
     paper_html, counts = _paper_table(result.get("paper") or [])
-    figs = meta.get("figures") or sorted(p.name for p in d.glob("*.png"))
+    images = (".png", ".svg", ".jpg", ".jpeg")
+    figs = [f for f in (meta.get("figures") or sorted(p.name for p in d.glob("*.png"))) if f.lower().endswith(images)]
     parts = []
     if index_href:
         parts.append(f"<p><a href=\"{index_href}\">← all experiments</a></p>")
@@ -206,7 +207,9 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
     rows = result.get("rows") or []
     parts.append(f"<h2>Our measurements ({len(rows)} rows)</h2>")
     parts.append(_table(rows, text_cols=()))
-    parts.append("<p class=\"sub\">Also as <a href=\"rows.csv\">rows.csv</a> and <a href=\"paper.csv\">paper.csv</a>.</p>")
+    extra = "".join(f", <a href=\"{html.escape(f)}\">{html.escape(f)}</a>" for f in meta.get("files") or [])
+    parts.append(f"<p class=\"sub\">Also as <a href=\"rows.csv\">rows.csv</a> and <a href=\"paper.csv\">paper.csv</a>"
+                 f"{extra}.</p>")
     if meta.get("params"):
         parts.append("<h2>Parameters</h2>")
         parts.append(f"<pre>{html.escape(json.dumps(meta['params'], indent=1, sort_keys=True))}</pre>")

@@ -115,8 +115,9 @@ SWEEP_COLUMNS: dict[str, str] = {
     "version": "VARCHAR",
 }
 """The ``sweeps`` table: one row per sweep (or per ``run_jobs`` call of an
-experiment). ``computed`` + ``cached`` = ``runs``; ``failed`` counts runs
-computed that failed."""
+experiment). ``computed`` + ``cached`` = ``runs``: ``cached`` counts runs
+taken from the store and runs identical to another run of the same sweep
+(computed once); ``failed`` counts runs computed that failed."""
 
 TRIAL_COLUMNS: dict[str, str] = {
     "study": "VARCHAR",

@@ -524,11 +524,13 @@ def _finish(ctx: Execution, stats: SweepStats, store: Store | None, spec: RunSpe
         rec.cached = False
     packets = int(rec.summary.get("data_packets_sent") or 0)
     stats.computed += 1
+    stats.cached += len(idx) - 1  # identical runs of the same sweep: computed once
     stats.failed += int(not rec.ok)
     stats.sim_packets += packets * len(idx)
     stats.computed_packets += packets
     if count:
-        ctx.display.advance(failed=not rec.ok, packets=packets)
+        for k in range(len(idx)):
+            ctx.display.advance(failed=not rec.ok, packets=packets if k == 0 else 0)
     for i in idx:
         records[i] = rec
 
