@@ -30,7 +30,7 @@ def ftp_net(classifier=None, scheduler=None, duration_s: float = 200.0) -> db.Sc
 @pytest.mark.parametrize(
     ("queue", "field", "words"),
     [
-        (dict(classifier={"kind": "rafle", "n": 0}), "classifier.n", ["greater than or equal to 1"]),
+        (dict(classifier={"kind": "rafle", "n": 0}), "classifier.n", ["at least 1"]),
         (dict(classifier={"kind": "run2c", "threshold_bytes": -1}), "classifier.threshold_bytes", ["0"]),
         (dict(classifier="oracle"), "classifier", ["unknown classifier", "rafle"]),
         (dict(classifier="rafle", scheduler="wfq"), "scheduler", ["unknown scheduler", "drr"]),

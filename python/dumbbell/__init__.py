@@ -18,8 +18,8 @@ what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.store`).
 
 from . import _native
 from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
-from .errors import ConfigError, DumbbellError, SimulationError
-from .run import Result, run
+from .errors import ConfigError, DumbbellError, Interrupted, LimitError, SimulationError
+from .run import Progress, Result, RunHandle, request_stop, run
 from .scenario import (
     Bbr,
     Cubic,
@@ -56,7 +56,12 @@ __all__ = [
     "ConfigError",
     "DumbbellError",
     "SimulationError",
+    "LimitError",
+    "Interrupted",
     "Result",
+    "Progress",
+    "RunHandle",
+    "request_stop",
     "run",
     "sweep",
     "Scenario",

@@ -46,6 +46,10 @@ __all__ = [
 ]
 
 
+MAX_RAFLE_N = 2**20
+"""Largest RAFLE memory, slots (the paper tries 10 to 100); the core agrees."""
+
+
 class Ideal(Model):
     """The oracle: the application's ground-truth tag."""
 
@@ -69,7 +73,7 @@ class Rafle(Model):
     """RAFLE with a memory of the last ``n`` packets' flow ids (N >= 1)."""
 
     kind: Literal["rafle"] = "rafle"
-    n: Annotated[int, Field(ge=1, le=U32_MAX, description="Memory slots N (>= 1).")] = 40
+    n: Annotated[int, Field(ge=1, le=MAX_RAFLE_N, description="Memory slots N (>= 1), packets.")] = 40
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "rafle", "n": self.n}

@@ -65,7 +65,7 @@ from .model import U32_MAX, U64_MAX
 from .model import Model as _Model
 from .model import kind_of as _kind_of
 from .units import parse_rate_bps, parse_seconds, seconds_to_ps
-from .workloads import Arrivals, Control, Sizes
+from .workloads import MAX_TASKS, Arrivals, Control, Sizes
 
 __all__ = [
     "Rate",
@@ -101,10 +101,42 @@ __all__ = [
     "CONTROLS",
 ]
 
-Rate = Annotated[int, BeforeValidator(parse_rate_bps)]
-"""A positive rate in bit/s: a number or a string such as ``"100Mbps"``."""
+# ---- Ranges. The core refuses the same values by itself
+# (crates/dumbbell-core/src/validate.rs, which explains each bound); a test
+# checks that the two agree. Every numeric field below states its range in
+# its `Field` (ge/gt/le/lt), with its unit in the name or the description,
+# where a documentation generator can read it.
 
-Seconds = Annotated[float, BeforeValidator(parse_seconds)]
+MAX_RATE_BPS = 10**13
+"""Fastest link or sending rate: 10 Tb/s."""
+MAX_TIME_S = (2**64 - 1) / 10**12
+"""The simulated clock's range: 2^64 ps, about 213 days."""
+MAX_LINK_DELAY_S = 1e4
+"""Longest one-way propagation delay or jitter of a link (Mars is 1 300 s away)."""
+MIN_RTO_S, MAX_RTO_S = 1e-6, 3600.0
+"""RTO bounds: 1 µs (fine-grained data-center timers) to one hour."""
+MIN_DELACK_S, MAX_DELACK_S = 1e-6, 60.0
+"""Delayed-ACK timer bounds (Linux: 40 ms to 200 ms)."""
+MIN_SAMPLE_S = 1e-9
+"""Shortest sampling period of a periodic recorder."""
+MIN_MSS_BYTES, MAX_MSS_BYTES = 48, 65495
+"""Linux's smallest sender MSS to the largest IPv4 MSS."""
+MAX_HEADER_BYTES = 1024
+MAX_INIT_CWND_PKTS = 2**20
+MAX_RWND_BYTES = 65535 << 14
+"""Linux's largest receive window (window scale 14)."""
+MAX_DUPTHRESH = 65535
+MAX_TSQ_BYTES = 2**40
+MAX_FLOW_BYTES = 2**62
+MAX_RED_TH = 1e12
+MAX_PKT_BYTES = 65535
+DEFAULT_RECORD_MAX_BYTES = 2 * 2**30
+MIN_RECORD_MAX_BYTES, MAX_RECORD_MAX_BYTES = 2**20, 2**50
+
+Rate = Annotated[int, BeforeValidator(parse_rate_bps), Field(ge=1, le=MAX_RATE_BPS)]
+"""A positive rate in bit/s, at most 10 Tb/s: a number or a string such as ``"100Mbps"``."""
+
+Seconds = Annotated[float, BeforeValidator(parse_seconds), Field(ge=0, le=MAX_TIME_S)]
 """A non-negative time in seconds: a number or a string such as ``"75us"``."""
 
 Pkts = Annotated[int, Field(ge=0, le=U32_MAX)]
@@ -121,7 +153,9 @@ class Pipeline(_Model):
     ``capacity_pps``; arrivals wait in a buffer of ``buffer_pkts`` packets
     and are dropped (reason ``pipeline``) when it is full."""
 
-    capacity_pps: Annotated[float, Field(gt=0, allow_inf_nan=False, description="Packets processed per second.")]
+    capacity_pps: Annotated[
+        float, Field(ge=1, le=1e12, allow_inf_nan=False, description="Packets processed per second.")
+    ]
     buffer_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="Packets that may wait (the one in service not counted).")]
 
     def to_core(self) -> dict[str, Any]:
@@ -220,11 +254,13 @@ class Return(_Model):
 
 
 class _QueueBase(_Model):
-    limit_pkts: Pkts | None = Field(
-        None, description="Packet limit. If neither limit is given: 1000 packets (the core's default queue)."
+    limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
+        None, description="Packet limit, packets. If neither limit is given: 1000 packets (the core's default queue)."
     )
-    limit_bytes: Bytes | None = Field(None, description="Byte limit (the packet being admitted included).")
-    service_pps: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
+    limit_bytes: Annotated[int, Field(ge=1, le=U64_MAX)] | None = Field(
+        None, description="Byte limit, bytes (the packet being admitted included)."
+    )
+    service_pps: Annotated[float, Field(ge=1, le=1e12, allow_inf_nan=False)] | None = Field(
         None,
         description="Egress service rate in packets/s, below the link rate (bmv2's set_queue_rate); "
         "unset: the link rate.",
@@ -292,16 +328,18 @@ class Red(_QueueBase):
     """
 
     kind: Literal["red"] = "red"
-    min_th: Annotated[float, Field(ge=0, description="Lower threshold, bytes (bytes_mode) or packets.")]
-    max_th: Annotated[float, Field(gt=0, description="Upper threshold, bytes (bytes_mode) or packets.")]
+    min_th: Annotated[float, Field(ge=0, le=MAX_RED_TH, description="Lower threshold, bytes (bytes_mode) or packets.")]
+    max_th: Annotated[float, Field(gt=0, le=MAX_RED_TH, description="Upper threshold, bytes (bytes_mode) or packets.")]
     max_p: Annotated[float, Field(gt=0, le=1, description="Marking/drop probability at max_th.")] = 0.02
-    wlog: Annotated[int, Field(ge=0, le=31)] | None = Field(None, description="EWMA weight W = 2^-wlog.")
-    burst_pkts: Annotated[int, Field(ge=1)] | None = Field(None, description="tc's `burst`, to derive wlog.")
+    wlog: Annotated[int, Field(ge=1, le=31)] | None = Field(None, description="EWMA weight W = 2^-wlog.")
+    burst_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
+        None, description="tc's `burst`, packets, to derive wlog."
+    )
     ecn: bool = False
     harddrop: bool = False
     gentle: bool = False
     bytes_mode: bool = True
-    avpkt_bytes: Annotated[int, Field(ge=1, le=U32_MAX)] = 1000
+    avpkt_bytes: Annotated[int, Field(ge=1, le=MAX_PKT_BYTES, description="Average packet size, bytes.")] = 1000
     bandwidth_bps: Rate | None = Field(None, description="For idle decay; unset: the link's rate.")
 
     @model_validator(mode="after")
@@ -424,23 +462,16 @@ class Link(_Model):
     a: Annotated[str, Field(min_length=1)]
     b: Annotated[str, Field(min_length=1)]
     rate_bps: Rate
-    delay_s: Seconds = 0.0
-    loss_ab: float = 0.0
-    loss_ba: float = 0.0
-    jitter_s: Seconds = Field(
+    delay_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(0.0, description="One-way propagation delay, s.")
+    loss_ab: Annotated[float, Field(ge=0, lt=1)] = Field(0.0, description="Loss probability from a to b.")
+    loss_ba: Annotated[float, Field(ge=0, lt=1)] = Field(0.0, description="Loss probability from b to a.")
+    jitter_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(
         0.0,
-        description="Extra one-way delay per packet, uniform in [0, jitter_s], in each direction; "
+        description="Extra one-way delay per packet, s, uniform in [0, jitter_s], in each direction; "
         "FIFO order is kept.",
     )
     queue_ab: QueueConfig | None = None
     queue_ba: QueueConfig | None = None
-
-    @field_validator("loss_ab", "loss_ba")
-    @classmethod
-    def _loss(cls, v: float) -> float:
-        if not (0.0 <= v < 1.0):
-            raise ValueError(f"loss probability must be in [0, 1), got {v!r}")
-        return v
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -479,15 +510,15 @@ class Cubic(_Model):
     ACK-train delta 2000 µs."""
 
     kind: Literal["cubic"] = "cubic"
-    beta: Annotated[float, Field(gt=0, lt=1)] | None = None
-    c: Annotated[float, Field(gt=0)] | None = None
+    beta: Annotated[float, Field(gt=0, lt=1, description="Multiplicative decrease factor.")] | None = None
+    c: Annotated[float, Field(gt=0, le=100, description="Cubic constant C, packets/s³.")] | None = None
     fast_convergence: bool | None = None
     tcp_friendliness: bool | None = None
     hystart: bool | None = None
     hystart_ack_train: bool | None = None
     hystart_delay: bool | None = None
     hystart_low_window: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
-    hystart_ack_delta_us: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    hystart_ack_delta_us: Annotated[int, Field(ge=0, le=U32_MAX, description="ACK-train spacing threshold, µs.")] | None = None
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "cubic", **_drop_none(self.model_dump(exclude={"kind"}))}
@@ -509,7 +540,7 @@ class Dctcp(_Model):
 # parameters take the core's defaults, the constants of the authors' kernel
 # modules; t is in whole milliseconds since the session start or last loss.
 
-_Slope = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+_Slope = Annotated[float, Field(ge=0, le=1e6, description="Packets per ms (slow start: per ms³).")]
 _Pct = Annotated[int, Field(ge=1, le=99)]
 _PosPkts = Annotated[int, Field(ge=1, le=U32_MAX)]
 
@@ -594,7 +625,7 @@ class Expolinear(_Model):
     ss_min_pkts: Pkts | None = None
     reduction_pct: _Pct | None = None
     eta_r: _Slope | None = None
-    sigma_per_ms: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+    sigma_per_ms: Annotated[float, Field(gt=0, le=1000, description="σ, per ms.")] | None = None
     eta_a: _Slope | None = None
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
@@ -729,22 +760,56 @@ class TcpOptions(_Model):
     (40 ms timer, quick-ACK for the first 16 segments), RTO min 200 ms,
     max 120 s, initial 1 s, dupthresh 3, TSQ 128 KiB, no rate cap."""
 
-    mss_bytes: Annotated[int, Field(ge=1, le=65535)] | None = None
-    header_bytes: Annotated[int, Field(ge=0, le=65535)] | None = None
-    init_cwnd_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
-    rwnd_bytes: Annotated[int, Field(ge=1, le=U64_MAX)] | None = None
+    mss_bytes: Annotated[int, Field(ge=MIN_MSS_BYTES, le=MAX_MSS_BYTES)] | None = Field(
+        None, description="Segment payload, bytes (1448)."
+    )
+    header_bytes: Annotated[int, Field(ge=0, le=MAX_HEADER_BYTES)] | None = Field(
+        None, description="TCP/IP header bytes on the wire per segment (40)."
+    )
+    init_cwnd_pkts: Annotated[int, Field(ge=1, le=MAX_INIT_CWND_PKTS)] | None = Field(
+        None, description="Initial window, packets (10)."
+    )
+    rwnd_bytes: Annotated[int, Field(ge=1, le=MAX_RWND_BYTES)] | None = Field(
+        None, description="Receive window, bytes, at least one MSS (64 MiB)."
+    )
     sack: bool | None = None
     ecn: bool | None = None
     handshake: bool | None = None
     delayed_ack: bool | None = None
-    delack_timeout_s: Seconds | None = None
-    quickack_segments: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
-    min_rto_s: Seconds | None = None
-    max_rto_s: Seconds | None = None
-    init_rto_s: Seconds | None = None
-    dupthresh: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
-    tsq_bytes: Annotated[int, Field(ge=0, le=U64_MAX)] | None = None
-    max_rate_bps: Rate | None = None
+    delack_timeout_s: Annotated[Seconds, Field(ge=MIN_DELACK_S, le=MAX_DELACK_S)] | None = Field(
+        None, description="Delayed-ACK timer, s (0.04)."
+    )
+    quickack_segments: Annotated[int, Field(ge=0, le=U32_MAX)] | None = Field(
+        None, description="Segments ACKed at once at the start, segments (16)."
+    )
+    min_rto_s: Annotated[Seconds, Field(ge=MIN_RTO_S, le=MAX_RTO_S)] | None = Field(
+        None, description="Smallest RTO, s (0.2)."
+    )
+    max_rto_s: Annotated[Seconds, Field(ge=MIN_RTO_S, le=MAX_RTO_S)] | None = Field(
+        None, description="Largest RTO, s, at least min_rto_s (120)."
+    )
+    init_rto_s: Annotated[Seconds, Field(ge=MIN_RTO_S, le=MAX_RTO_S)] | None = Field(
+        None, description="RTO before the first RTT sample, s (1)."
+    )
+    dupthresh: Annotated[int, Field(ge=1, le=MAX_DUPTHRESH)] | None = Field(
+        None, description="Duplicate-ACK threshold, packets (3)."
+    )
+    tsq_bytes: Annotated[int, Field(ge=0, le=MAX_TSQ_BYTES)] | None = Field(
+        None, description="TCP-small-queues cap, bytes; 0 disables it (131072)."
+    )
+    max_rate_bps: Rate | None = Field(None, description="Sender rate cap, bit/s (none).")
+
+    @model_validator(mode="after")
+    def _order(self) -> TcpOptions:
+        # Unset values are the core's defaults.
+        lo = 0.2 if self.min_rto_s is None else self.min_rto_s
+        hi = 120.0 if self.max_rto_s is None else self.max_rto_s
+        if hi < lo:
+            raise ConfigError("max_rto_s", f"must be at least min_rto_s ({hi:g} < {lo:g})")
+        mss = 1448 if self.mss_bytes is None else self.mss_bytes
+        if self.rwnd_bytes is not None and self.rwnd_bytes < mss:
+            raise ConfigError("rwnd_bytes", f"must hold one MSS ({self.rwnd_bytes} < {mss})")
+        return self
 
     def to_core(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -765,8 +830,8 @@ class _FlowBase(_Model):
     name: Annotated[str, Field(min_length=1)] | None = Field(None, description="Unique; default `<kind><index>`.")
     src: Annotated[str, Field(min_length=1)]
     dst: Annotated[str, Field(min_length=1)]
-    start_s: Seconds = 0.0
-    stop_s: Seconds | None = Field(None, description="Stop sending new data (unset: at the end of the run).")
+    start_s: Seconds = Field(0.0, description="When the flow starts, s.")
+    stop_s: Seconds | None = Field(None, description="Stop sending new data, s (unset: at the end of the run).")
 
     @model_validator(mode="after")
     def _times(self):
@@ -789,7 +854,9 @@ class TcpFlow(_FlowBase):
     """A bulk TCP transfer (iperf-like): unlimited, or ``bytes`` long."""
 
     kind: Literal["tcp"] = "tcp"
-    bytes: Annotated[int, Field(ge=1, le=U64_MAX)] | None = Field(None, description="Unset: unlimited.")
+    bytes: Annotated[int, Field(ge=1, le=MAX_FLOW_BYTES)] | None = Field(
+        None, description="Bytes to transfer (unset: unlimited)."
+    )
     cc: CcConfig = Field(default_factory=Cubic)
     tcp: TcpOptions = Field(default_factory=TcpOptions)
 
@@ -802,7 +869,7 @@ class UdpFlow(_FlowBase):
 
     kind: Literal["udp"] = "udp"
     rate_bps: Rate
-    payload_bytes: Annotated[int, Field(ge=1, le=65507)] = 1470
+    payload_bytes: Annotated[int, Field(ge=1, le=65507)] = Field(1470, description="Datagram payload, bytes.")
 
     def to_core(self, index: int) -> dict[str, Any]:
         return {**self._core_common(index), "rate_bps": self.rate_bps, "payload_bytes": self.payload_bytes}
@@ -833,7 +900,7 @@ class Workload(_Model):
     arrivals: Arrivals
     start_s: Seconds = 0.0
     stop_s: Seconds | None = Field(None, description="No task starts at or after this time.")
-    max_tasks: Annotated[int, Field(ge=1, le=U64_MAX)] | None = None
+    max_tasks: Annotated[int, Field(ge=1, le=MAX_TASKS)] | None = Field(None, description="At most this many tasks start.")
     control: Control | None = Field(None, description="The FTP-like dialogue; unset: one connection per task.")
     cc: CcConfig = Field(default_factory=Cubic)
     tcp: TcpOptions = Field(default_factory=TcpOptions)
@@ -869,15 +936,28 @@ class Workload(_Model):
 # ---------------------------------------------------------------- recording
 
 
+def _sample_period(v: float) -> float:
+    if v != 0 and v < MIN_SAMPLE_S:
+        raise ValueError(f"a sampling period is 0 (off / every change) or at least 1 ns, got {v:g} s")
+    return v
+
+
 class QueueRecord(_Model):
     """Trace the occupancy of ``node``'s port toward ``peer``."""
 
     node: Annotated[str, Field(min_length=1)]
     peer: Annotated[str, Field(min_length=1)]
-    sample_s: Seconds = Field(0.0, description="0: every change; otherwise the sampling period.")
+    sample_s: Seconds = Field(
+        0.0, description="0: every change; otherwise the sampling period, s (at least 1 ns)."
+    )
     dequeue_times: bool = Field(False, description="Also record the start of every transmission.")
-    from_s: Seconds = 0.0
-    to_s: Seconds | None = None
+    from_s: Seconds = Field(0.0, description="Record from this time on, s.")
+    to_s: Seconds | None = Field(None, description="Record until this time, s (unset: the end).")
+
+    @field_validator("sample_s")
+    @classmethod
+    def _period(cls, v: float) -> float:
+        return _sample_period(v)
 
     @model_validator(mode="after")
     def _window(self) -> QueueRecord:
@@ -900,13 +980,25 @@ class Record(_Model):
     """What to record. Everything is off unless asked (the summary, flows and
     queues tables are always there)."""
 
-    flow_sample_s: Seconds = Field(0.0, description="Per-flow sampling period (0: off).")
+    flow_sample_s: Seconds = Field(0.0, description="Per-flow sampling period, s (0: off; at least 1 ns).")
     cwnd_every_ack: bool = False
     queues: list[QueueRecord] = Field(default_factory=list)
     drop_log: bool = False
+    max_bytes: Annotated[int, Field(ge=MIN_RECORD_MAX_BYTES, le=MAX_RECORD_MAX_BYTES)] = Field(
+        DEFAULT_RECORD_MAX_BYTES,
+        description="Budget of the recorded tables, bytes (2 GiB): periodic recorders are estimated "
+        "against it before the run, the others held to it while it runs.",
+    )
+
+    @field_validator("flow_sample_s")
+    @classmethod
+    def _period(cls, v: float) -> float:
+        return _sample_period(v)
 
     def to_core(self) -> dict[str, Any]:
+        budget = {} if self.max_bytes == DEFAULT_RECORD_MAX_BYTES else {"max_bytes": self.max_bytes}
         return {
+            **budget,
             "flow_sample_ps": seconds_to_ps(self.flow_sample_s),
             "cwnd_every_ack": self.cwnd_every_ack,
             "queues": [q.to_core() for q in self.queues],
@@ -926,8 +1018,11 @@ class Scenario(_Model):
     """
 
     name: Annotated[str, Field(min_length=1)] = "scenario"
-    duration_s: Seconds
-    seed: Annotated[int, Field(ge=0, le=U64_MAX)] = 1
+    duration_s: Annotated[Seconds, Field(gt=0)] = Field(
+        description="Simulated time, s: positive, and with the longest delay any component can schedule "
+        "within the clock's 2^64 ps (about 213 days)."
+    )
+    seed: Annotated[int, Field(ge=0, le=U64_MAX)] = Field(1, description="Run seed; every random stream derives from it.")
     nodes: list[Node] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
     flows: list[Flow] = Field(default_factory=list)

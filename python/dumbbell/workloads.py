@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Discriminator, Field, Tag, field_validator
+from pydantic import BeforeValidator, Discriminator, Field, Tag, field_validator
 
 from .errors import ConfigError
 from .model import U32_MAX, U64_MAX, Model, kind_of
@@ -35,11 +35,26 @@ __all__ = ["Files", "Cdf", "AllAtOnce", "ClosedLoop", "Poisson", "Control", "Siz
            "load_cdf", "CDFS"]
 
 
+MAX_FLOW_BYTES = 2**62
+"""Largest file (sequence numbers are 64-bit offsets); the core's `validate.rs` agrees."""
+MAX_CONCURRENCY = 10**6
+"""Most tasks a closed loop keeps active."""
+MAX_ARRIVAL_RATE_PER_S = 1e6
+"""Fastest Poisson arrival rate, tasks per second."""
+MAX_TASKS = 10**8
+"""Most tasks one workload starts (``max_tasks``)."""
+
+
+def _pair(v: Any) -> Any:
+    """A ``[size, probability]`` point as TOML writes it (a list)."""
+    return tuple(v) if isinstance(v, list) else v
+
+
 class Files(Model):
     """A file base: sizes in bytes (each >= 1)."""
 
     kind: Literal["files"] = "files"
-    bytes: Annotated[list[Annotated[int, Field(ge=1, le=U64_MAX)]], Field(min_length=1)]
+    bytes: Annotated[list[Annotated[int, Field(ge=1, le=MAX_FLOW_BYTES, description="File size, bytes.")]], Field(min_length=1)]
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "files", "bytes": list(self.bytes)}
@@ -51,7 +66,18 @@ class Cdf(Model):
     with linear interpolation (the pFabric and Homa convention)."""
 
     kind: Literal["cdf"] = "cdf"
-    points: Annotated[list[tuple[float, float]], Field(min_length=2)]
+    points: Annotated[
+        list[
+            Annotated[
+                tuple[
+                    Annotated[float, Field(ge=0, le=MAX_FLOW_BYTES, description="Size, bytes.")],
+                    Annotated[float, Field(ge=0, le=1, description="Cumulative probability.")],
+                ],
+                BeforeValidator(_pair),
+            ]
+        ],
+        Field(min_length=2),
+    ]
 
     @field_validator("points")
     @classmethod
@@ -91,7 +117,7 @@ class ClosedLoop(Model):
     """Exactly ``concurrency`` tasks active: a new one starts the instant one completes."""
 
     kind: Literal["closed_loop"] = "closed_loop"
-    concurrency: Annotated[int, Field(ge=1, le=U32_MAX)]
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY, description="Tasks kept active.")]
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "closed_loop", "concurrency": self.concurrency}
@@ -101,7 +127,7 @@ class Poisson(Model):
     """A Poisson process of ``rate_per_s`` tasks per second."""
 
     kind: Literal["poisson"] = "poisson"
-    rate_per_s: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    rate_per_s: Annotated[float, Field(gt=0, le=MAX_ARRIVAL_RATE_PER_S, description="Task arrivals per second.")]
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "poisson", "rate_per_s": float(self.rate_per_s)}

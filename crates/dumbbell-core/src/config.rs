@@ -840,9 +840,13 @@ impl Default for VegasParams {
 
 /// What to record. Everything is off unless asked: measurement costs nothing
 /// when off.
-#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RecordConfig {
+    /// Budget of the recorded tables, bytes: periodic recorders are
+    /// estimated against it before the run, the others are held to it while
+    /// the run goes (`validate`, `world`). Default 2 GiB.
+    pub max_bytes: u64,
     /// Per-flow sampling period for goodput and window traces (0: off).
     pub flow_sample_ps: u64,
     /// Record cwnd/ssthresh/RTT and control state at every ACK (large).
@@ -851,6 +855,18 @@ pub struct RecordConfig {
     pub queues: Vec<QueueTrace>,
     /// Log every drop and mark with its time, port, flow and reason.
     pub drop_log: bool,
+}
+
+impl Default for RecordConfig {
+    fn default() -> Self {
+        RecordConfig {
+            max_bytes: crate::validate::DEFAULT_RECORD_MAX_BYTES,
+            flow_sample_ps: 0,
+            cwnd_every_ack: false,
+            queues: Vec::new(),
+            drop_log: false,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -897,18 +913,142 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl RunConfig {
+    /// Decodes a JSON document; a decoding error names the field at fault
+    /// (`flows[0].tcp.mss_bytes`), down through tagged enums (see
+    /// [`refine_path`]).
     pub fn from_json(s: &str) -> Result<RunConfig, ConfigError> {
-        let de = &mut serde_json::Deserializer::from_str(s);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
+        decode(s).map_err(|(path, msg)| {
             let field = if path.is_empty() || path == "." {
-                "config".to_string()
+                quoted_after(without_position(&msg), "missing field `")
+                    .unwrap_or("config")
+                    .to_string()
             } else {
-                path
+                refine_path(s, &path, &msg)
             };
-            ConfigError::new(field, e.into_inner().to_string())
+            ConfigError::new(field, msg)
         })
     }
+}
+
+/// Decodes a document: the path serde reached and the message on failure.
+fn decode<'a, T: Deserialize<'a>>(s: &'a str) -> Result<T, (String, String)> {
+    let de = &mut serde_json::Deserializer::from_str(s);
+    serde_path_to_error::deserialize(de)
+        .map_err(|e| (e.path().to_string(), e.into_inner().to_string()))
+}
+
+/// Largest document whose decoding errors are refined (each refinement step
+/// decodes it again).
+const REFINE_MAX_BYTES: usize = 1 << 20;
+
+/// Serde decodes a tagged enum (`kind = ...`: a flow, a control, an AQM) from
+/// a buffer, so an error inside one reports the enum's path only
+/// (`flows[0]`). This finds the field inside: a missing or unknown field, or
+/// an unknown `kind`, is named by the message; otherwise one key of the
+/// table at `path` is removed at a time and the document decoded again, and
+/// the key whose removal changes the error (or cures it) holds the fault;
+/// the search goes on inside it.
+pub fn refine_path(doc: &str, path: &str, msg: &str) -> String {
+    let msg = without_position(msg);
+    if let Some(name) = quoted_after(msg, "missing field `") {
+        return format!("{path}.{name}");
+    }
+    let Ok(root) = serde_json::from_str::<serde_json::Value>(doc) else {
+        return path.to_string();
+    };
+    let mut steps = parse_path(path);
+    let mut field = path.to_string();
+    'deeper: for _ in 0..8 {
+        let Some(serde_json::Value::Object(table)) = lookup(&root, &steps) else {
+            break;
+        };
+        let variant = quoted_after(msg, "unknown variant `");
+        if variant.is_some() && table.get("kind").and_then(|k| k.as_str()) == variant {
+            return format!("{field}.kind");
+        }
+        if let Some(name) = quoted_after(msg, "unknown field `").filter(|n| table.contains_key(*n))
+        {
+            return format!("{field}.{name}");
+        }
+        if doc.len() > REFINE_MAX_BYTES {
+            break;
+        }
+        // Not the tag: without it no variant is decoded at all.
+        for key in table.keys().filter(|k| *k != "kind") {
+            let mut trial = root.clone();
+            if let Some(serde_json::Value::Object(t)) = lookup_mut(&mut trial, &steps) {
+                t.remove(key);
+            }
+            let culprit = match decode::<RunConfig>(&trial.to_string()) {
+                Ok(_) => true,
+                Err((_, m)) => without_position(&m) != msg,
+            };
+            if culprit {
+                field = format!("{field}.{key}");
+                steps.push(PathStep::Key(key.clone()));
+                continue 'deeper;
+            }
+        }
+        break;
+    }
+    field
+}
+
+/// The text between `prefix` and the next backquote, if `msg` starts so.
+fn quoted_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = msg.strip_prefix(prefix)?;
+    rest.find('`').map(|end| &rest[..end])
+}
+
+/// A serde_json message without its " at line L column C" (positions move
+/// when a document is written again).
+fn without_position(msg: &str) -> &str {
+    msg.rfind(" at line ").map_or(msg, |i| &msg[..i])
+}
+
+enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+/// `flows[0].cc` → [Key(flows), Index(0), Key(cc)].
+fn parse_path(path: &str) -> Vec<PathStep> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let mut rest = part;
+        if let Some(i) = rest.find('[') {
+            if i > 0 {
+                out.push(PathStep::Key(rest[..i].to_string()));
+            }
+            rest = &rest[i..];
+            while let Some(end) = rest.find(']') {
+                if let Ok(n) = rest[1..end].parse() {
+                    out.push(PathStep::Index(n));
+                }
+                rest = &rest[end + 1..];
+            }
+        } else if !rest.is_empty() {
+            out.push(PathStep::Key(rest.to_string()));
+        }
+    }
+    out
+}
+
+fn lookup<'a>(v: &'a serde_json::Value, steps: &[PathStep]) -> Option<&'a serde_json::Value> {
+    steps.iter().try_fold(v, |cur, s| match s {
+        PathStep::Key(k) => cur.get(k),
+        PathStep::Index(i) => cur.get(i),
+    })
+}
+
+fn lookup_mut<'a>(
+    v: &'a mut serde_json::Value,
+    steps: &[PathStep],
+) -> Option<&'a mut serde_json::Value> {
+    steps.iter().try_fold(v, |cur, s| match s {
+        PathStep::Key(k) => cur.get_mut(k),
+        PathStep::Index(i) => cur.get_mut(*i),
+    })
 }
 
 #[cfg(test)]
@@ -924,8 +1064,37 @@ mod tests {
         let e = RunConfig::from_json(r#"{"seed": 1, "duration_ps": 10, "nodes": [], "links": [],
             "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b", "cc": {"kind": "westwood"}}]}"#)
             .unwrap_err();
-        // Tagged enums are buffered by serde, so the path stops at the flow.
-        assert!(e.field.starts_with("flows[0]"), "{}", e.field);
+        // Tagged enums are buffered by serde; the path is found again inside.
+        assert_eq!(e.field, "flows[0].cc.kind");
         assert!(e.message.contains("westwood"), "{}", e.message);
+    }
+
+    #[test]
+    fn decode_errors_inside_tagged_enums_name_the_inner_field() {
+        let base = r#"{"seed": 1, "duration_ps": 10, "nodes": [], "links": [
+            {"a": "a", "b": "b", "rate_bps": 5, "delay_ps": 0,
+             "queue_ab": {"aqm": {"kind": "red", "min_th": 1, "max_th": 2, "max_p": 0.1, "wlog": WLOG}}}],
+            "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b", "tcp": {"mss_bytes": MSS},
+                       "cc": {"kind": "fractional", "gamma_r": GAMMA}}]}"#;
+        let doc = |wlog: &str, mss: &str, gamma: &str| {
+            base.replace("WLOG", wlog)
+                .replace("MSS", mss)
+                .replace("GAMMA", gamma)
+        };
+        assert!(RunConfig::from_json(&doc("9", "1448", "[1]")).is_ok());
+        for (text, field) in [
+            (doc("9", "true", "[1]"), "flows[0].tcp.mss_bytes"),
+            (doc("9", "1448", "[true]"), "flows[0].cc.gamma_r"),
+            (doc("-1", "1448", "[1]"), "links[0].queue_ab.aqm.wlog"),
+            (
+                doc("9", "1448", "[1]")
+                    .replace(r#""bytes_mode""#, "x")
+                    .replace(r#""wlog": 9"#, r#""wlog": 9, "bogus": 1"#),
+                "links[0].queue_ab.aqm.bogus",
+            ),
+        ] {
+            let e = RunConfig::from_json(&text).unwrap_err();
+            assert_eq!(e.field, field, "{}", e.message);
+        }
     }
 }

@@ -15,4 +15,5 @@ pub mod queue;
 pub mod sim;
 pub mod tcp;
 pub mod trace;
+pub mod validate;
 pub mod world;

@@ -32,7 +32,8 @@ use crate::queue::{
     Aqm, CopySize, Decision, DropReason, Feedback, Fifo, Hysteresis, Limit, MarkPoint, Occupancy,
     QueueCtx, Red, RedParams, StepMark, Verdict,
 };
-use crate::sim::{rng_for, Dur, Event, EventQueue, Rng, Time};
+use crate::sim::monitor::{Phase, POLL_EVERY_EVENTS};
+use crate::sim::{rng_for, Dur, Event, EventQueue, Rng, RunMonitor, Time};
 use crate::tcp::receiver::{EcnEcho, Receiver};
 use crate::tcp::sender::Sender;
 use crate::tcp::{Endpoints, Out, TimerKind};
@@ -46,6 +47,9 @@ mod tasks;
 #[derive(Debug, Default)]
 pub struct RunOutput {
     pub tables: Vec<Table>,
+    /// The run was stopped (`RunMonitor`) before its end: the tables cover
+    /// `[0, sim_time_ps]` of the summary.
+    pub stopped: bool,
 }
 
 impl RunOutput {
@@ -65,14 +69,19 @@ impl RunOutput {
 pub enum RunError {
     /// Bad input, before any simulation: names the field.
     Config(ConfigError),
-    /// An invariant broke during the run (packet conservation, ...).
+    /// A limit the configuration sets (or the machine's memory) was reached
+    /// while running: names the field that governs it. The run is over and
+    /// its tables are lost; nothing was aborted.
+    Limit(ConfigError),
+    /// An invariant broke during the run (packet conservation, a loop that
+    /// makes no progress, ...).
     Internal(String),
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunError::Config(e) => write!(f, "{e}"),
+            RunError::Config(e) | RunError::Limit(e) => write!(f, "{e}"),
             RunError::Internal(s) => write!(f, "internal error: {s}"),
         }
     }
@@ -88,15 +97,34 @@ impl From<ConfigError> for RunError {
 
 /// Runs one scenario to completion.
 pub fn run(cfg: &RunConfig) -> Result<RunOutput, RunError> {
-    let mut w = World::build(cfg)?;
-    w.run();
+    run_monitored(cfg, &RunMonitor::new())
+}
+
+/// Runs one scenario under a monitor another thread may stop: a stopped run
+/// returns the tables of the time it reached, with `stopped = true` in its
+/// summary.
+pub fn run_monitored(cfg: &RunConfig, monitor: &RunMonitor) -> Result<RunOutput, RunError> {
+    let built = World::build(cfg);
+    let mut w = match built {
+        Ok(w) => w,
+        Err(e) => {
+            monitor.set_phase(Phase::Done);
+            return Err(e.into());
+        }
+    };
+    w.run_monitored(monitor);
     w.finish()
 }
 
 /// Parses a JSON configuration and runs it.
 pub fn run_json(json: &str) -> Result<RunOutput, RunError> {
-    let cfg = RunConfig::from_json(json)?;
-    run(&cfg)
+    run_json_monitored(json, &RunMonitor::new())
+}
+
+/// Parses a JSON configuration and runs it under a monitor.
+pub fn run_json_monitored(json: &str, monitor: &RunMonitor) -> Result<RunOutput, RunError> {
+    let cfg = RunConfig::from_json(json).inspect_err(|_| monitor.set_phase(Phase::Done))?;
+    run_monitored(&cfg, monitor)
 }
 
 struct TcpConn {
@@ -169,6 +197,71 @@ impl FlowRows {
     }
 }
 
+impl FlowRows {
+    fn bytes(&self) -> u64 {
+        self.time.len() as u64 * crate::validate::FLOW_ROW_BYTES
+    }
+
+    fn make_room(&mut self) -> Result<(), std::collections::TryReserveError> {
+        use crate::trace::headroom;
+        headroom(&mut self.time)?;
+        headroom(&mut self.flow)?;
+        headroom(&mut self.delivered)?;
+        headroom(&mut self.cwnd)?;
+        headroom(&mut self.ssthresh)?;
+        headroom(&mut self.srtt)?;
+        headroom(&mut self.in_flight)?;
+        headroom(&mut self.state)
+    }
+}
+
+impl Recorders {
+    /// Bytes the recorders hold, and the field governing the largest one.
+    fn usage(&self) -> (u64, &'static str) {
+        use crate::validate::{DEQUEUE_ROW_BYTES, DROP_ROW_BYTES, QUEUE_ROW_BYTES, VAR_ROW_BYTES};
+        let vars_field = if self.cwnd_every_ack {
+            "record.cwnd_every_ack"
+        } else {
+            "record.flow_sample_ps"
+        };
+        let parts = [
+            (self.samples.bytes(), "record.flow_sample_ps"),
+            (self.cwnd.bytes(), "record.cwnd_every_ack"),
+            (self.var_time.len() as u64 * VAR_ROW_BYTES, vars_field),
+            (self.q_time.len() as u64 * QUEUE_ROW_BYTES, "record.queues"),
+            (
+                self.d_time.len() as u64 * DEQUEUE_ROW_BYTES,
+                "record.queues.dequeue_times",
+            ),
+            (self.x_time.len() as u64 * DROP_ROW_BYTES, "record.drop_log"),
+        ];
+        let total = parts.iter().map(|p| p.0).sum();
+        let top = parts.iter().max_by_key(|p| p.0).map_or("record", |p| p.1);
+        (total, top)
+    }
+
+    fn make_room(&mut self) -> Result<(), std::collections::TryReserveError> {
+        use crate::trace::headroom;
+        self.samples.make_room()?;
+        self.cwnd.make_room()?;
+        headroom(&mut self.var_time)?;
+        headroom(&mut self.var_flow)?;
+        headroom(&mut self.var_id)?;
+        headroom(&mut self.var_value)?;
+        headroom(&mut self.q_time)?;
+        headroom(&mut self.q_port)?;
+        headroom(&mut self.q_pkts)?;
+        headroom(&mut self.q_bytes)?;
+        headroom(&mut self.d_time)?;
+        headroom(&mut self.d_port)?;
+        headroom(&mut self.d_size)?;
+        headroom(&mut self.x_time)?;
+        headroom(&mut self.x_port)?;
+        headroom(&mut self.x_flow)?;
+        headroom(&mut self.x_reason)
+    }
+}
+
 #[derive(Default)]
 struct Recorders {
     flow_sample: Option<Dur>,
@@ -219,6 +312,12 @@ pub struct World {
     dropped: u64,
     data_sent: u64,
     acks_sent: u64,
+    /// The run was stopped from outside before its end.
+    stopped: bool,
+    /// Why the run ended early, if it failed (`finish` returns it).
+    fault: Option<RunError>,
+    /// `record.max_bytes`.
+    record_budget: u64,
 }
 
 const NO_PIPELINE: u32 = u32::MAX;
@@ -481,6 +580,7 @@ impl World {
     /// Validates the configuration and builds the world. Every error names
     /// the field at fault; nothing is simulated before this succeeds.
     pub fn build(cfg: &RunConfig) -> Result<World, ConfigError> {
+        crate::validate::check(cfg)?;
         if cfg.duration_ps == 0 {
             return Err(err("duration_ps", "the run duration must be positive"));
         }
@@ -584,7 +684,7 @@ impl World {
                 aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
             }
         }
-        let routes = Routes::compute(&ports_of);
+        let routes = Routes::compute(&ports_of).map_err(|m| err("links", m))?;
         let node_kinds: Vec<NodeKind> = cfg.nodes.iter().map(|n| n.kind.clone()).collect();
 
         let mut flows = Vec::new();
@@ -780,16 +880,52 @@ impl World {
             dropped: 0,
             data_sent: 0,
             acks_sent: 0,
+            stopped: false,
+            fault: None,
+            record_budget: cfg.record.max_bytes,
         })
     }
 
     /// Runs the event loop until the configured end.
     pub fn run(&mut self) {
-        while let Some(t) = self.events.peek_time() {
+        self.run_monitored(&RunMonitor::new());
+    }
+
+    /// Runs the event loop until the configured end, a stop request, or a
+    /// fault (a loop without progress, a recording budget or memory
+    /// exhausted), polling `monitor` every [`POLL_EVERY_EVENTS`] events.
+    pub fn run_monitored(&mut self, monitor: &RunMonitor) {
+        monitor.set_end(self.end.ps());
+        monitor.set_phase(Phase::Running);
+        let mut countdown = POLL_EVERY_EVENTS;
+        let instant_limit = monitor.instant_limit();
+        let mut instant = Time::ZERO;
+        let mut at_instant: u64 = 0;
+        // A stop requested before the loop starts is honoured at once.
+        let mut finished = !monitor.poll(0, 0);
+        self.stopped = !finished;
+        while let Some(t) = self.events.peek_time().filter(|_| finished) {
             if t > self.end {
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
+            if t == instant {
+                at_instant += 1;
+                if at_instant > instant_limit {
+                    self.fault = Some(RunError::Internal(format!(
+                        "no progress: {at_instant} events at t = {:?} without time advancing; \
+                         the last one came from {}",
+                        t,
+                        self.describe(ev)
+                    )));
+                    self.now = t;
+                    finished = false;
+                    break;
+                }
+            } else {
+                instant = t;
+                at_instant = 1;
+            }
             self.now = t;
             match ev {
                 Event::TxDone { port } => self.tx_done(port),
@@ -801,8 +937,104 @@ impl World {
                 Event::PipelineDone { pipeline } => self.pipeline_done(pipeline),
                 Event::TaskArrival { workload } => self.task_arrival(workload),
             }
+            countdown -= 1;
+            if countdown == 0 {
+                countdown = POLL_EVERY_EVENTS;
+                if monitor.poll(t.ps(), self.events.popped()) {
+                    self.stopped = true;
+                    finished = false;
+                    break;
+                }
+                if let Err(e) = self.make_room() {
+                    self.fault = Some(e);
+                    finished = false;
+                    break;
+                }
+            }
         }
-        self.now = self.end;
+        if finished {
+            self.now = self.end;
+        }
+        monitor.poll(self.now.ps(), self.events.popped());
+        monitor.set_phase(Phase::Done);
+    }
+
+    /// Whether the run was stopped from outside before its end.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// At a poll: holds the recorders to `record.max_bytes`, and grows the
+    /// large buffers fallibly, so that running out of memory is an error
+    /// naming what filled it, never an abort.
+    fn make_room(&mut self) -> Result<(), RunError> {
+        let (held, field) = self.rec.usage();
+        if held > self.record_budget {
+            return Err(RunError::Limit(err(
+                field,
+                format!(
+                    "the recorded tables reached {} at t = {:?}, more than record.max_bytes = {}; \
+                     record less (a shorter window, fewer queues) or raise record.max_bytes",
+                    crate::validate::fmt_bytes(held as u128),
+                    self.now,
+                    crate::validate::fmt_bytes(self.record_budget as u128)
+                ),
+            )));
+        }
+        let oom = |what: &str, field: &str, bytes: u64, now: Time| {
+            RunError::Limit(err(
+                field,
+                format!(
+                    "out of memory at t = {now:?}: could not grow {what} beyond {}",
+                    crate::validate::fmt_bytes(bytes as u128)
+                ),
+            ))
+        };
+        if self.rec.make_room().is_err() {
+            return Err(oom("the recorded tables", field, held, self.now));
+        }
+        if self.pool.make_room().is_err() {
+            return Err(oom(
+                "the packets in the network",
+                "links",
+                self.pool.bytes(),
+                self.now,
+            ));
+        }
+        if self.events.make_room().is_err() {
+            return Err(oom("the event queue", "flows", 0, self.now));
+        }
+        Ok(())
+    }
+
+    /// The component an event belongs to, in the configuration's terms.
+    fn describe(&self, ev: Event) -> String {
+        let port = |p: u32| {
+            let p = &self.ports[p as usize];
+            format!(
+                "the port {}->{}",
+                self.node_names[p.node as usize], self.node_names[p.peer as usize]
+            )
+        };
+        let flow = |f: u32| format!("flows[{f}] ({:?})", self.flows[f as usize].name);
+        match ev {
+            Event::TxDone { port: p } => format!("{} (end of a transmission)", port(p)),
+            Event::Arrive { port: p } => format!("the link of {} (an arrival)", port(p)),
+            Event::TcpTimer { conn, kind } => {
+                format!("{} (TCP timer {:?})", flow(conn), TimerKind::from_u8(kind))
+            }
+            Event::UdpSend { flow: f } => format!("{} (UDP send)", flow(f)),
+            Event::Sample => "record.flow_sample_ps (a sampling tick)".into(),
+            Event::QueueSample { port: p } => format!("record.queues: {} (a sample)", port(p)),
+            Event::TaskArrival { workload } => format!("workloads[{workload}] (a task arrival)"),
+            Event::PipelineDone { pipeline } => {
+                let n = self.pipelines[pipeline as usize].node as usize;
+                format!(
+                    "nodes[{n}].pipeline ({:?}, end of a service)",
+                    self.node_names[n]
+                )
+            }
+        }
     }
 
     // ------------------------------------------------------------------
@@ -812,10 +1044,14 @@ impl World {
     fn enqueue(&mut self, port: u32, pkt: PktId) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        // The occupancy the arrival finds, for a return policy at enqueue.
-        let found = Occupancy {
-            pkts: p.qdisc.len_pkts(),
-            bytes: p.qdisc.len_bytes(),
+        // The occupancy the arrival finds, for a return policy at enqueue
+        // (read only when there is one).
+        let found = match p.feedback.as_deref() {
+            Some(fb) if fb.at() == MarkPoint::Enqueue => Some(Occupancy {
+                pkts: p.qdisc.len_pkts(),
+                bytes: p.qdisc.len_bytes(),
+            }),
+            _ => None,
         };
         let mut cx = QueueCtx {
             now,
@@ -824,8 +1060,8 @@ impl World {
         };
         match p.qdisc.enqueue(pkt, &mut cx) {
             Verdict::Enqueued { marked } => {
-                if let Some(fb) = p.feedback.as_deref_mut() {
-                    if fb.at() == MarkPoint::Enqueue && fb.consult(found, self.pool.get(pkt)) {
+                if let (Some(found), Some(fb)) = (found, p.feedback.as_deref_mut()) {
+                    if fb.consult(found, self.pool.get(pkt)) {
                         self.send_return(port, pkt);
                     }
                 }
@@ -1067,7 +1303,17 @@ impl World {
         self.rec.x_reason.push(reason);
     }
 
+    /// Records `port`'s occupancy if it is traced at every change (the
+    /// check stays inline; an untraced port costs one branch).
+    #[inline]
     fn trace_change(&mut self, port: u32) {
+        if self.ports[port as usize].trace.is_some() {
+            self.record_change(port);
+        }
+    }
+
+    #[inline(never)]
+    fn record_change(&mut self, port: u32) {
         let p = &self.ports[port as usize];
         if let Some(tr) = &p.trace {
             if tr.occupancy == Some(Dur::ZERO) && self.now >= tr.from && self.now < tr.to {
@@ -1206,9 +1452,10 @@ impl World {
         u.sent += 1;
         u.sent_bytes += u.payload as u64;
         // Exact schedule: the n-th datagram leaves at start + n·payload·8/rate.
-        let next_ps = u.start.ps()
-            + ((u.sent as u128 * u.payload as u128 * 8 * crate::sim::PS_PER_S as u128)
-                / u.rate_bps as u128) as u64;
+        let next_ps = (u.start.ps() as u128
+            + (u.sent as u128 * u.payload as u128 * 8 * crate::sim::PS_PER_S as u128)
+                / u.rate_bps as u128)
+            .min(u64::MAX as u128) as u64;
         self.events
             .schedule(Time::from_ps(next_ps), Event::UdpSend { flow });
         self.data_sent += 1;
@@ -1271,7 +1518,10 @@ impl World {
         Ok(())
     }
 
-    pub fn finish(self) -> Result<RunOutput, RunError> {
+    pub fn finish(mut self) -> Result<RunOutput, RunError> {
+        if let Some(e) = self.fault.take() {
+            return Err(e);
+        }
         self.check_conservation().map_err(RunError::Internal)?;
         let events = self.events.popped();
         let now = self.now;
@@ -1298,6 +1548,7 @@ impl World {
         tables.push(self.pipelines_table(run_ps));
         tables.push(self.classification_table());
         tables.push(self.tasks_table());
+        let stopped = self.stopped;
         let World { rec, .. } = self;
         tables.push(rec.samples.table("flow_samples"));
         tables.push(rec.cwnd.table("cwnd"));
@@ -1337,7 +1588,7 @@ impl World {
                     Column::Str(rec.x_reason.iter().map(|s| s.to_string()).collect()),
                 ),
         );
-        Ok(RunOutput { tables })
+        Ok(RunOutput { tables, stopped })
     }
 
     fn flows_table(&self, now: Time) -> Table {
@@ -1611,4 +1862,79 @@ fn record_flow(rec: &mut Recorders, every_ack: bool, now: Time, flow: u32, c: &T
         vi.push(id as u32);
         vv.push(value);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(extra: &str) -> RunConfig {
+        RunConfig::from_json(&format!(
+            r#"{{"seed": 1, "duration_ps": 2000000000000,
+                "nodes": [{{"name": "a", "kind": "host"}}, {{"name": "s", "kind": "switch"}},
+                          {{"name": "b", "kind": "host"}}],
+                "links": [{{"a": "a", "b": "s", "rate_bps": 1000000000, "delay_ps": 10000000}},
+                          {{"a": "s", "b": "b", "rate_bps": 1000000000, "delay_ps": 10000000}}]
+                {extra}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_loop_at_one_instant_ends_the_run_naming_its_component() {
+        // A zero sampling period cannot be configured (validate refuses it);
+        // forced here, it reschedules at `now` forever.
+        let mut w = World::build(&config("")).unwrap();
+        w.rec.flow_sample = Some(Dur::ZERO);
+        w.events.schedule(Time::from_ps(5), Event::Sample);
+        w.run();
+        assert_eq!(w.now, Time::from_ps(5), "stuck at the instant of the loop");
+        let Err(RunError::Internal(msg)) = w.finish() else {
+            panic!("expected an internal error")
+        };
+        assert!(
+            msg.contains("no progress") && msg.contains("record.flow_sample_ps"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_stop_request_returns_the_tables_of_the_time_reached() {
+        let flows = r#", "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b"}]"#;
+        let cfg = config(flows);
+        let full = run(&cfg).unwrap();
+        let m = RunMonitor::with_event_limit(10_000);
+        let part = run_monitored(&cfg, &m).unwrap();
+        let summary = |o: &RunOutput, c: &str| o.summary_u64(c);
+        let stopped = |o: &RunOutput| o.stopped;
+        assert!(!stopped(&full) && stopped(&part));
+        // Stopped at the first poll past the limit, well before the end,
+        // with packet conservation intact (finish audits it).
+        let events = summary(&part, "events");
+        assert!(
+            (10_000..10_000 + POLL_EVERY_EVENTS as u64).contains(&events),
+            "{events}"
+        );
+        assert!(summary(&part, "sim_time_ps") < cfg.duration_ps);
+        assert!(summary(&part, "packets_delivered") < summary(&full, "packets_delivered"));
+        assert_eq!(m.progress().phase, Phase::Done);
+        assert_eq!(m.progress().events, events);
+        // A stop requested before the loop starts: nothing runs.
+        let m = RunMonitor::new();
+        m.request_stop();
+        let none = run_monitored(&cfg, &m).unwrap();
+        assert_eq!(summary(&none, "events"), 0);
+        assert!(stopped(&none));
+    }
+
+    #[test]
+    fn a_recording_budget_reached_while_running_is_an_error_naming_the_recorder() {
+        let extra = r#", "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b"}],
+                        "record": {"cwnd_every_ack": true, "max_bytes": 1048576}"#;
+        let Err(RunError::Limit(e)) = run(&config(extra)) else {
+            panic!("expected a limit error")
+        };
+        assert_eq!(e.field, "record.cwnd_every_ack");
+        assert!(e.message.contains("record.max_bytes"), "{}", e.message);
+    }
 }

@@ -148,7 +148,7 @@ fn bad_two_class_ports_name_the_field() {
         ),
         (
             json!({"classifier": {"kind": "ideal"}, "long_queue": {"limit_pkts": 0}}),
-            format!("{f}.long_queue.limit"),
+            format!("{f}.long_queue.limit_pkts"),
         ),
     ] {
         assert_eq!(config_error(q.clone()).field, field, "{q}");

@@ -389,15 +389,30 @@ pub fn make(cfg: &CcConfig, rng: Rng) -> Box<dyn CongestionControl> {
     }
 }
 
+/// Largest Cubic C, packets/s³ (Linux's default 0.4, `bic_scale` 41).
+pub const MAX_CUBIC_C: f64 = 100.0;
+/// Largest DCTCP gain exponent, g = 2^-shift_g (Linux's default 4).
+pub const MAX_DCTCP_SHIFT_G: u32 = 31;
+
 /// A random 32-bit initial sequence number from the flow's stream.
 fn isn(mut rng: Rng) -> u32 {
     (rng.next_u64() >> 32) as u32
 }
 
 /// Rejects out-of-range parameters of a configuration; `field` is its path
-/// (`flows[0].cc`). Controls that clamp their parameters are not listed.
+/// (`flows[0].cc`). Every float is finite and every parameter has a range.
 pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
+    use crate::validate::{float_in, int_in};
+    let f = |name: &str| format!("{field}.{name}");
     match cfg {
+        CcConfig::Cubic(p) => {
+            float_in(p.beta, (0.0, true), (1.0, true), || f("beta"))?;
+            float_in(p.c, (0.0, true), (MAX_CUBIC_C, false), || f("c"))
+        }
+        CcConfig::Dctcp(p) => {
+            int_in(p.shift_g, 0, MAX_DCTCP_SHIFT_G, || f("shift_g"), "")?;
+            float_in(p.alpha_init, (0.0, false), (1.0, false), || f("alpha_init"))
+        }
         CcConfig::Highspeed(p) => highspeed::validate(p, field),
         CcConfig::Vegas(p) => vegas::validate(p, field),
         CcConfig::Bbr(p) => bbr::validate(p, field),
@@ -405,8 +420,17 @@ pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
             seed001::check(cfg)
                 .map_err(|(name, why)| ConfigError::new(format!("{field}.{name}"), why))
         }
-        _ => Ok(()),
+        CcConfig::Reno => Ok(()),
     }
+}
+
+/// How many variables a control of this configuration traces per sample
+/// (the width of its `cc_vars` rows), for the recording estimate.
+pub fn traced_var_count(cfg: &CcConfig) -> usize {
+    let control = make(cfg, crate::sim::rng_for(0, "cc:count"));
+    let mut n = 0;
+    control.trace_vars(&mut |_, _| n += 1);
+    n
 }
 
 #[cfg(test)]

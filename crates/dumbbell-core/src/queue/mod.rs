@@ -152,9 +152,10 @@ pub struct Fifo {
 
 impl Fifo {
     pub fn new(limit: Limit, aqm: Aqm) -> Self {
-        let cap = limit.pkts.unwrap_or(1024).min(1 << 16) as usize;
+        // The ring grows as packets arrive (an idle port of a 100 000-host
+        // topology holds nothing), never reserved from the limit.
         Fifo {
-            q: VecDeque::with_capacity(cap),
+            q: VecDeque::new(),
             bytes: 0,
             limit,
             aqm,

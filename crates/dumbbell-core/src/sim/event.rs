@@ -104,6 +104,16 @@ impl EventQueue {
     pub fn popped(&self) -> u64 {
         self.popped
     }
+
+    /// Grows the heap fallibly before it fills (see `trace::headroom`).
+    pub fn make_room(&mut self) -> Result<(), std::collections::TryReserveError> {
+        let len = self.heap.len();
+        let want = (len / 4).max(1024);
+        if self.heap.capacity() - len < want {
+            self.heap.try_reserve(len.max(1024))?;
+        }
+        Ok(())
+    }
 }
 
 /// A timer that is re-armed often but fires rarely (RTO, delayed ACK).
