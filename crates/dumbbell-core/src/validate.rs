@@ -747,6 +747,39 @@ mod tests {
     }
 
     #[test]
+    fn packet_rates_have_a_ceiling_and_a_floor() {
+        for (pps, ok) in [
+            (0.0, false),
+            (0.5, false),
+            (1.0, true),
+            (1e12, true),
+            (2e12, false),
+        ] {
+            let mut c = base();
+            c.nodes[0].kind = NodeKind::Switch;
+            c.nodes[0].pipeline = Some(crate::config::PipelineConfig {
+                capacity_pps: pps,
+                buffer_pkts: 8,
+            });
+            let r = check(&c);
+            assert_eq!(r.is_ok(), ok, "capacity {pps}");
+            if !ok {
+                assert_eq!(r.unwrap_err().field, "nodes[0].pipeline.capacity_pps");
+            }
+            let mut c = base();
+            c.links[0].queue_ab = Some(QueueConfig {
+                service_pps: Some(pps),
+                ..Default::default()
+            });
+            let r = check(&c);
+            assert_eq!(r.is_ok(), ok, "service {pps}");
+            if !ok {
+                assert_eq!(r.unwrap_err().field, "links[0].queue_ab.service_pps");
+            }
+        }
+    }
+
+    #[test]
     fn rates_have_a_ceiling_and_a_floor() {
         let mut c = base();
         c.links[0].rate_bps = MAX_RATE_BPS + 1;
@@ -755,6 +788,7 @@ mod tests {
         c.nodes.push(NodeConfig {
             name: "x".into(),
             kind: NodeKind::Host,
+            pipeline: None,
         });
         c.links.push(LinkConfig {
             a: "a".into(),
