@@ -326,7 +326,9 @@ class Link(_Model):
     toward ``b``, ``queue_ba`` at ``b``'s port toward ``a`` (unset: drop-tail
     of 1000 packets), and its own Bernoulli loss probability. ``jitter_s``
     adds a uniform random extra delay per packet (both directions, drawn from
-    the link's own random streams) without reordering.
+    the link's own random streams) without reordering. ``reorder_ab`` /
+    ``reorder_ba`` hold each packet back ``reorder_delay_s`` longer with that
+    probability, so that the packets behind it overtake it.
     """
 
     a: Annotated[str, Field(min_length=1)]
@@ -340,6 +342,9 @@ class Link(_Model):
         description="Extra one-way delay per packet, uniform in [0, jitter_s], in each direction; "
         "FIFO order is kept.",
     )
+    reorder_ab: float = 0.0
+    reorder_ba: float = 0.0
+    reorder_delay_s: Seconds = Field(0.0, description="Extra one-way delay of a reordered packet.")
     queue_ab: QueueConfig | None = None
     queue_ba: QueueConfig | None = None
 
@@ -349,6 +354,19 @@ class Link(_Model):
         if not (0.0 <= v < 1.0):
             raise ValueError(f"loss probability must be in [0, 1), got {v!r}")
         return v
+
+    @field_validator("reorder_ab", "reorder_ba")
+    @classmethod
+    def _reorder(cls, v: float) -> float:
+        if not (0.0 <= v < 1.0):
+            raise ValueError(f"reordering probability must be in [0, 1), got {v!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _reorder_delay(self) -> Link:
+        if (self.reorder_ab or self.reorder_ba) and self.reorder_delay_s <= 0:
+            raise ConfigError("reorder_delay_s", "reordering needs a positive extra delay")
+        return self
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -361,6 +379,11 @@ class Link(_Model):
             "jitter_ps": seconds_to_ps(self.jitter_s),
             "queue_ab": self.queue_ab.to_core() if self.queue_ab is not None else None,
             "queue_ba": self.queue_ba.to_core() if self.queue_ba is not None else None,
+            **(
+                {"reorder_ab": float(self.reorder_ab), "reorder_ba": float(self.reorder_ba),
+                 "reorder_delay_ps": seconds_to_ps(self.reorder_delay_s)}
+                if self.reorder_ab or self.reorder_ba else {}
+            ),
         }
 
 
@@ -635,7 +658,13 @@ class TcpOptions(_Model):
     MSS 1448 B, 40 B of headers, initial window 10, receive window 64 MiB,
     SACK on, ECN off (forced on by DCTCP), handshake on, delayed ACKs on
     (40 ms timer, quick-ACK for the first 16 segments), RTO min 200 ms,
-    max 120 s, initial 1 s, dupthresh 3, TSQ 128 KiB, no rate cap."""
+    max 120 s, initial 1 s, dupthresh 3, TSQ 128 KiB, no rate cap; and the
+    loss recovery Linux runs by default, each switchable: ``tlp`` (tail loss
+    probe, RFC 8985 §7), ``rack`` (RACK time-based loss detection, RFC 8985
+    §6; off: RFC 6675's DupThresh), ``timestamps`` (RFC 7323: RTT samples
+    Karn forbids and Eifel detection of spurious retransmissions, RFC 3522),
+    ``dsack`` (RFC 2883) and ``frto`` (F-RTO, RFC 5682); spurious reductions
+    are undone through the control's ``undo_cwnd``. TLP and RACK need SACK."""
 
     mss_bytes: Annotated[int, Field(ge=1, le=65535)] | None = None
     header_bytes: Annotated[int, Field(ge=0, le=65535)] | None = None
@@ -653,6 +682,19 @@ class TcpOptions(_Model):
     dupthresh: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
     tsq_bytes: Annotated[int, Field(ge=0, le=U64_MAX)] | None = None
     max_rate_bps: Rate | None = None
+    tlp: bool | None = None
+    rack: bool | None = None
+    timestamps: bool | None = None
+    dsack: bool | None = None
+    frto: bool | None = None
+
+    @model_validator(mode="after")
+    def _needs_sack(self) -> TcpOptions:
+        if self.sack is False:
+            for name in ("tlp", "rack"):
+                if getattr(self, name):
+                    raise ConfigError(name, f"{name} needs SACK (sack is false)")
+        return self
 
     def to_core(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -53,6 +53,17 @@ pub struct LinkConfig {
     /// breaks the phase lock-out of perfectly periodic senders.
     #[serde(default)]
     pub jitter_ps: u64,
+    /// Reordering per direction: each packet, with this probability, is
+    /// held `reorder_delay_ps` longer on the wire than the others, so that
+    /// the packets sent after it overtake it (drawn from the stream
+    /// `link:<from>-><to>:reorder`). 0: the link keeps FIFO order.
+    #[serde(default)]
+    pub reorder_ab: f64,
+    #[serde(default)]
+    pub reorder_ba: f64,
+    /// Extra one-way delay of a reordered packet.
+    #[serde(default)]
+    pub reorder_delay_ps: u64,
     /// Queue at `a`'s port toward `b`; default drop-tail of 1000 packets.
     #[serde(default)]
     pub queue_ab: Option<QueueConfig>,
@@ -211,6 +222,35 @@ pub struct TcpConfig {
     pub tsq_bytes: u64,
     /// Sender-side cap on the sending rate (0: none). A NIC or bus limit.
     pub max_rate_bps: u64,
+    /// Tail loss probe (RFC 8985 §7, Linux `tcp_early_retrans` = 3): in
+    /// Open or CWR, a probe 2·SRTT after the last transmission (plus 2 ms,
+    /// or the 200 ms minimum RTO with one packet out) sends new data or
+    /// retransmits the last segment, so a tail loss is repaired by fast
+    /// recovery rather than an RTO. Needs SACK.
+    pub tlp: bool,
+    /// RACK time-based loss detection (RFC 8985 §6, Linux `tcp_recovery` =
+    /// 1): a segment is lost when one sent after it is delivered and it is
+    /// older than that one's RTT plus a reordering window (min RTT / 4,
+    /// up to SRTT; zero in recovery or after DupThresh SACKs until
+    /// reordering is seen). False: RFC 6675's DupThresh rule, and a
+    /// retransmission is lost when a segment sent after it is delivered.
+    /// Needs SACK.
+    pub rack: bool,
+    /// TCP timestamps (RFC 7323): RTT samples from the echoed timestamp
+    /// where Karn's rule forbids one, and Eifel detection (RFC 3522) of
+    /// spurious retransmissions, which undoes the window reduction
+    /// (`undo_cwnd`). Millisecond clock, as Linux's. Headers are as
+    /// configured in `header_bytes` (52 with timestamps in Linux).
+    pub timestamps: bool,
+    /// D-SACK (RFC 2883): the receiver reports duplicate segments; a
+    /// sender whose every retransmission of an episode came back duplicate
+    /// undoes the reduction, and RACK widens its reordering window.
+    pub dsack: bool,
+    /// F-RTO (RFC 5682, SACK-enhanced, Linux `tcp_frto` = 2): after an RTO,
+    /// new data is sent instead of more retransmissions on the first ACK,
+    /// and if the next one delivers never-retransmitted data the timeout
+    /// was spurious: the reduction is undone.
+    pub frto: bool,
 }
 
 impl Default for TcpConfig {
@@ -232,6 +272,11 @@ impl Default for TcpConfig {
             dupthresh: 3,
             tsq_bytes: 128 * 1024,
             max_rate_bps: 0,
+            tlp: true,
+            rack: true,
+            timestamps: true,
+            dsack: true,
+            frto: true,
         }
     }
 }

@@ -202,6 +202,23 @@ fn ensure(ok: bool, field: impl FnOnce() -> String, msg: &str) -> Result<(), Con
     }
 }
 
+/// A link's reordering options: probabilities in [0, 1), and a delay
+/// when either is positive.
+fn check_reorder(l: &crate::config::LinkConfig, f: &str) -> Result<(), ConfigError> {
+    for (p, name) in [(l.reorder_ab, "reorder_ab"), (l.reorder_ba, "reorder_ba")] {
+        ensure(
+            (0.0..1.0).contains(&p),
+            || format!("{f}.{name}"),
+            "a reordering probability must be in [0, 1)",
+        )?;
+    }
+    ensure(
+        (l.reorder_ab == 0.0 && l.reorder_ba == 0.0) || l.reorder_delay_ps > 0,
+        || format!("{f}.reorder_delay_ps"),
+        "reordering needs a positive extra delay",
+    )
+}
+
 fn build_qdisc(
     q: &QueueConfig,
     rate_bps: u64,
@@ -355,9 +372,10 @@ impl World {
                     "a loss probability must be in [0, 1)",
                 )?;
             }
-            for (from, to, loss, q, qname) in [
-                (a, b, l.loss_ab, &l.queue_ab, "queue_ab"),
-                (b, a, l.loss_ba, &l.queue_ba, "queue_ba"),
+            check_reorder(l, &f)?;
+            for (from, to, loss, reorder, q, qname) in [
+                (a, b, l.loss_ab, l.reorder_ab, &l.queue_ab, "queue_ab"),
+                (b, a, l.loss_ba, l.reorder_ba, &l.queue_ba, "queue_ba"),
             ] {
                 let qc = q.clone().unwrap_or_default();
                 let qdisc = build_qdisc(&qc, l.rate_bps, &format!("{f}.{qname}"))?;
@@ -376,6 +394,10 @@ impl World {
                     loss_rng: rng_for(cfg.seed, &format!("link:{label}:loss")),
                     jitter: Dur::from_ps(l.jitter_ps),
                     jitter_rng: rng_for(cfg.seed, &format!("link:{label}:jitter")),
+                    reorder,
+                    reorder_rng: rng_for(cfg.seed, &format!("link:{label}:reorder")),
+                    reorder_delay: Dur::from_ps(l.reorder_delay_ps),
+                    late_pipe: Default::default(),
                     qdisc,
                     tx: None,
                     pipe: Default::default(),
@@ -613,6 +635,7 @@ impl World {
             match ev {
                 Event::TxDone { port } => self.tx_done(port),
                 Event::Arrive { port } => self.arrive(port),
+                Event::ArriveLate { port } => self.arrive_late(port),
                 Event::TcpTimer { conn, kind } => self.tcp_timer(conn, TimerKind::from_u8(kind)),
                 Event::UdpSend { flow } => self.udp_send(flow),
                 Event::Sample => self.sample_flows(),
@@ -700,6 +723,16 @@ impl World {
         let node = p.node;
         if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
             self.drop(port, pkt, DropReason::LinkLoss);
+        } else if p.reorder > 0.0 && p.reorder_rng.chance(p.reorder) {
+            // The slow lane: held back, overtaken by what follows.
+            let mut arrival = now + p.delay + p.reorder_delay;
+            if let Some(&(last, _)) = p.late_pipe.back() {
+                arrival = arrival.max(last);
+            }
+            p.late_pipe.push_back((arrival, pkt));
+            if p.late_pipe.len() == 1 {
+                self.events.schedule(arrival, Event::ArriveLate { port });
+            }
         } else {
             let mut arrival = now + p.delay;
             if !p.jitter.is_zero() {
@@ -736,6 +769,23 @@ impl World {
         let node = p.peer;
         if let Some(&(next, _)) = p.pipe.front() {
             self.events.schedule(next, Event::Arrive { port });
+        }
+        let k = self.pool.get_mut(pkt);
+        k.hops = k.hops.saturating_add(1);
+        self.receive(node, pkt);
+    }
+
+    /// The head of a port's slow lane arrives (see `net::port`).
+    fn arrive_late(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        let (at, pkt) = p
+            .late_pipe
+            .pop_front()
+            .expect("ArriveLate on an empty lane");
+        debug_assert_eq!(at, self.now);
+        let node = p.peer;
+        if let Some(&(next, _)) = p.late_pipe.front() {
+            self.events.schedule(next, Event::ArriveLate { port });
         }
         let k = self.pool.get_mut(pkt);
         k.hops = k.hops.saturating_add(1);
@@ -1086,6 +1136,10 @@ impl World {
                     });
                     c.cwnd.push(t.sender.tp.snd_cwnd);
                     c.goodput.push(rate(t.receiver.rcv_nxt, f.start, end));
+                    c.loss_probes.push(s.loss_probes);
+                    c.dsack_dups.push(s.dsack_dups);
+                    c.undos.push(s.undos);
+                    c.spurious_rtos.push(s.spurious_rtos);
                 }
                 FlowKind::Udp(u) => {
                     let end = u.end.unwrap_or(now).min(now);
@@ -1102,6 +1156,10 @@ impl World {
                         &mut c.ece,
                         &mut c.ce,
                         &mut c.completion,
+                        &mut c.loss_probes,
+                        &mut c.dsack_dups,
+                        &mut c.undos,
+                        &mut c.spurious_rtos,
                     ] {
                         v.push(0);
                     }
@@ -1135,6 +1193,10 @@ impl World {
             .with("min_rtt_ps", Column::U64(c.min_rtt))
             .with("cwnd_pkts", Column::U32(c.cwnd))
             .with("goodput_bps", Column::F64(c.goodput))
+            .with("loss_probes", Column::U64(c.loss_probes))
+            .with("dsack_dups", Column::U64(c.dsack_dups))
+            .with("undos", Column::U64(c.undos))
+            .with("spurious_rtos", Column::U64(c.spurious_rtos))
     }
 
     fn queues_table(&self, run_ps: u64) -> Table {
@@ -1225,6 +1287,11 @@ struct FlowsCols {
     min_rtt: Vec<u64>,
     cwnd: Vec<u32>,
     goodput: Vec<f64>,
+    // Loss recovery beyond RFC 6675 (tail loss probe, D-SACK, undo).
+    loss_probes: Vec<u64>,
+    dsack_dups: Vec<u64>,
+    undos: Vec<u64>,
+    spurious_rtos: Vec<u64>,
 }
 
 impl FlowsCols {

@@ -4,7 +4,10 @@
 //! Head-of-line scheduling, as in htsim: the port schedules only the end of
 //! its current transmission (`TxDone`), and the pipe schedules only the
 //! arrival of its head packet (`Arrive`); packets behind the head wait in a
-//! ring. A link never reorders. The port is also the counting wrapper around
+//! ring. A link keeps FIFO order unless reordering is asked for: then a
+//! reordered packet takes a second, slower lane of the same wire (a FIFO
+//! too, every packet in it held the same extra delay), which has its own
+//! head event (`ArriveLate`). The port is also the counting wrapper around
 //! its discipline: enqueues, drops by reason, marks, busy time, occupancy.
 
 use crate::net::packet::PktId;
@@ -49,13 +52,19 @@ pub struct Port {
     pub tx: Option<(PktId, Time)>,
     /// Packets on the wire with their arrival times, oldest first.
     pub pipe: VecDeque<(Time, PktId)>,
+    /// Probability that a packet is held back `reorder_delay` on the wire.
+    pub reorder: f64,
+    pub reorder_rng: Rng,
+    pub reorder_delay: Dur,
+    /// The slow lane of reordered packets, oldest first.
+    pub late_pipe: VecDeque<(Time, PktId)>,
     pub stats: PortStats,
     pub trace: Option<PortTrace>,
 }
 
 impl Port {
     pub fn in_flight_pkts(&self) -> u64 {
-        self.pipe.len() as u64 + self.tx.is_some() as u64
+        self.pipe.len() as u64 + self.late_pipe.len() as u64 + self.tx.is_some() as u64
     }
 
     pub fn note_occupancy(&mut self) {

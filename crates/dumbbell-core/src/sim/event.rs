@@ -17,6 +17,8 @@ pub enum Event {
     TxDone { port: u32 },
     /// The head packet of a port's link reaches the node at the far end.
     Arrive { port: u32 },
+    /// The head packet of a port's slow lane (reordered packets) arrives.
+    ArriveLate { port: u32 },
     /// A TCP connection's timer (see `tcp::TimerKind`) may be due.
     TcpTimer { conn: u32, kind: u8 },
     /// A UDP constant-bit-rate source sends its next datagram.
@@ -150,6 +152,11 @@ impl LazyTimer {
 
     pub fn is_armed(&self) -> bool {
         self.deadline.is_some()
+    }
+
+    /// Time of the event the timer treats as live, if one is scheduled.
+    pub fn pending(&self) -> Option<Time> {
+        self.pending
     }
 
     /// Classifies an event of this timer that fired at `now`.
