@@ -75,6 +75,8 @@ BAD = [
     ("disconnected by link removal", lambda d: d["links"].pop(2), "links", "disconnected"),
     ("loss = 1", lambda d: d["links"][1].update(loss_ab=1.0), "links[1].loss_ab", "[0, 1)"),
     ("reorder = 1", lambda d: d["links"][1].update(reorder_ba=1.0, reorder_delay_s=0.001), "links[1].reorder_ba", "[0, 1)"),
+    ("netem loss = 1", lambda d: d["links"][1].update(netem_ab={"loss": 1.0}), "links[1].netem_ab.loss", "[0, 1)"),
+    ("netem limit 0", lambda d: d["links"][1].update(netem_ba={"limit_pkts": 0}), "links[1].netem_ba.limit_pkts", ""),
     ("reorder without delay", lambda d: d["links"][1].update(reorder_ab=0.01), "links[1].reorder_delay_s", "positive"),
     ("tlp without sack", lambda d: d["flows"][0]["tcp"].update(sack=False, tlp=True), "flows[0].tcp.tlp", "SACK"),
     ("rack not a bool", lambda d: d["flows"][0]["tcp"].update(rack="maybe"), "flows[0].tcp.rack", ""),
@@ -250,6 +252,8 @@ def test_core_decoder_accepts_what_to_core_produces():
     s.flows.append(db.TcpFlow(src="a", dst="b", cc="reno", tcp=db.TcpOptions(tlp=False, rack=False, timestamps=False, dsack=False, frto=False)))
     s.links[1].reorder_ab = 0.01
     s.links[1].reorder_delay_s = 0.0005
+    s.links[2].netem_ab = db.Netem(loss=0.01, delay_s="5ms")
+    s.links[2].netem_ba = db.Netem(limit_pkts=None)
     s.record = db.Record(flow_sample_s="1ms", cwnd_every_ack=True, drop_log=True, queues=[db.QueueRecord(node="s1", peer="c", sample_s="10us", dequeue_times=True, from_s=0.1, to_s=0.5)])
     _native.check_config(s.to_json())
     for name in ("dctcp-queue",):

@@ -319,6 +319,29 @@ QueueConfig = Annotated[
 # ---------------------------------------------------------------- links
 
 
+class Netem(_Model):
+    """A network emulator in front of one direction of a link, as Linux's
+    ``sch_netem`` on a router's egress: a packet is lost with probability
+    ``loss`` when it arrives (it never reaches the queue or the wire), else it
+    waits ``delay_s`` in a delay line and then joins the port's queue; the
+    stage holds at most ``limit_pkts`` packets, delay line and queue together
+    (netem's ``limit``, 1000 by default; ``None``: no limit)."""
+
+    loss: float = 0.0
+    delay_s: Seconds = 0.0
+    limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = 1000
+
+    @field_validator("loss")
+    @classmethod
+    def _loss(cls, v: float) -> float:
+        if not (0.0 <= v < 1.0):
+            raise ValueError(f"loss probability must be in [0, 1), got {v!r}")
+        return v
+
+    def to_core(self) -> dict[str, Any]:
+        return {"loss": float(self.loss), "delay_ps": seconds_to_ps(self.delay_s), "limit_pkts": self.limit_pkts}
+
+
 class Link(_Model):
     """A full-duplex link between nodes ``a`` and ``b``.
 
@@ -328,7 +351,10 @@ class Link(_Model):
     adds a uniform random extra delay per packet (both directions, drawn from
     the link's own random streams) without reordering. ``reorder_ab`` /
     ``reorder_ba`` hold each packet back ``reorder_delay_s`` longer with that
-    probability, so that the packets behind it overtake it.
+    probability, so that the packets behind it overtake it. ``loss_ab`` drops
+    a packet after it was serialized (an impaired wire: the lost packet used
+    the link); ``netem_ab`` puts a :class:`Netem` stage in front of ``a``'s
+    port instead (loss at arrival, a delay line, one limit).
     """
 
     a: Annotated[str, Field(min_length=1)]
@@ -347,6 +373,8 @@ class Link(_Model):
     reorder_delay_s: Seconds = Field(0.0, description="Extra one-way delay of a reordered packet.")
     queue_ab: QueueConfig | None = None
     queue_ba: QueueConfig | None = None
+    netem_ab: Netem | None = None
+    netem_ba: Netem | None = None
 
     @field_validator("loss_ab", "loss_ba")
     @classmethod
@@ -384,6 +412,7 @@ class Link(_Model):
                  "reorder_delay_ps": seconds_to_ps(self.reorder_delay_s)}
                 if self.reorder_ab or self.reorder_ba else {}
             ),
+            **{k: v.to_core() for k, v in (("netem_ab", self.netem_ab), ("netem_ba", self.netem_ba)) if v is not None},
         }
 
 

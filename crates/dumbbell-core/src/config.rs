@@ -69,6 +69,36 @@ pub struct LinkConfig {
     pub queue_ab: Option<QueueConfig>,
     #[serde(default)]
     pub queue_ba: Option<QueueConfig>,
+    /// A netem-like emulation stage in front of `a`'s port toward `b`
+    /// (see [`NetemConfig`]).
+    #[serde(default)]
+    pub netem_ab: Option<NetemConfig>,
+    #[serde(default)]
+    pub netem_ba: Option<NetemConfig>,
+}
+
+/// A network emulator in front of a port, as Linux's `sch_netem` on a
+/// router's egress: random loss drawn when a packet arrives (a lost packet
+/// never reaches the queue or the wire), then a delay line, then the port's
+/// queue and serializer; `limit_pkts` counts everything the stage holds,
+/// delay line and queue together (netem's `limit`, 1000 by default). Loss
+/// is drawn from the stream `netem:<from>-><to>:loss`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NetemConfig {
+    /// Probability that an arriving packet is dropped, in [0, 1).
+    #[serde(default)]
+    pub loss: f64,
+    /// Time a packet spends in the delay line before it joins the queue.
+    #[serde(default)]
+    pub delay_ps: u64,
+    /// Packets held at most (delay line + queue); `None`: no limit.
+    #[serde(default = "netem_limit")]
+    pub limit_pkts: Option<u32>,
+}
+
+fn netem_limit() -> Option<u32> {
+    Some(1000)
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -16,7 +16,7 @@
 use crate::cc;
 use crate::config::{AqmConfig, ConfigError, FlowConfig, MarkAt, NodeKind, QueueConfig, RunConfig};
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
-use crate::net::port::{Port, PortStats, PortTrace};
+use crate::net::port::{Netem, Port, PortStats, PortTrace};
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::queue::aqm::Threshold;
 use crate::queue::{
@@ -219,6 +219,21 @@ fn check_reorder(l: &crate::config::LinkConfig, f: &str) -> Result<(), ConfigErr
     )
 }
 
+/// A netem stage's options (`field` names it): loss in [0, 1), a
+/// positive limit.
+fn check_netem(n: &crate::config::NetemConfig, field: &str) -> Result<(), ConfigError> {
+    ensure(
+        (0.0..1.0).contains(&n.loss),
+        || format!("{field}.loss"),
+        "a loss probability must be in [0, 1)",
+    )?;
+    ensure(
+        n.limit_pkts != Some(0),
+        || format!("{field}.limit_pkts"),
+        "the netem limit must be positive",
+    )
+}
+
 fn build_qdisc(
     q: &QueueConfig,
     rate_bps: u64,
@@ -373,9 +388,30 @@ impl World {
                 )?;
             }
             check_reorder(l, &f)?;
-            for (from, to, loss, reorder, q, qname) in [
-                (a, b, l.loss_ab, l.reorder_ab, &l.queue_ab, "queue_ab"),
-                (b, a, l.loss_ba, l.reorder_ba, &l.queue_ba, "queue_ba"),
+            for (n, name) in [(&l.netem_ab, "netem_ab"), (&l.netem_ba, "netem_ba")] {
+                if let Some(n) = n {
+                    check_netem(n, &format!("{f}.{name}"))?;
+                }
+            }
+            for (from, to, loss, reorder, q, qname, netem) in [
+                (
+                    a,
+                    b,
+                    l.loss_ab,
+                    l.reorder_ab,
+                    &l.queue_ab,
+                    "queue_ab",
+                    &l.netem_ab,
+                ),
+                (
+                    b,
+                    a,
+                    l.loss_ba,
+                    l.reorder_ba,
+                    &l.queue_ba,
+                    "queue_ba",
+                    &l.netem_ba,
+                ),
             ] {
                 let qc = q.clone().unwrap_or_default();
                 let qdisc = build_qdisc(&qc, l.rate_bps, &format!("{f}.{qname}"))?;
@@ -398,6 +434,13 @@ impl World {
                     reorder_rng: rng_for(cfg.seed, &format!("link:{label}:reorder")),
                     reorder_delay: Dur::from_ps(l.reorder_delay_ps),
                     late_pipe: Default::default(),
+                    netem: netem.as_ref().map(|n| Netem {
+                        loss: n.loss,
+                        loss_rng: rng_for(cfg.seed, &format!("netem:{label}:loss")),
+                        delay: Dur::from_ps(n.delay_ps),
+                        limit_pkts: n.limit_pkts,
+                        line: Default::default(),
+                    }),
                     qdisc,
                     tx: None,
                     pipe: Default::default(),
@@ -636,6 +679,7 @@ impl World {
                 Event::TxDone { port } => self.tx_done(port),
                 Event::Arrive { port } => self.arrive(port),
                 Event::ArriveLate { port } => self.arrive_late(port),
+                Event::NetemRelease { port } => self.netem_release(port),
                 Event::TcpTimer { conn, kind } => self.tcp_timer(conn, TimerKind::from_u8(kind)),
                 Event::UdpSend { flow } => self.udp_send(flow),
                 Event::Sample => self.sample_flows(),
@@ -673,7 +717,7 @@ impl World {
                     self.start_tx(port);
                 }
             }
-            Verdict::Dropped(reason) => self.drop(port, pkt, reason),
+            Verdict::Dropped(reason) => self.drop(port, pkt, reason, false),
         }
     }
 
@@ -722,7 +766,7 @@ impl World {
         p.stats.tx_bytes += size as u64;
         let node = p.node;
         if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
-            self.drop(port, pkt, DropReason::LinkLoss);
+            self.drop(port, pkt, DropReason::LinkLoss, true);
         } else if p.reorder > 0.0 && p.reorder_rng.chance(p.reorder) {
             // The slow lane: held back, overtaken by what follows.
             let mut arrival = now + p.delay + p.reorder_delay;
@@ -813,10 +857,52 @@ impl World {
             self.pool.free(pkt);
             return;
         }
+        self.admit(port, pkt);
+    }
+
+    /// A packet reaches `port`: through its netem stage if it has one
+    /// (loss, then the limit over everything the stage holds, then the
+    /// delay line), else straight into its queue.
+    fn admit(&mut self, port: u32, pkt: PktId) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let Some(n) = p.netem.as_mut() else {
+            return self.enqueue(port, pkt);
+        };
+        if n.loss > 0.0 && n.loss_rng.chance(n.loss) {
+            return self.drop(port, pkt, DropReason::LinkLoss, false);
+        }
+        let held = n.line.len() as u64 + p.qdisc.len_pkts() as u64;
+        if n.limit_pkts.is_some_and(|l| held >= l as u64) {
+            return self.drop(port, pkt, DropReason::Overflow, false);
+        }
+        if n.delay.is_zero() {
+            return self.enqueue(port, pkt);
+        }
+        let at = now + n.delay;
+        n.line.push_back((at, pkt));
+        if n.line.len() == 1 {
+            self.events.schedule(at, Event::NetemRelease { port });
+        }
+    }
+
+    /// The head of a port's netem delay line joins its queue.
+    fn netem_release(&mut self, port: u32) {
+        let n = self.ports[port as usize]
+            .netem
+            .as_mut()
+            .expect("NetemRelease without netem");
+        let (at, pkt) = n.line.pop_front().expect("NetemRelease on an empty line");
+        debug_assert_eq!(at, self.now);
+        if let Some(&(next, _)) = n.line.front() {
+            self.events.schedule(next, Event::NetemRelease { port });
+        }
         self.enqueue(port, pkt);
     }
 
-    fn drop(&mut self, port: u32, pkt: PktId, reason: DropReason) {
+    /// Drops `pkt` at `port` for `reason`; `on_wire`: it had left the
+    /// port's serializer (its sender learns that through `tx_done`).
+    fn drop(&mut self, port: u32, pkt: PktId, reason: DropReason, on_wire: bool) {
         let p = self.ports[port as usize]
             .stats
             .drops
@@ -833,7 +919,7 @@ impl World {
         // (Loss on the wire happens after serialization: `tx_done` tells
         // the sender through `on_nic_tx`, so that one is not counted twice.)
         let node = self.ports[port as usize].node;
-        if k.proto == Proto::Tcp && k.src == node && reason != DropReason::LinkLoss {
+        if k.proto == Proto::Tcp && k.src == node && !on_wire {
             if let FlowKind::Tcp(c) = &mut self.flows[k.flow as usize].kind {
                 if c.sender.endpoints().src == node {
                     c.sender.on_nic_drop(self.now, k.size_bytes);

@@ -273,3 +273,85 @@ fn rack_tolerates_a_reordering_link_where_dupthresh_retransmits() {
     );
     assert!(goodput_dup <= goodput);
 }
+
+/// A UDP source at 120 Mb/s of payload into a 100 Mb/s link that loses
+/// 20 % of the packets. Lost on the wire (after serialization, as an
+/// impaired link), every packet takes its serialization time: the link is
+/// busy all the time, the queue overflows, and what arrives is 80 % of the
+/// link. Lost in a netem stage in front of the port (at arrival, as Linux's
+/// `sch_netem` on a router), 96 Mb/s reach the queue: no overflow, and 96 %
+/// of the offered load's survivors get through.
+#[test]
+fn netem_loss_at_arrival_never_occupies_the_link() {
+    let run = |netem: bool| {
+        let (nodes, mut links) = path(100_000_000, MS, json!({"limit_pkts": 100}), 0.0);
+        if netem {
+            links[1]["netem_ab"] = json!({"loss": 0.2});
+        } else {
+            links[1]["loss_ab"] = json!(0.2);
+        }
+        let flows = vec![
+            json!({"kind": "udp", "name": "u", "src": "snd", "dst": "rcv",
+                                "rate_bps": 120_000_000u64}),
+        ];
+        let out = go(&config(3, 2 * S, nodes, links, flows, json!({})));
+        let k = port(&out, "r", "rcv");
+        let util = col_f64(&out, "queues", "utilization")[k];
+        let overflow = col_u64(&out, "queues", "drops_overflow")[k];
+        let lost = col_u64(&out, "queues", "drops_link_loss")[k];
+        let got = col_u64(&out, "flows", "bytes_delivered")[0] as f64 * 8.0 / 2.0;
+        (util, overflow, lost, got)
+    };
+    let wire_bits = 1498.0 * 8.0;
+    let payload_share = 1470.0 * 8.0 / wire_bits;
+    let (util, overflow, lost, got) = run(false);
+    assert!(util > 0.99, "{util}");
+    assert!(overflow > 1000, "{overflow}");
+    assert!(lost > 1000);
+    let want = 0.8 * 100e6 * payload_share;
+    assert!((got / want - 1.0).abs() < 0.02, "{got} vs {want}");
+    let (util, overflow, lost, got) = run(true);
+    assert_eq!(overflow, 0);
+    assert!(lost > 1000);
+    // 96 Mb/s of payload offered to the link after the loss.
+    let want = 0.8 * 120e6;
+    assert!((got / want - 1.0).abs() < 0.02, "{got} vs {want}");
+    assert!((util - want / 100e6 / payload_share).abs() < 0.02, "{util}");
+}
+
+/// netem's `limit` counts its delay line: 1 Gb/s of UDP into a netem stage
+/// that delays by 20 ms holds 1667 packets in flight inside the stage. With
+/// netem's default limit of 1000 packets, a packet finds it full unless
+/// fewer than 1000 are held: 1000 per 20 ms get through, 600 Mb/s of
+/// 1500-byte packets. Without a limit, all of it. The delay shows in a TCP
+/// flow's RTT: 2 × 1 ms of propagation plus the 20 ms of the stage.
+#[test]
+fn netem_limit_counts_the_delay_line() {
+    let run = |limit: serde_json::Value| {
+        let (nodes, mut links) = path(1_000_000_000, MS, json!({"limit_pkts": 1000}), 0.0);
+        links[1]["netem_ab"] = json!({"delay_ps": 20 * MS, "limit_pkts": limit});
+        let flows = vec![
+            json!({"kind": "udp", "name": "u", "src": "snd", "dst": "rcv", "rate_bps": 979_000_000u64}),
+        ];
+        let out = go(&config(1, S, nodes, links, flows, json!({})));
+        let k = port(&out, "r", "rcv");
+        let got = col_u64(&out, "flows", "bytes_delivered")[0] as f64 * 8.0;
+        (got, col_u64(&out, "queues", "drops_overflow")[k])
+    };
+    // The first 20 ms deliver nothing (the line fills).
+    let (got, overflow) = run(json!(1000));
+    let want = 1000.0 * 1470.0 * 8.0 / 0.020 * 0.98;
+    assert!((got / want - 1.0).abs() < 0.03, "{got} vs {want}");
+    assert!(overflow > 10_000);
+    let (got, overflow) = run(serde_json::Value::Null);
+    assert_eq!(overflow, 0);
+    assert!((got / (979e6 * 0.98) - 1.0).abs() < 0.01, "{got}");
+
+    let (nodes, mut links) = path(100_000_000, MS, json!({"limit_pkts": 1000}), 0.0);
+    links[1]["netem_ab"] = json!({"delay_ps": 20 * MS});
+    let flows =
+        vec![json!({"kind": "tcp", "name": "f", "src": "snd", "dst": "rcv", "bytes": 100_000})];
+    let out = go(&config(1, S, nodes, links, flows, json!({})));
+    let min_rtt = col_u64(&out, "flows", "min_rtt_ps")[0] as f64 / MS as f64;
+    assert!((min_rtt - 22.0).abs() < 0.3, "{min_rtt} ms");
+}

@@ -8,7 +8,17 @@ dumbbell runs them:
 - ``single`` (Figures 3–5): sender ``snd`` — router ``r`` — receiver
   ``rcv``, 1 Gb/s links. ``r`` emulates the path: one-way latency 0, 20 or
   40 ms on ``r``–``rcv`` in both directions (RTT twice that) and Bernoulli
-  loss 1e-6 … 1e-4 on the data direction. One flow of 60 s, ten samples,
+  loss 1e-6 … 1e-4 on the data direction, drawn as packets arrive at ``r``'s
+  port (a ``Netem`` stage with loss only): NIST Net, the paper's emulator,
+  drops packets as it receives them, so a lost packet never uses the
+  bottleneck; at p ≤ 1e-4 that differs from on-the-wire loss by 0.01 % of
+  the link at most. The stage has no packet limit: the paper states none for
+  NIST Net and ns-2's loss model has none. Were netem's default limit of
+  1000 packets applied to a netem that also held the latency (its delay
+  line), it would bind at 20 and 40 ms, where the line would hold 1667 and
+  3333 packets at 1 Gb/s, capping any flow at 1000 packets per one-way
+  latency, 600 and 300 Mb/s; at 0 ms it would be the queue's limit only.
+  One flow of 60 s, ten samples,
   95 % Student-t intervals. Hosts: 1460-byte segments (1500-byte packets),
   SACK, delayed ACKs, a 6000-packet receive window (8.76 MB, the paper's
   8 MB socket buffers), Linux's TCP small queues at the sender (its NIC
@@ -69,7 +79,7 @@ from typing import Any
 
 import polars as pl
 
-from ..scenario import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
+from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
@@ -126,8 +136,8 @@ def single_scenario(cc: str, latency_ms: float, loss: float, duration_s: float, 
         nodes=[Node(name="snd", kind="host"), Node(name="r", kind="switch"), Node(name="rcv", kind="host")],
         links=[
             Link(a="snd", b="r", rate_bps=LINK_BPS, delay_s=0.0, jitter_s=HOST_JITTER_S),
-            Link(a="r", b="rcv", rate_bps=LINK_BPS, delay_s=latency_ms / 1e3, loss_ab=loss,
-                 queue_ab=DropTail(limit_pkts=queue)),
+            Link(a="r", b="rcv", rate_bps=LINK_BPS, delay_s=latency_ms / 1e3,
+                 queue_ab=DropTail(limit_pkts=queue), netem_ab=Netem(loss=loss, limit_pkts=None)),
         ],
     )
     s.add_flow(TcpFlow(name="f", src="snd", dst="rcv", cc=CC[cc], tcp=_tcp(max_rate_bps=cap_bps)))

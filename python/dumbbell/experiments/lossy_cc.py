@@ -23,18 +23,32 @@ The network (``network``): clients ``a`` and ``b`` reach router ``r`` over
 10 Gb/s virtual links (25 µs, with up to 5 µs of per-packet host jitter,
 which makes the ten rounds independent realizations as the VMs' noise did;
 see E1 for why deterministic senders need it); ``r`` reaches server ``srv``
-at the swept rate. Delay, loss and the rate limit sit on ``r``–``srv``:
-loss on the data direction (netem on the router's egress toward the
-server), delay split evenly over both directions so that the round trip
-grows by the stated amount (``delay_ms`` and ``rtt_ms`` are both round-trip
-additions to the 0.1 ms base). The router's queue toward the server holds
-1000 packets (netem's default ``limit``). Hosts are Linux-like: 1500-byte
-packets (MSS 1448 with 52 bytes of TCP/IP headers and timestamps), SACK,
-delayed ACKs, and a receive window of 3 MiB: Ubuntu's default
-``tcp_rmem`` maximum is 6 MiB, of which about half is advertised. That
-window, not the controls, bounds every control's throughput once the RTT
-exceeds about 25 ms at 1 Gb/s, which is what the paper's Figure 4 shows (a
-fall with delay common to all controls).
+at the swept rate, 25 µs each way. The router's port toward the server is
+where the paper's ``tc``/``netem`` sat, and runs a netem stage
+(``dumbbell.Netem``, Linux ``sch_netem``'s semantics): the loss is drawn
+when a packet arrives, so a lost packet never uses the link (on-the-wire
+loss would cap the survivors at (1 − p) of the link: 80 % at 20 % loss);
+the added delay (``delay_ms`` and ``rtt_ms`` are the round-trip additions to
+the 0.1 ms base) is its delay line on the data direction, ACKs returning
+undelayed; its limit is netem's default of 1000 packets, counting the delay
+line and the router's queue (drop-tail, 1000 packets) together, since the
+paper states no other. Hosts are Linux-like: 1500-byte packets (MSS 1448
+with 52 bytes of TCP/IP headers and timestamps), SACK, delayed ACKs, Linux's
+loss recovery (RACK, tail loss probe, timestamps with undo, F-RTO), and a
+receive window of 3 MiB: Ubuntu's default ``tcp_rmem`` maximum is 6 MiB, of
+which about half is advertised.
+
+What netem's 1000-packet limit does at each point: it binds once the delay
+line alone would hold 1000 packets, that is above 12 ms of added delay at
+1 Gb/s (83,333 packets/s of 1500 bytes), and then lets at most 1000
+packets through per added delay, whatever the control: 600 Mb/s at 20 ms,
+240 at 50, 120 at 100, 60 at 200 and 24 Mb/s at 500 ms (``delay``, and
+``loss-rtt`` at 20 and 100 ms), each below what the 3 MiB receive window
+allows (2172 packets per round trip: 1258, 503, 252, 126 and 50 Mb/s). At
+5 and 10 ms the line holds 417 and 833 packets, which leaves the queue 583
+and 167 packets before the limit drops. Without added delay (``bandwidth``,
+``loss`` at 10 Gb/s, ``cordiality``) the limit is the queue's 1000 packets.
+``network(..., netem_limit_pkts=None)`` removes it.
 
 Goodput is iperf's: payload delivered in order over the flow's whole life
 (slow start included), per round; rows give the mean over rounds, the 99 %
@@ -100,7 +114,7 @@ from typing import Any
 
 import polars as pl
 
-from ..scenario import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
+from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
@@ -134,6 +148,7 @@ ACCESS_DELAY_S = 25e-6
 BASE_DELAY_S = 25e-6
 HOST_JITTER_S = 5e-6
 ROUTER_QUEUE_PKTS = 1000
+NETEM_LIMIT_PKTS = 1000
 MSS_BYTES = 1448
 HEADER_BYTES = 52
 RWND_BYTES = 3 << 20
@@ -150,7 +165,7 @@ POINTS: dict[str, dict[str, Any]] = {
     "quick": {
         "rounds": 2,
         "bandwidth": {"rates_bps": (100e6, 1e9), "duration_s": 5.0},
-        "loss": {"losses": (0.01, 0.20), "rate_bps": 10e9, "duration_s": 1.0},
+        "loss": {"losses": (0.01, 0.20), "rate_bps": 10e9, "duration_s": 2.0},
         "delay": {"delays_ms": (5, 100), "rate_bps": 1e9, "duration_s": 4.0},
         "loss-rtt": {"losses": (0.01, 0.20), "rtts_ms": (20, 100), "rate_bps": 1e9, "duration_s": 4.0},
         "cordiality": {"rate_bps": 1e9, "duration_s": 2.0, "servers": ("cubic",)},
@@ -161,17 +176,28 @@ POINTS: dict[str, dict[str, Any]] = {
 PARTS = ("bandwidth", "loss", "delay", "loss-rtt", "cordiality")
 
 
-def network(rate_bps: float, rtt_add_s: float = 0.0, loss: float = 0.0, duration_s: float = 20.0, name: str = "e3") -> Scenario:
-    """Clients ``a``, ``b`` — router ``r`` — server ``srv``; see the module docs."""
-    one_way = BASE_DELAY_S + rtt_add_s / 2.0
+def network(
+    rate_bps: float,
+    rtt_add_s: float = 0.0,
+    loss: float = 0.0,
+    duration_s: float = 20.0,
+    name: str = "e3",
+    netem_limit_pkts: int | None = NETEM_LIMIT_PKTS,
+) -> Scenario:
+    """Clients ``a``, ``b`` — router ``r`` — server ``srv``; see the module
+    docs. The router's port toward the server runs a netem stage: loss at
+    arrival, the added round trip as its delay line, and netem's limit over
+    the line and the queue (``netem_limit_pkts``, netem's default 1000;
+    ``None``: no limit)."""
     nodes = [Node(name=n, kind="host") for n in ("a", "b", "srv")] + [Node(name="r", kind="switch")]
     links = [
         Link(a=h, b="r", rate_bps=ACCESS_BPS, delay_s=ACCESS_DELAY_S, jitter_s=HOST_JITTER_S,
              queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS))
         for h in ("a", "b")
     ]
-    links.append(Link(a="r", b="srv", rate_bps=int(rate_bps), delay_s=one_way, loss_ab=loss,
-                      queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS)))
+    links.append(Link(a="r", b="srv", rate_bps=int(rate_bps), delay_s=BASE_DELAY_S,
+                      queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS),
+                      netem_ab=Netem(loss=loss, delay_s=rtt_add_s, limit_pkts=netem_limit_pkts)))
     return Scenario(name=name, duration_s=duration_s, nodes=nodes, links=links)
 
 

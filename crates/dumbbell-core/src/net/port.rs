@@ -38,6 +38,18 @@ pub struct PortTrace {
     pub to: Time,
 }
 
+/// A netem-like stage in front of the queue (`config::NetemConfig`): loss
+/// at arrival, a FIFO delay line (every packet the same delay, so one head
+/// event, `NetemRelease`), one limit over the line and the queue.
+pub struct Netem {
+    pub loss: f64,
+    pub loss_rng: Rng,
+    pub delay: Dur,
+    pub limit_pkts: Option<u32>,
+    /// Packets in the delay line with their release times, oldest first.
+    pub line: VecDeque<(Time, PktId)>,
+}
+
 pub struct Port {
     pub node: u32,
     pub peer: u32,
@@ -58,13 +70,17 @@ pub struct Port {
     pub reorder_delay: Dur,
     /// The slow lane of reordered packets, oldest first.
     pub late_pipe: VecDeque<(Time, PktId)>,
+    pub netem: Option<Netem>,
     pub stats: PortStats,
     pub trace: Option<PortTrace>,
 }
 
 impl Port {
     pub fn in_flight_pkts(&self) -> u64 {
-        self.pipe.len() as u64 + self.late_pipe.len() as u64 + self.tx.is_some() as u64
+        self.pipe.len() as u64
+            + self.late_pipe.len() as u64
+            + self.tx.is_some() as u64
+            + self.netem.as_ref().map_or(0, |n| n.line.len() as u64)
     }
 
     pub fn note_occupancy(&mut self) {

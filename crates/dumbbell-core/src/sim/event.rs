@@ -19,6 +19,8 @@ pub enum Event {
     Arrive { port: u32 },
     /// The head packet of a port's slow lane (reordered packets) arrives.
     ArriveLate { port: u32 },
+    /// The head packet of a port's netem delay line joins the port's queue.
+    NetemRelease { port: u32 },
     /// A TCP connection's timer (see `tcp::TimerKind`) may be due.
     TcpTimer { conn: u32, kind: u8 },
     /// A UDP constant-bit-rate source sends its next datagram.
