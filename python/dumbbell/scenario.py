@@ -479,7 +479,9 @@ class Linear(_Model):
     per ACK event (``ss_alpha`` 2, ``ss_min_pkts`` 2), recovery J = b_r + 1·t
     (``beta_r``), avoidance J = threshold + 2·t (``beta_a``), reduction 10 %
     (``reduction_pct``; the paper's variants 20, 50), or with ``adaptive``
-    R = 15 + 35·lost/sent % (``adaptive_min_pct``, ``adaptive_span_pct``);
+    R = 15 + 35·lost/sent % (``adaptive_min_pct``, ``adaptive_span_pct``),
+    lost/sent counted over rounds of data (``adaptive_count="round"``) or on
+    the loss-reporting ACK alone (``"ack"``);
     initial threshold 200 and b_r 1 packets. ``module_hook`` (default
     false) makes the ``ssthresh`` hook enter recovery as ``linha01.c``'s
     does (see ``cc/seed001.rs``). ``wrap_seq`` (default true) compares
@@ -495,6 +497,7 @@ class Linear(_Model):
     adaptive: bool | None = None
     adaptive_min_pct: _Pct | None = None
     adaptive_span_pct: Annotated[int, Field(ge=0, le=98)] | None = None
+    adaptive_count: Literal["round", "ack"] | None = None
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
     module_hook: bool | None = None
@@ -832,14 +835,22 @@ class Record(_Model):
     cwnd_every_ack: bool = False
     queues: list[QueueRecord] = Field(default_factory=list)
     drop_log: bool = False
+    warmup_s: Seconds = Field(
+        0.0,
+        description="End of a warm-up (0: none); the flows table then adds `steady_goodput_bps`, "
+        "each flow's goodput after it.",
+    )
 
     def to_core(self) -> dict[str, Any]:
-        return {
+        out = {
             "flow_sample_ps": seconds_to_ps(self.flow_sample_s),
             "cwnd_every_ack": self.cwnd_every_ack,
             "queues": [q.to_core() for q in self.queues],
             "drop_log": self.drop_log,
         }
+        if self.warmup_s:
+            out["warmup_ps"] = seconds_to_ps(self.warmup_s)
+        return out
 
 
 # ---------------------------------------------------------------- the scenario

@@ -393,6 +393,19 @@ impl Default for DctcpParams {
 // (linha01.c, frac01.c, expolin01.c); t is in whole milliseconds since the
 // session start or the last loss. Checked by `cc::seed001::check`.
 
+/// What Linear's adaptive reduction R = min + span·lost/sent counts.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AdaptiveCount {
+    /// Packets lost and sent over the current and the previous round of
+    /// data (the paper's "in the current window").
+    #[default]
+    Round,
+    /// The packets the loss-reporting ACK itself revealed: its losses over
+    /// its losses plus the packets it acked or SACKed.
+    Ack,
+}
+
 /// Linear (seed 001 §4, eq. 1–4; `linha01.c`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -415,6 +428,8 @@ pub struct LinearParams {
     pub adaptive_min_pct: u32,
     /// R's span, percent; min + span ≤ 99 (paper: 35).
     pub adaptive_span_pct: u32,
+    /// What lost/sent counts (see [`AdaptiveCount`]).
+    pub adaptive_count: AdaptiveCount,
     /// Upper threshold before any reduction, packets (module: 200).
     pub initial_threshold_pkts: u32,
     /// Recovery base b_r before any reduction, packets (module: 1).
@@ -442,6 +457,7 @@ impl Default for LinearParams {
             adaptive: false,
             adaptive_min_pct: 15,
             adaptive_span_pct: 35,
+            adaptive_count: AdaptiveCount::Round,
             initial_threshold_pkts: 200,
             initial_base_pkts: 1,
             module_hook: false,
@@ -706,6 +722,10 @@ pub struct RecordConfig {
     pub queues: Vec<QueueTrace>,
     /// Log every drop and mark with its time, port, flow and reason.
     pub drop_log: bool,
+    /// The end of a warm-up (0: none). When set, the flows table also
+    /// gives each flow's goodput after it (`steady_goodput_bps`): the
+    /// steady state without slow start.
+    pub warmup_ps: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -167,6 +167,9 @@ struct Recorders {
     x_port: Vec<u32>,
     x_flow: Vec<u32>,
     x_reason: Vec<&'static str>,
+    /// The end of the warm-up, and each flow's delivered bytes then.
+    warmup: Option<Time>,
+    delivered_at_warmup: Vec<u64>,
 }
 
 pub struct World {
@@ -617,6 +620,10 @@ impl World {
             drop_log: r.drop_log,
             ..Default::default()
         };
+        if r.warmup_ps > 0 && r.warmup_ps < cfg.duration_ps {
+            rec.warmup = Some(Time::from_ps(r.warmup_ps));
+            events.schedule(Time::from_ps(r.warmup_ps), Event::Warmup);
+        }
         if let Some(p) = rec.flow_sample {
             events.schedule(
                 Time::ZERO + p.min(Dur::from_ps(cfg.duration_ps)),
@@ -683,6 +690,7 @@ impl World {
                 Event::TcpTimer { conn, kind } => self.tcp_timer(conn, TimerKind::from_u8(kind)),
                 Event::UdpSend { flow } => self.udp_send(flow),
                 Event::Sample => self.sample_flows(),
+                Event::Warmup => self.note_warmup(),
                 Event::QueueSample { port } => self.sample_queue(port),
             }
         }
@@ -1072,6 +1080,18 @@ impl World {
         self.forward(src, id);
     }
 
+    /// The end of the warm-up: what each flow has delivered so far.
+    fn note_warmup(&mut self) {
+        self.rec.delivered_at_warmup = self
+            .flows
+            .iter()
+            .map(|f| match &f.kind {
+                FlowKind::Tcp(c) => c.receiver.rcv_nxt,
+                FlowKind::Udp(u) => u.recv_bytes,
+            })
+            .collect();
+    }
+
     fn sample_flows(&mut self) {
         let now = self.now;
         for i in 0..self.flows.len() {
@@ -1256,7 +1276,7 @@ impl World {
                 }
             }
         }
-        Table::new("flows")
+        let t = Table::new("flows")
             .with("flow", Column::U32(c.flow))
             .with("name", Column::Str(c.name))
             .with("kind", Column::Str(c.kind))
@@ -1282,7 +1302,34 @@ impl World {
             .with("loss_probes", Column::U64(c.loss_probes))
             .with("dsack_dups", Column::U64(c.dsack_dups))
             .with("undos", Column::U64(c.undos))
-            .with("spurious_rtos", Column::U64(c.spurious_rtos))
+            .with("spurious_rtos", Column::U64(c.spurious_rtos));
+        match self.rec.warmup {
+            Some(w) => t.with(
+                "steady_goodput_bps",
+                Column::F64(self.steady_goodput(w, now)),
+            ),
+            None => t,
+        }
+    }
+
+    /// Each flow's goodput from the end of the warm-up `w` (or its start,
+    /// if later) to its end: 0 for a flow that ended before `w`.
+    fn steady_goodput(&self, w: Time, now: Time) -> Vec<f64> {
+        self.flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let (delivered, end) = match &f.kind {
+                    FlowKind::Tcp(c) => (
+                        c.receiver.rcv_nxt,
+                        c.sender.stats.completion.unwrap_or(now).min(now),
+                    ),
+                    FlowKind::Udp(u) => (u.recv_bytes, u.end.unwrap_or(now).min(now)),
+                };
+                let before = self.rec.delivered_at_warmup.get(i).copied().unwrap_or(0);
+                rate(delivered.saturating_sub(before), w.max(f.start), end)
+            })
+            .collect()
     }
 
     fn queues_table(&self, run_ps: u64) -> Table {

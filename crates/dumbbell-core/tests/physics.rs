@@ -355,3 +355,46 @@ fn netem_limit_counts_the_delay_line() {
     let min_rtt = col_u64(&out, "flows", "min_rtt_ps")[0] as f64 / MS as f64;
     assert!((min_rtt - 22.0).abs() < 0.3, "{min_rtt} ms");
 }
+
+/// `record.warmup_ps`: the flows table adds each flow's goodput after the
+/// warm-up (or after its start, if later). A 10 Mb/s UDP source started at
+/// 2 s, with a warm-up ending at 5 s, gives 10 Mb/s from 5 s to 10 s; one
+/// that stopped at 3 s gives nothing after the warm-up.
+#[test]
+fn steady_goodput_counts_from_the_end_of_the_warmup() {
+    let (nodes, links) = path(100_000_000, MS, json!({"limit_pkts": 100}), 0.0);
+    let flows = vec![
+        json!({"kind": "udp", "name": "u", "src": "snd", "dst": "rcv", "rate_bps": 10_000_000u64,
+               "start_ps": 2 * S}),
+        json!({"kind": "udp", "name": "v", "src": "snd", "dst": "rcv", "rate_bps": 10_000_000u64,
+               "stop_ps": 3 * S}),
+        json!({"kind": "udp", "name": "w", "src": "snd", "dst": "rcv", "rate_bps": 10_000_000u64,
+               "start_ps": 7 * S}),
+    ];
+    let out = go(&config(
+        1,
+        10 * S,
+        nodes,
+        links,
+        flows,
+        json!({"warmup_ps": 5 * S}),
+    ));
+    let steady = col_f64(&out, "flows", "steady_goodput_bps");
+    assert!((steady[0] / 10e6 - 1.0).abs() < 0.01, "{steady:?}");
+    assert_eq!(steady[1], 0.0);
+    assert!((steady[2] / 10e6 - 1.0).abs() < 0.01, "{steady:?}");
+    // Whole-life goodput of u: the same rate over [2 s, 10 s].
+    let whole = col_f64(&out, "flows", "goodput_bps");
+    assert!((whole[0] / 10e6 - 1.0).abs() < 0.01);
+    // Without a warm-up the column is absent.
+    let (nodes, links) = path(100_000_000, MS, json!({"limit_pkts": 100}), 0.0);
+    let flows = vec![
+        json!({"kind": "udp", "name": "u", "src": "snd", "dst": "rcv", "rate_bps": 1_000_000u64}),
+    ];
+    let out = go(&config(1, S, nodes, links, flows, json!({})));
+    assert!(out
+        .table("flows")
+        .unwrap()
+        .column("steady_goodput_bps")
+        .is_none());
+}

@@ -27,6 +27,8 @@ pub enum Event {
     UdpSend { flow: u32 },
     /// A periodic sampling tick of the flow recorders.
     Sample,
+    /// The end of the warm-up: every flow's delivered bytes are noted.
+    Warmup,
     /// A periodic occupancy sample of one port's queue.
     QueueSample { port: u32 },
 }
