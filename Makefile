@@ -1,6 +1,7 @@
 # dumbbell: the two commands a fresh machine needs (Python 3.11+, pip, Rust).
 #   make demo   set up, then reproduce E1 (dctcp-queue) at quick scale
 #   make test   set up, then the Rust core tests and the Python tests
+#   make fuzz   the scenario fuzzers with a long budget (see below)
 # `make setup` is idempotent: it re-installs Python packages only when
 # requirements.txt changed and rebuilds the extension only when Rust sources,
 # Cargo files or pyproject.toml changed.
@@ -13,7 +14,7 @@ EXT_STAMP  := $(VENV)/.ext-stamp
 RUST_INPUTS := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
 DEMO_OUT ?= out/dctcp-queue
 
-.PHONY: setup demo test rust-test py-test clean
+.PHONY: setup demo test rust-test py-test fuzz clean
 
 setup:
 	@ls python/dumbbell/_native*.so >/dev/null 2>&1 || rm -f $(EXT_STAMP)
@@ -47,6 +48,18 @@ rust-test:
 
 py-test: setup
 	$(PY) -m pytest -W error
+
+# The fuzzers with a long budget (CI runs a short one inside `make test`):
+# 5 000 mutated scenarios through the Python API and 20 000 core documents.
+# A case that breaks the rule is kept: in tests/fuzz_cases.jsonl (Python; a
+# case that killed the process is adopted on the next run) and in
+# crates/dumbbell-core/tests/fuzz.proptest-regressions (core). Budgets:
+# FUZZ_EXAMPLES, FUZZ_CASES.
+FUZZ_EXAMPLES ?= 5000
+FUZZ_CASES ?= 20000
+fuzz: setup
+	DUMBBELL_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) DUMBBELL_FUZZ_SAVE=1 $(PY) -m pytest -W error -s tests/test_fuzz.py
+	PROPTEST_CASES=$(FUZZ_CASES) cargo test -p dumbbell-core --test fuzz -- --nocapture
 
 clean:
 	rm -f $(EXT_STAMP) python/dumbbell/_native*.so

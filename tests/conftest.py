@@ -80,6 +80,17 @@ cc = "{cc}"
 """
 
 
+def one_row(rows, **where) -> dict:
+    """The single row of a polars table matching every ``column=value``."""
+    import polars as pl
+
+    f = rows
+    for k, v in where.items():
+        f = f.filter(pl.col(k) == v)
+    assert f.height == 1, (where, f)
+    return f.row(0, named=True)
+
+
 def write_toml(tmp_path: Path, text: str, name: str = "scenario.toml") -> Path:
     p = tmp_path / name
     p.write_text(text)

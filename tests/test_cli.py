@@ -86,8 +86,8 @@ def test_run_json(cli, tmp_path):
     res = cli("run", str(p), "--seed", "4", "--json", "--out", str(tmp_path / "out"))
     assert res.code == 0, res.stderr
     doc = json.loads(res.stdout)
-    assert set(doc) == {"scenario", "seed", "summary", "flows", "queues"}
-    assert doc["seed"] == 4 and doc["scenario"] == "minimal"
+    assert set(doc) == {"scenario", "seed", "status", "summary", "flows", "queues"}
+    assert doc["seed"] == 4 and doc["scenario"] == "minimal" and doc["status"] == "finished"
     assert doc["summary"]["conservation_ok"] is True
     assert doc["flows"][0]["cc"] == "cubic"
     for name in ("summary", "flows", "queues", "queue_trace"):
@@ -169,3 +169,8 @@ def test_reproduce_highspeed_json_contract(tmp_path):
 
 def test_reproduce_lossy_cc_rejects_a_bad_scale_before_running(cli):
     assert_bad_input(cli("reproduce", "lossy-cc", "--scale", "huge"), "--scale", "quick", "paper")
+
+
+def test_reproduce_hysteresis_rejects_a_bad_scale_before_running(cli):
+    assert_bad_input(cli("reproduce", "hysteresis", "--scale", "huge"), "--scale", "quick", "paper")
+    assert "hysteresis (E2)" in cli("reproduce", "--help").stdout

@@ -13,8 +13,9 @@ scenarios, runs them and returns polars tables::
 """
 
 from . import _native
-from .errors import ConfigError, DumbbellError, SimulationError
-from .run import Result, run
+from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
+from .errors import ConfigError, DumbbellError, Interrupted, LimitError, SimulationError
+from .run import Progress, Result, RunHandle, request_stop, run
 from .scenario import (
     Bbr,
     Cubic,
@@ -28,18 +29,22 @@ from .scenario import (
     Link,
     Netem,
     Node,
+    Pipeline,
     QueueRecord,
     Record,
     Red,
     Reno,
+    Return,
     Scenario,
     Step,
     TcpFlow,
     TcpOptions,
     UdpFlow,
     Vegas,
+    Workload,
 )
 from .topology import chain, dumbbell, star
+from .workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, load_cdf
 
 __version__ = _native.version()
 
@@ -48,7 +53,12 @@ __all__ = [
     "ConfigError",
     "DumbbellError",
     "SimulationError",
+    "LimitError",
+    "Interrupted",
     "Result",
+    "Progress",
+    "RunHandle",
+    "request_stop",
     "run",
     "Scenario",
     "Node",
@@ -58,6 +68,8 @@ __all__ = [
     "Red",
     "Step",
     "Hysteresis",
+    "Return",
+    "Pipeline",
     "Reno",
     "Cubic",
     "Dctcp",
@@ -72,6 +84,20 @@ __all__ = [
     "UdpFlow",
     "QueueRecord",
     "Record",
+    "Ideal",
+    "Run2c",
+    "Rafle",
+    "StrictPriority",
+    "RoundRobin",
+    "Drr",
+    "Workload",
+    "Files",
+    "Cdf",
+    "AllAtOnce",
+    "ClosedLoop",
+    "Poisson",
+    "Control",
+    "load_cdf",
     "star",
     "dumbbell",
     "chain",

@@ -4,16 +4,30 @@
   names the field at fault with a path into the scenario (``links[1].rate_bps``,
   ``flows[0].cc``, ``record.queues[0].peer``) or, for a whole file, its path.
   The CLI prints it as one line and exits with status 2.
+- :class:`LimitError` (a :class:`ConfigError`): a limit that a field sets
+  was reached while running (``record.max_bytes``, or the machine's memory
+  for what that field governs). The CLI prints it as one line and exits 2.
 - :class:`SimulationError`: an invariant broke during a run (packet
-  conservation, ...). A bug in dumbbell, not in the input; the CLI exits 1.
+  conservation, a loop that makes no progress, a panic in the core). A bug
+  in dumbbell, not in the input; the CLI exits 1.
+- :class:`Interrupted` (a ``KeyboardInterrupt``): Ctrl-C stopped a run; its
+  ``result`` is what the run had computed, marked stopped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["DumbbellError", "ConfigError", "SimulationError", "field_path", "from_validation_error"]
+__all__ = [
+    "DumbbellError",
+    "ConfigError",
+    "LimitError",
+    "SimulationError",
+    "Interrupted",
+    "field_path",
+    "from_validation_error",
+]
 
 
 class DumbbellError(Exception):
@@ -47,17 +61,36 @@ class ConfigError(DumbbellError, ValueError):
         return ConfigError(f"{prefix}{sep}{self.field}", self.message)
 
 
+class LimitError(ConfigError):
+    """A limit named by ``field`` was reached while running (a recording
+    budget, or memory): the run ended, nothing was aborted."""
+
+
 class SimulationError(DumbbellError, RuntimeError):
-    """An internal failure during a run (an invariant of the simulator broke)."""
+    """An internal failure during a run (an invariant of the simulator broke,
+    or the core panicked: the message says where)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run. ``result`` holds what it had computed (a
+    :class:`~dumbbell.Result`, or the tables for ``run_config``), marked
+    stopped. A ``KeyboardInterrupt``, so loops and scripts still end."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__("interrupted")
+        self.result = result
 
 
 # Tags of the tagged unions (`kind = ...`): pydantic puts the tag in an
 # error's location (`flows.0.tcp.cc`); users never wrote it, so it is removed.
 _UNION_TAGS = frozenset(
     {"tcp", "udp", "droptail", "red", "step", "hysteresis", "reno", "cubic", "dctcp", "bbr", "highspeed", "vegas",
-     "linear", "fractional", "expolinear"}
+     "linear", "fractional", "expolinear", "ideal", "run2c", "rafle", "prio", "rr", "drr",
+     "files", "cdf", "all_at_once", "closed_loop", "poisson"}
 )
-_UNION_FIELDS = frozenset({"queue_ab", "queue_ba", "queue", "cc"})
+_UNION_FIELDS = frozenset(
+    {"queue_ab", "queue_ba", "queue", "cc", "classifier", "scheduler", "long_queue", "sizes", "arrivals"}
+)
 
 
 def field_path(loc: Sequence[Any]) -> str:
@@ -73,6 +106,51 @@ def field_path(loc: Sequence[Any]) -> str:
                 parts.append(("." if parts else "") + str(item))
         prev = item
     return "".join(parts)
+
+
+def _show(v: Any) -> str:
+    """A value as the user wrote it (TOML spelling for booleans)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return repr(v)
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_KIND = {bool: "a boolean", str: "a string", float: "a float", int: "an integer", list: "a list", dict: "a table"}
+
+
+def _plain_message(error: Mapping[str, Any]) -> str | None:
+    """pydantic's range and type messages in our words, with the value given."""
+    kind = error.get("type")
+    ctx = error.get("ctx") or {}
+    got = error.get("input")
+    what = _KIND.get(type(got), type(got).__name__)
+    if kind == "greater_than":
+        bound = ctx.get("gt")
+        return f"must be positive, got {_show(got)}" if bound == 0 else f"must be greater than {_show(bound)}, got {_show(got)}"
+    if kind == "greater_than_equal":
+        return f"must be at least {_show(ctx.get('ge'))}, got {_show(got)}"
+    if kind == "less_than":
+        return f"must be below {_show(ctx.get('lt'))}, got {_show(got)}"
+    if kind == "less_than_equal":
+        return f"must be at most {_show(ctx.get('le'))}, got {_show(got)}"
+    if kind == "finite_number":
+        return f"must be a finite number, got {_show(got)}"
+    if kind in ("int_type", "int_from_float", "int_parsing"):
+        return f"must be an integer, got {_show(got)} ({what})"
+    if kind in ("float_type", "float_parsing"):
+        return f"must be a number, got {_show(got)} ({what})"
+    if kind in ("bool_type", "bool_parsing"):
+        return f"must be true or false, got {_show(got)} ({what})"
+    if kind in ("string_type",):
+        return f"must be a string, got {_show(got)} ({what})"
+    if kind in ("list_type",):
+        return f"must be a list, got {_show(got)} ({what})"
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"must be a table of fields, got {_show(got)} ({what})"
+    return None
 
 
 def from_validation_error(err: Any, prefix: str = "") -> ConfigError:
@@ -101,6 +179,8 @@ def from_validation_error(err: Any, prefix: str = "") -> ConfigError:
             msg = "required field is missing"
         elif first.get("type") == "extra_forbidden":
             msg = "unknown field"
+        else:
+            msg = _plain_message(first) or msg
         out = ConfigError(loc or "scenario", msg)
     if len(errors) > 1:
         out = ConfigError(out.field, f"{out.message} (and {len(errors) - 1} more error(s))")

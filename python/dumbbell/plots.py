@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from .analysis import time_weighted_cdf
 
-__all__ = ["queue_figure", "ccdf_figure", "errorbar_figure"]
+__all__ = ["queue_figure", "ccdf_figure", "errorbar_figure", "bars_figure", "state_trace_figure"]
 
 
 def _new(rows: int, cols: int, size: tuple[float, float]) -> tuple[Figure, Any]:
@@ -148,6 +148,83 @@ def errorbar_figure(
     a.set_title(title, fontsize=10)
     a.grid(alpha=0.3, which="both")
     a.legend(fontsize=8)
+    p = Path(path)
+    fig.savefig(p, dpi=110)
+    return p
+
+
+Bars = Mapping[str, tuple[np.ndarray, np.ndarray]]
+"""Series label → (values, half-widths), one value per group."""
+
+
+def bars_figure(
+    panels: Mapping[str, tuple[list[str], Bars, Bars]],
+    *,
+    title: str,
+    ylabel: str,
+    path: str | Path,
+    logy: bool = False,
+) -> Path:
+    """One panel per entry: groups along x, one bar per series in each group
+    with its error bar; the paper's series (third element) drawn hatched
+    right beside ours, with the same colour. NaN values are not drawn."""
+    n = max(1, len(panels))
+    fig, ax = _new(1, n, (max(7.0, 4.6 * n), 4.4))
+    for j, (name, (groups, ours, paper)) in enumerate(panels.items()):
+        a = ax[0][j]
+        x = np.arange(len(groups), dtype=float)
+        k = max(1, len(ours) + len(paper))
+        width = 0.8 / k
+        i = 0
+        colors = {}
+        for label, (v, e) in ours.items():
+            bars = a.bar(x - 0.4 + width * (i + 0.5), v, width, yerr=e, capsize=2, label=f"{label} (ours)")
+            colors[label] = bars.patches[0].get_facecolor() if bars.patches else None
+            i += 1
+        for label, (v, e) in paper.items():
+            a.bar(x - 0.4 + width * (i + 0.5), v, width, yerr=e, capsize=2, hatch="//", fill=False,
+                  edgecolor=colors.get(label, "black"), label=f"{label} (paper)")
+            i += 1
+        a.set_xticks(x, groups)
+        a.set_title(name, fontsize=10)
+        a.set_ylabel(ylabel)
+        if logy:
+            a.set_yscale("log")
+        a.grid(alpha=0.3, axis="y", which="both")
+        a.legend(fontsize=7)
+    fig.suptitle(title)
+    p = Path(path)
+    fig.savefig(p, dpi=110)
+    return p
+
+
+def state_trace_figure(
+    panels: Mapping[str, Mapping[str, np.ndarray]],
+    *,
+    title: str,
+    path: str | Path,
+    lines: Mapping[str, float] | None = None,
+) -> Path:
+    """One row per panel: a queue over time (``t_s``, ``pkts``, step-wise)
+    with the intervals where ``state`` is true shaded, and horizontal
+    reference ``lines`` (thresholds)."""
+    n = max(1, len(panels))
+    fig, ax = _new(n, 1, (10.0, 2.8 * n))
+    for j, (name, d) in enumerate(panels.items()):
+        a = ax[j][0]
+        t, q, st = np.asarray(d["t_s"]), np.asarray(d["pkts"]), np.asarray(d["state"], dtype=bool)
+        if t.size:
+            a.step(t, q, where="post", linewidth=0.7, color="black", label="queue")
+            a.fill_between(t, 0, 1, where=st, step="post", transform=a.get_xaxis_transform(), color="tab:red",
+                           alpha=0.18, linewidth=0, label="marking / returning")
+        for label, y in (lines or {}).items():
+            a.axhline(y, linestyle="--", linewidth=0.9, label=label, color="tab:blue" if "S" in label else "tab:green")
+        a.set_title(name, fontsize=10)
+        a.set_xlabel("time (s)")
+        a.set_ylabel("queue (packets)")
+        a.grid(alpha=0.3)
+        a.legend(fontsize=7, loc="upper right")
+    fig.suptitle(title)
     p = Path(path)
     fig.savefig(p, dpi=110)
     return p

@@ -6,12 +6,35 @@ comes back as one buffer and becomes a polars Series through
 ``numpy.frombuffer`` (no per-row conversion). Tables and columns are those of
 ``docs/output.md``; a ``time_s`` column (float seconds) is added after every
 ``time_ps`` column.
+
+Stopping a run. Every run has a :class:`RunHandle` (``dumbbell._native``)
+that the core polls every 1 024 events (a few hundred microseconds):
+
+- **Ctrl-C.** Called from the main thread, :func:`run` lets the core run in
+  a helper thread and waits for it, so a ``KeyboardInterrupt`` reaches
+  Python at once: the core is stopped, returns what it has, and
+  :class:`~dumbbell.errors.Interrupted` (a ``KeyboardInterrupt``) is raised
+  carrying that partial :class:`Result` (``err.result``, marked stopped).
+  A loop of runs therefore still ends on Ctrl-C, and nothing computed is lost.
+- **From code.** ``timeout_s`` stops the run after that much wall time, and
+  ``handle.stop()`` (a handle passed in, from any thread) stops it when you
+  say; either way :func:`run` *returns* the partial result, with
+  ``result.stopped`` true.
+- **Everything at once.** ``dumbbell._native.request_stop()`` stops every run
+  of this process that is in progress (each returns or raises as above);
+  runs started afterwards are not affected. A sweep uses it to cancel its
+  running jobs.
+
+``progress``, if given, is called about every ``progress_every_s`` seconds of
+wall time with a :class:`Progress` (simulated time reached, events, phase).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,11 +43,32 @@ import numpy as np
 import polars as pl
 
 from . import _native
-from .errors import ConfigError, SimulationError
+from .errors import ConfigError, Interrupted, LimitError, SimulationError
 from .scenario import Scenario
 from .units import PS_PER_S
 
-__all__ = ["run", "run_config", "Result", "tables_from_native"]
+__all__ = ["run", "run_config", "check_config", "Result", "Progress", "RunHandle", "request_stop", "tables_from_native"]
+
+RunHandle = _native.RunHandle
+request_stop = _native.request_stop
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a run is: ``phase`` ("building", "running", "done"), simulated
+    time reached and the run's end (picoseconds), events executed, and wall
+    seconds since the run was handed to the core."""
+
+    phase: str
+    now_ps: int
+    end_ps: int
+    events: int
+    wall_s: float
+
+    @property
+    def fraction(self) -> float:
+        """Share of the simulated duration done, in [0, 1]."""
+        return min(1.0, self.now_ps / self.end_ps) if self.end_ps else 0.0
 
 _NUMPY = {"u64": np.uint64, "i64": np.int64, "f64": np.float64, "u32": np.uint32, "bool": np.bool_}
 
@@ -54,8 +98,9 @@ def tables_from_native(raw: Mapping[str, Mapping[str, tuple[str, Any]]]) -> dict
 
 
 def _user_field(core_field: str) -> str:
-    """A core field path in the scenario's names (``delay_ps`` → ``delay_s``)."""
-    parts = core_field.split(".")
+    """A core field path in the scenario's names (``delay_ps`` → ``delay_s``;
+    a queue's ``aqm.max_th`` → ``max_th``, as the scenario writes it)."""
+    parts = [p for p in core_field.split(".") if p != "aqm"]
     fixed = []
     for p in parts:
         head, bracket, rest = p.partition("[")
@@ -65,18 +110,118 @@ def _user_field(core_field: str) -> str:
     return ".".join(fixed)
 
 
-def run_config(config: Mapping[str, Any]) -> dict[str, pl.DataFrame]:
-    """Runs a core configuration (the ``config.rs`` document as a dict) and
-    returns its tables. Raises :class:`ConfigError` or :class:`SimulationError`."""
-    text = json.dumps(config, allow_nan=False)
-    try:
-        raw = _native.run_json(text)
-    except _native.NativeConfigError as e:
+def _native_errors(e: BaseException) -> BaseException:
+    """The native module's exception as dumbbell's own."""
+    if isinstance(e, _native.NativeLimitError):
+        fld, msg = (e.args[0], e.args[1]) if len(e.args) >= 2 else ("record", str(e))
+        return LimitError(_user_field(str(fld)), str(msg))
+    if isinstance(e, _native.NativeConfigError):
         fld, msg = (e.args[0], e.args[1]) if len(e.args) >= 2 else ("config", str(e))
-        raise ConfigError(_user_field(str(fld)), str(msg)) from None
-    except _native.NativeInternalError as e:
-        raise SimulationError(str(e.args[0]) if e.args else "internal error") from None
-    return tables_from_native(raw)
+        return ConfigError(_user_field(str(fld)), str(msg))
+    if isinstance(e, _native.NativeInternalError):
+        return SimulationError(str(e.args[0]) if e.args else "internal error")
+    return e
+
+
+def check_config(config: Mapping[str, Any]) -> None:
+    """Checks a core configuration exactly as a run would before simulating
+    (decoding, every range, the topology, the recording estimate), builds its
+    world and throws it away. Raises :class:`ConfigError`."""
+    try:
+        _native.check_config(json.dumps(config, allow_nan=False))
+    except (_native.NativeConfigError, _native.NativeLimitError, _native.NativeInternalError) as e:
+        raise _native_errors(e) from None
+
+
+def _progress_of(handle: Any, t0: float) -> Progress:
+    phase, now_ps, end_ps, events = handle.progress()
+    return Progress(phase, now_ps, end_ps, events, time.monotonic() - t0)
+
+
+def _run_native(
+    text: str,
+    handle: Any,
+    timeout_s: float | None,
+    progress: Callable[[Progress], None] | None,
+    progress_every_s: float,
+) -> tuple[Any, bool]:
+    """Runs the core; returns (raw tables, interrupted by Ctrl-C)."""
+    t0 = time.monotonic()
+    watched = timeout_s is not None or progress is not None
+    if not watched and threading.current_thread() is not threading.main_thread():
+        # Nobody to watch and no Ctrl-C to catch here: run in this thread.
+        return _native.run_json(text, handle), False
+    box: dict[str, Any] = {}
+    # Completion is signalled by an Event: an interrupted Thread.join marks
+    # the thread stopped while it still runs (CPython bpo-45274's fix).
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["raw"] = _native.run_json(text, handle)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+            box["error"] = e
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="dumbbell-run", daemon=True)
+    deadline = None if timeout_s is None else t0 + timeout_s
+    interrupted = False
+    worker.start()
+    try:
+        while not done.is_set():
+            wait = progress_every_s if progress is not None else 0.25
+            if deadline is not None:
+                wait = max(0.0, min(wait, deadline - time.monotonic()))
+            done.wait(wait)
+            if deadline is not None and time.monotonic() >= deadline:
+                handle.stop()
+            if progress is not None and not done.is_set():
+                progress(_progress_of(handle, t0))
+    except KeyboardInterrupt:
+        handle.stop()
+        interrupted = True
+        done.wait()
+    if "error" in box:
+        raise box["error"]
+    if progress is not None:
+        progress(_progress_of(handle, t0))
+    return box["raw"], interrupted
+
+
+def run_config(
+    config: Mapping[str, Any],
+    *,
+    handle: Any = None,
+    timeout_s: float | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    progress_every_s: float = 0.5,
+) -> dict[str, pl.DataFrame]:
+    """Runs a core configuration (the ``config.rs`` document as a dict) and
+    returns its tables (the summary's ``stopped`` says whether it ran to its
+    end). Raises :class:`ConfigError`, :class:`LimitError` or
+    :class:`SimulationError`; on Ctrl-C, :class:`Interrupted` whose
+    ``result`` holds the partial tables. See the module doc for stopping."""
+    tables, interrupted = _run_config(config, handle, timeout_s, progress, progress_every_s)
+    if interrupted:
+        raise Interrupted(tables)
+    return tables
+
+
+def _run_config(
+    config: Mapping[str, Any],
+    handle: Any,
+    timeout_s: float | None,
+    progress: Callable[[Progress], None] | None,
+    progress_every_s: float,
+) -> tuple[dict[str, pl.DataFrame], bool]:
+    text = json.dumps(config, allow_nan=False)
+    handle = _native.RunHandle() if handle is None else handle
+    try:
+        raw, interrupted = _run_native(text, handle, timeout_s, progress, progress_every_s)
+    except (_native.NativeConfigError, _native.NativeLimitError, _native.NativeInternalError) as e:
+        raise _native_errors(e) from None
+    return tables_from_native(raw), interrupted
 
 
 @dataclass
@@ -112,6 +257,17 @@ class Result:
     def queues(self) -> pl.DataFrame:
         """One row per egress port: counters, utilization, maxima."""
         return self.table("queues")
+
+    @property
+    def stopped(self) -> bool:
+        """True if the run was stopped (Ctrl-C, a timeout, ``handle.stop()``)
+        before its end: the tables cover ``[0, summary["sim_time_ps"]]``."""
+        return bool(self.summary.get("stopped", False))
+
+    @property
+    def status(self) -> str:
+        """``"stopped"`` or ``"finished"``."""
+        return "stopped" if self.stopped else "finished"
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -162,13 +318,29 @@ def _as_scenario(scenario: Scenario | Mapping[str, Any] | str | Path) -> Scenari
     raise TypeError(f"expected a Scenario, a dict or a TOML path, got {type(scenario).__name__}")
 
 
-def run(scenario: Scenario | Mapping[str, Any] | str | Path, seed: int | None = None) -> Result:
+def run(
+    scenario: Scenario | Mapping[str, Any] | str | Path,
+    seed: int | None = None,
+    *,
+    handle: Any = None,
+    timeout_s: float | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    progress_every_s: float = 0.5,
+) -> Result:
     """Runs one scenario (a :class:`Scenario`, plain data, or a TOML path).
 
-    ``seed`` overrides the scenario's seed. Raises :class:`ConfigError` for bad
-    input (before anything runs) and :class:`SimulationError` if the run fails.
+    ``seed`` overrides the scenario's seed. Raises :class:`ConfigError` for
+    bad input (before anything runs), :class:`LimitError` if a recording
+    budget or the memory runs out while running, and
+    :class:`SimulationError` if the run fails. ``timeout_s`` (wall seconds)
+    or ``handle.stop()`` stop the run early: the partial result is returned,
+    ``result.stopped`` true. Ctrl-C stops it too and raises
+    :class:`Interrupted` carrying the partial result (``err.result``).
     """
     s = _as_scenario(scenario)
     config = s.to_core(seed)
-    tables = run_config(config)
-    return Result(scenario=s, seed=config["seed"], config=config, tables=tables)
+    tables, interrupted = _run_config(config, handle, timeout_s, progress, progress_every_s)
+    result = Result(scenario=s, seed=config["seed"], config=config, tables=tables)
+    if interrupted:
+        raise Interrupted(result)
+    return result

@@ -51,19 +51,21 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Discriminator,
     Field,
     Tag,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
-from .errors import ConfigError, from_validation_error
+from .classes import Classifier, Scheduler
+from .errors import ConfigError
+from .model import U32_MAX, U64_MAX
+from .model import Model as _Model
+from .model import kind_of as _kind_of
 from .units import parse_rate_bps, parse_seconds, seconds_to_ps
+from .workloads import MAX_TASKS, Arrivals, Control, Sizes
 
 __all__ = [
     "Rate",
@@ -74,6 +76,8 @@ __all__ = [
     "Step",
     "Hysteresis",
     "QueueConfig",
+    "Return",
+    "Pipeline",
     "Link",
     "Reno",
     "Cubic",
@@ -89,6 +93,7 @@ __all__ = [
     "TcpFlow",
     "UdpFlow",
     "Flow",
+    "Workload",
     "QueueRecord",
     "Record",
     "Scenario",
@@ -96,47 +101,81 @@ __all__ = [
     "CONTROLS",
 ]
 
-U32_MAX = 2**32 - 1
-U64_MAX = 2**64 - 1
+# ---- Ranges. The core refuses the same values by itself
+# (crates/dumbbell-core/src/validate.rs, which explains each bound); a test
+# checks that the two agree. Every numeric field below states its range in
+# its `Field` (ge/gt/le/lt), with its unit in the name or the description,
+# where a documentation generator can read it.
 
-Rate = Annotated[int, BeforeValidator(parse_rate_bps)]
-"""A positive rate in bit/s: a number or a string such as ``"100Mbps"``."""
+MAX_RATE_BPS = 10**13
+"""Fastest link or sending rate: 10 Tb/s."""
+MAX_TIME_S = (2**64 - 1) / 10**12
+"""The simulated clock's range: 2^64 ps, about 213 days."""
+MAX_LINK_DELAY_S = 1e4
+"""Longest one-way propagation delay or jitter of a link (Mars is 1 300 s away)."""
+MIN_RTO_S, MAX_RTO_S = 1e-6, 3600.0
+"""RTO bounds: 1 µs (fine-grained data-center timers) to one hour."""
+MIN_DELACK_S, MAX_DELACK_S = 1e-6, 60.0
+"""Delayed-ACK timer bounds (Linux: 40 ms to 200 ms)."""
+MIN_SAMPLE_S = 1e-9
+"""Shortest sampling period of a periodic recorder."""
+MIN_MSS_BYTES, MAX_MSS_BYTES = 48, 65495
+"""Linux's smallest sender MSS to the largest IPv4 MSS."""
+MAX_HEADER_BYTES = 1024
+MAX_INIT_CWND_PKTS = 2**20
+MAX_RWND_BYTES = 65535 << 14
+"""Linux's largest receive window (window scale 14)."""
+MAX_DUPTHRESH = 65535
+MAX_TSQ_BYTES = 2**40
+MAX_FLOW_BYTES = 2**62
+MAX_RED_TH = 1e12
+MAX_PKT_BYTES = 65535
+DEFAULT_RECORD_MAX_BYTES = 2 * 2**30
+MIN_RECORD_MAX_BYTES, MAX_RECORD_MAX_BYTES = 2**20, 2**50
 
-Seconds = Annotated[float, BeforeValidator(parse_seconds)]
+Rate = Annotated[int, BeforeValidator(parse_rate_bps), Field(ge=1, le=MAX_RATE_BPS)]
+"""A positive rate in bit/s, at most 10 Tb/s: a number or a string such as ``"100Mbps"``."""
+
+Seconds = Annotated[float, BeforeValidator(parse_seconds), Field(ge=0, le=MAX_TIME_S)]
 """A non-negative time in seconds: a number or a string such as ``"75us"``."""
 
 Pkts = Annotated[int, Field(ge=0, le=U32_MAX)]
 Bytes = Annotated[int, Field(ge=0, le=U64_MAX)]
 
 
-class _Model(BaseModel):
-    """Base of every scenario model: unknown fields are errors, and a
-    validation failure is raised as one :class:`ConfigError` naming its field."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    def __init__(self, /, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as e:
-            raise from_validation_error(e) from None
-
-    @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any):  # type: ignore[override]
-        try:
-            return super().model_validate(obj, **kwargs)
-        except ValidationError as e:
-            raise from_validation_error(e) from None
-
-
 # ---------------------------------------------------------------- nodes
 
 
+class Pipeline(_Model):
+    """A software switch's shared packet-processing pipeline (bmv2 in the
+    hysteresis paper's Mininet testbed): every packet entering the switch,
+    returned copies included, is processed one at a time at
+    ``capacity_pps``; arrivals wait in a buffer of ``buffer_pkts`` packets
+    and are dropped (reason ``pipeline``) when it is full."""
+
+    capacity_pps: Annotated[
+        float, Field(ge=1, le=1e12, allow_inf_nan=False, description="Packets processed per second.")
+    ]
+    buffer_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="Packets that may wait (the one in service not counted).")]
+
+    def to_core(self) -> dict[str, Any]:
+        return {"capacity_pps": float(self.capacity_pps), "buffer_pkts": self.buffer_pkts}
+
+
 class Node(_Model):
-    """A host (TCP/UDP endpoint) or a switch/router."""
+    """A host (TCP/UDP endpoint) or a switch/router. A switch may model a
+    software switch's shared ``pipeline``; without one it forwards in zero
+    time."""
 
     name: Annotated[str, Field(min_length=1)]
     kind: Literal["host", "switch"] = "host"
+    pipeline: Pipeline | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.pipeline is not None:
+            out["pipeline"] = self.pipeline.to_core()
+        return out
 
 
 # ---------------------------------------------------------------- queues
@@ -163,16 +202,111 @@ def red_wlog_for_burst(burst_pkts: int, min_bytes: float, avpkt_bytes: int) -> i
     raise ValueError(f"no RED weight fits burst {burst_pkts}")
 
 
+class Return(_Model):
+    """Packet return (Silva, Vieira and Nacif, "Data Center TCP com Histerese
+    em Switches P4", §4.2): when the queue is congested, the switch sends a
+    copy of each TCP data segment that is neither a copy nor CE-marked back
+    to its sender and forwards the original unmarked. The sender takes the
+    copy as a congestion echo (DCTCP: one marked segment; at most one window
+    reduction per RTT).
+
+    The decision is a step at ``k_pkts`` or, with ``upper_pkts`` (L_S) and
+    ``lower_pkts`` (L_I), the paper's hysteresis; it reads the queue at
+    ``dequeue`` (the paper's P4 egress) or ``enqueue``. Copies are full-size
+    (as the paper's clones) or, with ``header_only``, 64-byte headers.
+    Switch ports only.
+    """
+
+    k_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="Step threshold K.")] | None = None
+    upper_pkts: Annotated[int, Field(ge=1, le=U32_MAX, description="L_S")] | None = None
+    lower_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="L_I, below L_S")] | None = None
+    at: Literal["enqueue", "dequeue"] = "dequeue"
+    header_only: bool = Field(False, description="64-byte copies instead of full-size ones.")
+
+    @model_validator(mode="after")
+    def _check(self) -> Return:
+        hyst = self.upper_pkts is not None or self.lower_pkts is not None
+        if (self.k_pkts is not None) == hyst:
+            raise ConfigError("k_pkts", "give either k_pkts (a step) or upper_pkts and lower_pkts (hysteresis)")
+        if hyst:
+            if self.upper_pkts is None:
+                raise ConfigError("upper_pkts", "hysteresis needs upper_pkts (L_S) with lower_pkts (L_I)")
+            if self.lower_pkts is None:
+                raise ConfigError("lower_pkts", "hysteresis needs lower_pkts (L_I) with upper_pkts (L_S)")
+            if self.lower_pkts >= self.upper_pkts:
+                raise ConfigError(
+                    "lower_pkts",
+                    f"L_I (lower_pkts = {self.lower_pkts}) must be below L_S (upper_pkts = {self.upper_pkts})",
+                )
+        return self
+
+    @property
+    def policy(self) -> str:
+        """``"step"`` or ``"hysteresis"``."""
+        return "step" if self.k_pkts is not None else "hysteresis"
+
+    def to_core(self) -> dict[str, Any]:
+        copy = "header" if self.header_only else "full"
+        if self.k_pkts is not None:
+            return {"kind": "step", "k_pkts": self.k_pkts, "at": self.at, "copy": copy}
+        return {"kind": "hysteresis", "upper_pkts": self.upper_pkts, "lower_pkts": self.lower_pkts,
+                "at": self.at, "copy": copy}
+
+
 class _QueueBase(_Model):
-    limit_pkts: Pkts | None = Field(
-        None, description="Packet limit. If neither limit is given: 1000 packets (the core's default queue)."
+    limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
+        None, description="Packet limit, packets. If neither limit is given: 1000 packets (the core's default queue)."
     )
-    limit_bytes: Bytes | None = Field(None, description="Byte limit (the packet being admitted included).")
+    limit_bytes: Annotated[int, Field(ge=1, le=U64_MAX)] | None = Field(
+        None, description="Byte limit, bytes (the packet being admitted included)."
+    )
+    service_pps: Annotated[float, Field(ge=1, le=1e12, allow_inf_nan=False)] | None = Field(
+        None,
+        description="Egress service rate in packets/s, below the link rate (bmv2's set_queue_rate); "
+        "unset: the link rate.",
+    )
+    feedback: Return | None = Field(None, description="Packet return at this queue (switch ports only).")
+    classifier: Classifier | None = Field(
+        None, description="Makes this a two-class port (see dumbbell.classes): ideal, run2c or rafle."
+    )
+    scheduler: Scheduler | None = Field(None, description="Two-class ports only: prio (default), rr or drr.")
+    long_queue: QueueConfig | None = Field(
+        None, description="Two-class ports only: the long-flow queue (default: a copy of this one)."
+    )
+
+    @model_validator(mode="after")
+    def _two_class(self):
+        if self.classifier is None:
+            if self.long_queue is not None:
+                raise ConfigError("long_queue", "a second (long-flow) queue needs a classifier on this port")
+            if self.scheduler is not None:
+                raise ConfigError("scheduler", "a scheduler needs two queues: give this port a classifier")
+        elif self.long_queue is not None:
+            lq = self.long_queue
+            for name in ("classifier", "scheduler", "long_queue"):
+                if getattr(lq, name) is not None:
+                    raise ConfigError(f"long_queue.{name}", "two-class ports do not nest: the long-flow queue is one queue")
+            for name in ("feedback", "service_pps"):
+                if getattr(lq, name) is not None:
+                    raise ConfigError(f"long_queue.{name}", "packet return and the service rate belong to the port: "
+                                      "set them on its first queue")
+        return self
 
     def _core_limits(self) -> dict[str, Any]:
         if self.limit_pkts is None and self.limit_bytes is None:
-            return {"limit_pkts": 1000, "limit_bytes": None}
-        return {"limit_pkts": self.limit_pkts, "limit_bytes": self.limit_bytes}
+            limits: dict[str, Any] = {"limit_pkts": 1000, "limit_bytes": None}
+        else:
+            limits = {"limit_pkts": self.limit_pkts, "limit_bytes": self.limit_bytes}
+        if self.service_pps is not None:
+            limits["service_pps"] = float(self.service_pps)
+        if self.feedback is not None:
+            limits["feedback"] = self.feedback.to_core()
+        if self.classifier is not None:
+            limits["classifier"] = self.classifier.to_core()
+            limits["scheduler"] = (self.scheduler.to_core() if self.scheduler is not None else {"kind": "prio"})
+            if self.long_queue is not None:
+                limits["long_queue"] = self.long_queue.to_core()
+        return limits
 
 
 class DropTail(_QueueBase):
@@ -194,16 +328,18 @@ class Red(_QueueBase):
     """
 
     kind: Literal["red"] = "red"
-    min_th: Annotated[float, Field(ge=0, description="Lower threshold, bytes (bytes_mode) or packets.")]
-    max_th: Annotated[float, Field(gt=0, description="Upper threshold, bytes (bytes_mode) or packets.")]
+    min_th: Annotated[float, Field(ge=0, le=MAX_RED_TH, description="Lower threshold, bytes (bytes_mode) or packets.")]
+    max_th: Annotated[float, Field(gt=0, le=MAX_RED_TH, description="Upper threshold, bytes (bytes_mode) or packets.")]
     max_p: Annotated[float, Field(gt=0, le=1, description="Marking/drop probability at max_th.")] = 0.02
-    wlog: Annotated[int, Field(ge=0, le=31)] | None = Field(None, description="EWMA weight W = 2^-wlog.")
-    burst_pkts: Annotated[int, Field(ge=1)] | None = Field(None, description="tc's `burst`, to derive wlog.")
+    wlog: Annotated[int, Field(ge=1, le=31)] | None = Field(None, description="EWMA weight W = 2^-wlog.")
+    burst_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
+        None, description="tc's `burst`, packets, to derive wlog."
+    )
     ecn: bool = False
     harddrop: bool = False
     gentle: bool = False
     bytes_mode: bool = True
-    avpkt_bytes: Annotated[int, Field(ge=1, le=U32_MAX)] = 1000
+    avpkt_bytes: Annotated[int, Field(ge=1, le=MAX_PKT_BYTES, description="Average packet size, bytes.")] = 1000
     bandwidth_bps: Rate | None = Field(None, description="For idle decay; unset: the link's rate.")
 
     @model_validator(mode="after")
@@ -295,15 +431,6 @@ class Hysteresis(_QueueBase):
 _QUEUE_KINDS = ("droptail", "red", "step", "hysteresis")
 
 
-def _kind_of(default: str):
-    def pick(v: Any) -> str:
-        if isinstance(v, dict):
-            return v.get("kind", default)
-        return getattr(v, "kind", default)
-
-    return pick
-
-
 QueueConfig = Annotated[
     Union[
         Annotated[DropTail, Tag("droptail")],
@@ -314,6 +441,9 @@ QueueConfig = Annotated[
     Discriminator(_kind_of("droptail")),
 ]
 """A queue discipline, tagged by ``kind`` (default ``droptail``)."""
+
+for _q in (DropTail, Red, Step, Hysteresis):
+    _q.model_rebuild()
 
 
 # ---------------------------------------------------------------- links
@@ -327,16 +457,11 @@ class Netem(_Model):
     stage holds at most ``limit_pkts`` packets, delay line and queue together
     (netem's ``limit``, 1000 by default; ``None``: no limit)."""
 
-    loss: float = 0.0
-    delay_s: Seconds = 0.0
-    limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = 1000
-
-    @field_validator("loss")
-    @classmethod
-    def _loss(cls, v: float) -> float:
-        if not (0.0 <= v < 1.0):
-            raise ValueError(f"loss probability must be in [0, 1), got {v!r}")
-        return v
+    loss: Annotated[float, Field(ge=0, lt=1)] = Field(0.0, description="Loss probability at arrival.")
+    delay_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(0.0, description="Delay line, s.")
+    limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
+        1000, description="Packets held at most, delay line and queue (None: no limit)."
+    )
 
     def to_core(self) -> dict[str, Any]:
         return {"loss": float(self.loss), "delay_ps": seconds_to_ps(self.delay_s), "limit_pkts": self.limit_pkts}
@@ -360,35 +485,25 @@ class Link(_Model):
     a: Annotated[str, Field(min_length=1)]
     b: Annotated[str, Field(min_length=1)]
     rate_bps: Rate
-    delay_s: Seconds = 0.0
-    loss_ab: float = 0.0
-    loss_ba: float = 0.0
-    jitter_s: Seconds = Field(
+    delay_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(0.0, description="One-way propagation delay, s.")
+    loss_ab: Annotated[float, Field(ge=0, lt=1)] = Field(0.0, description="Loss probability from a to b.")
+    loss_ba: Annotated[float, Field(ge=0, lt=1)] = Field(0.0, description="Loss probability from b to a.")
+    jitter_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(
         0.0,
-        description="Extra one-way delay per packet, uniform in [0, jitter_s], in each direction; "
+        description="Extra one-way delay per packet, s, uniform in [0, jitter_s], in each direction; "
         "FIFO order is kept.",
     )
-    reorder_ab: float = 0.0
-    reorder_ba: float = 0.0
-    reorder_delay_s: Seconds = Field(0.0, description="Extra one-way delay of a reordered packet.")
+    reorder_ab: Annotated[float, Field(ge=0, lt=1)] = Field(
+        0.0, description="Probability that a packet from a to b is held back reorder_delay_s."
+    )
+    reorder_ba: Annotated[float, Field(ge=0, lt=1)] = Field(0.0, description="The same from b to a.")
+    reorder_delay_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(
+        0.0, description="Extra one-way delay of a reordered packet, s."
+    )
     queue_ab: QueueConfig | None = None
     queue_ba: QueueConfig | None = None
     netem_ab: Netem | None = None
     netem_ba: Netem | None = None
-
-    @field_validator("loss_ab", "loss_ba")
-    @classmethod
-    def _loss(cls, v: float) -> float:
-        if not (0.0 <= v < 1.0):
-            raise ValueError(f"loss probability must be in [0, 1), got {v!r}")
-        return v
-
-    @field_validator("reorder_ab", "reorder_ba")
-    @classmethod
-    def _reorder(cls, v: float) -> float:
-        if not (0.0 <= v < 1.0):
-            raise ValueError(f"reordering probability must be in [0, 1), got {v!r}")
-        return v
 
     @model_validator(mode="after")
     def _reorder_delay(self) -> Link:
@@ -439,15 +554,15 @@ class Cubic(_Model):
     ACK-train delta 2000 µs."""
 
     kind: Literal["cubic"] = "cubic"
-    beta: Annotated[float, Field(gt=0, lt=1)] | None = None
-    c: Annotated[float, Field(gt=0)] | None = None
+    beta: Annotated[float, Field(gt=0, lt=1, description="Multiplicative decrease factor.")] | None = None
+    c: Annotated[float, Field(gt=0, le=100, description="Cubic constant C, packets/s³.")] | None = None
     fast_convergence: bool | None = None
     tcp_friendliness: bool | None = None
     hystart: bool | None = None
     hystart_ack_train: bool | None = None
     hystart_delay: bool | None = None
     hystart_low_window: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
-    hystart_ack_delta_us: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    hystart_ack_delta_us: Annotated[int, Field(ge=0, le=U32_MAX, description="ACK-train spacing threshold, µs.")] | None = None
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "cubic", **_drop_none(self.model_dump(exclude={"kind"}))}
@@ -469,7 +584,7 @@ class Dctcp(_Model):
 # parameters take the core's defaults, the constants of the authors' kernel
 # modules; t is in whole milliseconds since the session start or last loss.
 
-_Slope = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+_Slope = Annotated[float, Field(ge=0, le=1e6, description="Packets per ms (slow start: per ms³).")]
 _Pct = Annotated[int, Field(ge=1, le=99)]
 _PosPkts = Annotated[int, Field(ge=1, le=U32_MAX)]
 
@@ -557,7 +672,7 @@ class Expolinear(_Model):
     ss_min_pkts: Pkts | None = None
     reduction_pct: _Pct | None = None
     eta_r: _Slope | None = None
-    sigma_per_ms: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+    sigma_per_ms: Annotated[float, Field(gt=0, le=1000, description="σ, per ms.")] | None = None
     eta_a: _Slope | None = None
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
@@ -698,30 +813,60 @@ class TcpOptions(_Model):
     ``dsack`` (RFC 2883) and ``frto`` (F-RTO, RFC 5682); spurious reductions
     are undone through the control's ``undo_cwnd``. TLP and RACK need SACK."""
 
-    mss_bytes: Annotated[int, Field(ge=1, le=65535)] | None = None
-    header_bytes: Annotated[int, Field(ge=0, le=65535)] | None = None
-    init_cwnd_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
-    rwnd_bytes: Annotated[int, Field(ge=1, le=U64_MAX)] | None = None
+    mss_bytes: Annotated[int, Field(ge=MIN_MSS_BYTES, le=MAX_MSS_BYTES)] | None = Field(
+        None, description="Segment payload, bytes (1448)."
+    )
+    header_bytes: Annotated[int, Field(ge=0, le=MAX_HEADER_BYTES)] | None = Field(
+        None, description="TCP/IP header bytes on the wire per segment (40)."
+    )
+    init_cwnd_pkts: Annotated[int, Field(ge=1, le=MAX_INIT_CWND_PKTS)] | None = Field(
+        None, description="Initial window, packets (10)."
+    )
+    rwnd_bytes: Annotated[int, Field(ge=1, le=MAX_RWND_BYTES)] | None = Field(
+        None, description="Receive window, bytes, at least one MSS (64 MiB)."
+    )
     sack: bool | None = None
     ecn: bool | None = None
     handshake: bool | None = None
     delayed_ack: bool | None = None
-    delack_timeout_s: Seconds | None = None
-    quickack_segments: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
-    min_rto_s: Seconds | None = None
-    max_rto_s: Seconds | None = None
-    init_rto_s: Seconds | None = None
-    dupthresh: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
-    tsq_bytes: Annotated[int, Field(ge=0, le=U64_MAX)] | None = None
-    max_rate_bps: Rate | None = None
-    tlp: bool | None = None
-    rack: bool | None = None
-    timestamps: bool | None = None
-    dsack: bool | None = None
-    frto: bool | None = None
+    delack_timeout_s: Annotated[Seconds, Field(ge=MIN_DELACK_S, le=MAX_DELACK_S)] | None = Field(
+        None, description="Delayed-ACK timer, s (0.04)."
+    )
+    quickack_segments: Annotated[int, Field(ge=0, le=U32_MAX)] | None = Field(
+        None, description="Segments ACKed at once at the start, segments (16)."
+    )
+    min_rto_s: Annotated[Seconds, Field(ge=MIN_RTO_S, le=MAX_RTO_S)] | None = Field(
+        None, description="Smallest RTO, s (0.2)."
+    )
+    max_rto_s: Annotated[Seconds, Field(ge=MIN_RTO_S, le=MAX_RTO_S)] | None = Field(
+        None, description="Largest RTO, s, at least min_rto_s (120)."
+    )
+    init_rto_s: Annotated[Seconds, Field(ge=MIN_RTO_S, le=MAX_RTO_S)] | None = Field(
+        None, description="RTO before the first RTT sample, s (1)."
+    )
+    dupthresh: Annotated[int, Field(ge=1, le=MAX_DUPTHRESH)] | None = Field(
+        None, description="Duplicate-ACK threshold, packets (3)."
+    )
+    tsq_bytes: Annotated[int, Field(ge=0, le=MAX_TSQ_BYTES)] | None = Field(
+        None, description="TCP-small-queues cap, bytes; 0 disables it (131072)."
+    )
+    max_rate_bps: Rate | None = Field(None, description="Sender rate cap, bit/s (none).")
+    tlp: bool | None = Field(None, description="Tail loss probe, RFC 8985 (on; needs SACK).")
+    rack: bool | None = Field(None, description="RACK loss detection, RFC 8985 (on; needs SACK).")
+    timestamps: bool | None = Field(None, description="TCP timestamps with Eifel undo, RFC 7323/3522 (on).")
+    dsack: bool | None = Field(None, description="D-SACK, RFC 2883 (on).")
+    frto: bool | None = Field(None, description="F-RTO, RFC 5682 (on).")
 
     @model_validator(mode="after")
-    def _needs_sack(self) -> TcpOptions:
+    def _order(self) -> TcpOptions:
+        # Unset values are the core's defaults.
+        lo = 0.2 if self.min_rto_s is None else self.min_rto_s
+        hi = 120.0 if self.max_rto_s is None else self.max_rto_s
+        if hi < lo:
+            raise ConfigError("max_rto_s", f"must be at least min_rto_s ({hi:g} < {lo:g})")
+        mss = 1448 if self.mss_bytes is None else self.mss_bytes
+        if self.rwnd_bytes is not None and self.rwnd_bytes < mss:
+            raise ConfigError("rwnd_bytes", f"must hold one MSS ({self.rwnd_bytes} < {mss})")
         if self.sack is False:
             for name in ("tlp", "rack"):
                 if getattr(self, name):
@@ -747,8 +892,8 @@ class _FlowBase(_Model):
     name: Annotated[str, Field(min_length=1)] | None = Field(None, description="Unique; default `<kind><index>`.")
     src: Annotated[str, Field(min_length=1)]
     dst: Annotated[str, Field(min_length=1)]
-    start_s: Seconds = 0.0
-    stop_s: Seconds | None = Field(None, description="Stop sending new data (unset: at the end of the run).")
+    start_s: Seconds = Field(0.0, description="When the flow starts, s.")
+    stop_s: Seconds | None = Field(None, description="Stop sending new data, s (unset: at the end of the run).")
 
     @model_validator(mode="after")
     def _times(self):
@@ -771,7 +916,9 @@ class TcpFlow(_FlowBase):
     """A bulk TCP transfer (iperf-like): unlimited, or ``bytes`` long."""
 
     kind: Literal["tcp"] = "tcp"
-    bytes: Annotated[int, Field(ge=1, le=U64_MAX)] | None = Field(None, description="Unset: unlimited.")
+    bytes: Annotated[int, Field(ge=1, le=MAX_FLOW_BYTES)] | None = Field(
+        None, description="Bytes to transfer (unset: unlimited)."
+    )
     cc: CcConfig = Field(default_factory=Cubic)
     tcp: TcpOptions = Field(default_factory=TcpOptions)
 
@@ -784,7 +931,7 @@ class UdpFlow(_FlowBase):
 
     kind: Literal["udp"] = "udp"
     rate_bps: Rate
-    payload_bytes: Annotated[int, Field(ge=1, le=65507)] = 1470
+    payload_bytes: Annotated[int, Field(ge=1, le=65507)] = Field(1470, description="Datagram payload, bytes.")
 
     def to_core(self, index: int) -> dict[str, Any]:
         return {**self._core_common(index), "rate_bps": self.rate_bps, "payload_bytes": self.payload_bytes}
@@ -797,7 +944,64 @@ Flow = Annotated[
 """A flow, tagged by ``kind`` (default ``tcp``)."""
 
 
+# ---------------------------------------------------------------- workloads
+
+
+class Workload(_Model):
+    """File-transfer tasks from ``servers`` to ``clients`` (see
+    :mod:`dumbbell.workloads`): ``sizes`` (a file base or a CDF),
+    ``arrivals`` (all at once, a closed loop of C tasks, or Poisson), an
+    optional FTP-like ``control`` dialogue before each file. Every
+    connection uses ``cc`` and ``tcp``. One row per task in the run's
+    ``tasks`` table."""
+
+    name: Annotated[str, Field(min_length=1)] = "tasks"
+    clients: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+    servers: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+    sizes: Sizes
+    arrivals: Arrivals
+    start_s: Seconds = 0.0
+    stop_s: Seconds | None = Field(None, description="No task starts at or after this time.")
+    max_tasks: Annotated[int, Field(ge=1, le=MAX_TASKS)] | None = Field(None, description="At most this many tasks start.")
+    control: Control | None = Field(None, description="The FTP-like dialogue; unset: one connection per task.")
+    cc: CcConfig = Field(default_factory=Cubic)
+    tcp: TcpOptions = Field(default_factory=TcpOptions)
+
+    @model_validator(mode="after")
+    def _check(self) -> Workload:
+        if self.stop_s is not None and self.stop_s <= self.start_s:
+            raise ConfigError("stop_s", f"must be after start_s ({self.stop_s:g} <= {self.start_s:g})")
+        if self.arrivals.kind == "all_at_once" and self.sizes.kind == "cdf" and self.max_tasks is None:
+            raise ConfigError("max_tasks", "starting tasks all at once from a CDF needs their number")
+        both = set(self.clients) & set(self.servers)
+        if both:
+            j = next(i for i, h in enumerate(self.servers) if h in both)
+            raise ConfigError(f"servers[{j}]", f"{self.servers[j]!r} is also a client of this workload")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "clients": list(self.clients),
+            "servers": list(self.servers),
+            "sizes": self.sizes.to_core(),
+            "arrivals": self.arrivals.to_core(),
+            "start_ps": seconds_to_ps(self.start_s),
+            "stop_ps": seconds_to_ps(self.stop_s) if self.stop_s is not None else None,
+            "max_tasks": self.max_tasks,
+            "control": self.control.to_core() if self.control is not None else None,
+            "cc": self.cc.to_core(),
+            "tcp": self.tcp.to_core(),
+        }
+
+
 # ---------------------------------------------------------------- recording
+
+
+def _sample_period(v: float) -> float:
+    if v != 0 and v < MIN_SAMPLE_S:
+        raise ValueError(f"a sampling period is 0 (off / every change) or at least 1 ns, got {v:g} s")
+    return v
 
 
 class QueueRecord(_Model):
@@ -805,10 +1009,17 @@ class QueueRecord(_Model):
 
     node: Annotated[str, Field(min_length=1)]
     peer: Annotated[str, Field(min_length=1)]
-    sample_s: Seconds = Field(0.0, description="0: every change; otherwise the sampling period.")
+    sample_s: Seconds = Field(
+        0.0, description="0: every change; otherwise the sampling period, s (at least 1 ns)."
+    )
     dequeue_times: bool = Field(False, description="Also record the start of every transmission.")
-    from_s: Seconds = 0.0
-    to_s: Seconds | None = None
+    from_s: Seconds = Field(0.0, description="Record from this time on, s.")
+    to_s: Seconds | None = Field(None, description="Record until this time, s (unset: the end).")
+
+    @field_validator("sample_s")
+    @classmethod
+    def _period(cls, v: float) -> float:
+        return _sample_period(v)
 
     @model_validator(mode="after")
     def _window(self) -> QueueRecord:
@@ -831,26 +1042,37 @@ class Record(_Model):
     """What to record. Everything is off unless asked (the summary, flows and
     queues tables are always there)."""
 
-    flow_sample_s: Seconds = Field(0.0, description="Per-flow sampling period (0: off).")
+    flow_sample_s: Seconds = Field(0.0, description="Per-flow sampling period, s (0: off; at least 1 ns).")
     cwnd_every_ack: bool = False
     queues: list[QueueRecord] = Field(default_factory=list)
     drop_log: bool = False
-    warmup_s: Seconds = Field(
+    warmup_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(
         0.0,
-        description="End of a warm-up (0: none); the flows table then adds `steady_goodput_bps`, "
+        description="End of a warm-up, s (0: none); the flows table then adds `steady_goodput_bps`, "
         "each flow's goodput after it.",
     )
+    max_bytes: Annotated[int, Field(ge=MIN_RECORD_MAX_BYTES, le=MAX_RECORD_MAX_BYTES)] = Field(
+        DEFAULT_RECORD_MAX_BYTES,
+        description="Budget of the recorded tables, bytes (2 GiB): periodic recorders are estimated "
+        "against it before the run, the others held to it while it runs.",
+    )
+
+    @field_validator("flow_sample_s")
+    @classmethod
+    def _period(cls, v: float) -> float:
+        return _sample_period(v)
 
     def to_core(self) -> dict[str, Any]:
-        out = {
+        budget = {} if self.max_bytes == DEFAULT_RECORD_MAX_BYTES else {"max_bytes": self.max_bytes}
+        warmup = {"warmup_ps": seconds_to_ps(self.warmup_s)} if self.warmup_s else {}
+        return {
+            **budget,
+            **warmup,
             "flow_sample_ps": seconds_to_ps(self.flow_sample_s),
             "cwnd_every_ack": self.cwnd_every_ack,
             "queues": [q.to_core() for q in self.queues],
             "drop_log": self.drop_log,
         }
-        if self.warmup_s:
-            out["warmup_ps"] = seconds_to_ps(self.warmup_s)
-        return out
 
 
 # ---------------------------------------------------------------- the scenario
@@ -865,11 +1087,19 @@ class Scenario(_Model):
     """
 
     name: Annotated[str, Field(min_length=1)] = "scenario"
-    duration_s: Seconds
-    seed: Annotated[int, Field(ge=0, le=U64_MAX)] = 1
+    duration_s: Annotated[Seconds, Field(gt=0)] = Field(
+        description="Simulated time, s: positive, and with the longest delay any component can schedule "
+        "within the clock's 2^64 ps (about 213 days)."
+    )
+    seed: Annotated[int, Field(ge=0, le=U64_MAX)] = Field(1, description="Run seed; every random stream derives from it.")
     nodes: list[Node] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
     flows: list[Flow] = Field(default_factory=list)
+    workloads: list[Workload] = Field(default_factory=list)
+    short_flow_max_bytes: Bytes = Field(
+        16 * 1024,
+        description="Ground truth of classification: a flow (or a task) is short if it moves at most this many bytes.",
+    )
     record: Record = Field(default_factory=Record)
 
     @model_validator(mode="before")
@@ -903,6 +1133,8 @@ class Scenario(_Model):
         for i, n in enumerate(self.nodes):
             if n.name in kinds:
                 raise ConfigError(f"nodes[{i}].name", f"duplicate node name {n.name!r}")
+            if n.pipeline is not None and n.kind != "switch":
+                raise ConfigError(f"nodes[{i}].pipeline", f"{n.name!r} is a host; only switches have a pipeline")
             kinds[n.name] = n.kind
         if not kinds:
             raise ConfigError("nodes", "the scenario has no nodes")
@@ -916,6 +1148,13 @@ class Scenario(_Model):
                 raise ConfigError(f"links[{i}].b", f"a link must join two different nodes (both are {link.a!r})")
             if link.b in adj[link.a]:
                 raise ConfigError(f"links[{i}]", f"a second link between {link.a!r} and {link.b!r}")
+            for qname, owner in (("queue_ab", link.a), ("queue_ba", link.b)):
+                q = getattr(link, qname)
+                if q is not None and q.feedback is not None and kinds[owner] != "switch":
+                    raise ConfigError(
+                        f"links[{i}].{qname}.feedback",
+                        f"packet return is a switch policy; this queue is host {owner!r}'s port",
+                    )
             adj[link.a].add(link.b)
             adj[link.b].add(link.a)
         first = next(iter(kinds))
@@ -947,6 +1186,17 @@ class Scenario(_Model):
             if fname in names:
                 raise ConfigError(f"flows[{i}].name", f"duplicate flow name {fname!r}")
             names.add(fname)
+        wnames: set[str] = set()
+        for i, w in enumerate(self.workloads):
+            if w.name in wnames:
+                raise ConfigError(f"workloads[{i}].name", f"duplicate workload name {w.name!r}")
+            wnames.add(w.name)
+            for key in ("clients", "servers"):
+                for j, h in enumerate(getattr(w, key)):
+                    if h not in kinds:
+                        raise ConfigError(f"workloads[{i}].{key}[{j}]", f"unknown node {h!r}{_known(kinds)}")
+                    if kinds[h] != "host":
+                        raise ConfigError(f"workloads[{i}].{key}[{j}]", f"{h!r} is a switch; tasks run between hosts")
         for i, q in enumerate(self.record.queues):
             for end in ("node", "peer"):
                 if getattr(q, end) not in kinds:
@@ -974,6 +1224,18 @@ class Scenario(_Model):
             link.queue_ab = queue
         else:
             link.queue_ba = queue
+
+    def node(self, name: str) -> Node:
+        """The node called ``name``."""
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        raise KeyError(f"no node {name!r}")
+
+    def add_workload(self, workload: Workload) -> Workload:
+        """Appends ``workload`` (file-transfer tasks) and returns it."""
+        self.workloads.append(workload)
+        return workload
 
     def add_flow(self, flow: TcpFlow | UdpFlow) -> TcpFlow | UdpFlow:
         """Appends ``flow`` and returns it (checked, like every edit, by :meth:`to_core`)."""
@@ -1031,9 +1293,11 @@ class Scenario(_Model):
         return {
             "seed": run_seed,
             "duration_ps": seconds_to_ps(s.duration_s),
-            "nodes": [{"name": n.name, "kind": n.kind} for n in s.nodes],
+            "nodes": [n.to_core() for n in s.nodes],
             "links": [link.to_core() for link in s.links],
             "flows": [f.to_core(i) for i, f in enumerate(s.flows)],
+            "workloads": [w.to_core() for w in s.workloads],
+            "short_flow_max_bytes": s.short_flow_max_bytes,
             "record": s.record.to_core(),
         }
 

@@ -16,8 +16,22 @@ pub struct RunConfig {
     pub links: Vec<LinkConfig>,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// File-transfer tasks started during the run (`app`).
+    #[serde(default)]
+    pub workloads: Vec<WorkloadConfig>,
+    /// The ground truth of classification: a flow (or a task, all its
+    /// connections together) is short if it transfers at most this many
+    /// bytes. Every packet carries the verdict (`Packet::long_flow`); the
+    /// ideal classifier reads it and two-class ports count against it.
+    /// Default 16 KB, the RAFLE paper's (§3.1).
+    #[serde(default = "default_short_flow_max")]
+    pub short_flow_max_bytes: u64,
     #[serde(default)]
     pub record: RecordConfig,
+}
+
+fn default_short_flow_max() -> u64 {
+    16 * 1024
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -32,6 +46,20 @@ pub enum NodeKind {
 pub struct NodeConfig {
     pub name: String,
     pub kind: NodeKind,
+    /// A software switch's shared packet-processing pipeline (switches
+    /// only; see `net::pipeline`). None: forwarding takes no time.
+    #[serde(default)]
+    pub pipeline: Option<PipelineConfig>,
+}
+
+/// A software switch's pipeline: every packet entering the switch is
+/// processed one at a time at `capacity_pps`, waiting in a buffer of
+/// `buffer_pkts` packets (dropped when it is full).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineConfig {
+    pub capacity_pps: f64,
+    pub buffer_pkts: u32,
 }
 
 /// A full-duplex link between nodes `a` and `b`. Each direction has its own
@@ -110,6 +138,26 @@ pub struct QueueConfig {
     pub limit_bytes: Option<u64>,
     #[serde(default)]
     pub aqm: AqmConfig,
+    /// Two classes at this port (`queue::twoclass`): the classifier that
+    /// splits arrivals between a short-flow queue (this one) and a long-flow
+    /// queue. None: one queue.
+    #[serde(default)]
+    pub classifier: Option<ClassifierConfig>,
+    /// Which class sends next; default strict priority. Only with a
+    /// classifier.
+    #[serde(default)]
+    pub scheduler: Option<SchedulerConfig>,
+    /// The long-flow queue's limit and marking policy; default: the same as
+    /// this (short-flow) queue's. Only with a classifier; no nesting.
+    #[serde(default)]
+    pub long_queue: Option<Box<QueueConfig>>,
+    /// Packet return at this queue (switch ports only; `queue::feedback`).
+    #[serde(default)]
+    pub feedback: Option<FeedbackConfig>,
+    /// Egress service rate in packets per second, below the link rate
+    /// (bmv2 `set_queue_rate`); None: the link rate.
+    #[serde(default)]
+    pub service_pps: Option<f64>,
 }
 
 impl Default for QueueConfig {
@@ -118,8 +166,94 @@ impl Default for QueueConfig {
             limit_pkts: Some(1000),
             limit_bytes: None,
             aqm: AqmConfig::None,
+            classifier: None,
+            scheduler: None,
+            long_queue: None,
+            feedback: None,
+            service_pps: None,
         }
     }
+}
+
+/// A short/long flow classifier (`queue::classify`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClassifierConfig {
+    /// The application's tag: the whole task of a long file is long.
+    Ideal,
+    /// RuN2C: short while the sequence offset is below `threshold_bytes`.
+    Run2c {
+        #[serde(default = "default_run2c_threshold")]
+        threshold_bytes: u64,
+    },
+    /// RAFLE: a random probe of the flow ids of the last `n` packets.
+    Rafle {
+        #[serde(default = "default_rafle_n")]
+        n: u32,
+    },
+}
+
+fn default_run2c_threshold() -> u64 {
+    crate::queue::classify::run2c::DEFAULT_THRESHOLD_BYTES
+}
+fn default_rafle_n() -> u32 {
+    crate::queue::classify::rafle::DEFAULT_N as u32
+}
+
+/// The scheduler of a two-class port (`queue::sched`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SchedulerConfig {
+    /// Strict priority, short first.
+    #[default]
+    Prio,
+    /// Round robin, packet by packet.
+    Rr,
+    /// Deficit round robin by bytes.
+    Drr {
+        #[serde(default = "default_quantum")]
+        quantum_short_bytes: u32,
+        #[serde(default = "default_quantum")]
+        quantum_long_bytes: u32,
+    },
+}
+
+fn default_quantum() -> u32 {
+    crate::queue::sched::drr::DEFAULT_QUANTUM_BYTES
+}
+
+/// Size of a returned copy.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CopyConfig {
+    /// The whole packet (the paper's clones).
+    #[default]
+    Full,
+    /// 64 bytes of headers.
+    Header,
+}
+
+/// The packet-return policy of a queue: its decision (step at K, or
+/// hysteresis between L_I and L_S), where it reads the queue (default
+/// dequeue, the paper's P4 egress) and the size of the copies.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FeedbackConfig {
+    Step {
+        k_pkts: u32,
+        #[serde(default = "dequeue")]
+        at: MarkAt,
+        #[serde(default)]
+        copy: CopyConfig,
+    },
+    Hysteresis {
+        upper_pkts: u32,
+        lower_pkts: u32,
+        #[serde(default = "dequeue")]
+        at: MarkAt,
+        #[serde(default)]
+        copy: CopyConfig,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -219,6 +353,92 @@ pub enum FlowConfig {
 
 fn default_udp_payload() -> u32 {
     1470
+}
+
+/// File-transfer tasks (`app`): each task moves one file from a server to
+/// a client, optionally after an FTP-like control dialogue; tasks start at
+/// once, in a closed loop or as a Poisson process.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    pub name: String,
+    /// Hosts that fetch files (data flows toward them); one is drawn per
+    /// task from the stream `workload:<name>:hosts` when there are several.
+    pub clients: Vec<String>,
+    /// Hosts that serve files; drawn like the clients.
+    pub servers: Vec<String>,
+    pub sizes: SizesConfig,
+    pub arrivals: ArrivalsConfig,
+    /// When the first tasks start.
+    #[serde(default)]
+    pub start_ps: u64,
+    /// No task starts at or after this time.
+    #[serde(default)]
+    pub stop_ps: Option<u64>,
+    /// At most this many tasks start.
+    #[serde(default)]
+    pub max_tasks: Option<u64>,
+    /// The control dialogue before each file; None: the data connection
+    /// alone (a web-like flow).
+    #[serde(default)]
+    pub control: Option<ControlConfig>,
+    /// Congestion control and TCP options of every connection.
+    #[serde(default)]
+    pub cc: CcConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+}
+
+/// Where task sizes come from.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizesConfig {
+    /// A file base: with `all_at_once` every file once, in order; otherwise
+    /// a uniformly drawn file per task (stream `workload:<name>:sizes`).
+    Files { bytes: Vec<u64> },
+    /// An empirical CDF: `[size_bytes, cumulative probability]` points,
+    /// both non-decreasing, the last probability 1; sizes are drawn by
+    /// inverse transform with linear interpolation between points.
+    Cdf { points: Vec<[f64; 2]> },
+}
+
+/// When tasks start.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ArrivalsConfig {
+    /// Every task at `start_ps`: the whole file base, or `max_tasks` draws
+    /// from a CDF.
+    AllAtOnce,
+    /// `concurrency` tasks at `start_ps`, and a new one the instant one
+    /// completes, so exactly that many are active.
+    ClosedLoop { concurrency: u32 },
+    /// A Poisson process of `rate_per_s` tasks per second from `start_ps`
+    /// (gaps from the stream `workload:<name>:arrivals`).
+    Poisson { rate_per_s: f64 },
+}
+
+/// The FTP-like control dialogue (RFC 959, active mode): the server greets,
+/// the client sends `rounds` requests (USER, PASS, TYPE, PORT), each
+/// answered, then RETR; when RETR reaches the server it opens the data
+/// connection toward the client and answers 150.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ControlConfig {
+    pub banner_bytes: u32,
+    pub rounds: u32,
+    pub request_bytes: u32,
+    pub response_bytes: u32,
+}
+
+impl Default for ControlConfig {
+    fn default() -> Self {
+        ControlConfig {
+            banner_bytes: 24,
+            rounds: 4,
+            request_bytes: 16,
+            response_bytes: 32,
+        }
+    }
 }
 
 /// TCP stack options, per connection. Defaults follow Linux.
@@ -711,9 +931,13 @@ impl Default for VegasParams {
 
 /// What to record. Everything is off unless asked: measurement costs nothing
 /// when off.
-#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RecordConfig {
+    /// Budget of the recorded tables, bytes: periodic recorders are
+    /// estimated against it before the run, the others are held to it while
+    /// the run goes (`validate`, `world`). Default 2 GiB.
+    pub max_bytes: u64,
     /// Per-flow sampling period for goodput and window traces (0: off).
     pub flow_sample_ps: u64,
     /// Record cwnd/ssthresh/RTT and control state at every ACK (large).
@@ -726,6 +950,19 @@ pub struct RecordConfig {
     /// gives each flow's goodput after it (`steady_goodput_bps`): the
     /// steady state without slow start.
     pub warmup_ps: u64,
+}
+
+impl Default for RecordConfig {
+    fn default() -> Self {
+        RecordConfig {
+            max_bytes: crate::validate::DEFAULT_RECORD_MAX_BYTES,
+            flow_sample_ps: 0,
+            cwnd_every_ack: false,
+            queues: Vec::new(),
+            drop_log: false,
+            warmup_ps: 0,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -772,18 +1009,142 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl RunConfig {
+    /// Decodes a JSON document; a decoding error names the field at fault
+    /// (`flows[0].tcp.mss_bytes`), down through tagged enums (see
+    /// [`refine_path`]).
     pub fn from_json(s: &str) -> Result<RunConfig, ConfigError> {
-        let de = &mut serde_json::Deserializer::from_str(s);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
+        decode(s).map_err(|(path, msg)| {
             let field = if path.is_empty() || path == "." {
-                "config".to_string()
+                quoted_after(without_position(&msg), "missing field `")
+                    .unwrap_or("config")
+                    .to_string()
             } else {
-                path
+                refine_path(s, &path, &msg)
             };
-            ConfigError::new(field, e.into_inner().to_string())
+            ConfigError::new(field, msg)
         })
     }
+}
+
+/// Decodes a document: the path serde reached and the message on failure.
+fn decode<'a, T: Deserialize<'a>>(s: &'a str) -> Result<T, (String, String)> {
+    let de = &mut serde_json::Deserializer::from_str(s);
+    serde_path_to_error::deserialize(de)
+        .map_err(|e| (e.path().to_string(), e.into_inner().to_string()))
+}
+
+/// Largest document whose decoding errors are refined (each refinement step
+/// decodes it again).
+const REFINE_MAX_BYTES: usize = 1 << 20;
+
+/// Serde decodes a tagged enum (`kind = ...`: a flow, a control, an AQM) from
+/// a buffer, so an error inside one reports the enum's path only
+/// (`flows[0]`). This finds the field inside: a missing or unknown field, or
+/// an unknown `kind`, is named by the message; otherwise one key of the
+/// table at `path` is removed at a time and the document decoded again, and
+/// the key whose removal changes the error (or cures it) holds the fault;
+/// the search goes on inside it.
+pub fn refine_path(doc: &str, path: &str, msg: &str) -> String {
+    let msg = without_position(msg);
+    if let Some(name) = quoted_after(msg, "missing field `") {
+        return format!("{path}.{name}");
+    }
+    let Ok(root) = serde_json::from_str::<serde_json::Value>(doc) else {
+        return path.to_string();
+    };
+    let mut steps = parse_path(path);
+    let mut field = path.to_string();
+    'deeper: for _ in 0..8 {
+        let Some(serde_json::Value::Object(table)) = lookup(&root, &steps) else {
+            break;
+        };
+        let variant = quoted_after(msg, "unknown variant `");
+        if variant.is_some() && table.get("kind").and_then(|k| k.as_str()) == variant {
+            return format!("{field}.kind");
+        }
+        if let Some(name) = quoted_after(msg, "unknown field `").filter(|n| table.contains_key(*n))
+        {
+            return format!("{field}.{name}");
+        }
+        if doc.len() > REFINE_MAX_BYTES {
+            break;
+        }
+        // Not the tag: without it no variant is decoded at all.
+        for key in table.keys().filter(|k| *k != "kind") {
+            let mut trial = root.clone();
+            if let Some(serde_json::Value::Object(t)) = lookup_mut(&mut trial, &steps) {
+                t.remove(key);
+            }
+            let culprit = match decode::<RunConfig>(&trial.to_string()) {
+                Ok(_) => true,
+                Err((_, m)) => without_position(&m) != msg,
+            };
+            if culprit {
+                field = format!("{field}.{key}");
+                steps.push(PathStep::Key(key.clone()));
+                continue 'deeper;
+            }
+        }
+        break;
+    }
+    field
+}
+
+/// The text between `prefix` and the next backquote, if `msg` starts so.
+fn quoted_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = msg.strip_prefix(prefix)?;
+    rest.find('`').map(|end| &rest[..end])
+}
+
+/// A serde_json message without its " at line L column C" (positions move
+/// when a document is written again).
+fn without_position(msg: &str) -> &str {
+    msg.rfind(" at line ").map_or(msg, |i| &msg[..i])
+}
+
+enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+/// `flows[0].cc` → [Key(flows), Index(0), Key(cc)].
+fn parse_path(path: &str) -> Vec<PathStep> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let mut rest = part;
+        if let Some(i) = rest.find('[') {
+            if i > 0 {
+                out.push(PathStep::Key(rest[..i].to_string()));
+            }
+            rest = &rest[i..];
+            while let Some(end) = rest.find(']') {
+                if let Ok(n) = rest[1..end].parse() {
+                    out.push(PathStep::Index(n));
+                }
+                rest = &rest[end + 1..];
+            }
+        } else if !rest.is_empty() {
+            out.push(PathStep::Key(rest.to_string()));
+        }
+    }
+    out
+}
+
+fn lookup<'a>(v: &'a serde_json::Value, steps: &[PathStep]) -> Option<&'a serde_json::Value> {
+    steps.iter().try_fold(v, |cur, s| match s {
+        PathStep::Key(k) => cur.get(k),
+        PathStep::Index(i) => cur.get(i),
+    })
+}
+
+fn lookup_mut<'a>(
+    v: &'a mut serde_json::Value,
+    steps: &[PathStep],
+) -> Option<&'a mut serde_json::Value> {
+    steps.iter().try_fold(v, |cur, s| match s {
+        PathStep::Key(k) => cur.get_mut(k),
+        PathStep::Index(i) => cur.get_mut(*i),
+    })
 }
 
 #[cfg(test)]
@@ -799,8 +1160,37 @@ mod tests {
         let e = RunConfig::from_json(r#"{"seed": 1, "duration_ps": 10, "nodes": [], "links": [],
             "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b", "cc": {"kind": "westwood"}}]}"#)
             .unwrap_err();
-        // Tagged enums are buffered by serde, so the path stops at the flow.
-        assert!(e.field.starts_with("flows[0]"), "{}", e.field);
+        // Tagged enums are buffered by serde; the path is found again inside.
+        assert_eq!(e.field, "flows[0].cc.kind");
         assert!(e.message.contains("westwood"), "{}", e.message);
+    }
+
+    #[test]
+    fn decode_errors_inside_tagged_enums_name_the_inner_field() {
+        let base = r#"{"seed": 1, "duration_ps": 10, "nodes": [], "links": [
+            {"a": "a", "b": "b", "rate_bps": 5, "delay_ps": 0,
+             "queue_ab": {"aqm": {"kind": "red", "min_th": 1, "max_th": 2, "max_p": 0.1, "wlog": WLOG}}}],
+            "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b", "tcp": {"mss_bytes": MSS},
+                       "cc": {"kind": "fractional", "gamma_r": GAMMA}}]}"#;
+        let doc = |wlog: &str, mss: &str, gamma: &str| {
+            base.replace("WLOG", wlog)
+                .replace("MSS", mss)
+                .replace("GAMMA", gamma)
+        };
+        assert!(RunConfig::from_json(&doc("9", "1448", "[1]")).is_ok());
+        for (text, field) in [
+            (doc("9", "true", "[1]"), "flows[0].tcp.mss_bytes"),
+            (doc("9", "1448", "[true]"), "flows[0].cc.gamma_r"),
+            (doc("-1", "1448", "[1]"), "links[0].queue_ab.aqm.wlog"),
+            (
+                doc("9", "1448", "[1]")
+                    .replace(r#""bytes_mode""#, "x")
+                    .replace(r#""wlog": 9"#, r#""wlog": 9, "bogus": 1"#),
+                "links[0].queue_ab.aqm.bogus",
+            ),
+        ] {
+            let e = RunConfig::from_json(&text).unwrap_err();
+            assert_eq!(e.field, field, "{}", e.message);
+        }
     }
 }

@@ -7,6 +7,7 @@
 //! `(time, sequence)`-ordered events ([`sim::EventQueue`]) and dispatches
 //! them. See `DESIGN.md` at the repository root for the data flow.
 
+pub mod app;
 pub mod cc;
 pub mod config;
 pub mod net;
@@ -14,4 +15,5 @@ pub mod queue;
 pub mod sim;
 pub mod tcp;
 pub mod trace;
+pub mod validate;
 pub mod world;

@@ -9,18 +9,32 @@
 //! is `("str", list[str])`. No row is ever converted one at a time in Python.
 //!
 //! Errors keep their kind: a configuration error raises
-//! `NativeConfigError(field, message)` (a `ValueError`), an internal failure
-//! `NativeInternalError(message)` (a `RuntimeError`). The pure-Python wrapper
-//! (`dumbbell.run`) turns them into `dumbbell.ConfigError` and
-//! `dumbbell.SimulationError`.
+//! `NativeConfigError(field, message)` (a `ValueError`), a limit reached while
+//! running (`record.max_bytes`, memory) `NativeLimitError(field, message)`,
+//! an internal failure `NativeInternalError(message)` (a `RuntimeError`). A
+//! panic in the core never escapes as pyo3's `PanicException` (which derives
+//! from `BaseException` and slips past `except Exception`): it is caught and
+//! raised as `NativeInternalError("panic: <message> at <file:line>")`. The
+//! pure-Python wrapper (`dumbbell.run`) turns them into `dumbbell.ConfigError`,
+//! `dumbbell.LimitError` and `dumbbell.SimulationError`.
+//!
+//! Stopping a run: every run polls a `RunHandle` (the core's `RunMonitor`).
+//! `RunHandle.stop()` stops one run from any thread; `request_stop()` stops
+//! every run of this process that is running (what Python does on Ctrl-C,
+//! and what a sweep does to cancel its running jobs). A stopped run returns
+//! the tables of the time it reached, its summary saying `stopped = true`.
 
 use dumbbell_core::config::{ConfigError, RunConfig};
+use dumbbell_core::sim::{Phase, RunMonitor};
 use dumbbell_core::trace::{Column, Table};
-use dumbbell_core::world::{self, RunError, RunOutput};
+use dumbbell_core::world::{self, RunError, RunOutput, World};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, Once, Weak};
 
 create_exception!(
     dumbbell._native,
@@ -30,9 +44,15 @@ create_exception!(
 );
 create_exception!(
     dumbbell._native,
+    NativeLimitError,
+    PyValueError,
+    "A limit named by a field was reached while running; args are (field, message)."
+);
+create_exception!(
+    dumbbell._native,
     NativeInternalError,
     PyRuntimeError,
-    "An invariant broke during the run; args are (message,)."
+    "An invariant broke during the run, or the core panicked; args are (message,)."
 );
 
 fn config_err(e: ConfigError) -> PyErr {
@@ -42,8 +62,129 @@ fn config_err(e: ConfigError) -> PyErr {
 fn run_err(e: RunError) -> PyErr {
     match e {
         RunError::Config(c) => config_err(c),
+        RunError::Limit(c) => NativeLimitError::new_err((c.field, c.message)),
         RunError::Internal(m) => NativeInternalError::new_err((m,)),
     }
+}
+
+thread_local! {
+    /// The message and place of the last panic on this thread.
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Records panics for `catch_panic` instead of printing them (set
+/// `DUMBBELL_DEBUG=1` to also see the standard report on stderr).
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
+                (*s).to_string()
+            } else if let Some(s) = info.payload().downcast_ref::<String>() {
+                s.clone()
+            } else {
+                "unknown panic".to_string()
+            };
+            let at = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{at}")));
+            if std::env::var_os("DUMBBELL_DEBUG").is_some() {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f`, turning a panic into `RunError::Internal("panic: ...")`.
+fn catch_panic<T>(f: impl FnOnce() -> Result<T, RunError>) -> Result<T, RunError> {
+    match panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => {
+            let what = LAST_PANIC
+                .with(|p| p.borrow_mut().take())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(RunError::Internal(format!("panic: {what}")))
+        }
+    }
+}
+
+/// Monitors of the runs in progress, for `request_stop`.
+static LIVE: Mutex<Vec<Weak<RunMonitor>>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<Weak<RunMonitor>>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A handle on one run: stop it from any thread, read its progress.
+///
+/// Create one, pass it to `run_json(config, handle)` (which blocks), and
+/// call `stop()` or `progress()` from another thread. A handle stopped
+/// before its run starts stops that run as soon as its loop begins. One
+/// handle serves one run.
+#[pyclass(module = "dumbbell._native", frozen)]
+struct RunHandle {
+    monitor: Arc<RunMonitor>,
+}
+
+#[pymethods]
+impl RunHandle {
+    /// `event_limit`: the run also stops by itself after about that many
+    /// events. `instant_limit`: events at one simulated instant after which
+    /// the run is declared stuck (an internal error); default 2^24.
+    #[new]
+    #[pyo3(signature = (event_limit = None, instant_limit = None))]
+    fn new(event_limit: Option<u64>, instant_limit: Option<u64>) -> Self {
+        let mut monitor = match event_limit {
+            Some(n) => RunMonitor::with_event_limit(n),
+            None => RunMonitor::new(),
+        };
+        if let Some(n) = instant_limit {
+            monitor = monitor.with_instant_limit(n);
+        }
+        RunHandle {
+            monitor: Arc::new(monitor),
+        }
+    }
+
+    /// Asks the run to stop; it returns what it has within milliseconds.
+    fn stop(&self) {
+        self.monitor.request_stop();
+    }
+
+    /// Whether `stop()` (or `request_stop()`) was called.
+    #[getter]
+    fn stop_requested(&self) -> bool {
+        self.monitor.stop_requested()
+    }
+
+    /// `(phase, now_ps, end_ps, events)`: phase is "building", "running" or
+    /// "done"; the simulated time reached and the run's end in picoseconds;
+    /// the events executed. Updated every 1 024 events.
+    fn progress(&self) -> (&'static str, u64, u64, u64) {
+        let p = self.monitor.progress();
+        let phase = match p.phase {
+            Phase::Building => "building",
+            Phase::Running => "running",
+            Phase::Done => "done",
+        };
+        (phase, p.now_ps, p.end_ps, p.events)
+    }
+}
+
+/// Stops every run of this process that is in progress (each returns what
+/// it has, marked stopped); returns how many were asked. Runs started later
+/// are not affected.
+#[pyfunction]
+fn request_stop() -> usize {
+    let mut runs = live();
+    runs.retain(|w| w.strong_count() > 0);
+    for m in runs.iter().filter_map(Weak::upgrade) {
+        m.request_stop();
+    }
+    runs.len()
 }
 
 /// Copies a slice of fixed-size numbers into one Python `bytes` object, in
@@ -87,7 +228,13 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> 
 fn output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
     let tables = PyDict::new(py);
     for t in &out.tables {
-        tables.set_item(&t.name, table_to_py(py, t)?)?;
+        let cols = table_to_py(py, t)?;
+        if t.name == "summary" {
+            // The run's status, beside its counters.
+            let stopped = Column::Bool(vec![out.stopped]);
+            cols.set_item("stopped", column_to_py(py, &stopped)?)?;
+        }
+        tables.set_item(&t.name, cols)?;
     }
     Ok(tables)
 }
@@ -95,22 +242,51 @@ fn output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, Py
 /// Runs one scenario given as a `config.rs` JSON document and returns its
 /// tables: `{table: {column: (dtype, data)}}`, where `dtype` is one of
 /// `u64`, `i64`, `f64`, `u32`, `bool` (then `data` is the native-endian
-/// buffer as `bytes`) or `str` (then `data` is a `list[str]`).
-/// The GIL is released while the simulation runs.
+/// buffer as `bytes`) or `str` (then `data` is a `list[str]`). The summary
+/// has a `stopped` column (true if the run was stopped before its end).
+/// The GIL is released while the simulation runs; `handle` (a `RunHandle`)
+/// lets another thread stop it or read its progress.
 #[pyfunction]
-fn run_json<'py>(py: Python<'py>, config: String) -> PyResult<Bound<'py, PyDict>> {
-    let out = py
-        .allow_threads(move || world::run_json(&config))
-        .map_err(run_err)?;
-    output_to_py(py, &out)
+#[pyo3(signature = (config, handle = None))]
+fn run_json<'py>(
+    py: Python<'py>,
+    config: String,
+    handle: Option<&RunHandle>,
+) -> PyResult<Bound<'py, PyDict>> {
+    install_panic_hook();
+    let monitor = handle.map_or_else(|| Arc::new(RunMonitor::new()), |h| h.monitor.clone());
+    live().push(Arc::downgrade(&monitor));
+    let m = monitor.clone();
+    let result = py.allow_threads(move || catch_panic(|| world::run_json_monitored(&config, &m)));
+    let ptr = Arc::as_ptr(&monitor);
+    live().retain(|w| w.strong_count() > 0 && !std::ptr::eq(w.as_ptr(), ptr));
+    output_to_py(py, &result.map_err(run_err)?)
 }
 
-/// Parses a `config.rs` JSON document without running it: raises
-/// `NativeConfigError` if the core's decoder rejects it (unknown field,
-/// wrong type, unknown `kind`). It does not check the physics.
+/// Decodes a `config.rs` JSON document and builds its world without running
+/// it: raises `NativeConfigError` for anything a run would refuse before
+/// simulating (unknown field, wrong type, a value out of range, an unknown
+/// node, a disconnected topology, a recording estimate over budget).
 #[pyfunction]
-fn check_config(config: &str) -> PyResult<()> {
-    RunConfig::from_json(config).map(|_| ()).map_err(config_err)
+fn check_config(py: Python<'_>, config: String) -> PyResult<()> {
+    install_panic_hook();
+    py.allow_threads(move || {
+        catch_panic(|| {
+            let cfg = RunConfig::from_json(&config)?;
+            World::build(&cfg)?;
+            Ok(())
+        })
+    })
+    .map_err(run_err)
+}
+
+/// Panics inside the core's error boundary, as a core bug would: for the
+/// tests of panic capture (`NativeInternalError`, never `PanicException`).
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>, message: String) -> PyResult<()> {
+    install_panic_hook();
+    py.allow_threads(move || catch_panic(|| -> Result<(), RunError> { panic!("{message}") }))
+        .map_err(run_err)
 }
 
 /// The version of the core and binding (the Cargo workspace version).
@@ -121,10 +297,15 @@ fn version() -> &'static str {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_panic_hook();
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
+    m.add_function(wrap_pyfunction!(request_stop, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_class::<RunHandle>()?;
     m.add("NativeConfigError", m.py().get_type::<NativeConfigError>())?;
+    m.add("NativeLimitError", m.py().get_type::<NativeLimitError>())?;
     m.add(
         "NativeInternalError",
         m.py().get_type::<NativeInternalError>(),

@@ -8,6 +8,8 @@ and ``report(result)`` (a human table, the paper's numbers beside ours).
 Registered so far:
 
 - ``dctcp-queue`` (E1, seed 002): :mod:`dumbbell.experiments.dctcp_queue`;
+- ``hysteresis`` (E2, hysteresis marking and packet return on a software
+  switch): :mod:`dumbbell.experiments.hysteresis`;
 - ``lossy-cc`` (E3, seed 001): :mod:`dumbbell.experiments.lossy_cc`;
 - ``highspeed`` (E5, seed 004): :mod:`dumbbell.experiments.highspeed`.
 
@@ -30,10 +32,11 @@ import polars as pl
 
 from ..errors import ConfigError
 
-__all__ = ["EXPERIMENTS", "SCALES", "ExperimentResult", "get", "check_scale", "Progress"]
+__all__ = ["EXPERIMENTS", "SCALES", "ExperimentResult", "get", "check_scale", "check_parts", "Progress"]
 
 EXPERIMENTS: dict[str, str] = {
     "dctcp-queue": "dumbbell.experiments.dctcp_queue",
+    "hysteresis": "dumbbell.experiments.hysteresis",
     "lossy-cc": "dumbbell.experiments.lossy_cc",
     "highspeed": "dumbbell.experiments.highspeed",
 }
@@ -57,6 +60,13 @@ def check_scale(scale: str) -> str:
     if scale not in SCALES:
         raise ConfigError("--scale", f"unknown scale {scale!r} (known: {', '.join(SCALES)})")
     return scale
+
+
+def check_parts(parts: tuple[str, ...], known: tuple[str, ...]) -> None:
+    """Raises ``ValueError`` naming the parts an experiment does not have."""
+    unknown = [p for p in parts if p not in known]
+    if unknown:
+        raise ValueError(f"unknown parts {unknown} (known: {', '.join(known)})")
 
 
 def _clean(v: Any) -> Any:

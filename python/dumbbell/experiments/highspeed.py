@@ -91,7 +91,7 @@ from typing import Any
 import polars as pl
 
 from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
-from . import ExperimentResult, Progress, check_scale
+from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
 __all__ = ["NAME", "single_scenario", "giga_network", "wan_scenario", "model_window", "run", "figures", "report"]
@@ -356,9 +356,7 @@ def run(
 ) -> ExperimentResult:
     """Runs the chosen ``parts`` (default both) on ``workers`` local cores."""
     check_scale(scale)
-    unknown = [p for p in parts if p not in PARTS]
-    if unknown:
-        raise ValueError(f"unknown parts {unknown} (known: {', '.join(PARTS)})")
+    check_parts(parts, PARTS)
     jobs = _jobs(scale, seed, parts)
     t0 = time.perf_counter()
     outcomes = run_jobs(jobs, workers=workers, progress=progress, label=NAME)

@@ -50,6 +50,26 @@
 //!    data only on F-RTO's step 2b); after new data the probe is scheduled
 //!    again.
 //!
+//! # Returned copies (packet return, not an ACK)
+//!
+//! A switch with a packet-return policy (`queue::feedback`; Silva, Vieira
+//! and Nacif, "Data Center TCP com Histerese em Switches P4", §4.2) sends
+//! a copy of a congested segment back to its sender. The copy carries no
+//! acknowledgment; `Sender::on_returned` treats it as a congestion echo
+//! for the flow, in this order:
+//!
+//! 7. `tp.delivered_ce` grows by one: DCTCP (and any control that reads
+//!    `delivered_ce`) counts one more marked segment in its current
+//!    observation window, taken into alpha at the next window boundary in
+//!    `in_ack_event` (step 2 of a later ACK);
+//! 8. unless a reduction is already under way (CWR, Recovery or Loss), the
+//!    stack enters CWR exactly as on ECE in step 4: `ssthresh()`, then
+//!    `set_state(Cwr)`; the window then shrinks by PRR on the following
+//!    ACKs (step 6). CWR lasts until `snd_una` passes the recovery point,
+//!    about one RTT, so however many copies arrive in one window the window
+//!    is reduced once. No other hook runs: there is nothing acknowledged,
+//!    no RTT and no rate sample.
+//!
 //! `cwnd_event(TxStart)` is raised when a data segment, new or
 //! retransmitted, leaves with nothing in flight (Linux
 //! `tcp_event_data_sent`: the first segment, a restart after idle, the
@@ -390,15 +410,30 @@ pub fn make(cfg: &CcConfig, rng: Rng) -> Box<dyn CongestionControl> {
     }
 }
 
+/// Largest Cubic C, packets/s³ (Linux's default 0.4, `bic_scale` 41).
+pub const MAX_CUBIC_C: f64 = 100.0;
+/// Largest DCTCP gain exponent, g = 2^-shift_g (Linux's default 4).
+pub const MAX_DCTCP_SHIFT_G: u32 = 31;
+
 /// A random 32-bit initial sequence number from the flow's stream.
 fn isn(mut rng: Rng) -> u32 {
     (rng.next_u64() >> 32) as u32
 }
 
 /// Rejects out-of-range parameters of a configuration; `field` is its path
-/// (`flows[0].cc`). Controls that clamp their parameters are not listed.
+/// (`flows[0].cc`). Every float is finite and every parameter has a range.
 pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
+    use crate::validate::{float_in, int_in};
+    let f = |name: &str| format!("{field}.{name}");
     match cfg {
+        CcConfig::Cubic(p) => {
+            float_in(p.beta, (0.0, true), (1.0, true), || f("beta"))?;
+            float_in(p.c, (0.0, true), (MAX_CUBIC_C, false), || f("c"))
+        }
+        CcConfig::Dctcp(p) => {
+            int_in(p.shift_g, 0, MAX_DCTCP_SHIFT_G, || f("shift_g"), "")?;
+            float_in(p.alpha_init, (0.0, false), (1.0, false), || f("alpha_init"))
+        }
         CcConfig::Highspeed(p) => highspeed::validate(p, field),
         CcConfig::Vegas(p) => vegas::validate(p, field),
         CcConfig::Bbr(p) => bbr::validate(p, field),
@@ -406,8 +441,17 @@ pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
             seed001::check(cfg)
                 .map_err(|(name, why)| ConfigError::new(format!("{field}.{name}"), why))
         }
-        _ => Ok(()),
+        CcConfig::Reno => Ok(()),
     }
+}
+
+/// How many variables a control of this configuration traces per sample
+/// (the width of its `cc_vars` rows), for the recording estimate.
+pub fn traced_var_count(cfg: &CcConfig) -> usize {
+    let control = make(cfg, crate::sim::rng_for(0, "cc:count"));
+    let mut n = 0;
+    control.trace_vars(&mut |_, _| n += 1);
+    n
 }
 
 #[cfg(test)]

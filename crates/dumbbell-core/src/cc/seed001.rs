@@ -491,6 +491,11 @@ impl<L: Law> CongestionControl for Seed001<L> {
     }
 }
 
+/// Largest slope or gain of a seed-001 control (packets per ms, or per ms³).
+pub const MAX_SLOPE: f64 = 1e6;
+/// Largest Expolinear σ, per ms.
+pub const MAX_SIGMA_PER_MS: f64 = 1000.0;
+
 /// Range checks of the seed-001 parameters, for `World::build`: the
 /// offending field's name (relative to the `cc` table) and why. Other
 /// controls pass.
@@ -506,8 +511,9 @@ pub fn check(cfg: &CcConfig) -> Result<(), (&'static str, &'static str)> {
             Err((field, why))
         }
     }
-    let slope = |x: f64| x.is_finite() && x >= 0.0;
-    const SLOPE: &str = "must be a finite number ≥ 0";
+    // Slopes and gains: packets per ms (or ms³); 1e6 is far beyond any window.
+    let slope = |x: f64| x.is_finite() && (0.0..=MAX_SLOPE).contains(&x);
+    const SLOPE: &str = "must be a finite number in [0, 1e6]";
     const PCT: &str = "must be a percentage in 1..=99";
     match cfg {
         CcConfig::Linear(p) => {
@@ -565,9 +571,11 @@ pub fn check(cfg: &CcConfig) -> Result<(), (&'static str, &'static str)> {
             ensure((1..=99).contains(&p.reduction_pct), "reduction_pct", PCT)?;
             ensure(slope(p.eta_r), "eta_r", SLOPE)?;
             ensure(
-                p.sigma_per_ms.is_finite() && p.sigma_per_ms > 0.0,
+                p.sigma_per_ms.is_finite()
+                    && p.sigma_per_ms > 0.0
+                    && p.sigma_per_ms <= MAX_SIGMA_PER_MS,
                 "sigma_per_ms",
-                "must be a finite number > 0",
+                "must be a finite number in (0, 1000]",
             )?;
             ensure(slope(p.eta_a), "eta_a", SLOPE)?;
             ensure(

@@ -1,5 +1,7 @@
-//! Packets, ports (queue + serializer + pipe) and routing.
+//! Packets, ports (queue + serializer + pipe), software-switch pipelines and
+//! routing.
 
 pub mod packet;
+pub mod pipeline;
 pub mod port;
 pub mod topology;

@@ -163,6 +163,17 @@ impl PacketPool {
     pub fn capacity_used(&self) -> usize {
         self.slots.len()
     }
+
+    /// Grows the slab fallibly before it fills (see `trace::headroom`).
+    pub fn make_room(&mut self) -> Result<(), std::collections::TryReserveError> {
+        crate::trace::headroom(&mut self.slots)?;
+        crate::trace::headroom(&mut self.free)
+    }
+
+    /// Bytes the slab holds.
+    pub fn bytes(&self) -> u64 {
+        (self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4) as u64
+    }
 }
 
 #[cfg(test)]

@@ -9,9 +9,18 @@
 //! too, every packet in it held the same extra delay), which has its own
 //! head event (`ArriveLate`). The port is also the counting wrapper around
 //! its discipline: enqueues, drops by reason, marks, busy time, occupancy.
+//!
+//! Two options model a software switch's egress (see `net::pipeline` for its
+//! shared pipeline):
+//! - `service`: a per-port service rate below the link rate, as bmv2's
+//!   `set_queue_rate` (packets per second): a packet leaves the queue no
+//!   sooner than `service` after the previous one left, then crosses the
+//!   wire at the link rate. Zero (the default) means the link rate alone.
+//! - `feedback`: the packet-return policy (`queue::feedback`), consulted
+//!   around the discipline at its point of measurement.
 
 use crate::net::packet::PktId;
-use crate::queue::{DropReason, QueueDisc};
+use crate::queue::{DropReason, Feedback, QueueDisc};
 use crate::sim::{Dur, Rng, Time};
 use std::collections::VecDeque;
 
@@ -26,6 +35,8 @@ pub struct PortStats {
     pub busy: Dur,
     pub max_pkts: u32,
     pub max_bytes: u64,
+    /// Copies sent back toward senders by the packet-return policy.
+    pub feedback_sent: u64,
 }
 
 /// What the port records beyond its counters (chosen per run).
@@ -73,6 +84,11 @@ pub struct Port {
     pub netem: Option<Netem>,
     pub stats: PortStats,
     pub trace: Option<PortTrace>,
+    /// Least time between the starts of two departures (bmv2
+    /// `set_queue_rate`); zero: serialization at the link rate only.
+    pub service: Dur,
+    /// Packet return (switch ports only); None: off.
+    pub feedback: Option<Box<Feedback>>,
 }
 
 impl Port {
@@ -81,6 +97,18 @@ impl Port {
             + self.late_pipe.len() as u64
             + self.tx.is_some() as u64
             + self.netem.as_ref().map_or(0, |n| n.line.len() as u64)
+    }
+
+    /// The congestion state a trace reports: the return policy's decision
+    /// if there is one, else the marking policy's (false without either).
+    pub fn congested(&self) -> bool {
+        if let Some(f) = &self.feedback {
+            return f.decision.congested(crate::queue::Occupancy {
+                pkts: self.qdisc.len_pkts(),
+                bytes: self.qdisc.len_bytes(),
+            });
+        }
+        self.qdisc.marking_state().unwrap_or(false)
     }
 
     pub fn note_occupancy(&mut self) {

@@ -5,13 +5,24 @@
 //! typed [`DropReason`]. Marking policies (RED, step at K, hysteresis) are
 //! [`Aqm`] values that the FIFO consults at enqueue or dequeue, not copies of
 //! the queue. Counting (enqueues, drops by reason, marks, occupancy traces) is
-//! done once, by the port that wraps the discipline (`net::port`).
+//! done once, by the port that wraps the discipline (`net::port`). The
+//! packet-return policy (`feedback`) is consulted by the port too, around
+//! whatever discipline it wraps, with the same [`Decision`] objects.
+//!
+//! A two-class port ([`twoclass::TwoClass`]) is a discipline made of two
+//! disciplines, a [`classify::Classifier`] and a [`sched::Scheduler`].
 
 pub mod aqm;
+pub mod classify;
+pub mod feedback;
 pub mod red;
+pub mod sched;
+pub mod twoclass;
 
-pub use aqm::{Aqm, Hysteresis, MarkPoint, StepMark};
+pub use aqm::{Aqm, Decision, Hysteresis, MarkPoint, StepMark};
+pub use feedback::{CopySize, Feedback};
 pub use red::{Red, RedParams};
+pub use twoclass::{ClassCounts, ClassReport, TwoClass};
 
 use crate::net::packet::{Ecn, PacketPool, PktId};
 use crate::sim::{Rng, Time};
@@ -31,17 +42,20 @@ pub enum DropReason {
     LinkLoss = 3,
     /// No route to the destination.
     NoRoute = 4,
+    /// A software switch's packet-processing pipeline was full (`net::pipeline`).
+    Pipeline = 5,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 6] = [
         DropReason::Overflow,
         DropReason::RedEarly,
         DropReason::RedForced,
         DropReason::LinkLoss,
         DropReason::NoRoute,
+        DropReason::Pipeline,
     ];
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 6;
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
@@ -49,6 +63,7 @@ impl DropReason {
             DropReason::RedForced => "red_forced",
             DropReason::LinkLoss => "link_loss",
             DropReason::NoRoute => "no_route",
+            DropReason::Pipeline => "pipeline",
         }
     }
 }
@@ -86,8 +101,20 @@ pub trait QueueDisc {
     fn is_empty(&self) -> bool {
         self.len_pkts() == 0
     }
+    /// The packet `dequeue` would hand out next, without taking it (a
+    /// deficit round robin scheduler reads its size).
+    fn peek(&self) -> Option<PktId>;
     /// Every packet held, for the end-of-run conservation audit.
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId));
+    /// Classification counters, for a two-class port.
+    fn class_report(&self) -> Option<ClassReport> {
+        None
+    }
+    /// The marking policy's congestion state, for traces (Algorithm 1's
+    /// bit, or occupancy ≥ K for a step); None without such a policy.
+    fn marking_state(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// Limits of a queue; `None` means unlimited in that unit.
@@ -125,9 +152,10 @@ pub struct Fifo {
 
 impl Fifo {
     pub fn new(limit: Limit, aqm: Aqm) -> Self {
-        let cap = limit.pkts.unwrap_or(1024).min(1 << 16) as usize;
+        // The ring grows as packets arrive (an idle port of a 100 000-host
+        // topology holds nothing), never reserved from the limit.
         Fifo {
-            q: VecDeque::with_capacity(cap),
+            q: VecDeque::new(),
             bytes: 0,
             limit,
             aqm,
@@ -183,8 +211,19 @@ impl QueueDisc for Fifo {
         self.bytes
     }
 
+    fn peek(&self) -> Option<PktId> {
+        self.q.front().copied()
+    }
+
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
         self.q.iter().for_each(|p| f(*p));
+    }
+
+    fn marking_state(&self) -> Option<bool> {
+        self.aqm.congested(Occupancy {
+            pkts: self.q.len() as u32,
+            bytes: self.bytes,
+        })
     }
 }
 

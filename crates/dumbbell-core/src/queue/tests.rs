@@ -710,7 +710,61 @@ fn hysteresis_state_moves_on_not_ect_arrivals_which_are_never_marked() {
     assert_eq!(b.offer(&mut q, FULL, ECT), PASS, "finds 38, not congested");
 }
 
+/// A scripted occupancy trace through the shared [`Decision`] objects: the
+/// hysteresis decision marks in the band [L_I, L_S) exactly when the queue
+/// came down from L_S without falling below L_I.
+#[test]
+fn hysteresis_decision_on_a_scripted_trace_marks_the_band_only_after_l_s() {
+    let mut d = Decision::Hysteresis(Hysteresis {
+        upper: Threshold::Pkts(L_S),
+        lower: Threshold::Pkts(L_I),
+        at: MarkPoint::Dequeue,
+        congested: false,
+    });
+    let occ = |pkts: u32| Occupancy {
+        pkts,
+        bytes: pkts as u64 * FULL as u64,
+    };
+    // Rise through the band (no marks), cross L_S, fall through the band
+    // (marks), fall below L_I, rise into the band again (no marks).
+    let trace: Vec<u32> = (30..=45).chain((33..45).rev()).chain(33..=41).collect();
+    let mut above = false;
+    for (i, &q) in trace.iter().enumerate() {
+        if q >= L_S {
+            above = true;
+        } else if q < L_I {
+            above = false;
+        }
+        assert_eq!(d.decide(occ(q)), above, "step {i}: queue {q}");
+        assert_eq!(d.congested(occ(0)), above);
+    }
+}
+
 proptest! {
+    /// On any trace that never sits in the band [L_I, L_S), hysteresis
+    /// decides exactly as the step at K = L_S, packet by packet.
+    #[test]
+    fn hysteresis_outside_the_band_is_the_step_at_l_s(
+        l_i in 1u32..40,
+        gap in 1u32..20,
+        trace in prop::collection::vec((any::<bool>(), 0u32..40), 0..300),
+    ) {
+        let l_s = l_i + gap;
+        let mut h = Decision::Hysteresis(Hysteresis {
+            upper: Threshold::Pkts(l_s),
+            lower: Threshold::Pkts(l_i),
+            at: MarkPoint::Enqueue,
+            congested: false,
+        });
+        let mut k = Decision::Step(StepMark { k: Threshold::Pkts(l_s), at: MarkPoint::Enqueue });
+        for (high, off) in trace {
+            // Below L_I, or at L_S and above: never in the band.
+            let q = if high { l_s + off } else { off % l_i };
+            let o = Occupancy { pkts: q, bytes: q as u64 * FULL as u64 };
+            prop_assert_eq!(h.decide(o), k.decide(o), "queue {}", q);
+        }
+    }
+
     /// Any sequence of arrivals and departures, either point, any thresholds
     /// L_I ≤ L_S: marks and the state bit are those of Algorithm 1 applied to
     /// the occupancy seen at the chosen point.

@@ -31,6 +31,11 @@ pub enum Event {
     Warmup,
     /// A periodic occupancy sample of one port's queue.
     QueueSample { port: u32 },
+    /// A workload starts its next task(s) (`world/tasks.rs`).
+    TaskArrival { workload: u32 },
+    /// A software switch's pipeline (`net::pipeline`) finished processing
+    /// its current packet.
+    PipelineDone { pipeline: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -104,6 +109,16 @@ impl EventQueue {
     /// Number of events popped so far (the run's event count).
     pub fn popped(&self) -> u64 {
         self.popped
+    }
+
+    /// Grows the heap fallibly before it fills (see `trace::headroom`).
+    pub fn make_room(&mut self) -> Result<(), std::collections::TryReserveError> {
+        let len = self.heap.len();
+        let want = (len / 4).max(1024);
+        if self.heap.capacity() - len < want {
+            self.heap.try_reserve(len.max(1024))?;
+        }
+        Ok(())
     }
 }
 

@@ -4,7 +4,9 @@
 //! two instants. Both are `u64` picoseconds: exact serialization times up to
 //! 400 Gb/s and a horizon of about 213 days. There is no global clock; every
 //! component is handed `now`. Subtraction is checked: going backwards in time
-//! is a bug, and it panics in every build rather than wrapping.
+//! is a bug, and it panics in every build rather than wrapping. Adding a span
+//! to an instant saturates at the end of the clock, which lies beyond every
+//! run's end (the horizon is checked when the world is built).
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
@@ -108,8 +110,12 @@ impl Dur {
 
 impl Add<Dur> for Time {
     type Output = Time;
+    /// Saturates at [`Time::MAX`]: `validate` keeps every run's end plus its
+    /// longest configured delay inside the clock, so an instant past the
+    /// clock's range (a pacing gap computed from a near-zero rate) is past
+    /// the end of the run, and an event scheduled there never fires.
     fn add(self, d: Dur) -> Time {
-        Time(self.0.checked_add(d.0).expect("simulated time overflow"))
+        Time(self.0.saturating_add(d.0))
     }
 }
 impl AddAssign<Dur> for Time {
@@ -169,6 +175,8 @@ mod tests {
         assert_eq!(Time::ZERO.saturating_since(t), Dur::ZERO);
         assert_eq!(Dur::from_secs_f64(1.5), Dur::from_ms(1500));
         assert_eq!(Dur::from_secs_f64(-1.0), Dur::ZERO);
+        // Past the clock's range: the end of the clock, never a wrap.
+        assert_eq!(Time::from_ps(u64::MAX - 5) + Dur::from_ps(10), Time::MAX);
     }
 
     #[test]

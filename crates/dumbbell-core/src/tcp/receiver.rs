@@ -70,6 +70,8 @@ pub struct Receiver {
     /// Classic: ECE demanded until CWR. Accurate: CE state of the last data.
     ece: bool,
     pub fin_received: bool,
+    /// End of the stream, once a segment carrying FIN has arrived.
+    fin_end: Option<u64>,
     pub completion: Option<Time>,
     // Counters.
     pub ce_received: u64,
@@ -102,6 +104,7 @@ impl Receiver {
             delack: LazyTimer::default(),
             ece: false,
             fin_received: false,
+            fin_end: None,
             completion: None,
             ce_received: 0,
             acks_sent: 0,
@@ -203,7 +206,12 @@ impl Receiver {
             self.touch_recent(start);
             immediate = true;
         }
-        if p.has(flags::FIN) && self.ooo.is_empty() && self.rcv_nxt >= e {
+        if p.has(flags::FIN) {
+            self.fin_end = Some(e);
+        }
+        // The stream is complete when everything up to the FIN is in order,
+        // also when the FIN segment itself arrived before a hole was filled.
+        if !self.fin_received && self.fin_end.is_some_and(|end| self.rcv_nxt >= end) {
             self.fin_received = true;
             self.completion.get_or_insert(now);
             immediate = true;

@@ -205,6 +205,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub recoveries: u64,
     pub ece_acks: u64,
+    /// Copies of this flow's segments returned by switches (packet return).
+    pub returns_received: u64,
     /// Retransmissions found lost (a later segment was delivered first).
     pub lost_retransmits: u64,
     /// Tail loss probes sent.
@@ -280,6 +282,8 @@ pub struct Sender {
     rwnd: u64,
     app_end: Option<u64>,
     stop: Option<Time>,
+    /// The application keeps writing (`write`): no FIN, never Done.
+    open_stream: bool,
     // Rate sampling (Linux `tcp_rate.c`; `delivered_mstamp` and
     // `app_limited` live in `tp`, where BBR reads and writes them).
     first_tx_time: Time,
@@ -356,6 +360,7 @@ impl Sender {
             tlp_retrans: false,
             app_end,
             stop,
+            open_stream: false,
             first_tx_time: Time::ZERO,
             cwnd_usage_seq: 0,
             cwnd_limited_raw: false,
@@ -363,6 +368,25 @@ impl Sender {
             tsq_throttled: false,
             stats: SenderStats::default(),
         }
+    }
+
+    /// Keeps the stream open for messages: the application `write`s them
+    /// one after another, no FIN is sent and the sender is never Done (the
+    /// control streams of a file-transfer task, `app::ftp`).
+    pub fn set_open_stream(&mut self) {
+        self.open_stream = true;
+        self.app_end.get_or_insert(0);
+    }
+
+    /// The application writes `bytes` more; they leave as cwnd allows
+    /// (at once if the connection is established).
+    pub fn write(&mut self, now: Time, bytes: u64, out: &mut Out) {
+        self.tp.now = now;
+        // Linux tcp_sendmsg_locked: the app-limited check runs first, on
+        // what the application had left before this write.
+        self.check_app_limited(now);
+        *self.app_end.get_or_insert(0) += bytes;
+        self.try_send(now, out);
     }
 
     fn wants_ecn(&self) -> bool {
@@ -640,7 +664,7 @@ impl Sender {
             newly_acked_sacked: f.newly,
             ece: f.ece,
         };
-        if let Some(end) = self.app_end {
+        if let Some(end) = self.app_end.filter(|_| !self.open_stream) {
             if self.tp.snd_una >= end {
                 self.phase = Phase::Done;
                 self.stats.completion.get_or_insert(now);
@@ -978,6 +1002,23 @@ impl Sender {
             // A pure duplicate: both the original and the probe arrived.
             self.tlp_high_seq = None;
         }
+    }
+
+    /// A switch returned a copy of one of this connection's segments
+    /// (packet return, `queue::feedback`): a congestion echo that arrives
+    /// outside any ACK. The steps are listed under "Returned copies" in
+    /// `cc/mod.rs`: one more CE-counted delivery for the control's
+    /// observation window, and CWR as on ECE unless a reduction is already
+    /// under way, so a burst of copies within one window reduces once.
+    pub fn on_returned(&mut self, now: Time) {
+        self.stats.returns_received += 1;
+        if self.phase != Phase::Established {
+            return;
+        }
+        self.sync_tp(now);
+        self.tp.delivered_ce += 1;
+        // As ECE (Linux tcp_enter_cwr): congestion is proven, no undo.
+        self.enter_cwr();
     }
 
     /// Sets SACKED on slot `i`; false if it already was.
@@ -2100,7 +2141,7 @@ impl Sender {
                 f |= flags::CWR;
             }
         }
-        if self.app_end == Some(seq + len as u64) {
+        if !self.open_stream && self.app_end == Some(seq + len as u64) {
             f |= flags::FIN;
         }
         let mut p = self.packet(now, f, seq, len, ecn);

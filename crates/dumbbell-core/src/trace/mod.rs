@@ -4,6 +4,32 @@
 //! world hands out [`Table`]s whose columns are plain `Vec`s, which the
 //! binding passes to Python as whole buffers (one copy per column, never a
 //! row at a time).
+//!
+//! Buffers grow as the run goes, never reserved from the horizon. A large
+//! buffer doubles in [`headroom`], called at the event loop's polls, where a
+//! failed allocation becomes an error, rather than inside a `push`, where it
+//! would abort the process.
+
+use std::collections::TryReserveError;
+
+/// Makes sure a growing buffer has room for a quarter more (at least 1 024)
+/// elements, growing it fallibly if not. Unused (empty) buffers stay empty.
+pub fn headroom<T>(v: &mut Vec<T>) -> Result<(), TryReserveError> {
+    let len = v.len();
+    if len == 0 {
+        return Ok(());
+    }
+    let want = (len / 4).max(1024);
+    if v.capacity() - len < want {
+        v.try_reserve(len.max(1024))?;
+    }
+    Ok(())
+}
+
+/// Bytes a buffer's elements take.
+pub fn bytes_of<T>(v: &[T]) -> u64 {
+    std::mem::size_of_val(v) as u64
+}
 
 /// One typed column.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,5 +106,24 @@ impl Table {
             Column::U64(v) => Some(v),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headroom_grows_before_a_buffer_fills_and_leaves_empty_ones_alone() {
+        let mut empty: Vec<u64> = Vec::new();
+        headroom(&mut empty).unwrap();
+        assert_eq!(empty.capacity(), 0);
+        let mut v: Vec<u64> = Vec::with_capacity(4096);
+        v.extend(0..4000);
+        headroom(&mut v).unwrap();
+        assert!(v.capacity() - v.len() >= 1000, "{}", v.capacity());
+        // A failed reservation is an error, not an abort.
+        let mut huge: Vec<u64> = vec![0; 1];
+        assert!(huge.try_reserve(usize::MAX / 2).is_err());
     }
 }

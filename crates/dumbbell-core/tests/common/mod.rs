@@ -84,3 +84,10 @@ pub fn port(out: &RunOutput, node: &str, peer: &str) -> usize {
         .find(|&i| n[i] == node && p[i] == peer)
         .expect("port exists")
 }
+
+pub fn col_bool(out: &RunOutput, table: &str, col: &str) -> Vec<bool> {
+    match out.table(table).unwrap().column(col).unwrap() {
+        dumbbell_core::trace::Column::Bool(v) => v.clone(),
+        _ => panic!("{col} is not bool"),
+    }
+}

@@ -1538,3 +1538,106 @@ fn test_recovery_rack_finds_a_lost_retransmission() {
     assert_eq!(sent(&out).first(), Some(&rtx(2)));
     assert_eq!(s.stats.timeouts, 0);
 }
+
+// ----------------------------------------------------------------------
+// Returned copies (packet return; cc/mod.rs, "Returned copies").
+// ----------------------------------------------------------------------
+
+#[test]
+fn test_established_burst_of_returned_copies_reduces_once_per_window() {
+    // No ECN at all: a returned copy needs none.
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, _) = sender_established_with(cfg(), cc);
+    take(&log);
+    // Five copies of segments of the first window arrive before any ACK.
+    for k in 0..5 {
+        s.on_returned(ms(5) + Dur::from_us(k));
+    }
+    assert_eq!(
+        take(&log),
+        [
+            Call::Ssthresh,
+            Call::SetState {
+                from: CaState::Open,
+                to: CaState::Cwr
+            },
+        ],
+        "one reduction, no ACK hooks"
+    );
+    assert_eq!(s.tp.ca_state, CaState::Cwr);
+    assert_eq!((s.tp.snd_cwnd, s.tp.snd_ssthresh), (10, 5));
+    assert_eq!((s.stats.returns_received, s.tp.delivered_ce), (5, 5));
+    // The window drains by PRR; the ACK of 11 (past the recovery point 10)
+    // ends CWR at ssthresh. More copies meanwhile change nothing.
+    for a in 1..=11 {
+        recv_ack(&mut s, ms(10 + a), a, &[], 0);
+        if a == 3 {
+            s.on_returned(ms(13) + Dur::from_us(1));
+        }
+    }
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!((s.tp.snd_cwnd, s.tp.snd_ssthresh), (5, 5));
+    assert_eq!(count(&take(&log), &Call::Ssthresh), 0);
+    // A copy in the next window reduces again.
+    s.on_returned(ms(30));
+    assert_eq!(s.tp.ca_state, CaState::Cwr);
+    assert_eq!(s.tp.snd_ssthresh, 2, "half of 5, at least 2");
+    assert_eq!(count(&take(&log), &Call::Ssthresh), 1);
+    assert_eq!(s.stats.ece_acks, 0);
+}
+
+#[test]
+fn test_returned_copy_during_recovery_does_not_reduce_again() {
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, _) = sender_established_with(cfg(), cc);
+    recv_ack(&mut s, ms(10), 0, &[(1, 4)], 0);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    take(&log);
+    s.on_returned(ms(11));
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert!(take(&log).is_empty());
+    assert_eq!(s.stats.returns_received, 1);
+}
+
+#[test]
+fn test_dctcp_counts_a_returned_copy_as_one_marked_segment() {
+    // Two DCTCP senders, ACK per segment: one sees ECE on the ACKs of
+    // segments 2, 5 and 7 of every window, the other gets a returned copy
+    // of those segments (just before their ACK, which carries no ECE).
+    // Alpha and the CE count must be the same after every ACK.
+    let dctcp = || {
+        crate::cc::make(
+            &CcConfig::Dctcp(crate::config::DctcpParams {
+                shift_g: 4,
+                alpha_init: 0.0,
+            }),
+            crate::sim::rng_for(0, "cc"),
+        )
+    };
+    let alpha = |s: &Sender| {
+        let mut a = f64::NAN;
+        s.cc.trace_vars(&mut |n, v| {
+            if n == "alpha" {
+                a = v;
+            }
+        });
+        a
+    };
+    let (mut echo, _) = sender_established_with(cfg(), dctcp());
+    let (mut ret, _) = sender_established_with(cfg(), dctcp());
+    let mut rose = false;
+    for a in 1..=60u64 {
+        let t = ms(10 + a);
+        let marked = [2, 5, 7].contains(&((a - 1) % 10));
+        recv_ack(&mut echo, t, a, &[], if marked { flags::ECE } else { 0 });
+        if marked {
+            ret.on_returned(t);
+        }
+        recv_ack(&mut ret, t, a, &[], 0);
+        assert_eq!(echo.tp.delivered_ce, ret.tp.delivered_ce, "ACK {a}");
+        assert_eq!(alpha(&echo), alpha(&ret), "ACK {a}");
+        rose |= alpha(&ret) > 0.0;
+    }
+    assert!(rose, "the marks must move alpha");
+    assert_eq!(ret.stats.returns_received, 18);
+}

@@ -1,0 +1,145 @@
+//! A software switch's shared packet-processing pipeline.
+//!
+//! A hardware switch forwards at line rate on every port at once; a software
+//! switch (bmv2's `simple_switch`, which the hysteresis paper — Silva,
+//! Vieira and Nacif, "Data Center TCP com Histerese em Switches P4" — ran in
+//! Mininet) pushes every packet through one program on a CPU. Its throughput
+//! is a number of packets per second shared by all ports, and packets that
+//! arrive faster wait in an input buffer in front of it (bmv2's ingress
+//! queue) or are dropped when that buffer is full. So traffic between one
+//! pair of hosts slows traffic between another pair on other ports, which a
+//! hardware model cannot show.
+//!
+//! The model: a single server of fixed service time `1 / capacity_pps`
+//! (whatever the packet's size: the cost of a P4 pipeline is per packet),
+//! FIFO, with `buffer_pkts` places for packets waiting (the one in service
+//! not counted). Every packet that enters the switch crosses it — from any
+//! link, and the switch's own returned copies (the paper recirculates them
+//! to its ingress) — before it is routed to an egress port. A full buffer
+//! drops the arrival with `DropReason::Pipeline`. Like a port, the pipeline
+//! schedules only the end of its current service (`Event::PipelineDone`).
+//!
+//! With no pipeline configured a switch forwards in zero time, exactly as
+//! before this model existed.
+
+use crate::net::packet::PktId;
+use crate::sim::{Dur, Time};
+use std::collections::VecDeque;
+
+/// Counters of one pipeline.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineStats {
+    /// Packets that completed processing.
+    pub processed: u64,
+    pub drops: u64,
+    /// Most packets waiting at once.
+    pub max_pkts: u32,
+    pub busy: Dur,
+}
+
+pub struct Pipeline {
+    pub node: u32,
+    pub capacity_pps: f64,
+    pub buffer_pkts: u32,
+    /// Time to process one packet, `1 / capacity_pps`, rounded to the
+    /// nearest picosecond (at least one).
+    pub service: Dur,
+    /// The packet in service and when its service started.
+    pub busy: Option<(PktId, Time)>,
+    pub waiting: VecDeque<PktId>,
+    pub stats: PipelineStats,
+}
+
+/// What the pipeline did with an arrival.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admit {
+    /// Service starts now: schedule its end at the given time.
+    Start(Time),
+    /// The packet waits behind others.
+    Queued,
+    /// The buffer is full: the caller drops the packet.
+    Full,
+}
+
+impl Pipeline {
+    pub fn new(node: u32, capacity_pps: f64, buffer_pkts: u32) -> Self {
+        let ps = (crate::sim::PS_PER_S as f64 / capacity_pps)
+            .round()
+            .max(1.0);
+        Pipeline {
+            node,
+            capacity_pps,
+            buffer_pkts,
+            service: Dur::from_ps(ps as u64),
+            busy: None,
+            waiting: VecDeque::with_capacity(buffer_pkts.min(1 << 12) as usize),
+            stats: PipelineStats::default(),
+        }
+    }
+
+    /// Offers `pkt` at `now`.
+    pub fn admit(&mut self, pkt: PktId, now: Time) -> Admit {
+        if self.busy.is_none() {
+            self.busy = Some((pkt, now));
+            return Admit::Start(now + self.service);
+        }
+        if self.waiting.len() as u32 >= self.buffer_pkts {
+            self.stats.drops += 1;
+            return Admit::Full;
+        }
+        self.waiting.push_back(pkt);
+        self.stats.max_pkts = self.stats.max_pkts.max(self.waiting.len() as u32);
+        Admit::Queued
+    }
+
+    /// Ends the current service at `now`: returns the processed packet and,
+    /// if another one starts, when its service ends.
+    pub fn finish(&mut self, now: Time) -> (PktId, Option<Time>) {
+        let (pkt, started) = self.busy.take().expect("PipelineDone while idle");
+        self.stats.busy += now.since(started);
+        self.stats.processed += 1;
+        let next = self.waiting.pop_front().map(|p| {
+            self.busy = Some((p, now));
+            now + self.service
+        });
+        (pkt, next)
+    }
+
+    /// Packets held (waiting and in service), for the conservation audit.
+    pub fn held(&self) -> u64 {
+        self.waiting.len() as u64 + self.busy.is_some() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serves_one_packet_per_service_time_in_order() {
+        let mut p = Pipeline::new(0, 1000.0, 2);
+        assert_eq!(p.service, Dur::from_ms(1));
+        let t0 = Time::ZERO;
+        assert_eq!(p.admit(PktId(1), t0), Admit::Start(t0 + Dur::from_ms(1)));
+        assert_eq!(p.admit(PktId(2), t0), Admit::Queued);
+        assert_eq!(p.admit(PktId(3), t0), Admit::Queued);
+        assert_eq!(p.admit(PktId(4), t0), Admit::Full, "two places waiting");
+        assert_eq!(p.stats.drops, 1);
+        let (a, next) = p.finish(t0 + Dur::from_ms(1));
+        assert_eq!((a, next), (PktId(1), Some(t0 + Dur::from_ms(2))));
+        let (b, _) = p.finish(t0 + Dur::from_ms(2));
+        let (c, next) = p.finish(t0 + Dur::from_ms(3));
+        assert_eq!((b, c, next), (PktId(2), PktId(3), None));
+        assert_eq!(p.held(), 0);
+        assert_eq!(p.stats.processed, 3);
+        assert_eq!(p.stats.busy, Dur::from_ms(3));
+        assert_eq!(p.stats.max_pkts, 2);
+    }
+
+    #[test]
+    fn zero_buffer_is_a_loss_system() {
+        let mut p = Pipeline::new(0, 500.0, 0);
+        assert!(matches!(p.admit(PktId(1), Time::ZERO), Admit::Start(_)));
+        assert_eq!(p.admit(PktId(2), Time::ZERO), Admit::Full);
+    }
+}

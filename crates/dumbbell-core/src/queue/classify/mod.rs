@@ -1,0 +1,71 @@
+//! Short/long flow classifiers for two-class ports (S. S. Mussi and
+//! M. R. N. Ribeiro, "RAFLE: Uma Proposta para Diferenciação de Fluxos sem
+//! Manutenção de Estados em Roteadores", UFES, a paper in the Brazilian
+//! Computer Society's proceedings format, c. 2012; our copy names no venue).
+//!
+//! A classifier looks at one arriving packet and names its class; it never
+//! sees the queues. Each rule lives in its own file as a function a test can
+//! call with a scripted input (`Rafle::decide` takes the drawn position,
+//! `Run2c::decide` the sequence offset):
+//! - [`Ideal`]: the application's oracle tag (`Packet::long_flow`), as the
+//!   paper's "ideal" classifier reads a mark the FTP application wrote into
+//!   the IP header — the whole task, control connection included;
+//! - [`Run2c`]: RuN2C (Avrachenkov, Brown and Nyberg, INFOCOM 2004), short
+//!   while the packet's sequence offset from the flow's first byte is below
+//!   the threshold TH;
+//! - [`Rafle`]: RAFLE (§4 of the paper), a random probe of a circular memory
+//!   of the flow ids of the last N packets.
+
+mod ideal;
+pub mod rafle;
+pub mod run2c;
+
+pub use ideal::Ideal;
+pub use rafle::{FlowKey, Rafle};
+pub use run2c::Run2c;
+
+use crate::net::packet::Packet;
+
+/// The two classes of a two-class port. The discriminant indexes the port's
+/// queues and counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Class {
+    Short = 0,
+    Long = 1,
+}
+
+impl Class {
+    pub const BOTH: [Class; 2] = [Class::Short, Class::Long];
+
+    pub fn of_long(long: bool) -> Class {
+        if long {
+            Class::Long
+        } else {
+            Class::Short
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Short => "short",
+            Class::Long => "long",
+        }
+    }
+}
+
+/// A short/long classifier at one port.
+pub trait Classifier {
+    /// The class of an arriving packet. Called once per packet offered to
+    /// the port, before admission.
+    fn classify(&mut self, p: &Packet) -> Class;
+    /// The classifier's name in output tables (`ideal`, `run2c`, `rafle`).
+    fn name(&self) -> &'static str;
+}
+
+#[cfg(test)]
+mod tests;
