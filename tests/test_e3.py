@@ -61,11 +61,16 @@ def test_reno_follows_mathis_under_random_loss(quick):
         assert 0.7 < r["goodput_bps"] / mathis < 1.6, (r, mathis)
 
 
-def test_the_receive_window_bounds_every_control_at_100ms(quick):
-    bound = e3.RWND_BYTES * 8 / 0.1001
+def test_netem_limit_bounds_every_control_at_100ms(quick):
+    """With 100 ms in netem's delay line, its 1000-packet limit lets at most
+    1000 packets through per 100 ms (116 Mb/s of payload), below what the
+    3 MiB receive window allows (251 Mb/s)."""
+    rwnd_bound = e3.RWND_BYTES * 8 / 0.1001
+    netem_bound = e3.NETEM_LIMIT_PKTS * e3.MSS_BYTES * 8 / 0.100
+    assert netem_bound < rwnd_bound
     for r in quick.rows.filter((pl.col("part") == "delay") & (pl.col("delay_ms") == 100.0)).iter_rows(named=True):
-        assert r["goodput_bps"] <= bound * 1.001, r
-    assert g(quick.rows, part="delay", cc="cubic", delay_ms=100.0)["goodput_bps"] > 0.6 * bound
+        assert r["goodput_bps"] <= netem_bound * 1.001, r
+    assert g(quick.rows, part="delay", cc="cubic", delay_ms=100.0)["goodput_bps"] > 0.6 * netem_bound
 
 
 def test_proposals_keep_throughput_under_heavy_loss(quick):
@@ -76,15 +81,22 @@ def test_proposals_keep_throughput_under_heavy_loss(quick):
 
 
 def test_linear_variants_order_by_reduction_under_loss(quick):
-    """A smaller cut per loss keeps more window: 10 % > 20 % > 50 %."""
-    for loss in (0.01, 0.2):
-        v = {cc: g(quick.rows, part="loss", cc=cc, loss=loss)["goodput_bps"] for cc in ("linear", "linear-20", "linear-50")}
-        assert v["linear"] > v["linear-20"] > v["linear-50"], (loss, v)
+    """A smaller cut per loss keeps more window: 10 % > 20 % > 50 %. At
+    20 % loss the windows are a few packets, where 10 % and 20 % of them
+    differ by a packet at most: 6 seeds of 5 s (on-the-wire loss) gave
+    19.2 ± 2.8, 16.6 ± 2.5 and 9.6 ± 1.8 Mb/s (mean ± sd), and a SYN lost
+    at 20 % costs a 2-second quick run half its time, so two quick rounds
+    order only 10 % against 50 % reliably there."""
+    v = {cc: g(quick.rows, part="loss", cc=cc, loss=0.01)["goodput_bps"] for cc in ("linear", "linear-20", "linear-50")}
+    assert v["linear"] > v["linear-20"] > v["linear-50"], v
+    v = {cc: g(quick.rows, part="loss", cc=cc, loss=0.2)["goodput_bps"] for cc in ("linear", "linear-20", "linear-50")}
+    assert v["linear"] > 1.3 * v["linear-50"], v
 
 
 def test_vegas_starves_against_loss_based_controls(quick):
     cord = quick.rows.filter(pl.col("part") == "cordiality")
-    assert cord.height == len(e3.PROPOSED) * len(e3.FINAL) * len(e3.POINTS["quick"]["cordiality"]["servers"])
+    assert cord.height == (len(e3.PROPOSED) * len(e3.FINAL) * len(e3.POINTS["quick"]["cordiality"]["servers"])
+                           * len(e3.SETUPS))
     for r in cord.filter(pl.col("cc_b") == "vegas").iter_rows(named=True):
         assert r["x"] > 5, r
     for r in cord.iter_rows(named=True):
@@ -92,10 +104,24 @@ def test_vegas_starves_against_loss_based_controls(quick):
         assert r["goodput_bps"] + r["goodput_b_bps"] >= 0.9 * PAYLOAD * r["rate_bps"], r
 
 
+def test_lossless_fifo_shares_by_window(quick):
+    """On a lossless deep FIFO both clients are bounded by their receive
+    windows, and the loss-based controls that reach them share the link
+    about equally (x near 1, as the paper's Tables 1 and 2 for Reno and the
+    proposals among themselves); Vegas, which keeps only a few packets
+    queued, starves."""
+    cord = quick.rows.filter((pl.col("part") == "cordiality") & (pl.col("setup") == "lossless"))
+    for col in e3.PROPOSED:
+        for row in ("reno", "expolinear", "linear"):
+            x = g(cord, cc_a=col, cc_b=row)["x"]
+            assert 0.75 < x < 1.35, (col, row, x)
+        assert g(cord, cc_a=col, cc_b="vegas")["x"] > 20
+
+
 def test_paper_tables_and_claims_sit_beside_ours(quick):
     p = quick.paper
     tables = p.filter(pl.col("part") == "cordiality")
-    assert tables.height == 2 * 21
+    assert tables.height == 2 * 21 * len(e3.SETUPS)
     vegas = tables.filter((pl.col("cc") == "expolinear") & (pl.col("cc_b") == "vegas") & (pl.col("server_cc") == "bbr"))
     assert vegas["value"][0] == 21.02 and vegas["value_ci"][0] == 2.049
     ours = tables.filter(pl.col("server_cc") == "cubic")
@@ -132,3 +158,17 @@ def test_module_hook_collapses_a_fresh_expolinear_connection():
     paper, hook = goodput(False), goodput(True)
     assert paper > 300e6, paper
     assert hook < 0.02 * paper, (hook, paper)
+
+
+def test_adaptive_linear_reduction_per_round_and_per_ack():
+    """The paper's R = 15 + 35·lost/sent counted per round of data stays
+    near 15 + 35·p (p the loss rate): about 19 % at 5 % loss. Counted on the
+    loss-reporting ACK alone, which with SACK reveals one hole for each
+    segment it delivers, it stays near 15 + 35/2 = 32.5 %. Neither reaches
+    the 50 % the paper infers (the ACK interpretation would only if that ACK
+    delivered nothing). 3 s at 5 % loss."""
+    r_round, n_round, _ = e3.adaptive_reduction(0.05, "round", duration_s=3.0)
+    r_ack, n_ack, _ = e3.adaptive_reduction(0.05, "ack", duration_s=3.0)
+    assert n_round > 100 and n_ack > 100
+    assert 15.0 < r_round < 25.0, r_round
+    assert 30.0 < r_ack < 40.0, r_ack

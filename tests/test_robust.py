@@ -57,6 +57,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "HighSpeed": {},
     "Vegas": {},
     "TcpOptions": {},
+    "Netem": {},
     "TcpFlow": {"src": "a", "dst": "b"},
     "UdpFlow": {"src": "a", "dst": "b", "rate_bps": 1000},
     "QueueRecord": {"node": "a", "peer": "b"},

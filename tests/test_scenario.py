@@ -75,6 +75,12 @@ BAD = [
     ("disconnected by link removal", lambda d: d["links"].pop(2), "links", "disconnected"),
     ("loss = 1", lambda d: d["links"][1].update(loss_ab=1.0), "links[1].loss_ab", "below 1"),
     ("negative loss", lambda d: d["links"][1].update(loss_ba=-0.01), "links[1].loss_ba", "at least 0"),
+    ("reorder = 1", lambda d: d["links"][1].update(reorder_ba=1.0, reorder_delay_s=0.001), "links[1].reorder_ba", "below 1"),
+    ("netem loss = 1", lambda d: d["links"][1].update(netem_ab={"loss": 1.0}), "links[1].netem_ab.loss", "below 1"),
+    ("netem limit 0", lambda d: d["links"][1].update(netem_ba={"limit_pkts": 0}), "links[1].netem_ba.limit_pkts", ""),
+    ("reorder without delay", lambda d: d["links"][1].update(reorder_ab=0.01), "links[1].reorder_delay_s", "positive"),
+    ("tlp without sack", lambda d: d["flows"][0]["tcp"].update(sack=False, tlp=True), "flows[0].tcp.tlp", "SACK"),
+    ("rack not a bool", lambda d: d["flows"][0]["tcp"].update(rack="maybe"), "flows[0].tcp.rack", ""),
     (
         "hysteresis L_I = L_S",
         lambda d: d["links"][2].update(queue_ba={"kind": "hysteresis", "upper_pkts": 42, "lower_pkts": 42}),
@@ -243,7 +249,11 @@ def test_core_decoder_accepts_what_to_core_produces():
     s.set_queue("s1", "a", db.Step(k_bytes=30000, at="dequeue"))
     s.set_queue("s1", "b", db.Hysteresis(upper_pkts=42, lower_pkts=36, limit_bytes=10**6))
     s.flows.append(db.TcpFlow(src="b", dst="a", cc=db.Cubic(beta=0.7, hystart=False), bytes=10**6, tcp=db.TcpOptions(sack=False, delayed_ack=False, init_rto_s=1)))
-    s.flows.append(db.TcpFlow(src="a", dst="b", cc="reno"))
+    s.flows.append(db.TcpFlow(src="a", dst="b", cc="reno", tcp=db.TcpOptions(tlp=False, rack=False, timestamps=False, dsack=False, frto=False)))
+    s.links[1].reorder_ab = 0.01
+    s.links[1].reorder_delay_s = 0.0005
+    s.links[2].netem_ab = db.Netem(loss=0.01, delay_s="5ms")
+    s.links[2].netem_ba = db.Netem(limit_pkts=None)
     s.record = db.Record(flow_sample_s="1ms", cwnd_every_ack=True, drop_log=True, queues=[db.QueueRecord(node="s1", peer="c", sample_s="10us", dequeue_times=True, from_s=0.1, to_s=0.5)])
     _native.check_config(s.to_json())
     for name in ("dctcp-queue",):

@@ -449,6 +449,24 @@ for _q in (DropTail, Red, Step, Hysteresis):
 # ---------------------------------------------------------------- links
 
 
+class Netem(_Model):
+    """A network emulator in front of one direction of a link, as Linux's
+    ``sch_netem`` on a router's egress: a packet is lost with probability
+    ``loss`` when it arrives (it never reaches the queue or the wire), else it
+    waits ``delay_s`` in a delay line and then joins the port's queue; the
+    stage holds at most ``limit_pkts`` packets, delay line and queue together
+    (netem's ``limit``, 1000 by default; ``None``: no limit)."""
+
+    loss: Annotated[float, Field(ge=0, lt=1)] = Field(0.0, description="Loss probability at arrival.")
+    delay_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(0.0, description="Delay line, s.")
+    limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
+        1000, description="Packets held at most, delay line and queue (None: no limit)."
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return {"loss": float(self.loss), "delay_ps": seconds_to_ps(self.delay_s), "limit_pkts": self.limit_pkts}
+
+
 class Link(_Model):
     """A full-duplex link between nodes ``a`` and ``b``.
 
@@ -456,7 +474,12 @@ class Link(_Model):
     toward ``b``, ``queue_ba`` at ``b``'s port toward ``a`` (unset: drop-tail
     of 1000 packets), and its own Bernoulli loss probability. ``jitter_s``
     adds a uniform random extra delay per packet (both directions, drawn from
-    the link's own random streams) without reordering.
+    the link's own random streams) without reordering. ``reorder_ab`` /
+    ``reorder_ba`` hold each packet back ``reorder_delay_s`` longer with that
+    probability, so that the packets behind it overtake it. ``loss_ab`` drops
+    a packet after it was serialized (an impaired wire: the lost packet used
+    the link); ``netem_ab`` puts a :class:`Netem` stage in front of ``a``'s
+    port instead (loss at arrival, a delay line, one limit).
     """
 
     a: Annotated[str, Field(min_length=1)]
@@ -470,8 +493,23 @@ class Link(_Model):
         description="Extra one-way delay per packet, s, uniform in [0, jitter_s], in each direction; "
         "FIFO order is kept.",
     )
+    reorder_ab: Annotated[float, Field(ge=0, lt=1)] = Field(
+        0.0, description="Probability that a packet from a to b is held back reorder_delay_s."
+    )
+    reorder_ba: Annotated[float, Field(ge=0, lt=1)] = Field(0.0, description="The same from b to a.")
+    reorder_delay_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(
+        0.0, description="Extra one-way delay of a reordered packet, s."
+    )
     queue_ab: QueueConfig | None = None
     queue_ba: QueueConfig | None = None
+    netem_ab: Netem | None = None
+    netem_ba: Netem | None = None
+
+    @model_validator(mode="after")
+    def _reorder_delay(self) -> Link:
+        if (self.reorder_ab or self.reorder_ba) and self.reorder_delay_s <= 0:
+            raise ConfigError("reorder_delay_s", "reordering needs a positive extra delay")
+        return self
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -484,6 +522,12 @@ class Link(_Model):
             "jitter_ps": seconds_to_ps(self.jitter_s),
             "queue_ab": self.queue_ab.to_core() if self.queue_ab is not None else None,
             "queue_ba": self.queue_ba.to_core() if self.queue_ba is not None else None,
+            **(
+                {"reorder_ab": float(self.reorder_ab), "reorder_ba": float(self.reorder_ba),
+                 "reorder_delay_ps": seconds_to_ps(self.reorder_delay_s)}
+                if self.reorder_ab or self.reorder_ba else {}
+            ),
+            **{k: v.to_core() for k, v in (("netem_ab", self.netem_ab), ("netem_ba", self.netem_ba)) if v is not None},
         }
 
 
@@ -550,7 +594,9 @@ class Linear(_Model):
     per ACK event (``ss_alpha`` 2, ``ss_min_pkts`` 2), recovery J = b_r + 1·t
     (``beta_r``), avoidance J = threshold + 2·t (``beta_a``), reduction 10 %
     (``reduction_pct``; the paper's variants 20, 50), or with ``adaptive``
-    R = 15 + 35·lost/sent % (``adaptive_min_pct``, ``adaptive_span_pct``);
+    R = 15 + 35·lost/sent % (``adaptive_min_pct``, ``adaptive_span_pct``),
+    lost/sent counted over rounds of data (``adaptive_count="round"``) or on
+    the loss-reporting ACK alone (``"ack"``);
     initial threshold 200 and b_r 1 packets. ``module_hook`` (default
     false) makes the ``ssthresh`` hook enter recovery as ``linha01.c``'s
     does (see ``cc/seed001.rs``). ``wrap_seq`` (default true) compares
@@ -566,6 +612,7 @@ class Linear(_Model):
     adaptive: bool | None = None
     adaptive_min_pct: _Pct | None = None
     adaptive_span_pct: Annotated[int, Field(ge=0, le=98)] | None = None
+    adaptive_count: Literal["round", "ack"] | None = None
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
     module_hook: bool | None = None
@@ -758,7 +805,13 @@ class TcpOptions(_Model):
     MSS 1448 B, 40 B of headers, initial window 10, receive window 64 MiB,
     SACK on, ECN off (forced on by DCTCP), handshake on, delayed ACKs on
     (40 ms timer, quick-ACK for the first 16 segments), RTO min 200 ms,
-    max 120 s, initial 1 s, dupthresh 3, TSQ 128 KiB, no rate cap."""
+    max 120 s, initial 1 s, dupthresh 3, TSQ 128 KiB, no rate cap; and the
+    loss recovery Linux runs by default, each switchable: ``tlp`` (tail loss
+    probe, RFC 8985 §7), ``rack`` (RACK time-based loss detection, RFC 8985
+    §6; off: RFC 6675's DupThresh), ``timestamps`` (RFC 7323: RTT samples
+    Karn forbids and Eifel detection of spurious retransmissions, RFC 3522),
+    ``dsack`` (RFC 2883) and ``frto`` (F-RTO, RFC 5682); spurious reductions
+    are undone through the control's ``undo_cwnd``. TLP and RACK need SACK."""
 
     mss_bytes: Annotated[int, Field(ge=MIN_MSS_BYTES, le=MAX_MSS_BYTES)] | None = Field(
         None, description="Segment payload, bytes (1448)."
@@ -798,6 +851,11 @@ class TcpOptions(_Model):
         None, description="TCP-small-queues cap, bytes; 0 disables it (131072)."
     )
     max_rate_bps: Rate | None = Field(None, description="Sender rate cap, bit/s (none).")
+    tlp: bool | None = Field(None, description="Tail loss probe, RFC 8985 (on; needs SACK).")
+    rack: bool | None = Field(None, description="RACK loss detection, RFC 8985 (on; needs SACK).")
+    timestamps: bool | None = Field(None, description="TCP timestamps with Eifel undo, RFC 7323/3522 (on).")
+    dsack: bool | None = Field(None, description="D-SACK, RFC 2883 (on).")
+    frto: bool | None = Field(None, description="F-RTO, RFC 5682 (on).")
 
     @model_validator(mode="after")
     def _order(self) -> TcpOptions:
@@ -809,6 +867,10 @@ class TcpOptions(_Model):
         mss = 1448 if self.mss_bytes is None else self.mss_bytes
         if self.rwnd_bytes is not None and self.rwnd_bytes < mss:
             raise ConfigError("rwnd_bytes", f"must hold one MSS ({self.rwnd_bytes} < {mss})")
+        if self.sack is False:
+            for name in ("tlp", "rack"):
+                if getattr(self, name):
+                    raise ConfigError(name, f"{name} needs SACK (sack is false)")
         return self
 
     def to_core(self) -> dict[str, Any]:
@@ -984,6 +1046,11 @@ class Record(_Model):
     cwnd_every_ack: bool = False
     queues: list[QueueRecord] = Field(default_factory=list)
     drop_log: bool = False
+    warmup_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(
+        0.0,
+        description="End of a warm-up, s (0: none); the flows table then adds `steady_goodput_bps`, "
+        "each flow's goodput after it.",
+    )
     max_bytes: Annotated[int, Field(ge=MIN_RECORD_MAX_BYTES, le=MAX_RECORD_MAX_BYTES)] = Field(
         DEFAULT_RECORD_MAX_BYTES,
         description="Budget of the recorded tables, bytes (2 GiB): periodic recorders are estimated "
@@ -997,8 +1064,10 @@ class Record(_Model):
 
     def to_core(self) -> dict[str, Any]:
         budget = {} if self.max_bytes == DEFAULT_RECORD_MAX_BYTES else {"max_bytes": self.max_bytes}
+        warmup = {"warmup_ps": seconds_to_ps(self.warmup_s)} if self.warmup_s else {}
         return {
             **budget,
+            **warmup,
             "flow_sample_ps": seconds_to_ps(self.flow_sample_s),
             "cwnd_every_ack": self.cwnd_every_ack,
             "queues": [q.to_core() for q in self.queues],

@@ -81,11 +81,52 @@ pub struct LinkConfig {
     /// breaks the phase lock-out of perfectly periodic senders.
     #[serde(default)]
     pub jitter_ps: u64,
+    /// Reordering per direction: each packet, with this probability, is
+    /// held `reorder_delay_ps` longer on the wire than the others, so that
+    /// the packets sent after it overtake it (drawn from the stream
+    /// `link:<from>-><to>:reorder`). 0: the link keeps FIFO order.
+    #[serde(default)]
+    pub reorder_ab: f64,
+    #[serde(default)]
+    pub reorder_ba: f64,
+    /// Extra one-way delay of a reordered packet.
+    #[serde(default)]
+    pub reorder_delay_ps: u64,
     /// Queue at `a`'s port toward `b`; default drop-tail of 1000 packets.
     #[serde(default)]
     pub queue_ab: Option<QueueConfig>,
     #[serde(default)]
     pub queue_ba: Option<QueueConfig>,
+    /// A netem-like emulation stage in front of `a`'s port toward `b`
+    /// (see [`NetemConfig`]).
+    #[serde(default)]
+    pub netem_ab: Option<NetemConfig>,
+    #[serde(default)]
+    pub netem_ba: Option<NetemConfig>,
+}
+
+/// A network emulator in front of a port, as Linux's `sch_netem` on a
+/// router's egress: random loss drawn when a packet arrives (a lost packet
+/// never reaches the queue or the wire), then a delay line, then the port's
+/// queue and serializer; `limit_pkts` counts everything the stage holds,
+/// delay line and queue together (netem's `limit`, 1000 by default). Loss
+/// is drawn from the stream `netem:<from>-><to>:loss`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NetemConfig {
+    /// Probability that an arriving packet is dropped, in [0, 1).
+    #[serde(default)]
+    pub loss: f64,
+    /// Time a packet spends in the delay line before it joins the queue.
+    #[serde(default)]
+    pub delay_ps: u64,
+    /// Packets held at most (delay line + queue); `None`: no limit.
+    #[serde(default = "netem_limit")]
+    pub limit_pkts: Option<u32>,
+}
+
+fn netem_limit() -> Option<u32> {
+    Some(1000)
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -431,6 +472,35 @@ pub struct TcpConfig {
     pub tsq_bytes: u64,
     /// Sender-side cap on the sending rate (0: none). A NIC or bus limit.
     pub max_rate_bps: u64,
+    /// Tail loss probe (RFC 8985 §7, Linux `tcp_early_retrans` = 3): in
+    /// Open or CWR, a probe 2·SRTT after the last transmission (plus 2 ms,
+    /// or the 200 ms minimum RTO with one packet out) sends new data or
+    /// retransmits the last segment, so a tail loss is repaired by fast
+    /// recovery rather than an RTO. Needs SACK.
+    pub tlp: bool,
+    /// RACK time-based loss detection (RFC 8985 §6, Linux `tcp_recovery` =
+    /// 1): a segment is lost when one sent after it is delivered and it is
+    /// older than that one's RTT plus a reordering window (min RTT / 4,
+    /// up to SRTT; zero in recovery or after DupThresh SACKs until
+    /// reordering is seen). False: RFC 6675's DupThresh rule, and a
+    /// retransmission is lost when a segment sent after it is delivered.
+    /// Needs SACK.
+    pub rack: bool,
+    /// TCP timestamps (RFC 7323): RTT samples from the echoed timestamp
+    /// where Karn's rule forbids one, and Eifel detection (RFC 3522) of
+    /// spurious retransmissions, which undoes the window reduction
+    /// (`undo_cwnd`). Millisecond clock, as Linux's. Headers are as
+    /// configured in `header_bytes` (52 with timestamps in Linux).
+    pub timestamps: bool,
+    /// D-SACK (RFC 2883): the receiver reports duplicate segments; a
+    /// sender whose every retransmission of an episode came back duplicate
+    /// undoes the reduction, and RACK widens its reordering window.
+    pub dsack: bool,
+    /// F-RTO (RFC 5682, SACK-enhanced, Linux `tcp_frto` = 2): after an RTO,
+    /// new data is sent instead of more retransmissions on the first ACK,
+    /// and if the next one delivers never-retransmitted data the timeout
+    /// was spurious: the reduction is undone.
+    pub frto: bool,
 }
 
 impl Default for TcpConfig {
@@ -452,6 +522,11 @@ impl Default for TcpConfig {
             dupthresh: 3,
             tsq_bytes: 128 * 1024,
             max_rate_bps: 0,
+            tlp: true,
+            rack: true,
+            timestamps: true,
+            dsack: true,
+            frto: true,
         }
     }
 }
@@ -538,6 +613,19 @@ impl Default for DctcpParams {
 // (linha01.c, frac01.c, expolin01.c); t is in whole milliseconds since the
 // session start or the last loss. Checked by `cc::seed001::check`.
 
+/// What Linear's adaptive reduction R = min + span·lost/sent counts.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AdaptiveCount {
+    /// Packets lost and sent over the current and the previous round of
+    /// data (the paper's "in the current window").
+    #[default]
+    Round,
+    /// The packets the loss-reporting ACK itself revealed: its losses over
+    /// its losses plus the packets it acked or SACKed.
+    Ack,
+}
+
 /// Linear (seed 001 §4, eq. 1–4; `linha01.c`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -560,6 +648,8 @@ pub struct LinearParams {
     pub adaptive_min_pct: u32,
     /// R's span, percent; min + span ≤ 99 (paper: 35).
     pub adaptive_span_pct: u32,
+    /// What lost/sent counts (see [`AdaptiveCount`]).
+    pub adaptive_count: AdaptiveCount,
     /// Upper threshold before any reduction, packets (module: 200).
     pub initial_threshold_pkts: u32,
     /// Recovery base b_r before any reduction, packets (module: 1).
@@ -587,6 +677,7 @@ impl Default for LinearParams {
             adaptive: false,
             adaptive_min_pct: 15,
             adaptive_span_pct: 35,
+            adaptive_count: AdaptiveCount::Round,
             initial_threshold_pkts: 200,
             initial_base_pkts: 1,
             module_hook: false,
@@ -855,6 +946,10 @@ pub struct RecordConfig {
     pub queues: Vec<QueueTrace>,
     /// Log every drop and mark with its time, port, flow and reason.
     pub drop_log: bool,
+    /// The end of a warm-up (0: none). When set, the flows table also
+    /// gives each flow's goodput after it (`steady_goodput_bps`): the
+    /// steady state without slow start.
+    pub warmup_ps: u64,
 }
 
 impl Default for RecordConfig {
@@ -865,6 +960,7 @@ impl Default for RecordConfig {
             cwnd_every_ack: false,
             queues: Vec::new(),
             drop_log: false,
+            warmup_ps: 0,
         }
     }
 }

@@ -25,7 +25,8 @@
 
 use crate::config::{
     AqmConfig, ArrivalsConfig, CcConfig, ClassifierConfig, ConfigError, FeedbackConfig, FlowConfig,
-    QueueConfig, RunConfig, SchedulerConfig, SizesConfig, TcpConfig, WorkloadConfig,
+    LinkConfig, NetemConfig, QueueConfig, RunConfig, SchedulerConfig, SizesConfig, TcpConfig,
+    WorkloadConfig,
 };
 use crate::sim::{Dur, PS_PER_MS, PS_PER_S, PS_PER_US};
 use std::fmt::Display;
@@ -183,6 +184,41 @@ pub fn fmt_bytes(b: u128) -> String {
     }
 }
 
+/// A link's reordering: probabilities in [0, 1), and a positive extra delay
+/// when either is positive.
+fn check_reorder(l: &LinkConfig, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
+    float_in(l.reorder_ab, (0.0, false), (1.0, true), || f("reorder_ab"))?;
+    float_in(l.reorder_ba, (0.0, false), (1.0, true), || f("reorder_ba"))?;
+    time_in(l.reorder_delay_ps, 0, MAX_LINK_DELAY_PS, || {
+        f("reorder_delay_ps")
+    })?;
+    if (l.reorder_ab > 0.0 || l.reorder_ba > 0.0) && l.reorder_delay_ps == 0 {
+        return fail(
+            f("reorder_delay_ps"),
+            "reordering needs a positive extra delay",
+        );
+    }
+    Ok(())
+}
+
+/// A netem stage (`field` names it): loss in [0, 1), a delay like a link's,
+/// a positive limit.
+fn check_netem(n: &NetemConfig, field: &str) -> Result<(), ConfigError> {
+    float_in(n.loss, (0.0, false), (1.0, true), || {
+        format!("{field}.loss")
+    })?;
+    time_in(n.delay_ps, 0, MAX_LINK_DELAY_PS, || {
+        format!("{field}.delay_ps")
+    })?;
+    if n.limit_pkts == Some(0) {
+        return fail(
+            format!("{field}.limit_pkts"),
+            "the netem limit must be positive",
+        );
+    }
+    Ok(())
+}
+
 /// Checks every field's range, the horizon and the recording estimate.
 pub fn check(cfg: &RunConfig) -> Result<(), ConfigError> {
     time_in(cfg.duration_ps, 1, u64::MAX, || "duration_ps".into())?;
@@ -193,6 +229,12 @@ pub fn check(cfg: &RunConfig) -> Result<(), ConfigError> {
         time_in(l.jitter_ps, 0, MAX_LINK_DELAY_PS, || f("jitter_ps"))?;
         float_in(l.loss_ab, (0.0, false), (1.0, true), || f("loss_ab"))?;
         float_in(l.loss_ba, (0.0, false), (1.0, true), || f("loss_ba"))?;
+        check_reorder(l, &f)?;
+        for (n, name) in [(&l.netem_ab, "netem_ab"), (&l.netem_ba, "netem_ba")] {
+            if let Some(n) = n {
+                check_netem(n, &f(name))?;
+            }
+        }
         for (q, name) in [(&l.queue_ab, "queue_ab"), (&l.queue_ba, "queue_ba")] {
             if let Some(q) = q {
                 check_queue(q, &f(name))?;
@@ -524,8 +566,13 @@ pub fn longest_delay(cfg: &RunConfig) -> (u128, String) {
     let pkt = largest_packet_bytes(cfg);
     for (i, l) in cfg.links.iter().enumerate() {
         let ser = Dur::serialization(pkt, l.rate_bps.max(1)).ps() as u128;
+        let netem = [&l.netem_ab, &l.netem_ba]
+            .iter()
+            .filter_map(|n| n.as_ref().map(|n| n.delay_ps as u128))
+            .max()
+            .unwrap_or(0);
         see(
-            l.delay_ps as u128 + l.jitter_ps as u128 + ser,
+            l.delay_ps as u128 + l.jitter_ps as u128 + l.reorder_delay_ps as u128 + netem + ser,
             format!("links[{i}].delay_ps"),
         );
     }

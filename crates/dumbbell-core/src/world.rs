@@ -25,7 +25,7 @@ use crate::config::{
 };
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
 use crate::net::pipeline::{Admit, Pipeline};
-use crate::net::port::{Port, PortStats, PortTrace};
+use crate::net::port::{Netem, Port, PortStats, PortTrace};
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::queue::aqm::Threshold;
 use crate::queue::{
@@ -288,6 +288,9 @@ struct Recorders {
     x_port: Vec<u32>,
     x_flow: Vec<u32>,
     x_reason: Vec<&'static str>,
+    /// The end of the warm-up, and each flow's delivered bytes then.
+    warmup: Option<Time>,
+    delivered_at_warmup: Vec<u64>,
 }
 
 pub struct World {
@@ -628,9 +631,25 @@ impl World {
                     "a loss probability must be in [0, 1)",
                 )?;
             }
-            for (from, to, loss, q, qname) in [
-                (a, b, l.loss_ab, &l.queue_ab, "queue_ab"),
-                (b, a, l.loss_ba, &l.queue_ba, "queue_ba"),
+            for (from, to, loss, reorder, q, qname, netem) in [
+                (
+                    a,
+                    b,
+                    l.loss_ab,
+                    l.reorder_ab,
+                    &l.queue_ab,
+                    "queue_ab",
+                    &l.netem_ab,
+                ),
+                (
+                    b,
+                    a,
+                    l.loss_ba,
+                    l.reorder_ba,
+                    &l.queue_ba,
+                    "queue_ba",
+                    &l.netem_ba,
+                ),
             ] {
                 let qc = q.clone().unwrap_or_default();
                 let qfield = format!("{f}.{qname}");
@@ -675,6 +694,17 @@ impl World {
                     loss_rng: rng_for(cfg.seed, &format!("link:{label}:loss")),
                     jitter: Dur::from_ps(l.jitter_ps),
                     jitter_rng: rng_for(cfg.seed, &format!("link:{label}:jitter")),
+                    reorder,
+                    reorder_rng: rng_for(cfg.seed, &format!("link:{label}:reorder")),
+                    reorder_delay: Dur::from_ps(l.reorder_delay_ps),
+                    late_pipe: Default::default(),
+                    netem: netem.as_ref().map(|n| Netem {
+                        loss: n.loss,
+                        loss_rng: rng_for(cfg.seed, &format!("netem:{label}:loss")),
+                        delay: Dur::from_ps(n.delay_ps),
+                        limit_pkts: n.limit_pkts,
+                        line: Default::default(),
+                    }),
                     qdisc,
                     tx: None,
                     pipe: Default::default(),
@@ -831,6 +861,10 @@ impl World {
             drop_log: r.drop_log,
             ..Default::default()
         };
+        if r.warmup_ps > 0 && r.warmup_ps < cfg.duration_ps {
+            rec.warmup = Some(Time::from_ps(r.warmup_ps));
+            events.schedule(Time::from_ps(r.warmup_ps), Event::Warmup);
+        }
         if let Some(p) = rec.flow_sample {
             events.schedule(
                 Time::ZERO + p.min(Dur::from_ps(cfg.duration_ps)),
@@ -932,9 +966,12 @@ impl World {
             match ev {
                 Event::TxDone { port } => self.tx_done(port),
                 Event::Arrive { port } => self.arrive(port),
+                Event::ArriveLate { port } => self.arrive_late(port),
+                Event::NetemRelease { port } => self.netem_release(port),
                 Event::TcpTimer { conn, kind } => self.tcp_timer(conn, TimerKind::from_u8(kind)),
                 Event::UdpSend { flow } => self.udp_send(flow),
                 Event::Sample => self.sample_flows(),
+                Event::Warmup => self.note_warmup(),
                 Event::QueueSample { port } => self.sample_queue(port),
                 Event::PipelineDone { pipeline } => self.pipeline_done(pipeline),
                 Event::TaskArrival { workload } => self.task_arrival(workload),
@@ -1027,6 +1064,11 @@ impl World {
             }
             Event::UdpSend { flow: f } => format!("{} (UDP send)", flow(f)),
             Event::Sample => "record.flow_sample_ps (a sampling tick)".into(),
+            Event::Warmup => "record.warmup_ps (the end of the warm-up)".into(),
+            Event::ArriveLate { port: p } => {
+                format!("the link of {} (a reordered arrival)", port(p))
+            }
+            Event::NetemRelease { port: p } => format!("the netem stage of {}", port(p)),
             Event::QueueSample { port: p } => format!("record.queues: {} (a sample)", port(p)),
             Event::TaskArrival { workload } => format!("workloads[{workload}] (a task arrival)"),
             Event::PipelineDone { pipeline } => {
@@ -1082,7 +1124,7 @@ impl World {
                     self.start_tx(port);
                 }
             }
-            Verdict::Dropped(reason) => self.drop(port, pkt, reason),
+            Verdict::Dropped(reason) => self.drop(port, pkt, reason, false),
         }
     }
 
@@ -1160,16 +1202,26 @@ impl World {
         };
         p.stats.tx_bytes += size as u64;
         let node = p.node;
-        if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
-            self.drop(port, pkt, DropReason::LinkLoss);
+        // Held longer than its serialization by a service rate, the packet
+        // has been on the wire since its serialization ended.
+        let on_wire = if p.service.is_zero() {
+            now
         } else {
-            // Held longer than its serialization by a service rate, the
-            // packet has been on the wire since its serialization ended.
-            let on_wire = if p.service.is_zero() {
-                now
-            } else {
-                started + Dur::serialization(size as u64, p.rate_bps)
-            };
+            started + Dur::serialization(size as u64, p.rate_bps)
+        };
+        if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
+            self.drop(port, pkt, DropReason::LinkLoss, true);
+        } else if p.reorder > 0.0 && p.reorder_rng.chance(p.reorder) {
+            // The slow lane: held back, overtaken by what follows.
+            let mut arrival = on_wire + p.delay + p.reorder_delay;
+            if let Some(&(last, _)) = p.late_pipe.back() {
+                arrival = arrival.max(last);
+            }
+            p.late_pipe.push_back((arrival, pkt));
+            if p.late_pipe.len() == 1 {
+                self.events.schedule(arrival, Event::ArriveLate { port });
+            }
+        } else {
             let mut arrival = on_wire + p.delay;
             if !p.jitter.is_zero() {
                 arrival += Dur::from_ps(p.jitter_rng.below(p.jitter.ps() + 1));
@@ -1205,6 +1257,23 @@ impl World {
         let node = p.peer;
         if let Some(&(next, _)) = p.pipe.front() {
             self.events.schedule(next, Event::Arrive { port });
+        }
+        let k = self.pool.get_mut(pkt);
+        k.hops = k.hops.saturating_add(1);
+        self.receive(node, pkt, port);
+    }
+
+    /// The head of a port's slow lane arrives (see `net::port`).
+    fn arrive_late(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        let (at, pkt) = p
+            .late_pipe
+            .pop_front()
+            .expect("ArriveLate on an empty lane");
+        debug_assert_eq!(at, self.now);
+        let node = p.peer;
+        if let Some(&(next, _)) = p.late_pipe.front() {
+            self.events.schedule(next, Event::ArriveLate { port });
         }
         let k = self.pool.get_mut(pkt);
         k.hops = k.hops.saturating_add(1);
@@ -1269,10 +1338,52 @@ impl World {
             self.pool.free(pkt);
             return;
         }
+        self.admit(port, pkt);
+    }
+
+    /// A packet reaches `port`: through its netem stage if it has one
+    /// (loss, then the limit over everything the stage holds, then the
+    /// delay line), else straight into its queue.
+    fn admit(&mut self, port: u32, pkt: PktId) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let Some(n) = p.netem.as_mut() else {
+            return self.enqueue(port, pkt);
+        };
+        if n.loss > 0.0 && n.loss_rng.chance(n.loss) {
+            return self.drop(port, pkt, DropReason::LinkLoss, false);
+        }
+        let held = n.line.len() as u64 + p.qdisc.len_pkts() as u64;
+        if n.limit_pkts.is_some_and(|l| held >= l as u64) {
+            return self.drop(port, pkt, DropReason::Overflow, false);
+        }
+        if n.delay.is_zero() {
+            return self.enqueue(port, pkt);
+        }
+        let at = now + n.delay;
+        n.line.push_back((at, pkt));
+        if n.line.len() == 1 {
+            self.events.schedule(at, Event::NetemRelease { port });
+        }
+    }
+
+    /// The head of a port's netem delay line joins its queue.
+    fn netem_release(&mut self, port: u32) {
+        let n = self.ports[port as usize]
+            .netem
+            .as_mut()
+            .expect("NetemRelease without netem");
+        let (at, pkt) = n.line.pop_front().expect("NetemRelease on an empty line");
+        debug_assert_eq!(at, self.now);
+        if let Some(&(next, _)) = n.line.front() {
+            self.events.schedule(next, Event::NetemRelease { port });
+        }
         self.enqueue(port, pkt);
     }
 
-    fn drop(&mut self, port: u32, pkt: PktId, reason: DropReason) {
+    /// Drops `pkt` at `port` for `reason`; `on_wire`: it had left the
+    /// port's serializer (its sender learns that through `tx_done`).
+    fn drop(&mut self, port: u32, pkt: PktId, reason: DropReason, on_wire: bool) {
         let p = self.ports[port as usize]
             .stats
             .drops
@@ -1289,7 +1400,7 @@ impl World {
         // (Loss on the wire happens after serialization: `tx_done` tells
         // the sender through `on_nic_tx`, so that one is not counted twice.)
         let node = self.ports[port as usize].node;
-        if k.proto == Proto::Tcp && k.src == node && reason != DropReason::LinkLoss {
+        if k.proto == Proto::Tcp && k.src == node && !on_wire {
             if let FlowKind::Tcp(c) = &mut self.flows[k.flow as usize].kind {
                 if c.sender.endpoints().src == node {
                     c.sender.on_nic_drop(self.now, k.size_bytes);
@@ -1466,6 +1577,19 @@ impl World {
         self.forward(src, id);
     }
 
+    /// The end of the warm-up: what each flow has delivered so far.
+    fn note_warmup(&mut self) {
+        self.rec.delivered_at_warmup = self
+            .flows
+            .iter()
+            .map(|f| match &f.kind {
+                FlowKind::Tcp(c) => c.receiver.rcv_nxt,
+                FlowKind::Udp(u) => u.recv_bytes,
+                FlowKind::Closed => 0,
+            })
+            .collect();
+    }
+
     fn sample_flows(&mut self) {
         let now = self.now;
         for i in 0..self.flows.len() {
@@ -1632,6 +1756,10 @@ impl World {
                     });
                     c.cwnd.push(t.sender.tp.snd_cwnd);
                     c.goodput.push(rate(t.receiver.rcv_nxt, f.start, end));
+                    c.loss_probes.push(s.loss_probes);
+                    c.dsack_dups.push(s.dsack_dups);
+                    c.undos.push(s.undos);
+                    c.spurious_rtos.push(s.spurious_rtos);
                 }
                 FlowKind::Udp(u) => {
                     let end = u.end.unwrap_or(now).min(now);
@@ -1649,6 +1777,10 @@ impl World {
                         &mut c.returns,
                         &mut c.ce,
                         &mut c.completion,
+                        &mut c.loss_probes,
+                        &mut c.dsack_dups,
+                        &mut c.undos,
+                        &mut c.spurious_rtos,
                     ] {
                         v.push(0);
                     }
@@ -1660,7 +1792,7 @@ impl World {
                 FlowKind::Closed => unreachable!("only task connections close"),
             }
         }
-        Table::new("flows")
+        let t = Table::new("flows")
             .with("flow", Column::U32(c.flow))
             .with("name", Column::Str(c.name))
             .with("kind", Column::Str(c.kind))
@@ -1684,6 +1816,39 @@ impl World {
             .with("min_rtt_ps", Column::U64(c.min_rtt))
             .with("cwnd_pkts", Column::U32(c.cwnd))
             .with("goodput_bps", Column::F64(c.goodput))
+            .with("loss_probes", Column::U64(c.loss_probes))
+            .with("dsack_dups", Column::U64(c.dsack_dups))
+            .with("undos", Column::U64(c.undos))
+            .with("spurious_rtos", Column::U64(c.spurious_rtos));
+        match self.rec.warmup {
+            Some(w) => t.with(
+                "steady_goodput_bps",
+                Column::F64(self.steady_goodput(w, now)),
+            ),
+            None => t,
+        }
+    }
+
+    /// Each flow's goodput from the end of the warm-up `w` (or its start,
+    /// if later) to its end: 0 for a flow that ended before `w`.
+    fn steady_goodput(&self, w: Time, now: Time) -> Vec<f64> {
+        self.flows
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.task == NO_TASK)
+            .map(|(i, f)| {
+                let (delivered, end) = match &f.kind {
+                    FlowKind::Tcp(c) => (
+                        c.receiver.rcv_nxt,
+                        c.sender.stats.completion.unwrap_or(now).min(now),
+                    ),
+                    FlowKind::Udp(u) => (u.recv_bytes, u.end.unwrap_or(now).min(now)),
+                    FlowKind::Closed => unreachable!("only task connections close"),
+                };
+                let before = self.rec.delivered_at_warmup.get(i).copied().unwrap_or(0);
+                rate(delivered.saturating_sub(before), w.max(f.start), end)
+            })
+            .collect()
     }
 
     fn queues_table(&self, run_ps: u64) -> Table {
@@ -1821,6 +1986,11 @@ struct FlowsCols {
     min_rtt: Vec<u64>,
     cwnd: Vec<u32>,
     goodput: Vec<f64>,
+    // Loss recovery beyond RFC 6675 (tail loss probe, D-SACK, undo).
+    loss_probes: Vec<u64>,
+    dsack_dups: Vec<u64>,
+    undos: Vec<u64>,
+    spurious_rtos: Vec<u64>,
 }
 
 impl FlowsCols {

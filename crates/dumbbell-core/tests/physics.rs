@@ -216,4 +216,185 @@ fn reference_scenario_fingerprint_is_stable() {
     assert_eq!(fp, GOLDEN, "reference fingerprint changed: {fp:#018x}");
 }
 
-const GOLDEN: u64 = 0x4383_2a77_9b89_41be;
+const GOLDEN: u64 = 0x79c8_e396_c29c_1099;
+
+/// A link that reorders: 1 % of the packets on the bottleneck are held
+/// 1 ms longer (about 8 packets overtake each one at 100 Mb/s), nothing is
+/// lost, RTT 20 ms, receive window 300 packets (below the 1000-packet
+/// queue: no overflow). RACK (RFC 8985) learns the reordering on the
+/// first event and then waits a min RTT/4 = 5 ms window before declaring
+/// a loss: no more spurious retransmissions. DupThresh alone (RFC 6675)
+/// retransmits spuriously at every event that 3 packets overtake.
+#[test]
+fn rack_tolerates_a_reordering_link_where_dupthresh_retransmits() {
+    let run = |rack: bool| {
+        let (nodes, mut links) = path(100_000_000, 10 * MS, json!({"limit_pkts": 1000}), 0.0);
+        links[1]["reorder_ab"] = json!(0.01);
+        links[1]["reorder_delay_ps"] = json!(MS);
+        let tcp = json!({"rwnd_bytes": 300 * 1448, "rack": rack});
+        let flows = vec![
+            json!({"kind": "tcp", "name": "f", "src": "snd", "dst": "rcv",
+                                "cc": {"kind": "reno"}, "tcp": tcp}),
+        ];
+        let out = go(&config(5, 5 * S, nodes, links, flows, json!({})));
+        let get = |c: &str| col_u64(&out, "flows", c)[0];
+        assert_eq!(
+            col_u64(&out, "queues", "drops_overflow")
+                .iter()
+                .sum::<u64>(),
+            0
+        );
+        assert_eq!(out.summary_u64("packets_dropped"), 0);
+        (
+            get("retransmits"),
+            get("dsack_dups"),
+            get("data_pkts_sent"),
+            col_f64(&out, "flows", "goodput_bps")[0],
+        )
+    };
+    let (retx, dsacks, sent, goodput) = run(true);
+    // Some 400 reordering events in 5 s. Measured: no retransmission at
+    // all (the first event came in slow start, when fewer than 3 packets
+    // overtook: reordering was learnt before DupThresh SACKs arrived).
+    assert!(sent > 30_000, "{sent}");
+    assert!(retx <= 2, "RACK retransmitted {retx} times");
+    assert!(dsacks <= retx);
+    eprintln!("RACK: {retx} retransmits, {sent} sent, {goodput:.0} b/s");
+    // The window (300 packets) exceeds the BDP (170): the link is full.
+    assert!(goodput > 0.95 * 100e6 * 1448.0 / 1488.0, "{goodput}");
+    let (retx_dup, dsacks_dup, _, goodput_dup) = run(false);
+    eprintln!("DupThresh: {retx_dup} retransmits, {goodput_dup:.0} b/s");
+    // Measured: 409 retransmissions, 401 reported as duplicates (the rest
+    // were still on their way when the run ended).
+    assert!(retx_dup > 50, "DupThresh retransmitted {retx_dup} times");
+    assert!(
+        dsacks_dup <= retx_dup && dsacks_dup + 20 >= retx_dup,
+        "{dsacks_dup}"
+    );
+    assert!(goodput_dup <= goodput);
+}
+
+/// A UDP source at 120 Mb/s of payload into a 100 Mb/s link that loses
+/// 20 % of the packets. Lost on the wire (after serialization, as an
+/// impaired link), every packet takes its serialization time: the link is
+/// busy all the time, the queue overflows, and what arrives is 80 % of the
+/// link. Lost in a netem stage in front of the port (at arrival, as Linux's
+/// `sch_netem` on a router), 96 Mb/s reach the queue: no overflow, and 96 %
+/// of the offered load's survivors get through.
+#[test]
+fn netem_loss_at_arrival_never_occupies_the_link() {
+    let run = |netem: bool| {
+        let (nodes, mut links) = path(100_000_000, MS, json!({"limit_pkts": 100}), 0.0);
+        if netem {
+            links[1]["netem_ab"] = json!({"loss": 0.2});
+        } else {
+            links[1]["loss_ab"] = json!(0.2);
+        }
+        let flows = vec![
+            json!({"kind": "udp", "name": "u", "src": "snd", "dst": "rcv",
+                                "rate_bps": 120_000_000u64}),
+        ];
+        let out = go(&config(3, 2 * S, nodes, links, flows, json!({})));
+        let k = port(&out, "r", "rcv");
+        let util = col_f64(&out, "queues", "utilization")[k];
+        let overflow = col_u64(&out, "queues", "drops_overflow")[k];
+        let lost = col_u64(&out, "queues", "drops_link_loss")[k];
+        let got = col_u64(&out, "flows", "bytes_delivered")[0] as f64 * 8.0 / 2.0;
+        (util, overflow, lost, got)
+    };
+    let wire_bits = 1498.0 * 8.0;
+    let payload_share = 1470.0 * 8.0 / wire_bits;
+    let (util, overflow, lost, got) = run(false);
+    assert!(util > 0.99, "{util}");
+    assert!(overflow > 1000, "{overflow}");
+    assert!(lost > 1000);
+    let want = 0.8 * 100e6 * payload_share;
+    assert!((got / want - 1.0).abs() < 0.02, "{got} vs {want}");
+    let (util, overflow, lost, got) = run(true);
+    assert_eq!(overflow, 0);
+    assert!(lost > 1000);
+    // 96 Mb/s of payload offered to the link after the loss.
+    let want = 0.8 * 120e6;
+    assert!((got / want - 1.0).abs() < 0.02, "{got} vs {want}");
+    assert!((util - want / 100e6 / payload_share).abs() < 0.02, "{util}");
+}
+
+/// netem's `limit` counts its delay line: 1 Gb/s of UDP into a netem stage
+/// that delays by 20 ms holds 1667 packets in flight inside the stage. With
+/// netem's default limit of 1000 packets, a packet finds it full unless
+/// fewer than 1000 are held: 1000 per 20 ms get through, 600 Mb/s of
+/// 1500-byte packets. Without a limit, all of it. The delay shows in a TCP
+/// flow's RTT: 2 × 1 ms of propagation plus the 20 ms of the stage.
+#[test]
+fn netem_limit_counts_the_delay_line() {
+    let run = |limit: serde_json::Value| {
+        let (nodes, mut links) = path(1_000_000_000, MS, json!({"limit_pkts": 1000}), 0.0);
+        links[1]["netem_ab"] = json!({"delay_ps": 20 * MS, "limit_pkts": limit});
+        let flows = vec![
+            json!({"kind": "udp", "name": "u", "src": "snd", "dst": "rcv", "rate_bps": 979_000_000u64}),
+        ];
+        let out = go(&config(1, S, nodes, links, flows, json!({})));
+        let k = port(&out, "r", "rcv");
+        let got = col_u64(&out, "flows", "bytes_delivered")[0] as f64 * 8.0;
+        (got, col_u64(&out, "queues", "drops_overflow")[k])
+    };
+    // The first 20 ms deliver nothing (the line fills).
+    let (got, overflow) = run(json!(1000));
+    let want = 1000.0 * 1470.0 * 8.0 / 0.020 * 0.98;
+    assert!((got / want - 1.0).abs() < 0.03, "{got} vs {want}");
+    assert!(overflow > 10_000);
+    let (got, overflow) = run(serde_json::Value::Null);
+    assert_eq!(overflow, 0);
+    assert!((got / (979e6 * 0.98) - 1.0).abs() < 0.01, "{got}");
+
+    let (nodes, mut links) = path(100_000_000, MS, json!({"limit_pkts": 1000}), 0.0);
+    links[1]["netem_ab"] = json!({"delay_ps": 20 * MS});
+    let flows =
+        vec![json!({"kind": "tcp", "name": "f", "src": "snd", "dst": "rcv", "bytes": 100_000})];
+    let out = go(&config(1, S, nodes, links, flows, json!({})));
+    let min_rtt = col_u64(&out, "flows", "min_rtt_ps")[0] as f64 / MS as f64;
+    assert!((min_rtt - 22.0).abs() < 0.3, "{min_rtt} ms");
+}
+
+/// `record.warmup_ps`: the flows table adds each flow's goodput after the
+/// warm-up (or after its start, if later). A 10 Mb/s UDP source started at
+/// 2 s, with a warm-up ending at 5 s, gives 10 Mb/s from 5 s to 10 s; one
+/// that stopped at 3 s gives nothing after the warm-up.
+#[test]
+fn steady_goodput_counts_from_the_end_of_the_warmup() {
+    let (nodes, links) = path(100_000_000, MS, json!({"limit_pkts": 100}), 0.0);
+    let flows = vec![
+        json!({"kind": "udp", "name": "u", "src": "snd", "dst": "rcv", "rate_bps": 10_000_000u64,
+               "start_ps": 2 * S}),
+        json!({"kind": "udp", "name": "v", "src": "snd", "dst": "rcv", "rate_bps": 10_000_000u64,
+               "stop_ps": 3 * S}),
+        json!({"kind": "udp", "name": "w", "src": "snd", "dst": "rcv", "rate_bps": 10_000_000u64,
+               "start_ps": 7 * S}),
+    ];
+    let out = go(&config(
+        1,
+        10 * S,
+        nodes,
+        links,
+        flows,
+        json!({"warmup_ps": 5 * S}),
+    ));
+    let steady = col_f64(&out, "flows", "steady_goodput_bps");
+    assert!((steady[0] / 10e6 - 1.0).abs() < 0.01, "{steady:?}");
+    assert_eq!(steady[1], 0.0);
+    assert!((steady[2] / 10e6 - 1.0).abs() < 0.01, "{steady:?}");
+    // Whole-life goodput of u: the same rate over [2 s, 10 s].
+    let whole = col_f64(&out, "flows", "goodput_bps");
+    assert!((whole[0] / 10e6 - 1.0).abs() < 0.01);
+    // Without a warm-up the column is absent.
+    let (nodes, links) = path(100_000_000, MS, json!({"limit_pkts": 100}), 0.0);
+    let flows = vec![
+        json!({"kind": "udp", "name": "u", "src": "snd", "dst": "rcv", "rate_bps": 1_000_000u64}),
+    ];
+    let out = go(&config(1, S, nodes, links, flows, json!({})));
+    assert!(out
+        .table("flows")
+        .unwrap()
+        .column("steady_goodput_bps")
+        .is_none());
+}

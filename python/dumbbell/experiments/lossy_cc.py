@@ -11,30 +11,51 @@ point, 99 % confidence intervals. The five parts, as dumbbell runs them:
   Vegas at one point.
 - ``loss`` (Fig. 3a, 3b): one client alone, 10 Gb/s router–server link with
   random loss 1, 3, 5, 10, 20 %, 100 s; the Linear variants (fixed 10, 20,
-  50 % and adaptive reduction) and the final controls.
+  50 % and adaptive reduction) and the final controls. The adaptive
+  reduction R = 15 + 35·lost/sent runs twice: lost/sent counted per round
+  of data (``linear-adaptive``, the paper's "in the current window") and on
+  the loss-reporting ACK alone (``linear-adaptive-ack``).
 - ``delay`` (Fig. 4a, 4b): 1 Gb/s, delay 5 to 500 ms added between router
   and server, the Linear variants and the final controls.
 - ``loss-rtt`` (Fig. 5a, 5b): 1 Gb/s, RTT 20 and 100 ms, loss 1 to 20 %, 50 s.
 - ``cordiality`` (Tables 1, 2): clients A and B send at once, A with the
   control of the table's column (Expolinear, Fractional, Linear), B with the
-  row's; ``x = a / b`` of their goodputs; the server runs BBR or Cubic.
+  row's; ``x = a / b`` of their goodputs; the server runs BBR or Cubic. Two
+  setups (``setup``): the router of the other parts (``droptail``: its
+  1000-packet queue and netem's limit), and a lossless deep FIFO
+  (``lossless``: 20,000 packets, no netem limit), where the two clients'
+  3 MiB receive windows, not losses, bound them.
 
 The network (``network``): clients ``a`` and ``b`` reach router ``r`` over
 10 Gb/s virtual links (25 µs, with up to 5 µs of per-packet host jitter,
 which makes the ten rounds independent realizations as the VMs' noise did;
 see E1 for why deterministic senders need it); ``r`` reaches server ``srv``
-at the swept rate. Delay, loss and the rate limit sit on ``r``–``srv``:
-loss on the data direction (netem on the router's egress toward the
-server), delay split evenly over both directions so that the round trip
-grows by the stated amount (``delay_ms`` and ``rtt_ms`` are both round-trip
-additions to the 0.1 ms base). The router's queue toward the server holds
-1000 packets (netem's default ``limit``). Hosts are Linux-like: 1500-byte
-packets (MSS 1448 with 52 bytes of TCP/IP headers and timestamps), SACK,
-delayed ACKs, and a receive window of 3 MiB: Ubuntu's default
-``tcp_rmem`` maximum is 6 MiB, of which about half is advertised. That
-window, not the controls, bounds every control's throughput once the RTT
-exceeds about 25 ms at 1 Gb/s, which is what the paper's Figure 4 shows (a
-fall with delay common to all controls).
+at the swept rate, 25 µs each way. The router's port toward the server is
+where the paper's ``tc``/``netem`` sat, and runs a netem stage
+(``dumbbell.Netem``, Linux ``sch_netem``'s semantics): the loss is drawn
+when a packet arrives, so a lost packet never uses the link (on-the-wire
+loss would cap the survivors at (1 − p) of the link: 80 % at 20 % loss);
+the added delay (``delay_ms`` and ``rtt_ms`` are the round-trip additions to
+the 0.1 ms base) is its delay line on the data direction, ACKs returning
+undelayed; its limit is netem's default of 1000 packets, counting the delay
+line and the router's queue (drop-tail, 1000 packets) together, since the
+paper states no other. Hosts are Linux-like: 1500-byte packets (MSS 1448
+with 52 bytes of TCP/IP headers and timestamps), SACK, delayed ACKs, Linux's
+loss recovery (RACK, tail loss probe, timestamps with undo, F-RTO), and a
+receive window of 3 MiB: Ubuntu's default ``tcp_rmem`` maximum is 6 MiB, of
+which about half is advertised.
+
+What netem's 1000-packet limit does at each point: it binds once the delay
+line alone would hold 1000 packets, that is above 12 ms of added delay at
+1 Gb/s (83,333 packets/s of 1500 bytes), and then lets at most 1000
+packets through per added delay, whatever the control: 600 Mb/s at 20 ms,
+240 at 50, 120 at 100, 60 at 200 and 24 Mb/s at 500 ms (``delay``, and
+``loss-rtt`` at 20 and 100 ms), each below what the 3 MiB receive window
+allows (2172 packets per round trip: 1258, 503, 252, 126 and 50 Mb/s). At
+5 and 10 ms the line holds 417 and 833 packets, which leaves the queue 583
+and 167 packets before the limit drops. Without added delay (``bandwidth``,
+``loss`` at 10 Gb/s, ``cordiality``) the limit is the queue's 1000 packets.
+``network(..., netem_limit_pkts=None)`` removes it.
 
 Goodput is iperf's: payload delivered in order over the flow's whole life
 (slow start included), per round; rows give the mean over rounds, the 99 %
@@ -100,11 +121,11 @@ from typing import Any
 
 import polars as pl
 
-from ..scenario import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
+from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
-__all__ = ["NAME", "CC", "PAPER_TABLES", "network", "scenario", "run", "figures", "report"]
+__all__ = ["NAME", "CC", "PAPER_TABLES", "network", "scenario", "adaptive_reduction", "run", "figures", "report"]
 
 NAME = "lossy-cc"
 SEED_FILE = "001_98a806f760699703.txt"
@@ -121,12 +142,13 @@ CC: dict[str, dict[str, Any]] = {
     "linear-20": {"kind": "linear", "reduction_pct": 20},
     "linear-50": {"kind": "linear", "reduction_pct": 50},
     "linear-adaptive": {"kind": "linear", "adaptive": True},
+    "linear-adaptive-ack": {"kind": "linear", "adaptive": True, "adaptive_count": "ack"},
 }
 """Row label → congestion-control configuration. ``linear`` is the final
 Linear (fixed 10 % reduction); the other ``linear-*`` are its variants."""
 
 FINAL = ("bbr", "cubic", "reno", "vegas", "expolinear", "fractional", "linear")
-LINEAR_VARIANTS = ("linear", "linear-20", "linear-50", "linear-adaptive")
+LINEAR_VARIANTS = ("linear", "linear-20", "linear-50", "linear-adaptive", "linear-adaptive-ack")
 PROPOSED = ("expolinear", "fractional", "linear")
 
 ACCESS_BPS = 10_000_000_000
@@ -134,6 +156,11 @@ ACCESS_DELAY_S = 25e-6
 BASE_DELAY_S = 25e-6
 HOST_JITTER_S = 5e-6
 ROUTER_QUEUE_PKTS = 1000
+NETEM_LIMIT_PKTS = 1000
+# The lossless cordiality setup's router queue: both 3 MiB windows (2 × 2172
+# packets) and more.
+LOSSLESS_QUEUE_PKTS = 20_000
+SETUPS = ("droptail", "lossless")
 MSS_BYTES = 1448
 HEADER_BYTES = 52
 RWND_BYTES = 3 << 20
@@ -145,15 +172,15 @@ POINTS: dict[str, dict[str, Any]] = {
         "loss": {"losses": (0.01, 0.03, 0.05, 0.10, 0.20), "rate_bps": 10e9, "duration_s": 100.0},
         "delay": {"delays_ms": (5, 10, 20, 50, 100, 200, 500), "rate_bps": 1e9, "duration_s": 20.0},
         "loss-rtt": {"losses": (0.01, 0.03, 0.05, 0.10, 0.20), "rtts_ms": (20, 100), "rate_bps": 1e9, "duration_s": 50.0},
-        "cordiality": {"rate_bps": 1e9, "duration_s": 20.0, "servers": ("bbr", "cubic")},
+        "cordiality": {"rate_bps": 1e9, "duration_s": 20.0, "servers": ("bbr", "cubic"), "setups": SETUPS},
     },
     "quick": {
         "rounds": 2,
         "bandwidth": {"rates_bps": (100e6, 1e9), "duration_s": 5.0},
-        "loss": {"losses": (0.01, 0.20), "rate_bps": 10e9, "duration_s": 1.0},
+        "loss": {"losses": (0.01, 0.20), "rate_bps": 10e9, "duration_s": 2.0},
         "delay": {"delays_ms": (5, 100), "rate_bps": 1e9, "duration_s": 4.0},
         "loss-rtt": {"losses": (0.01, 0.20), "rtts_ms": (20, 100), "rate_bps": 1e9, "duration_s": 4.0},
-        "cordiality": {"rate_bps": 1e9, "duration_s": 2.0, "servers": ("cubic",)},
+        "cordiality": {"rate_bps": 1e9, "duration_s": 2.0, "servers": ("cubic",), "setups": SETUPS},
     },
 }
 """Per scale: rounds, and each part's swept values and run length."""
@@ -161,18 +188,48 @@ POINTS: dict[str, dict[str, Any]] = {
 PARTS = ("bandwidth", "loss", "delay", "loss-rtt", "cordiality")
 
 
-def network(rate_bps: float, rtt_add_s: float = 0.0, loss: float = 0.0, duration_s: float = 20.0, name: str = "e3") -> Scenario:
-    """Clients ``a``, ``b`` — router ``r`` — server ``srv``; see the module docs."""
-    one_way = BASE_DELAY_S + rtt_add_s / 2.0
+def network(
+    rate_bps: float,
+    rtt_add_s: float = 0.0,
+    loss: float = 0.0,
+    duration_s: float = 20.0,
+    name: str = "e3",
+    netem_limit_pkts: int | None = NETEM_LIMIT_PKTS,
+) -> Scenario:
+    """Clients ``a``, ``b`` — router ``r`` — server ``srv``; see the module
+    docs. The router's port toward the server runs a netem stage: loss at
+    arrival, the added round trip as its delay line, and netem's limit over
+    the line and the queue (``netem_limit_pkts``, netem's default 1000;
+    ``None``: no limit)."""
     nodes = [Node(name=n, kind="host") for n in ("a", "b", "srv")] + [Node(name="r", kind="switch")]
     links = [
         Link(a=h, b="r", rate_bps=ACCESS_BPS, delay_s=ACCESS_DELAY_S, jitter_s=HOST_JITTER_S,
              queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS))
         for h in ("a", "b")
     ]
-    links.append(Link(a="r", b="srv", rate_bps=int(rate_bps), delay_s=one_way, loss_ab=loss,
-                      queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS)))
+    links.append(Link(a="r", b="srv", rate_bps=int(rate_bps), delay_s=BASE_DELAY_S,
+                      queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS),
+                      netem_ab=Netem(loss=loss, delay_s=rtt_add_s, limit_pkts=netem_limit_pkts)))
     return Scenario(name=name, duration_s=duration_s, nodes=nodes, links=links)
+
+
+def adaptive_reduction(loss: float, count: str, duration_s: float = 20.0, seed: int = 1) -> tuple[float, int, float]:
+    """The adaptive Linear's R as it ran: one flow on the ``loss`` part's
+    network (10 Gb/s, random ``loss``), lost/sent counted per round of data
+    (``count="round"``) or on the loss-reporting ACK (``"ack"``). Returns the
+    mean R over the reductions (percent), their number, and the goodput."""
+    from ..run import run as run_scenario
+    from ..scenario import Linear, Record
+
+    s = network(10e9, loss=loss, duration_s=duration_s, name=f"e3-adaptive-{count}")
+    s.add_flow(TcpFlow(name="a", src="a", dst="srv", cc=Linear(adaptive=True, adaptive_count=count), tcp=_tcp()))
+    s.record = Record(cwnd_every_ack=True)
+    r = run_scenario(s.validated(), seed=seed)
+    t = r.table("cc_vars")
+    pct = t.filter(pl.col("var") == "reduction_pct")["value"]
+    point = t.filter(pl.col("var") == "recovery_point")["value"]
+    at_reduction = pct.filter(point.diff().fill_null(0) != 0)
+    return float(at_reduction.mean() or 0.0), at_reduction.len(), float(r.flows["goodput_bps"][0])
 
 
 def _tcp() -> TcpOptions:
@@ -187,10 +244,20 @@ def scenario(
     loss: float = 0.0,
     duration_s: float = 20.0,
     cc_b: str | None = None,
+    setup: str = "droptail",
 ) -> Scenario:
     """One run: client ``a`` with ``cc`` alone, or with client ``b`` running
-    ``cc_b`` at the same time (cordiality)."""
-    s = network(rate_bps, rtt_add_s, loss, duration_s, name=f"e3-{cc}" + (f"-vs-{cc_b}" if cc_b else ""))
+    ``cc_b`` at the same time (cordiality). ``setup``: the router as in the
+    other parts (``"droptail"``: 1000 packets, netem's limit) or a lossless
+    deep FIFO (``"lossless"``: room for both receive windows and more, no
+    netem limit), where only the windows bound the clients."""
+    if setup not in SETUPS:
+        raise ValueError(f"unknown setup {setup!r} (known: {', '.join(SETUPS)})")
+    lossless = setup == "lossless"
+    s = network(rate_bps, rtt_add_s, loss, duration_s, name=f"e3-{cc}" + (f"-vs-{cc_b}" if cc_b else ""),
+                netem_limit_pkts=None if lossless else NETEM_LIMIT_PKTS)
+    if lossless:
+        s.link("r", "srv").queue_ab = DropTail(limit_pkts=LOSSLESS_QUEUE_PKTS)
     s.add_flow(TcpFlow(name="a", src="a", dst="srv", cc=CC[cc], tcp=_tcp()))
     if cc_b is not None:
         s.add_flow(TcpFlow(name="b", src="b", dst="srv", cc=CC[cc_b], tcp=_tcp()))
@@ -233,13 +300,15 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ..
                         60 + 10 * j + i)
     if "cordiality" in parts:
         p = cfg["cordiality"]
-        for k, server in enumerate(p["servers"]):
-            for i, col in enumerate(PROPOSED):
-                for j, row in enumerate(FINAL):
-                    if keep(col) and keep(row):
-                        add(("cordiality", col, (row, server)),
-                            lambda col=col, row=row: scenario(col, p["rate_bps"], duration_s=p["duration_s"], cc_b=row),
-                            200 + 100 * k + 10 * i + j)
+        for m, setup in enumerate(p["setups"]):
+            for k, server in enumerate(p["servers"]):
+                for i, col in enumerate(PROPOSED):
+                    for j, row in enumerate(FINAL):
+                        if keep(col) and keep(row):
+                            add(("cordiality", col, (row, server, setup)),
+                                lambda col=col, row=row, setup=setup: scenario(
+                                    col, p["rate_bps"], duration_s=p["duration_s"], cc_b=row, setup=setup),
+                                200 + 400 * m + 100 * k + 10 * i + j)
     return jobs
 
 
@@ -251,7 +320,8 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
         base: dict[str, Any] = {
             "part": part, "cc": cc, "rate_bps": None, "loss": None, "delay_ms": None, "rtt_ms": None,
             "goodput_bps": None, "ci99_bps": None, "rounds": len(outs),
-            "cc_a": None, "cc_b": None, "server_cc": None, "x": None, "x_ci99": None, "goodput_b_bps": None,
+            "cc_a": None, "cc_b": None, "server_cc": None, "setup": None, "x": None, "x_ci99": None,
+            "goodput_b_bps": None,
             "retransmits": float(sum(int(o.flows["retransmits"][0]) for o in outs)) / len(outs),
             "timeouts": float(sum(int(o.flows["timeouts"][0]) for o in outs)) / len(outs),
             "duration_s": cfg[part]["duration_s"],
@@ -267,7 +337,8 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
         a = [o.goodput_bps("a") for o in outs]
         base["goodput_bps"], base["ci99_bps"], _ = mean_ci(a, LEVEL)
         if part == "cordiality":
-            row_cc, server = point
+            row_cc, server, setup = point
+            base["setup"] = setup
             b = [o.goodput_bps("b") for o in outs]
             x = [ga / gb if gb > 0 else math.inf for ga, gb in zip(a, b)]
             base.update(rate_bps=int(cfg["cordiality"]["rate_bps"]), cc_a=cc, cc_b=row_cc, server_cc=server)
@@ -277,7 +348,8 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
     schema = {
         "part": pl.String, "cc": pl.String, "rate_bps": pl.Int64, "loss": pl.Float64, "delay_ms": pl.Float64,
         "rtt_ms": pl.Float64, "goodput_bps": pl.Float64, "ci99_bps": pl.Float64, "rounds": pl.Int64,
-        "cc_a": pl.String, "cc_b": pl.String, "server_cc": pl.String, "x": pl.Float64, "x_ci99": pl.Float64,
+        "cc_a": pl.String, "cc_b": pl.String, "server_cc": pl.String, "setup": pl.String, "x": pl.Float64,
+        "x_ci99": pl.Float64,
         "goodput_b_bps": pl.Float64, "retransmits": pl.Float64, "timeouts": pl.Float64,
         "duration_s": pl.Float64,
     }
@@ -329,8 +401,9 @@ def _claims() -> list[dict[str, Any]]:
     for loss in (0.01, 0.03, 0.05, 0.10, 0.20):
         claim("loss", "linear / best other Linear variant", f"loss={loss}", ">=", 1.0,
               "Fig. 3a: the fixed 10 % reduction adapts best to loss", cc="linear")
-    claim("loss", "linear-adaptive / linear-50", "mean over losses", "~", 1.0,
-          "Fig. 3a: the adaptive variant behaves like the fixed 50 % one", cc="linear-adaptive")
+    for cc in ("linear-adaptive", "linear-adaptive-ack"):
+        claim("loss", f"{cc} / linear-50", "mean over losses", "~", 1.0,
+              "Fig. 3a: the adaptive variant behaves like the fixed 50 % one", cc=cc)
     for loss in (0.01, 0.03, 0.05, 0.10):
         claim("loss", "bbr / best other final control", f"loss={loss}", ">=", 1.0,
               "Fig. 3b: BBR is the best below 20 % loss", cc="bbr")
@@ -354,13 +427,15 @@ def _claims() -> list[dict[str, Any]]:
         claim("loss-rtt", "min(expolinear, linear) / best other final control", f"rtt_ms=100, loss={loss}", ">=", 1.0,
               "Fig. 5b: Expolinear and Linear beat every other control at every loss rate at 100 ms",
               cc="expolinear, linear")
-    for server, table in PAPER_TABLES.items():
-        for i, row in enumerate(_T_ROWS):
-            for j, col in enumerate(_T_COLS):
-                x, ci = table[i][j]
-                c.append({"part": "cordiality", "metric": "x", "cc": col, "cc_b": row, "server_cc": server,
-                          "point": f"cc_a={col}, cc_b={row}, server_cc={server}", "relation": "=", "value": x,
-                          "value_ci": ci, "source": f"{_SRC}, Table {1 if server == 'bbr' else 2}"})
+    for setup in SETUPS:
+        for server, table in PAPER_TABLES.items():
+            for i, row in enumerate(_T_ROWS):
+                for j, col in enumerate(_T_COLS):
+                    x, ci = table[i][j]
+                    c.append({"part": "cordiality", "metric": "x", "cc": col, "cc_b": row, "server_cc": server,
+                              "setup": setup, "point": f"cc_a={col}, cc_b={row}, server_cc={server}, setup={setup}",
+                              "relation": "=", "value": x, "value_ci": ci,
+                              "source": f"{_SRC}, Table {1 if server == 'bbr' else 2}"})
     return c
 
 
@@ -398,7 +473,7 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
         elif part == "loss" and metric.startswith("linear / best other"):
             ours = ratio(g("loss", "linear", loss=loss), best("loss", LINEAR_VARIANTS[1:], loss=loss))
         elif part == "loss" and metric.startswith("linear-adaptive"):
-            a = rows.filter((pl.col("part") == "loss") & (pl.col("cc") == "linear-adaptive"))["goodput_bps"].mean()
+            a = rows.filter((pl.col("part") == "loss") & (pl.col("cc") == c["cc"]))["goodput_bps"].mean()
             b = rows.filter((pl.col("part") == "loss") & (pl.col("cc") == "linear-50"))["goodput_bps"].mean()
             ours = ratio(a, b)  # type: ignore[arg-type]
         elif part == "loss" and metric.startswith("bbr"):
@@ -434,11 +509,14 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
                              best(part, ("bbr", "cubic", "reno", "vegas", "fractional"), **w))
         elif part == "cordiality":
             f = rows.filter((pl.col("part") == "cordiality") & (pl.col("cc_a") == c["cc"])
-                            & (pl.col("cc_b") == c["cc_b"]) & (pl.col("server_cc") == c["server_cc"]))
+                            & (pl.col("cc_b") == c["cc_b"]) & (pl.col("server_cc") == c["server_cc"])
+                            & (pl.col("setup") == c["setup"]))
             if f.height:
                 ours, ours_ci = float(f["x"][0]), f["x_ci99"][0]
-        out.append({**{"cc_b": None, "server_cc": None, "value_ci": None}, **c, "ours": ours, "ours_ci": ours_ci})
+        out.append({**{"cc_b": None, "server_cc": None, "setup": None, "value_ci": None}, **c, "ours": ours,
+                    "ours_ci": ours_ci})
     schema = {"part": pl.String, "metric": pl.String, "cc": pl.String, "cc_b": pl.String, "server_cc": pl.String,
+              "setup": pl.String,
               "point": pl.String, "relation": pl.String, "value": pl.Float64, "value_ci": pl.Float64,
               "ours": pl.Float64, "ours_ci": pl.Float64, "source": pl.String}
     return pl.DataFrame(out, schema=schema).select(list(schema))
@@ -474,7 +552,8 @@ def run(
 
 _LABEL = {"bbr": "BBR", "cubic": "Cubic", "reno": "Reno", "vegas": "Vegas", "expolinear": "Expolinear",
           "fractional": "Fractional", "linear": "Linear (10 %)", "linear-20": "Linear 20 %",
-          "linear-50": "Linear 50 %", "linear-adaptive": "Linear adaptive"}
+          "linear-50": "Linear 50 %", "linear-adaptive": "Linear adaptive (per round)",
+          "linear-adaptive-ack": "Linear adaptive (per ACK)"}
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
@@ -549,10 +628,13 @@ def report(result: ExperimentResult) -> str:
             table.append(cells)
         widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
         lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table]
-    cord = rows.filter(pl.col("part") == "cordiality")
-    for server in dict.fromkeys(cord["server_cc"].to_list()):
+    cord_all = rows.filter(pl.col("part") == "cordiality")
+    for setup, server in dict.fromkeys(zip(cord_all["setup"].to_list(), cord_all["server_cc"].to_list())):
+        cord = cord_all.filter(pl.col("setup") == setup)
         lines.append("")
-        lines.append(f"[cordiality] x = a/b, server {server}: ours (paper)")
+        what = ("router queue 1000 packets (netem's limit)" if setup == "droptail"
+                else "lossless deep FIFO, window-limited clients")
+        lines.append(f"[cordiality] x = a/b, server {server}, {what}: ours (paper)")
         table = [["b \\ a", *_T_COLS]]
         for i, rb in enumerate(_T_ROWS):
             cells = [rb]

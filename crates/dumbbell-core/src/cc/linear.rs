@@ -9,8 +9,10 @@
 //! - reduction on loss: J ← ⌊J·(100 − R)/100⌋ (the module's `cwnd·9/10`
 //!   rounds the *new window* down), R = `reduction_pct` (10; the paper's
 //!   variants 20 and 50), or with `adaptive` R = 15 + 35·lost/sent (eq. 3),
-//!   lost/sent counted as the module docs of [`super::seed001`] define, and
-//!   kept exact (no rounding of R to whole percents);
+//!   lost/sent counted as the module docs of [`super::seed001`] define
+//!   (over rounds of data, or with `adaptive_count = ack` over the
+//!   loss-reporting ACK alone), and kept exact (no rounding of R to whole
+//!   percents);
 //! - recovery: J = b_r + ⌊β_r·t⌋ (eq. 4, β_r = 1), b_r the window right
 //!   after the last reduction; it ends when J reaches the threshold (the
 //!   window before that reduction);
@@ -23,7 +25,7 @@
 //! it behaved like the fixed 50 %.
 
 use super::seed001::{floor_mul, Law, Seed001, State};
-use crate::config::LinearParams;
+use crate::config::{AdaptiveCount, LinearParams};
 
 /// Linear's law; the control is [`Linear`].
 #[derive(Clone, Debug)]
@@ -76,7 +78,10 @@ impl Law for LinearLaw {
             return (cwnd * (100 - r) / 100) as u64;
         }
         // R/100 = (min·sent + span·lost) / (100·sent), exactly.
-        let (lost, sent) = st.window_counts();
+        let (lost, sent) = match self.p.adaptive_count {
+            AdaptiveCount::Round => st.window_counts(),
+            AdaptiveCount::Ack => st.ack_counts(),
+        };
         let (lost, sent) = (lost as u128, sent.max(1) as u128);
         let lost = lost.min(sent);
         let (min, span) = (
@@ -257,6 +262,33 @@ mod tests {
         d.loss(0, 5);
         assert_eq!(d.var("reduction_pct"), 50.0);
         assert_eq!(d.tp.snd_cwnd, 500);
+    }
+
+    #[test]
+    fn adaptive_reduction_per_loss_reporting_ack() {
+        // The same history as above, counted on the reporting ACK alone: it
+        // revealed 2 lost and none delivered: R = 15 + 35 = 50 %.
+        let ack = |p: &mut LinearParams| {
+            p.adaptive = true;
+            p.adaptive_count = AdaptiveCount::Ack;
+        };
+        let mut d = Drive::new(linear(ack), 1000);
+        for _ in 0..9 {
+            d.ack(0);
+        }
+        d.loss(0, 2);
+        assert_eq!(d.var("reduction_pct"), 50.0);
+        assert_eq!(d.tp.snd_cwnd, 509);
+        // One lost and one SACKed on that ACK: R = 15 + 35/2 = 32.5 %.
+        let mut d = Drive::new(linear(ack), 1000);
+        d.ack(0);
+        d.ack_lost(1, 1, 1);
+        assert_eq!(d.var("reduction_pct"), 32.5);
+        // The round count sees 1 lost of 4: 23.75 %.
+        let mut d = Drive::new(linear(|p| p.adaptive = true), 1000);
+        d.ack(0);
+        d.ack_lost(1, 1, 1);
+        assert_eq!(d.var("reduction_pct"), 15.0 + 35.0 / 4.0);
     }
 
     #[test]

@@ -11,23 +11,44 @@
 //! For every ACK that reaches an established sender, `Sender::on_ack` runs,
 //! in this order (as `tcp_ack()` in `net/ipv4/tcp_input.c`):
 //!
-//! 1. the scoreboard is updated from the cumulative ACK and SACK blocks, RTT
-//!    and the rate sample's per-packet part are taken from newly delivered
-//!    segments;
+//! 1. the scoreboard is updated: a D-SACK block first (it counts against
+//!    the undo of the current reduction and widens RACK's window), then the
+//!    SACK blocks and the cumulative ACK; RACK's most recently delivered
+//!    segment advances; reordering is noted (a hole filled by its
+//!    original); RTT is taken from newly delivered segments (Karn), or from
+//!    the echoed timestamp when Karn forbids it; the rate sample's
+//!    per-packet part is taken;
 //! 2. `in_ack_event(flags)` — with [`ack_flags::ECE`] if the ACK echoes
 //!    congestion;
 //! 3. `pkts_acked(sample)` — if any packet was newly acked or SACKed;
-//! 4. the recovery state machine: on entering a reduction (Recovery on loss,
-//!    CWR on ECE) `ssthresh()` is called and then `set_state(new)`;
-//!    `set_state` is always called *before* `ca_state` changes; on a
-//!    spurious reduction detected by undo, `undo_cwnd()`; on RTO, the timer
-//!    path calls `ssthresh()` and `cwnd_event(Loss)` (unless a reduction of
-//!    the same window is under way) and then `set_state(Loss)` — on every
-//!    RTO, also when already in Loss, as Linux's `tcp_enter_loss`;
-//! 5. the rate sample is completed (`tcp_rate_gen`);
-//! 6. if the control implements `cong_control`, it alone sets cwnd and
+//! 4. RACK's reordering window is updated (`tcp_rack_update_reo_wnd`);
+//!    during a tail-loss-probe episode the ACK is checked against the probe
+//!    (`tcp_process_tlp_ack`: a retransmitted probe that repaired a loss
+//!    enters and leaves CWR here, with `ssthresh()`, `set_state(Cwr)`,
+//!    `cwnd_event(CompleteCwr)`);
+//! 5. the recovery state machine (`tcp_fastretrans_alert`), for the ACKs
+//!    Linux finds dubious (all but those advancing `snd_una` in Open with no
+//!    SACK, ECE or D-SACK): exits at the recovery point (`set_state(Open)`
+//!    then `cwnd_event(CompleteCwr)`, or `undo_cwnd()` if the reduction was
+//!    spurious); the undo checks (D-SACK, Eifel timestamps, and in Loss
+//!    F-RTO), each calling `undo_cwnd()`; loss detection (RACK, or RFC 6675
+//!    DupThresh, or NewReno), which may arm RACK's reordering timer; on
+//!    entering a reduction (Recovery on loss, CWR on ECE) `ssthresh()` is
+//!    called and then `set_state(new)`; `set_state` is always called
+//!    *before* `ca_state` changes; on RTO, the timer path calls `ssthresh()`
+//!    and `cwnd_event(Loss)` (unless a reduction of the same window is
+//!    under way) and then `set_state(Loss)` — on every RTO, also when
+//!    already in Loss, as Linux's `tcp_enter_loss`;
+//! 6. if the ACK advanced `snd_una` and RACK did not arm its timer, the
+//!    retransmission timer restarts: as the tail loss probe where one may be
+//!    scheduled (Open or CWR), else as the RTO (`tcp_set_xmit_timer`);
+//! 7. the rate sample is completed (`tcp_rate_gen`);
+//! 8. if the control implements `cong_control`, it alone sets cwnd and
 //!    pacing; otherwise the stack reduces the window (PRR) while in CWR or
-//!    Recovery, or calls `cong_avoid(ack, acked)` when it may grow.
+//!    Recovery, or calls `cong_avoid(ack, acked)` when it may grow;
+//! 9. transmission: retransmissions of lost segments, then new data (new
+//!    data only on F-RTO's step 2b); after new data the probe is scheduled
+//!    again.
 //!
 //! # Returned copies (packet return, not an ACK)
 //!

@@ -201,6 +201,9 @@
 //! round (a loss reported on the first ACK of a round would otherwise weigh
 //! as a third or a half of the packets). Packets marked lost by the RTO
 //! itself are in no rate sample (as in Linux) and are not counted.
+//! Linear's `adaptive_count = ack` takes instead the ratio of the one ACK
+//! that reports the loss (its `rs.losses` over `rs.losses +
+//! rs.acked_sacked`).
 //!
 //! # Traced variables
 //!
@@ -248,6 +251,9 @@ pub struct State {
     cur_lost: u64,
     prev_sent: u64,
     prev_lost: u64,
+    // What the ACK being processed revealed.
+    ack_lost: u64,
+    ack_sent: u64,
 }
 
 impl State {
@@ -264,6 +270,8 @@ impl State {
             cur_lost: 0,
             prev_sent: 0,
             prev_lost: 0,
+            ack_lost: 0,
+            ack_sent: 0,
         }
     }
 
@@ -290,6 +298,13 @@ impl State {
         }
         self.cur_lost += rs.losses as u64;
         self.cur_sent += rs.losses as u64 + rs.acked_sacked as u64;
+        self.ack_lost = rs.losses as u64;
+        self.ack_sent = rs.losses as u64 + rs.acked_sacked as u64;
+    }
+
+    /// (lost, sent) revealed by the ACK being processed alone.
+    pub fn ack_counts(&self) -> (u64, u64) {
+        (self.ack_lost, self.ack_sent)
     }
 }
 

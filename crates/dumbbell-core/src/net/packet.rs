@@ -90,6 +90,9 @@ pub struct Packet {
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     /// When the packet was created (for one-way delay tracing).
     pub born_ps: u64,
+    /// TCP timestamps option (RFC 7323), milliseconds; 0 = absent.
+    pub ts_val: u32,
+    pub ts_ecr: u32,
 }
 
 impl Packet {

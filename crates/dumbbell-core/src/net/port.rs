@@ -4,7 +4,10 @@
 //! Head-of-line scheduling, as in htsim: the port schedules only the end of
 //! its current transmission (`TxDone`), and the pipe schedules only the
 //! arrival of its head packet (`Arrive`); packets behind the head wait in a
-//! ring. A link never reorders. The port is also the counting wrapper around
+//! ring. A link keeps FIFO order unless reordering is asked for: then a
+//! reordered packet takes a second, slower lane of the same wire (a FIFO
+//! too, every packet in it held the same extra delay), which has its own
+//! head event (`ArriveLate`). The port is also the counting wrapper around
 //! its discipline: enqueues, drops by reason, marks, busy time, occupancy.
 //!
 //! Two options model a software switch's egress (see `net::pipeline` for its
@@ -46,6 +49,18 @@ pub struct PortTrace {
     pub to: Time,
 }
 
+/// A netem-like stage in front of the queue (`config::NetemConfig`): loss
+/// at arrival, a FIFO delay line (every packet the same delay, so one head
+/// event, `NetemRelease`), one limit over the line and the queue.
+pub struct Netem {
+    pub loss: f64,
+    pub loss_rng: Rng,
+    pub delay: Dur,
+    pub limit_pkts: Option<u32>,
+    /// Packets in the delay line with their release times, oldest first.
+    pub line: VecDeque<(Time, PktId)>,
+}
+
 pub struct Port {
     pub node: u32,
     pub peer: u32,
@@ -60,6 +75,13 @@ pub struct Port {
     pub tx: Option<(PktId, Time)>,
     /// Packets on the wire with their arrival times, oldest first.
     pub pipe: VecDeque<(Time, PktId)>,
+    /// Probability that a packet is held back `reorder_delay` on the wire.
+    pub reorder: f64,
+    pub reorder_rng: Rng,
+    pub reorder_delay: Dur,
+    /// The slow lane of reordered packets, oldest first.
+    pub late_pipe: VecDeque<(Time, PktId)>,
+    pub netem: Option<Netem>,
     pub stats: PortStats,
     pub trace: Option<PortTrace>,
     /// Least time between the starts of two departures (bmv2
@@ -71,7 +93,10 @@ pub struct Port {
 
 impl Port {
     pub fn in_flight_pkts(&self) -> u64 {
-        self.pipe.len() as u64 + self.tx.is_some() as u64
+        self.pipe.len() as u64
+            + self.late_pipe.len() as u64
+            + self.tx.is_some() as u64
+            + self.netem.as_ref().map_or(0, |n| n.line.len() as u64)
     }
 
     /// The congestion state a trace reports: the return policy's decision

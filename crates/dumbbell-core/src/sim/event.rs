@@ -17,12 +17,18 @@ pub enum Event {
     TxDone { port: u32 },
     /// The head packet of a port's link reaches the node at the far end.
     Arrive { port: u32 },
+    /// The head packet of a port's slow lane (reordered packets) arrives.
+    ArriveLate { port: u32 },
+    /// The head packet of a port's netem delay line joins the port's queue.
+    NetemRelease { port: u32 },
     /// A TCP connection's timer (see `tcp::TimerKind`) may be due.
     TcpTimer { conn: u32, kind: u8 },
     /// A UDP constant-bit-rate source sends its next datagram.
     UdpSend { flow: u32 },
     /// A periodic sampling tick of the flow recorders.
     Sample,
+    /// The end of the warm-up: every flow's delivered bytes are noted.
+    Warmup,
     /// A periodic occupancy sample of one port's queue.
     QueueSample { port: u32 },
     /// A workload starts its next task(s) (`world/tasks.rs`).
@@ -165,6 +171,11 @@ impl LazyTimer {
 
     pub fn is_armed(&self) -> bool {
         self.deadline.is_some()
+    }
+
+    /// Time of the event the timer treats as live, if one is scheduled.
+    pub fn pending(&self) -> Option<Time> {
+        self.pending
     }
 
     /// Classifies an event of this timer that fired at `now`.

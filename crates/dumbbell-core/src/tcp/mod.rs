@@ -3,8 +3,9 @@
 //! RFCs to read first: 9293 (TCP), 5681 (congestion control), 6582
 //! (NewReno), 2018 and 6675 (SACK and SACK-based recovery), 6298 (RTO),
 //! 3168 (ECN), 8257 (DCTCP's accurate ECE echo), 6937 (Proportional Rate
-//! Reduction, what Linux does in recovery), and the draft on delivery-rate
-//! estimation (Linux `tcp_rate.c`).
+//! Reduction, what Linux does in recovery), 8985 (RACK-TLP), 7323
+//! (timestamps), 3522 (Eifel detection), 2883 (D-SACK), 5682 (F-RTO), and
+//! the draft on delivery-rate estimation (Linux `tcp_rate.c`).
 //!
 //! Neither endpoint touches the network: each takes `now` and an input, and
 //! pushes the packets it wants sent and the timers it wants armed into an
@@ -15,16 +16,29 @@
 //!   right after its last write);
 //! - the receiver application reads at once: the advertised window is the
 //!   configured receive buffer, constant;
-//! - no TCP timestamps, so no undo of spurious reductions (Eifel/DSACK); the
-//!   `undo_cwnd` hook is kept for ported controls.
+//! - TCP timestamps (RFC 7323) run on a 1 kHz clock, as Linux's
+//!   (`tcp_time_stamp`): [`ts_ms`] of simulated time, never 0.
 
+pub mod rack;
 pub mod ranges;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
 
 use crate::net::packet::Packet;
-use crate::sim::Time;
+use crate::sim::{Time, PS_PER_MS};
+
+/// The TCP timestamp clock (RFC 7323 §5.4; Linux's 1 ms `tcp_time_stamp`):
+/// whole milliseconds of simulated time plus one, so that 0 keeps its
+/// meaning of "no timestamp", wrapping after 49 days.
+pub fn ts_ms(now: Time) -> u32 {
+    ((now.ps() / PS_PER_MS) as u32).wrapping_add(1)
+}
+
+/// `a` is before `b` on the wrapping timestamp clock (Linux `before()`).
+pub fn ts_before(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
 
 /// Timers of a connection (the `kind` of `Event::TcpTimer`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +60,11 @@ impl TimerKind {
         }
     }
 }
+
+// `TimerKind::Rto` is the sender's one retransmission timer, which, as
+// Linux's `icsk_pending`, runs in one of three exclusive modes
+// (`sender::XmitTimer`): the RTO, RACK's reordering timeout, or the tail
+// loss probe.
 
 /// What an endpoint asks of the world: packets to send, timers to schedule.
 /// Reused across calls, so steady state allocates nothing.

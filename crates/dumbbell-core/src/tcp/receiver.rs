@@ -18,9 +18,18 @@
 //!   (In Linux this logic sits in the receiving socket's `tcp_dctcp.c`; here
 //!   it is a receiver mode chosen with the control, since the echo is a
 //!   property of the receiver.)
+//! - Timestamps (RFC 7323 §4.3, Linux `tcp_replace_ts_recent`): TS.Recent
+//!   takes a segment's TSval only if the segment starts at or below the
+//!   last ACK sent, so an ACK echoes the timestamp of the segment that
+//!   filled the window's left edge: the original's if a delayed original
+//!   filled a hole, the retransmission's if the retransmission did (what
+//!   the sender's Eifel detection reads).
+//! - D-SACK (RFC 2883 §4): a segment received twice is reported once, as
+//!   the first SACK block of the next ACK (sent at once), before the
+//!   regular blocks.
 
 use super::ranges::RangeSet;
-use super::{Endpoints, Out, TimerKind};
+use super::{ts_before, ts_ms, Endpoints, Out, TimerKind};
 use crate::config::TcpConfig;
 use crate::net::packet::{flags, Ecn, Packet, Proto, SackBlock, MAX_SACK_BLOCKS};
 use crate::sim::{Dur, LazyTimer, Time};
@@ -38,6 +47,12 @@ pub struct Receiver {
     mss: u32,
     rwnd: u64,
     sack: bool,
+    timestamps: bool,
+    dsack: bool,
+    /// TS.Recent (RFC 7323), echoed in every ACK.
+    ts_recent: u32,
+    /// A duplicate to report as a D-SACK block in the next ACK.
+    dsack_block: Option<SackBlock>,
     delayed_ack: bool,
     delack_timeout: Dur,
     echo: EcnEcho,
@@ -75,6 +90,10 @@ impl Receiver {
             mss: cfg.mss_bytes,
             rwnd: cfg.rwnd_bytes,
             sack: cfg.sack,
+            timestamps: cfg.timestamps,
+            dsack: cfg.sack && cfg.dsack,
+            ts_recent: 0,
+            dsack_block: None,
             delayed_ack: cfg.delayed_ack,
             delack_timeout: Dur::from_ps(cfg.delack_timeout_ps),
             echo,
@@ -99,6 +118,13 @@ impl Receiver {
 
     /// Handles a packet from the sender.
     pub fn on_packet(&mut self, now: Time, p: &Packet, out: &mut Out) {
+        if self.timestamps
+            && p.ts_val != 0
+            && p.seq <= self.rcv_wup
+            && !ts_before(p.ts_val, self.ts_recent)
+        {
+            self.ts_recent = p.ts_val;
+        }
         if p.has(flags::SYN) {
             // (Re)answer the SYN; ECN is agreed if asked and supported.
             self.ecn_ok = self.echo != EcnEcho::Off && p.has(flags::ECE) && p.has(flags::CWR);
@@ -147,6 +173,22 @@ impl Receiver {
         let (s, e) = (p.seq, p.seq + p.payload_bytes as u64);
         if e <= self.rcv_nxt {
             // Duplicate: ACK at once so the sender learns where we are.
+            self.set_dsack(s, e);
+            self.send_ack(now, out);
+            return;
+        }
+        if s < self.rcv_nxt {
+            // Partly old (Linux tcp_data_queue: seq < rcv_nxt < end_seq).
+            self.set_dsack(s, self.rcv_nxt);
+        } else if let Some((rs, _)) = (s > self.rcv_nxt && !self.ooo.is_empty())
+            .then(|| self.ooo.containing(s))
+            .flatten()
+            .filter(|&(_, re)| re >= e)
+        {
+            // Already held out of order: the block holding it goes first
+            // after the D-SACK (RFC 2883 §4.2: so the sender can tell).
+            self.set_dsack(s, e);
+            self.touch_recent(rs);
             self.send_ack(now, out);
             return;
         }
@@ -201,6 +243,12 @@ impl Receiver {
         }
     }
 
+    fn set_dsack(&mut self, start: u64, end: u64) {
+        if self.dsack {
+            self.dsack_block = Some(SackBlock { start, end });
+        }
+    }
+
     fn touch_recent(&mut self, start: u64) {
         let mut next = [None; MAX_SACK_BLOCKS + 1];
         next[0] = Some(start);
@@ -249,22 +297,31 @@ impl Receiver {
             born_ps: now.ps(),
             ..Default::default()
         };
+        if self.timestamps {
+            p.ts_val = ts_ms(now);
+            p.ts_ecr = self.ts_recent;
+        }
+        let mut n = 0;
+        if let Some(d) = self.dsack_block.take() {
+            p.sack[0] = d;
+            n = 1;
+        }
+        let first = n;
         if self.sack && !self.ooo.is_empty() {
-            let mut n = 0;
             for start in self.recent.iter().flatten() {
                 if n == MAX_SACK_BLOCKS {
                     break;
                 }
                 if let Some((rs, re)) = self.ooo.containing(*start) {
                     let b = SackBlock { start: rs, end: re };
-                    if !p.sack[..n].contains(&b) {
+                    if !p.sack[first..n].contains(&b) {
                         p.sack[n] = b;
                         n += 1;
                     }
                 }
             }
-            p.n_sack = n as u8;
         }
+        p.n_sack = n as u8;
         self.acks_sent += 1;
         out.pkts.push(p);
     }

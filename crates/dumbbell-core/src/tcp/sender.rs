@@ -17,26 +17,70 @@
 //! SACKed segments above it) and the retransmission search advance
 //! monotone hints instead of rescanning.
 //!
-//! # Recovery (Linux `tcp_fastretrans_alert`, simplified)
+//! # Loss detection (Linux `tcp_identify_packet_loss`)
+//! - With SACK and `rack` (the default, Linux `tcp_recovery` = 1): RACK
+//!   (RFC 8985 §6, `tcp::rack`): a segment, original or retransmission, is
+//!   lost when one sent after it has been delivered and it has waited that
+//!   one's RTT plus the reordering window; a segment not yet old enough
+//!   arms the reordering timer. DupThresh counting is not used.
+//! - With SACK and without `rack`: RFC 6675 `IsLost` (a hole with at least
+//!   DupThresh SACKed segments above it), and a retransmission is lost when
+//!   a segment sent after it is delivered first (RACK's rule with no
+//!   reordering window).
+//! - Without SACK: NewReno (RFC 6582): the head is lost at DupThresh
+//!   duplicate ACKs, and again after every partial ACK in Recovery.
+//!
+//! # Recovery (Linux `tcp_fastretrans_alert`)
 //! - Open → Disorder when SACKs or duplicate ACKs arrive;
-//! - → Recovery when a segment is marked lost (SACK) or at DupThresh
-//!   duplicate ACKs (NewReno, RFC 6582: the head is marked lost, and again
-//!   after every partial ACK); `ssthresh()` is taken (unless coming from
-//!   CWR, whose reduction continues, as in Linux), cwnd follows
-//!   Proportional Rate Reduction (RFC 6937) and is set to ssthresh when
-//!   `snd_una` passes the recovery point `high_seq`;
+//! - → Recovery when a segment is marked lost; `ssthresh()` is taken
+//!   (unless coming from CWR, whose reduction continues, as in Linux),
+//!   cwnd follows Proportional Rate Reduction (RFC 6937) and is set to
+//!   ssthresh when `snd_una` passes the recovery point `high_seq`;
 //! - → CWR on an ACK with ECE (RFC 3168 §6.1.2: once per window): the same
 //!   reduction, and CWR is set on the next new data segment; CWR ends when
 //!   `snd_una` is beyond `high_seq` (Linux), so an ECE on the ACK of exactly
 //!   `high_seq` does not reduce again;
-//! - a retransmission is itself found lost when a segment sent after it is
-//!   delivered first (RACK's rule with no reordering window; our links never
-//!   reorder), and is sent again without waiting for the RTO;
 //! - RTO (RFC 6298, Linux `tcp_enter_loss`): `ssthresh()` unless a reduction
 //!   is under way whose recovery point is not yet acknowledged (so an RTO in
-//!   Recovery, CWR or Loss does not reduce twice), every un-SACKed segment
-//!   marked lost, cwnd = 1, state Loss until `high_seq` is acknowledged; the
-//!   RTO backs off.
+//!   Recovery, CWR or Loss does not reduce twice), un-SACKed segments marked
+//!   lost (with RACK, all but those sent less than RACK's RTT ago, the head
+//!   always), cwnd = in flight + 1, state Loss until `high_seq` is
+//!   acknowledged; the RTO backs off.
+//!
+//! # Undoing spurious reductions (Linux `tcp_try_undo_*`)
+//! A reduction (Recovery or Loss, not CWR) records where it began
+//! (`undo_marker`), the cwnd and ssthresh before it, and counts its
+//! retransmissions (`undo_retrans`). It is undone, cwnd set back by the
+//! control's `undo_cwnd()` and ssthresh restored, when
+//! - every retransmission came back as a D-SACK (RFC 2883 §5: both copies
+//!   arrived): `tcp_try_undo_dsack` and at the recovery point;
+//! - with timestamps, an ACK echoes a timestamp older than the first
+//!   retransmission (Eifel, RFC 3522: the original was delivered), at the
+//!   recovery point, on a partial ACK in Recovery (a delayed original filled
+//!   the hole: reordering) or on any advancing ACK in Loss;
+//! - with F-RTO (RFC 5682 §3, SACK-enhanced, Linux's variant): after an
+//!   RTO, the first ACK that advances `snd_una` sends new data instead of
+//!   retransmitting (step 2b); if the next ACK delivers a segment sent
+//!   before the RTO and never retransmitted, the timeout was spurious.
+//!
+//! # Tail loss probe (RFC 8985 §7, Linux `tcp_schedule_loss_probe`)
+//! In Open or CWR, after sending new data and on every ACK that advances
+//! `snd_una`, the retransmission timer is set to the probe timeout
+//! PTO = 2·SRTT + 2 ms (+ the minimum RTO instead of 2 ms with one packet
+//! out; 1 s without an RTT sample), no later than the RTO. When it fires,
+//! one new segment is sent whatever cwnd says, or the last segment is
+//! retransmitted; its ACK's SACK lets RACK find the tail loss. A probe that
+//! repaired a loss (an ACK beyond it with no D-SACK) costs a CWR-style
+//! reduction (Linux `tcp_process_tlp_ack`).
+//!
+//! # The retransmission timer
+//! One timer in one of three exclusive modes ([`XmitTimer`], Linux
+//! `icsk_pending`): RTO, RACK's reordering timeout, or the loss probe. An
+//! ACK that advances `snd_una` restarts it (RFC 6298 §5.3) as a probe when
+//! one may be scheduled, else as the RTO; RACK's timer overrides both while
+//! a segment waits out the reordering window; when a reordering timeout or
+//! probe rearms the RTO, the RTO keeps counting from the head's
+//! transmission (Linux `tcp_rearm_rto`).
 //!
 //! # Pacing
 //! When the control asks for it (`wants_pacing`), segments leave no earlier
@@ -45,14 +89,67 @@
 //! the first 10 segments unpaced, up to half a gap forgiven after a stall).
 //! `max_rate_bps`, a NIC or bus cap, spaces whole wire packets.
 
+use super::rack::Rack;
 use super::rtt::RttEstimator;
-use super::{Endpoints, Out, TimerKind};
+use super::{ts_before, ts_ms, Endpoints, Out, TimerKind};
 use crate::cc::{ack_flags, AckSample, CaEvent, CaState, CongestionControl, RateSample, TcpSock};
 use crate::config::TcpConfig;
 use crate::net::packet::{flags, Ecn, Packet, Proto};
-use crate::sim::{Dur, LazyTimer, Time, TimerFire};
+use crate::sim::{Dur, LazyTimer, Time, TimerFire, PS_PER_MS};
 use crate::tcp::ranges::RangeSet;
 use std::collections::VecDeque;
+
+/// Linux `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 1000): the slack added to the
+/// probe and reordering timeouts.
+const TIMEOUT_MIN: Dur = Dur::from_ps(2 * PS_PER_MS);
+
+/// The retransmission timer's mode (Linux `icsk_pending`): exactly one is
+/// armed at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XmitTimer {
+    /// Retransmission timeout (RFC 6298).
+    Rto,
+    /// RACK's reordering timeout (RFC 8985 §6.3).
+    Reo,
+    /// Tail loss probe (RFC 8985 §7).
+    Probe,
+}
+
+/// What one ACK did, as Linux's `FLAG_*` bits, and the facts the later
+/// steps of the ACK path need.
+#[derive(Clone, Copy, Debug, Default)]
+struct AckFacts {
+    /// `snd_una` moved (`FLAG_SND_UNA_ADVANCED`).
+    una_advanced: bool,
+    /// New SACK information (`FLAG_DATA_SACKED`).
+    data_sacked: bool,
+    /// A segment sent before `high_seq` and never retransmitted was acked
+    /// or SACKed (`FLAG_ORIG_SACK_ACKED`).
+    orig_sack_acked: bool,
+    /// The ACK carried a valid D-SACK (`FLAG_DSACKING_ACK`).
+    dsack: bool,
+    /// The D-SACK reports the loss probe's retransmission (`FLAG_DSACK_TLP`).
+    dsack_tlp: bool,
+    /// A retransmission was found lost on this ACK (`FLAG_LOST_RETRANS`).
+    lost_retrans: bool,
+    /// Restart the retransmission timer after this ACK
+    /// (`FLAG_SET_XMIT_TIMER`), unless RACK armed its own.
+    set_xmit_timer: bool,
+    ece: bool,
+    /// Packets newly acked or SACKed.
+    newly: u32,
+    /// Send times of the oldest and newest never-retransmitted segments the
+    /// cumulative ACK covered, and of the newest newly SACKed one (RTT).
+    first_ackt: Option<Time>,
+    last_ackt: Option<Time>,
+    sack_rtt: Option<Time>,
+    /// Lowest start of a never-retransmitted segment delivered below the
+    /// highest SACKed sequence: reordering (Linux `state->reord`).
+    reord: Option<u64>,
+    /// (send time, end seq) of the most recently sent segment delivered
+    /// (for the no-RACK lost-retransmission rule).
+    newest_delivered: (Time, u64),
+}
 
 // Scoreboard bits of a segment (Linux `TCPCB_*`).
 const SACKED: u8 = 1;
@@ -82,6 +179,13 @@ struct Seg {
     tx: TxSnap,
 }
 
+impl Seg {
+    #[inline]
+    fn end(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
     /// Waiting for the application to start.
@@ -105,6 +209,14 @@ pub struct SenderStats {
     pub returns_received: u64,
     /// Retransmissions found lost (a later segment was delivered first).
     pub lost_retransmits: u64,
+    /// Tail loss probes sent.
+    pub loss_probes: u64,
+    /// Segments the receiver reported received twice (D-SACK).
+    pub dsack_dups: u64,
+    /// Reductions undone as spurious (D-SACK, Eifel or F-RTO).
+    pub undos: u64,
+    /// Of those, timeouts found spurious by F-RTO.
+    pub spurious_rtos: u64,
     pub completion: Option<Time>,
 }
 
@@ -118,7 +230,9 @@ pub struct Sender {
     sacked: RangeSet,
     scratch: Vec<(u64, u64)>,
     pub rtt: RttEstimator,
+    /// The retransmission timer, in mode `xmit_mode`.
     rto_timer: LazyTimer,
+    xmit_mode: XmitTimer,
     pacing_timer: LazyTimer,
     syn_sent: Option<Time>,
     syn_retransmitted: bool,
@@ -130,11 +244,40 @@ pub struct Sender {
     /// Outstanding retransmissions as (seq, send time), oldest first, for
     /// detecting lost retransmissions.
     retx_queue: VecDeque<(u64, Time)>,
+    // RACK (with SACK and `cfg.rack`).
+    rack: Rack,
+    /// Every never-retransmitted segment below this index is decided
+    /// (SACKed or lost) for RACK's walk.
+    rack_hint: usize,
+    /// Linux `tp->reordering`: DupThresh, raised when reordering is seen.
+    reordering: u32,
     // Reductions.
     high_seq: u64,
     prr_delivered: u32,
     prr_out: u32,
     queue_cwr: bool,
+    // Undo (Linux `undo_marker`, `undo_retrans`, `retrans_stamp`,
+    // `prior_ssthresh`).
+    undo_marker: Option<u64>,
+    undo_retrans: i64,
+    /// Timestamp (ms clock) of the episode's first retransmission.
+    retrans_stamp: Option<u32>,
+    prior_ssthresh: u32,
+    /// The echoed timestamp of the ACK being processed (0: none).
+    ack_tsecr: u32,
+    /// Segments reported duplicate so far, against retransmissions sent
+    /// (Linux `dsack_dups` vs `total_retrans`: more is a dubious D-SACK).
+    dsack_dups: u64,
+    /// A timer event to schedule when the current entry point returns.
+    timer_push: Option<Time>,
+    // F-RTO (Linux `tp->frto`) and the RTOs in a row (`icsk_retransmits`).
+    frto: bool,
+    rto_retransmits: u32,
+    /// F-RTO step 2b: the next transmission round sends new data only.
+    frto_send_new: bool,
+    // Tail loss probe (Linux `tlp_high_seq`, `tlp_retrans`).
+    tlp_high_seq: Option<u64>,
+    tlp_retrans: bool,
     // Flow control and the application.
     rwnd: u64,
     app_end: Option<u64>,
@@ -174,6 +317,7 @@ impl Sender {
             Dur::from_ps(cfg.min_rto_ps),
             Dur::from_ps(cfg.max_rto_ps),
         );
+        let dupthresh = cfg.dupthresh;
         Sender {
             ep,
             rwnd: cfg.rwnd_bytes,
@@ -186,6 +330,7 @@ impl Sender {
             scratch: Vec::with_capacity(8),
             rtt,
             rto_timer: LazyTimer::default(),
+            xmit_mode: XmitTimer::Rto,
             pacing_timer: LazyTimer::default(),
             syn_sent: None,
             syn_retransmitted: false,
@@ -194,10 +339,25 @@ impl Sender {
             retx_hint: 0,
             lost_frontier: 0,
             retx_queue: VecDeque::with_capacity(64),
+            rack: Rack::default(),
+            rack_hint: 0,
+            reordering: dupthresh,
             high_seq: 0,
             prr_delivered: 0,
             prr_out: 0,
             queue_cwr: false,
+            undo_marker: None,
+            undo_retrans: -1,
+            retrans_stamp: None,
+            prior_ssthresh: 0,
+            ack_tsecr: 0,
+            dsack_dups: 0,
+            timer_push: None,
+            frto: false,
+            rto_retransmits: 0,
+            frto_send_new: false,
+            tlp_high_seq: None,
+            tlp_retrans: false,
             app_end,
             stop,
             open_stream: false,
@@ -222,6 +382,9 @@ impl Sender {
     /// (at once if the connection is established).
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Out) {
         self.tp.now = now;
+        // Linux tcp_sendmsg_locked: the app-limited check runs first, on
+        // what the application had left before this write.
+        self.check_app_limited(now);
         *self.app_end.get_or_insert(0) += bytes;
         self.try_send(now, out);
     }
@@ -254,7 +417,8 @@ impl Sender {
             self.syn_retransmitted = true;
         }
         self.syn_sent = Some(now);
-        self.arm_rto(now, out);
+        self.arm_xmit(XmitTimer::Rto, now + self.rtt.rto());
+        self.flush_timer(out);
     }
 
     fn establish(&mut self, now: Time, out: &mut Out) {
@@ -284,10 +448,88 @@ impl Sender {
         }
     }
 
-    fn arm_rto(&mut self, now: Time, out: &mut Out) {
-        if let Some(at) = self.rto_timer.arm(now + self.rtt.rto()) {
+    /// Arms the retransmission timer in `mode` for `at`; the event to
+    /// schedule, if any, waits in `timer_push` until the entry point
+    /// returns ([`Self::flush_timer`]).
+    fn arm_xmit(&mut self, mode: XmitTimer, at: Time) {
+        self.xmit_mode = mode;
+        if let Some(t) = self.rto_timer.arm(at) {
+            // Each event the lazy timer asks for is earlier than the last.
+            self.timer_push = Some(t);
+        }
+    }
+
+    fn flush_timer(&mut self, out: &mut Out) {
+        if let Some(at) = self.timer_push.take() {
             out.timers.push((at, TimerKind::Rto));
         }
+    }
+
+    /// Time left until the RTO of the head segment, counted from its last
+    /// transmission (Linux `tcp_rto_delta_us`); may be zero.
+    fn rto_delta(&self, now: Time) -> Dur {
+        match self.segs.front() {
+            Some(h) => (h.sent + self.rtt.rto()).saturating_since(now),
+            None => self.rtt.rto(),
+        }
+    }
+
+    /// Linux `tcp_rearm_rto`: the RTO from now, or, when it replaces a
+    /// reordering timeout or a probe, from the head's transmission.
+    fn rearm_rto(&mut self, now: Time) {
+        if self.tp.packets_out == 0 {
+            self.rto_timer.disarm();
+            return;
+        }
+        let wait = if self.rto_timer.is_armed() && self.xmit_mode != XmitTimer::Rto {
+            self.rto_delta(now).max(Dur::from_ps(1))
+        } else {
+            self.rtt.rto()
+        };
+        self.arm_xmit(XmitTimer::Rto, now + wait);
+    }
+
+    /// Linux `tcp_schedule_loss_probe`: in Open or CWR with SACK, the probe
+    /// timeout PTO = 2·SRTT + 2 ms (+ the minimum RTO instead of 2 ms with
+    /// one packet out, for a delayed ACK; 1 s without an RTT sample), no
+    /// later than the RTO would fire (`advancing_rto`: a full RTO from now,
+    /// as the ACK path restarts it; else what is left of the current one).
+    fn schedule_loss_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
+        if !(self.cfg.tlp && self.cfg.sack)
+            || self.tp.packets_out == 0
+            || !matches!(self.tp.ca_state, CaState::Open | CaState::Cwr)
+        {
+            return false;
+        }
+        let mut timeout = match self.rtt.srtt() {
+            Some(srtt) => {
+                srtt.mul(2)
+                    + if self.tp.packets_out == 1 {
+                        Dur::from_ps(self.cfg.min_rto_ps)
+                    } else {
+                        TIMEOUT_MIN
+                    }
+            }
+            None => Dur::from_ps(self.cfg.init_rto_ps),
+        };
+        let rto_delta = if advancing_rto {
+            self.rtt.rto()
+        } else {
+            self.rto_delta(now)
+        };
+        if !rto_delta.is_zero() {
+            timeout = timeout.min(rto_delta);
+        }
+        self.arm_xmit(XmitTimer::Probe, now + timeout);
+        true
+    }
+
+    /// Linux `tcp_set_xmit_timer`: after an ACK that advanced `snd_una`.
+    fn set_xmit_timer(&mut self, now: Time, out: &mut Out) {
+        if !self.schedule_loss_probe(now, true) {
+            self.rearm_rto(now);
+        }
+        self.flush_timer(out);
     }
 
     fn sync_tp(&mut self, now: Time) {
@@ -311,7 +553,7 @@ impl Sender {
     }
 
     // ------------------------------------------------------------------
-    // ACK processing: the one per-ACK path.
+    // ACK processing: the one per-ACK path, in the order of `cc/mod.rs`.
     // ------------------------------------------------------------------
 
     /// Handles a packet from the receiver.
@@ -319,15 +561,7 @@ impl Sender {
         self.tp.now = now;
         match self.phase {
             Phase::SynSent => {
-                if p.has(flags::SYN) && p.has(flags::ACK) {
-                    if let (Some(t), false) = (self.syn_sent, self.syn_retransmitted) {
-                        self.rtt.sample(now.since(t));
-                    }
-                    self.rto_timer.disarm();
-                    self.tp.ecn_ok = self.wants_ecn() && p.has(flags::ECE);
-                    self.sync_tp(now);
-                    self.establish(now, out);
-                }
+                self.on_syn_ack(now, p, out);
                 return AckOutcome::default();
             }
             Phase::Established => {}
@@ -338,117 +572,28 @@ impl Sender {
             return AckOutcome::default(); // acks unsent data, or an old ACK
         }
         self.rwnd = p.rwnd_bytes;
+        self.ack_tsecr = if self.cfg.timestamps { p.ts_ecr } else { 0 };
+        let prior_una = self.tp.snd_una;
         let prior_in_flight = self.tp.in_flight();
         let prior_delivered = self.tp.delivered;
         let prior_lost = self.tp.lost;
-        let ece = self.tp.ecn_ok && p.has(flags::ECE);
+        let prior_fack = self.highest_sacked().max(prior_una);
+        let mut f = AckFacts {
+            ece: self.tp.ecn_ok && p.has(flags::ECE),
+            ..Default::default()
+        };
         let mut rs = RateSample {
             prior_in_flight,
             ..Default::default()
         };
-        let mut newly: u32 = 0;
-        let mut first_ackt: Option<Time> = None;
-        let mut last_ackt: Option<Time> = None;
-        let mut sack_rtt: Option<Time> = None;
-        // (send time, end seq) of the most recently sent segment this ACK
-        // delivered; at equal times the higher sequence was sent later (RACK).
-        let mut newest_delivered = (Time::ZERO, 0u64);
 
-        // 1. SACK blocks: mark newly SACKed segments.
+        // 1. The scoreboard: SACK blocks (D-SACK first), then the
+        //    cumulative ACK; RTT from what they delivered.
         if self.cfg.sack && p.n_sack > 0 {
-            self.scratch.clear();
-            for b in p.sacks() {
-                let s = b.start.max(self.tp.snd_una);
-                let e = b.end.min(self.tp.snd_nxt);
-                if s < e {
-                    let scratch = &mut self.scratch;
-                    self.sacked.insert(s, e, |x, y| scratch.push((x, y)));
-                }
-            }
-            for k in 0..self.scratch.len() {
-                let (x, y) = self.scratch[k];
-                let mss = self.cfg.mss_bytes as u64;
-                let i0 = ((x - self.tp.snd_una).div_ceil(mss)) as usize;
-                let mut i = i0;
-                while i < self.segs.len() && self.segs[i].seq + self.segs[i].len as u64 <= y {
-                    if self.mark_sacked(i, &mut rs) {
-                        newly += 1;
-                        let seg = self.segs[i];
-                        newest_delivered =
-                            newest_delivered.max((seg.sent, seg.seq + seg.len as u64));
-                        if seg.bits & EVER_RETRANS == 0 {
-                            sack_rtt = Some(sack_rtt.map_or(seg.sent, |t: Time| t.max(seg.sent)));
-                        }
-                    }
-                    i += 1;
-                }
-            }
+            self.sack_blocks(now, p, prior_una, prior_fack, &mut f, &mut rs);
         }
-
-        // 2. The cumulative ACK.
-        let data_acked = ack > self.tp.snd_una;
-        if data_acked {
-            let mut popped = 0usize;
-            let mut sacked_popped_below_hint = 0u32;
-            let mut retrans_acked = false;
-            while let Some(seg) = self.segs.front().copied() {
-                if seg.seq + seg.len as u64 > ack {
-                    break;
-                }
-                retrans_acked |= seg.bits & EVER_RETRANS != 0;
-                if seg.bits & SACKED == 0 {
-                    newly += 1;
-                    self.rate_delivered(&seg, &mut rs);
-                    if seg.bits & EVER_RETRANS == 0 {
-                        first_ackt.get_or_insert(seg.sent);
-                        last_ackt = Some(seg.sent);
-                    }
-                } else {
-                    self.tp.sacked_out -= 1;
-                    if popped < self.lost_hint {
-                        sacked_popped_below_hint += 1;
-                    }
-                }
-                if seg.bits & LOST != 0 {
-                    self.tp.lost_out -= 1;
-                }
-                if seg.bits & RETRANS != 0 {
-                    self.tp.retrans_out -= 1;
-                }
-                self.tp.packets_out -= 1;
-                newest_delivered = newest_delivered.max((seg.sent, seg.seq + seg.len as u64));
-                self.segs.pop_front();
-                popped += 1;
-            }
-            if retrans_acked {
-                // Karn, as Linux (FLAG_RETRANS_DATA_ACKED): an ACK that
-                // covers a retransmission was timed by it, whatever else it
-                // covers; no sample from the cumulative part.
-                first_ackt = None;
-                last_ackt = None;
-            }
-            if popped >= self.lost_hint {
-                self.lost_hint = 0;
-                self.sacked_below_hint = 0;
-            } else {
-                self.lost_hint -= popped;
-                self.sacked_below_hint -= sacked_popped_below_hint;
-            }
-            self.retx_hint = self.retx_hint.saturating_sub(popped);
-            self.lost_frontier = self.lost_frontier.saturating_sub(popped);
-            self.tp.snd_una = ack;
-            self.sacked.trim_below(ack);
-            if !self.cfg.sack {
-                // Linux tcp_remove_reno_sacks: one ACK fills the hole, the
-                // rest of what it acks ate duplicate ACKs, whose segments
-                // were counted as delivered when they arrived.
-                let acked = popped as u32;
-                if acked > 0 {
-                    newly = acked.saturating_sub(self.tp.sacked_out).max(1);
-                    self.tp.sacked_out = self.tp.sacked_out.saturating_sub(acked - 1);
-                }
-                self.tp.sacked_out = self.tp.sacked_out.min(self.tp.packets_out);
-            }
+        if ack > self.tp.snd_una {
+            self.cumulative_ack(now, ack, &mut f, &mut rs);
         } else if !self.cfg.sack
             && p.payload_bytes == 0
             && self.tp.packets_out > 0
@@ -457,86 +602,405 @@ impl Sender {
             // A duplicate ACK without SACK (Linux tcp_add_reno_sack).
             if self.tp.sacked_out + 1 < self.tp.packets_out {
                 self.tp.sacked_out += 1;
-                newly += 1;
+                f.newly += 1;
             }
         }
-
-        self.tp.delivered += newly as u64;
-        if ece {
-            self.tp.delivered_ce += newly as u64;
+        self.tp.delivered += f.newly as u64;
+        if f.ece {
+            self.tp.delivered_ce += f.newly as u64;
             self.stats.ece_acks += 1;
         }
-
-        // RTT (Karn: only never-retransmitted segments). Like Linux, the
-        // oldest newly acked segment feeds the RTO estimator; the newest
-        // feeds the control and the rate sample.
-        if let Some(t) = first_ackt.or(sack_rtt) {
-            self.rtt.sample(now.since(t));
+        let ca_rtt = self.ack_rtt(now, &f);
+        if let Some(reord) = f.reord.filter(|&r| r < prior_fack) {
+            self.check_reordering(reord, prior_fack);
         }
-        let ca_rtt = last_ackt.or(sack_rtt).map(|t| now.since(t));
         self.sync_tp(now);
 
         // 2. in_ack_event; 3. pkts_acked.
-        let mut ev = ack_flags::SLOWPATH;
-        if p.rwnd_bytes != 0 {
-            ev |= ack_flags::WIN_UPDATE;
+        self.notify_ack(p, &f, ca_rtt, prior_in_flight);
+
+        // 4. RACK's reordering window; the tail-loss-probe episode.
+        if self.rack_on() && rs.delivered.is_some() {
+            self.rack
+                .update_reo_wnd(rs.prior_delivered.max(1), self.tp.delivered);
         }
-        if ece {
-            ev |= ack_flags::ECE;
-        }
-        self.cc.in_ack_event(&mut self.tp, ev);
-        if newly > 0 {
-            let sample = AckSample {
-                pkts_acked: newly,
-                rtt: ca_rtt,
-                in_flight: prior_in_flight,
-            };
-            self.cc.pkts_acked(&mut self.tp, &sample);
+        if self.tlp_high_seq.is_some() {
+            self.process_tlp_ack(ack, &f);
         }
 
-        // 4. Loss marking and the recovery state machine.
-        self.mark_lost_from_sacks();
-        self.mark_lost_retransmits(newest_delivered);
-        self.recovery_state_machine(data_acked, ece);
+        // 5. Loss detection and the recovery state machine (undo, F-RTO),
+        //    for the ACKs Linux finds dubious (`tcp_ack_is_dubious`): all
+        //    but those that advance `snd_una` in Open with nothing to alert.
+        let dubious = !f.una_advanced
+            || f.data_sacked
+            || f.ece
+            || f.dsack
+            || self.tp.ca_state != CaState::Open;
+        if dubious {
+            self.fastretrans_alert(now, prior_una, &mut f);
+        }
+        // 6. The retransmission timer: probe or RTO, unless RACK set its own.
+        if f.set_xmit_timer {
+            self.set_xmit_timer(now, out);
+        }
         let newly_lost = (self.tp.lost - prior_lost) as u32;
 
-        // 5. The rate sample (tcp_rate_gen).
-        self.rate_gen(now, newly, newly_lost, ca_rtt, &mut rs, prior_delivered);
+        // 7. The rate sample (tcp_rate_gen).
+        self.rate_gen(now, f.newly, newly_lost, ca_rtt, &mut rs, prior_delivered);
 
-        // 6. Window: cong_control, or the stack's reduction / growth.
+        // 8. Window: cong_control, or the stack's reduction / growth.
         if self.cc.has_cong_control() {
             self.cc.cong_control(&mut self.tp, ack, &rs);
         } else if matches!(self.tp.ca_state, CaState::Cwr | CaState::Recovery) {
-            self.cwnd_reduction(newly, newly_lost, data_acked);
-        } else if data_acked {
+            self.cwnd_reduction(f.newly, newly_lost, f.una_advanced);
+        } else if f.una_advanced {
             self.tp.is_cwnd_limited = self.is_cwnd_limited();
-            self.cc.cong_avoid(&mut self.tp, ack, newly);
+            self.cc.cong_avoid(&mut self.tp, ack, f.newly);
         }
         self.tp.snd_cwnd = self.tp.snd_cwnd.clamp(1, self.tp.snd_cwnd_clamp);
 
-        // Completion and the RTO timer (RFC 6298 §5.2, §5.3).
+        // 9. Completion, then what the window now allows.
+        let outcome = AckOutcome {
+            newly_acked_sacked: f.newly,
+            ece: f.ece,
+        };
         if let Some(end) = self.app_end.filter(|_| !self.open_stream) {
             if self.tp.snd_una >= end {
                 self.phase = Phase::Done;
                 self.stats.completion.get_or_insert(now);
                 self.rto_timer.disarm();
                 self.pacing_timer.disarm();
-                return AckOutcome {
-                    newly_acked_sacked: newly,
-                    ece,
-                };
+                self.timer_push = None;
+                return outcome;
             }
         }
         if self.tp.packets_out == 0 {
             self.rto_timer.disarm();
-        } else if data_acked {
-            self.rto_timer.disarm();
-            self.arm_rto(now, out);
+        }
+        if self.frto_send_new {
+            // F-RTO step 2b (Linux tcp_xmit_recovery, REXMIT_NEW): new data
+            // only; if none could go, conventional recovery.
+            self.frto_send_new = false;
+            self.send(now, out, false);
+            if self.tp.snd_nxt <= self.high_seq {
+                self.frto = false;
+            }
         }
         self.try_send(now, out);
-        AckOutcome {
-            newly_acked_sacked: newly,
-            ece,
+        outcome
+    }
+
+    /// The SYN-ACK: RTT from the SYN unless it was retransmitted, ECN
+    /// agreed if both asked, then the connection is established.
+    fn on_syn_ack(&mut self, now: Time, p: &Packet, out: &mut Out) {
+        if !(p.has(flags::SYN) && p.has(flags::ACK)) {
+            return;
+        }
+        if let (Some(t), false) = (self.syn_sent, self.syn_retransmitted) {
+            self.rtt.sample(now.since(t));
+        }
+        self.rto_timer.disarm();
+        self.tp.ecn_ok = self.wants_ecn() && p.has(flags::ECE);
+        self.sync_tp(now);
+        self.establish(now, out);
+    }
+
+    /// The end of the highest SACKed segment, or `snd_una` (Linux
+    /// `tcp_highest_sack_seq`).
+    fn highest_sacked(&self) -> u64 {
+        self.sacked.ranges().last().map_or(self.tp.snd_una, |r| r.1)
+    }
+
+    fn rack_on(&self) -> bool {
+        self.cfg.sack && self.cfg.rack
+    }
+
+    /// Step 1a: the SACK blocks. A first block below the cumulative ACK, or
+    /// inside the second block, is a D-SACK (RFC 2883 §4); the others mark
+    /// newly SACKed segments.
+    fn sack_blocks(
+        &mut self,
+        now: Time,
+        p: &Packet,
+        prior_una: u64,
+        fack: u64,
+        f: &mut AckFacts,
+        rs: &mut RateSample,
+    ) {
+        let blocks = p.sacks();
+        let dsack = self.cfg.dsack
+            && (blocks[0].start < p.ack
+                || (blocks.len() > 1
+                    && blocks[0].end <= blocks[1].end
+                    && blocks[0].start >= blocks[1].start));
+        if dsack {
+            self.dsack_block(blocks[0].start, blocks[0].end, prior_una, f);
+        }
+        self.scratch.clear();
+        for b in &blocks[dsack as usize..] {
+            let s = b.start.max(self.tp.snd_una);
+            let e = b.end.min(self.tp.snd_nxt);
+            if s < e {
+                let scratch = &mut self.scratch;
+                self.sacked.insert(s, e, |x, y| scratch.push((x, y)));
+            }
+        }
+        let mss = self.cfg.mss_bytes as u64;
+        for k in 0..self.scratch.len() {
+            let (x, y) = self.scratch[k];
+            let mut i = ((x - self.tp.snd_una).div_ceil(mss)) as usize;
+            while i < self.segs.len() && self.segs[i].end() <= y {
+                let seg = self.segs[i];
+                if self.mark_sacked(i, rs) {
+                    f.newly += 1;
+                    f.data_sacked = true;
+                    f.newest_delivered = f.newest_delivered.max((seg.sent, seg.end()));
+                    if self.rack_on() {
+                        let retrans = seg.bits & EVER_RETRANS != 0;
+                        self.rack
+                            .advance(now, seg.sent, seg.end(), retrans, self.tp.min_rtt);
+                    }
+                    if seg.bits & EVER_RETRANS == 0 {
+                        // A hole filled by its original: reordering.
+                        if seg.seq < fack {
+                            f.reord = Some(f.reord.map_or(seg.seq, |r| r.min(seg.seq)));
+                        }
+                        if seg.end() <= self.high_seq {
+                            f.orig_sack_acked = true;
+                        }
+                        f.sack_rtt = Some(f.sack_rtt.map_or(seg.sent, |t| t.max(seg.sent)));
+                    }
+                }
+                i += 1;
+            }
+        }
+    }
+
+    /// A D-SACK block `[start, end)` (Linux `tcp_check_dsack` and the
+    /// D-SACK half of `tcp_sacktag_one`): counts the duplicate, lets the
+    /// undo logic know a retransmission was not needed, and RACK widen its
+    /// window.
+    fn dsack_block(&mut self, start: u64, end: u64, prior_una: u64, f: &mut AckFacts) {
+        let mss = self.cfg.mss_bytes as u64;
+        let len = end.saturating_sub(start);
+        if len == 0 || len > self.rwnd.max(mss) {
+            return;
+        }
+        let dup_segs = len.div_ceil(mss).max(1);
+        if len <= mss && self.tlp_high_seq == Some(end) {
+            f.dsack_tlp = true;
+        }
+        self.dsack_dups += dup_segs;
+        if self.dsack_dups > self.stats.retransmits {
+            return; // more duplicates than retransmissions: dubious
+        }
+        self.stats.dsack_dups += dup_segs;
+        self.rack.dsack_seen = true;
+        f.dsack = true;
+        let marker = self.undo_marker;
+        if end <= prior_una {
+            // Already cumulatively acked: count it.
+            if marker.is_some_and(|m| end > m) && self.undo_retrans > 0 {
+                self.undo_retrans = (self.undo_retrans - dup_segs as i64).max(0);
+            }
+            return;
+        }
+        // Within the outstanding window: retransmitted segments it covers.
+        let from = start.max(self.tp.snd_una);
+        let mut i = ((from - self.tp.snd_una) / mss) as usize;
+        while i < self.segs.len() && self.segs[i].seq < end {
+            let seg = self.segs[i];
+            if seg.bits & EVER_RETRANS != 0 {
+                if marker.is_some_and(|m| seg.end() > m) && self.undo_retrans > 0 {
+                    self.undo_retrans -= 1;
+                }
+                if seg.bits & SACKED != 0 {
+                    f.reord = Some(f.reord.map_or(seg.seq, |r| r.min(seg.seq)));
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// Step 1b: the cumulative ACK up to `ack` pops the segments it covers.
+    fn cumulative_ack(&mut self, now: Time, ack: u64, f: &mut AckFacts, rs: &mut RateSample) {
+        f.una_advanced = true;
+        f.set_xmit_timer = true;
+        self.rto_retransmits = 0;
+        let mut popped = 0usize;
+        let mut sacked_popped_below_hint = 0u32;
+        let mut retrans_acked = false;
+        while let Some(seg) = self.segs.front().copied() {
+            if seg.end() > ack {
+                break;
+            }
+            retrans_acked |= seg.bits & EVER_RETRANS != 0;
+            if seg.bits & SACKED == 0 {
+                f.newly += 1;
+                self.rate_delivered(&seg, rs);
+                if seg.bits & EVER_RETRANS == 0 {
+                    f.first_ackt.get_or_insert(seg.sent);
+                    f.last_ackt = Some(seg.sent);
+                    f.reord = Some(f.reord.map_or(seg.seq, |r| r.min(seg.seq)));
+                    if seg.end() <= self.high_seq {
+                        f.orig_sack_acked = true;
+                    }
+                }
+                if self.rack_on() && !self.spurious_retrans(&seg) {
+                    let retrans = seg.bits & EVER_RETRANS != 0;
+                    self.rack
+                        .advance(now, seg.sent, seg.end(), retrans, self.tp.min_rtt);
+                }
+            } else {
+                self.tp.sacked_out -= 1;
+                if popped < self.lost_hint {
+                    sacked_popped_below_hint += 1;
+                }
+            }
+            if seg.bits & LOST != 0 {
+                self.tp.lost_out -= 1;
+            }
+            if seg.bits & RETRANS != 0 {
+                self.tp.retrans_out -= 1;
+            }
+            self.tp.packets_out -= 1;
+            f.newest_delivered = f.newest_delivered.max((seg.sent, seg.end()));
+            self.segs.pop_front();
+            popped += 1;
+        }
+        if retrans_acked {
+            // Karn, as Linux (FLAG_RETRANS_DATA_ACKED): an ACK that
+            // covers a retransmission was timed by it, whatever else it
+            // covers; no sample from the cumulative part.
+            f.first_ackt = None;
+            f.last_ackt = None;
+            if !self.cfg.sack {
+                // Without SACK bits nothing tells the original arrived.
+                f.orig_sack_acked = false;
+            }
+        }
+        if popped >= self.lost_hint {
+            self.lost_hint = 0;
+            self.sacked_below_hint = 0;
+        } else {
+            self.lost_hint -= popped;
+            self.sacked_below_hint -= sacked_popped_below_hint;
+        }
+        self.retx_hint = self.retx_hint.saturating_sub(popped);
+        self.lost_frontier = self.lost_frontier.saturating_sub(popped);
+        self.rack_hint = self.rack_hint.saturating_sub(popped);
+        self.tp.snd_una = ack;
+        self.sacked.trim_below(ack);
+        if !self.cfg.sack {
+            // Linux tcp_remove_reno_sacks: one ACK fills the hole, the
+            // rest of what it acks ate duplicate ACKs, whose segments
+            // were counted as delivered when they arrived.
+            let acked = popped as u32;
+            if acked > 0 {
+                f.newly = acked.saturating_sub(self.tp.sacked_out).max(1);
+                self.tp.sacked_out = self.tp.sacked_out.saturating_sub(acked - 1);
+            }
+            self.tp.sacked_out = self.tp.sacked_out.min(self.tp.packets_out);
+            f.reord = None;
+        }
+    }
+
+    /// A retransmitted segment acked by an ACK that echoes a timestamp
+    /// older than the retransmission: the original was acked (Linux
+    /// `tcp_skb_spurious_retrans`).
+    fn spurious_retrans(&self, seg: &Seg) -> bool {
+        seg.bits & EVER_RETRANS != 0 && self.tsecr_before(ts_ms(seg.sent))
+    }
+
+    /// The ACK echoes a timestamp earlier than `when` (Linux
+    /// `tcp_tsopt_ecr_before`).
+    fn tsecr_before(&self, when: u32) -> bool {
+        self.ack_tsecr != 0 && ts_before(self.ack_tsecr, when)
+    }
+
+    /// Step 1c: RTT samples (Linux `tcp_ack_update_rtt`). The oldest newly
+    /// acked never-retransmitted segment feeds the RTO estimator and the
+    /// newest the control; SACKed ones if nothing was cumulatively acked;
+    /// with timestamps, an ACK that advances `snd_una` and allows no such
+    /// sample (Karn) is timed by its echo, to the millisecond. Returns the
+    /// control's RTT.
+    fn ack_rtt(&mut self, now: Time, f: &AckFacts) -> Option<Dur> {
+        let mut ca_rtt = f.last_ackt.or(f.sack_rtt).map(|t| now.since(t));
+        let seq_rtt = f.first_ackt.or(f.sack_rtt).map(|t| now.since(t));
+        let seq_rtt = match seq_rtt {
+            Some(r) => Some(r),
+            None if self.ack_tsecr != 0 && f.una_advanced => {
+                let ms = ts_ms(now).wrapping_sub(self.ack_tsecr).max(1);
+                let r = Dur::from_ps(ms as u64 * PS_PER_MS);
+                ca_rtt = Some(r);
+                Some(r)
+            }
+            None => None,
+        };
+        if let Some(r) = seq_rtt {
+            self.rtt.sample(r);
+        }
+        ca_rtt
+    }
+
+    /// Linux `tcp_check_sack_reordering`: a segment below the highest
+    /// SACKed one arrived without retransmission, `fack − low` bytes out of
+    /// order; DupThresh grows to cover it and RACK keeps its window open.
+    fn check_reordering(&mut self, low: u64, fack: u64) {
+        if low >= fack {
+            return;
+        }
+        let mss = self.cfg.mss_bytes as u64;
+        let metric = (fack - low).div_ceil(mss);
+        if metric > self.reordering as u64 {
+            // Linux sysctl_tcp_max_reordering: 300.
+            self.reordering = metric.min(300) as u32;
+        }
+        self.rack.reord_seen = true;
+    }
+
+    /// Steps 2 and 3: `in_ack_event`, then `pkts_acked` if anything was
+    /// delivered.
+    fn notify_ack(&mut self, p: &Packet, f: &AckFacts, ca_rtt: Option<Dur>, prior_in_flight: u32) {
+        let mut ev = ack_flags::SLOWPATH;
+        if p.rwnd_bytes != 0 {
+            ev |= ack_flags::WIN_UPDATE;
+        }
+        if f.ece {
+            ev |= ack_flags::ECE;
+        }
+        self.cc.in_ack_event(&mut self.tp, ev);
+        if f.newly > 0 {
+            let sample = AckSample {
+                pkts_acked: f.newly,
+                rtt: ca_rtt,
+                in_flight: prior_in_flight,
+            };
+            self.cc.pkts_acked(&mut self.tp, &sample);
+        }
+    }
+
+    /// Step 3b: an ACK during a tail-loss-probe episode (Linux
+    /// `tcp_process_tlp_ack`). A probe of new data ends when acked; a
+    /// retransmitted probe whose ACK goes beyond it without a D-SACK
+    /// repaired a loss: reduce once, as CWR.
+    fn process_tlp_ack(&mut self, ack: u64, f: &AckFacts) {
+        let Some(high) = self.tlp_high_seq else {
+            return;
+        };
+        if ack < high {
+            return;
+        }
+        if !self.tlp_retrans || f.dsack_tlp {
+            self.tlp_high_seq = None;
+        } else if ack > high {
+            self.init_cwnd_reduction();
+            self.set_state(CaState::Cwr);
+            self.end_cwnd_reduction();
+            self.try_keep_open();
+        } else if !f.una_advanced && !f.data_sacked {
+            // A pure duplicate: both the original and the probe arrived.
+            self.tlp_high_seq = None;
         }
     }
 
@@ -553,10 +1017,8 @@ impl Sender {
         }
         self.sync_tp(now);
         self.tp.delivered_ce += 1;
-        if self.tp.ca_state < CaState::Cwr {
-            self.init_cwnd_reduction();
-            self.set_state(CaState::Cwr);
-        }
+        // As ECE (Linux tcp_enter_cwr): congestion is proven, no undo.
+        self.enter_cwr();
     }
 
     /// Sets SACKED on slot `i`; false if it already was.
@@ -583,6 +1045,202 @@ impl Sender {
         true
     }
 
+    // ------------------------------------------------------------------
+    // Step 4: loss detection and the recovery state machine.
+    // ------------------------------------------------------------------
+
+    /// Linux `tcp_fastretrans_alert`: state exits at the recovery point,
+    /// undo, loss detection, state entries.
+    fn fastretrans_alert(&mut self, now: Time, prior_una: u64, f: &mut AckFacts) {
+        if f.ece {
+            self.prior_ssthresh = 0; // congestion is proven: no undo
+        }
+        // D. Exits when high_seq is acknowledged.
+        let una = self.tp.snd_una;
+        if self.tp.ca_state == CaState::Open {
+            self.retrans_stamp = None;
+        } else if una >= self.high_seq {
+            match self.tp.ca_state {
+                // Linux holds CWR until something *above* high_seq is
+                // acked: the ACK of exactly high_seq was sent before the
+                // receiver saw CWR and may still echo ECE for the window
+                // just reduced.
+                CaState::Cwr if una > self.high_seq => {
+                    self.end_cwnd_reduction();
+                    self.set_state(CaState::Open);
+                }
+                CaState::Recovery => {
+                    self.try_undo_recovery();
+                    self.end_cwnd_reduction();
+                }
+                _ => {}
+            }
+        }
+        // E. The state's own processing.
+        match self.tp.ca_state {
+            CaState::Recovery => {
+                if f.una_advanced && self.try_undo_partial(prior_una) {
+                    return;
+                }
+                if self.try_undo_dsack() {
+                    self.try_keep_open();
+                }
+                self.identify_packet_loss(now, f);
+                if self.tp.ca_state != CaState::Recovery && self.time_to_recover() {
+                    self.enter_recovery(f.ece);
+                }
+                return;
+            }
+            CaState::Loss => {
+                self.process_loss(f);
+                self.identify_packet_loss(now, f);
+                if !(self.tp.ca_state == CaState::Open || f.lost_retrans) {
+                    return;
+                }
+                // Undone, or a retransmission lost: on as in Open.
+            }
+            _ => {}
+        }
+        if self.tp.ca_state <= CaState::Disorder {
+            self.try_undo_dsack();
+        }
+        self.identify_packet_loss(now, f);
+        if self.time_to_recover() {
+            self.enter_recovery(f.ece);
+        } else {
+            self.try_to_open(f.ece);
+        }
+    }
+
+    /// Linux `tcp_time_to_recover`: a segment is marked lost (NewReno's
+    /// DupThresh rule marks the head first).
+    fn time_to_recover(&self) -> bool {
+        self.tp.lost_out > 0
+    }
+
+    /// Linux `tcp_identify_packet_loss`.
+    fn identify_packet_loss(&mut self, now: Time, f: &mut AckFacts) {
+        if self.segs.is_empty() {
+            return;
+        }
+        if !self.cfg.sack {
+            // NewReno (Linux tcp_newreno_mark_lost): the head, at
+            // DupThresh duplicate ACKs, or on a partial ACK in Recovery.
+            let st = self.tp.ca_state;
+            if (st < CaState::Recovery && self.tp.sacked_out >= self.cfg.dupthresh)
+                || (st == CaState::Recovery && f.una_advanced)
+            {
+                self.mark_lost(0);
+            }
+        } else if self.cfg.rack {
+            let prior_retrans = self.tp.retrans_out;
+            if self.rack.advanced {
+                self.rack.advanced = false;
+                let wait = self.rack_detect_loss(now);
+                if !wait.is_zero() {
+                    // Linux tcp_rack_mark_lost: the reordering timer, capped
+                    // at one RTO, replaces the RTO or probe.
+                    let at = now + (wait + TIMEOUT_MIN).min(self.rtt.rto());
+                    self.arm_xmit(XmitTimer::Reo, at);
+                    f.set_xmit_timer = false;
+                }
+            }
+            if self.tp.retrans_out < prior_retrans {
+                f.lost_retrans = true;
+            }
+        } else {
+            let prior_retrans = self.tp.retrans_out;
+            self.mark_lost_from_sacks();
+            self.mark_lost_retransmits(f.newest_delivered);
+            if self.tp.retrans_out < prior_retrans {
+                f.lost_retrans = true;
+            }
+        }
+    }
+
+    /// RACK (RFC 8985 §6.2 step 5, Linux `tcp_rack_detect_loss`): marks
+    /// lost every segment not delivered, and not already lost and awaiting
+    /// retransmission, that was sent before RACK's segment and has waited
+    /// longer than RACK.rtt plus the reordering window. Returns the longest
+    /// wait left among the others (zero if none).
+    ///
+    /// Never-retransmitted segments are sent in sequence order, so they are
+    /// walked in `segs` from `rack_hint`; retransmissions in the order they
+    /// left, in `retx_queue`. Each walk stops at the first segment sent
+    /// after RACK's. Cost: the segments decided plus those still waiting.
+    fn rack_detect_loss(&mut self, now: Time) -> Dur {
+        let reo_wnd = self.rack.reo_wnd(
+            self.tp.ca_state >= CaState::Recovery,
+            self.tp.sacked_out,
+            self.reordering,
+            self.tp.min_rtt,
+            self.tp.srtt,
+        );
+        let limit = self.rack.rtt + reo_wnd;
+        let (rx, re) = (self.rack.xmit, self.rack.end_seq);
+        let mut wait = Dur::ZERO;
+        let mut i = self.rack_hint;
+        let mut settled = true;
+        while i < self.segs.len() {
+            let seg = self.segs[i];
+            if seg.bits & (SACKED | LOST | EVER_RETRANS) != 0 {
+                i += 1;
+                if settled {
+                    self.rack_hint = i;
+                }
+                continue;
+            }
+            if !Rack::sent_after(rx, re, seg.sent, seg.end()) {
+                break;
+            }
+            let waited = now.saturating_since(seg.sent);
+            if waited >= limit {
+                self.mark_lost(i);
+                if settled {
+                    self.rack_hint = i + 1;
+                }
+            } else {
+                wait = wait.max(limit - waited);
+                settled = false;
+            }
+            i += 1;
+        }
+        let mut k = 0;
+        while k < self.retx_queue.len() {
+            let (seq, sent) = self.retx_queue[k];
+            let live = seq >= self.tp.snd_una && {
+                let s = self.segs[self.seg_index(seq)];
+                s.bits & RETRANS != 0 && s.sent == sent
+            };
+            if !live {
+                // Delivered, found lost, or sent again since.
+                if k == 0 {
+                    self.retx_queue.pop_front();
+                } else {
+                    k += 1;
+                }
+                continue;
+            }
+            let idx = self.seg_index(seq);
+            let end = self.segs[idx].end();
+            if !Rack::sent_after(rx, re, sent, end) {
+                break;
+            }
+            let waited = now.saturating_since(sent);
+            if waited >= limit {
+                self.mark_retransmission_lost(idx);
+                if k == 0 {
+                    self.retx_queue.pop_front();
+                    continue;
+                }
+            } else {
+                wait = wait.max(limit - waited);
+            }
+            k += 1;
+        }
+        wait
+    }
+
     /// RFC 6675 `IsLost`, with a hint that only moves forward: a hole is
     /// lost once DupThresh segments above it are SACKed.
     fn mark_lost_from_sacks(&mut self) {
@@ -606,11 +1264,11 @@ impl Sender {
         }
     }
 
-    /// A retransmission is lost when a segment sent after it has been
-    /// delivered: links never reorder, so nothing else explains it (the idea
-    /// of Linux's `tcp_mark_lost_retrans` and of RACK, RFC 8985, with a zero
-    /// reordering window). Without this only the RTO would repair a lost
-    /// retransmission. Costs O(retransmissions resolved) per ACK.
+    /// Without RACK: a retransmission is lost when a segment sent after it
+    /// has been delivered (the idea of Linux's `tcp_mark_lost_retrans` and
+    /// of RACK with a zero reordering window). Without this only the RTO
+    /// would repair a lost retransmission. Costs O(retransmissions
+    /// resolved) per ACK.
     fn mark_lost_retransmits(&mut self, newest_delivered: (Time, u64)) {
         while let Some(&(seq, sent)) = self.retx_queue.front() {
             if seq < self.tp.snd_una {
@@ -625,20 +1283,26 @@ impl Sender {
                 self.retx_queue.pop_front();
                 continue;
             }
-            if (sent, seq + seg.len as u64) >= newest_delivered {
+            if (sent, seg.end()) >= newest_delivered {
                 break;
             }
             self.retx_queue.pop_front();
-            self.segs[i].bits = (seg.bits & !RETRANS) | LOST;
-            self.tp.retrans_out -= 1;
-            if seg.bits & LOST == 0 {
-                self.tp.lost_out += 1;
-            }
-            self.tp.lost += 1;
-            self.stats.lost_retransmits += 1;
-            self.retx_hint = self.retx_hint.min(i);
-            self.lost_frontier = self.lost_frontier.max(i + 1);
+            self.mark_retransmission_lost(i);
         }
+    }
+
+    /// The retransmission in slot `i` is lost: send it again.
+    fn mark_retransmission_lost(&mut self, i: usize) {
+        let bits = self.segs[i].bits;
+        self.segs[i].bits = (bits & !RETRANS) | LOST;
+        self.tp.retrans_out -= 1;
+        if bits & LOST == 0 {
+            self.tp.lost_out += 1;
+        }
+        self.tp.lost += 1;
+        self.stats.lost_retransmits += 1;
+        self.retx_hint = self.retx_hint.min(i);
+        self.lost_frontier = self.lost_frontier.max(i + 1);
     }
 
     fn mark_lost(&mut self, i: usize) {
@@ -666,9 +1330,46 @@ impl Sender {
         }
     }
 
+    /// Linux `tcp_current_ssthresh`.
+    fn current_ssthresh(&self) -> u32 {
+        if matches!(self.tp.ca_state, CaState::Cwr | CaState::Recovery) {
+            self.tp.snd_ssthresh
+        } else {
+            let w = self.tp.snd_cwnd;
+            self.tp.snd_ssthresh.max((w >> 1) + (w >> 2))
+        }
+    }
+
+    /// Linux `tcp_init_undo`: a reduction begins that may prove spurious.
+    fn init_undo(&mut self) {
+        self.undo_marker = Some(self.tp.snd_una);
+        let mut n = self.tp.retrans_out as i64;
+        if self.tlp_high_seq.is_some() && self.tlp_retrans {
+            n += 1;
+        }
+        self.undo_retrans = if n == 0 { -1 } else { n };
+    }
+
+    /// Linux `tcp_enter_recovery`.
+    fn enter_recovery(&mut self, ece: bool) {
+        self.stats.recoveries += 1;
+        self.prior_ssthresh = 0;
+        self.init_undo();
+        // A reduction already under way (CWR) continues, with its
+        // ssthresh and recovery point.
+        if !matches!(self.tp.ca_state, CaState::Cwr | CaState::Recovery) {
+            if !ece {
+                self.prior_ssthresh = self.current_ssthresh();
+            }
+            self.init_cwnd_reduction();
+        }
+        self.set_state(CaState::Recovery);
+    }
+
     /// Linux `tcp_init_cwnd_reduction`.
     fn init_cwnd_reduction(&mut self) {
         self.high_seq = self.tp.snd_nxt;
+        self.tlp_high_seq = None;
         self.tp.snd_cwnd_cnt = 0;
         self.tp.prior_cwnd = self.tp.snd_cwnd;
         self.prr_delivered = 0;
@@ -679,76 +1380,201 @@ impl Sender {
         }
     }
 
-    /// Linux `tcp_end_cwnd_reduction`.
+    /// Linux `tcp_end_cwnd_reduction`: cwnd = ssthresh, unless the
+    /// reduction was undone.
     fn end_cwnd_reduction(&mut self) {
         if self.cc.has_cong_control() {
             return;
         }
-        if self.tp.snd_ssthresh < crate::cc::INFINITE_SSTHRESH {
+        if self.tp.snd_ssthresh < crate::cc::INFINITE_SSTHRESH
+            && (self.tp.ca_state == CaState::Cwr || self.undo_marker.is_some())
+        {
             self.tp.snd_cwnd = self.tp.snd_ssthresh;
             self.tp.snd_cwnd_stamp = self.tp.now;
         }
         self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
     }
 
-    fn recovery_state_machine(&mut self, data_acked: bool, ece: bool) {
-        let una = self.tp.snd_una;
-        match self.tp.ca_state {
-            CaState::Recovery if una >= self.high_seq => {
-                self.end_cwnd_reduction();
-                self.set_state(CaState::Open);
-            }
-            CaState::Recovery => {
-                if !self.cfg.sack && data_acked && !self.segs.is_empty() {
-                    // NewReno partial ACK (RFC 6582 §3.2 step 3): the next
-                    // hole is lost; retransmit it.
-                    self.mark_lost(0);
-                }
-                return;
-            }
-            // Linux holds CWR until something *above* high_seq is acked:
-            // the ACK of exactly high_seq was sent before the receiver saw
-            // CWR and may still echo ECE for the window just reduced.
-            CaState::Cwr if una > self.high_seq => {
-                self.end_cwnd_reduction();
-                self.set_state(CaState::Open);
-            }
-            CaState::Loss => {
-                if una >= self.high_seq {
-                    self.set_state(CaState::Open);
-                } else {
-                    return;
-                }
-            }
-            _ => {}
-        }
-        // Open, Disorder or CWR.
-        let time_to_recover = if self.cfg.sack {
-            self.tp.lost_out > 0
-        } else {
-            self.tp.sacked_out >= self.cfg.dupthresh
-        };
-        if time_to_recover {
-            if !self.cfg.sack {
-                self.mark_lost(0);
-            }
-            self.stats.recoveries += 1;
-            // Linux tcp_enter_recovery: a reduction already under way (CWR)
-            // continues, with its ssthresh and recovery point.
-            if self.tp.ca_state != CaState::Cwr {
-                self.init_cwnd_reduction();
-            }
-            self.set_state(CaState::Recovery);
-        } else if ece && self.tp.ca_state < CaState::Cwr {
+    /// Linux `tcp_enter_cwr`: ECE proves congestion, no undo.
+    fn enter_cwr(&mut self) {
+        self.prior_ssthresh = 0;
+        if self.tp.ca_state < CaState::Cwr {
+            self.undo_marker = None;
             self.init_cwnd_reduction();
             self.set_state(CaState::Cwr);
-        } else if self.tp.ca_state != CaState::Cwr {
-            let s = if self.tp.sacked_out > 0 || self.tp.lost_out > 0 {
-                CaState::Disorder
-            } else {
-                CaState::Open
-            };
+        }
+    }
+
+    /// Linux `tcp_any_retrans_done`.
+    fn any_retrans_done(&self) -> bool {
+        self.tp.retrans_out > 0
+            || self
+                .segs
+                .front()
+                .is_some_and(|s| s.bits & EVER_RETRANS != 0)
+    }
+
+    /// Linux `tcp_try_keep_open`: Open, or Disorder while holes or
+    /// retransmissions remain.
+    fn try_keep_open(&mut self) {
+        let s = if self.tp.sacked_out + self.tp.lost_out > 0 || self.any_retrans_done() {
+            CaState::Disorder
+        } else {
+            CaState::Open
+        };
+        if self.tp.ca_state != s {
             self.set_state(s);
+            self.high_seq = self.tp.snd_nxt;
+        }
+    }
+
+    /// Linux `tcp_try_to_open`.
+    fn try_to_open(&mut self, ece: bool) {
+        if !self.any_retrans_done() {
+            self.retrans_stamp = None;
+        }
+        if ece {
+            self.enter_cwr();
+        }
+        if self.tp.ca_state != CaState::Cwr {
+            self.try_keep_open();
+        }
+    }
+
+    /// Eifel (RFC 3522): the ACK echoes a timestamp from before the first
+    /// retransmission, so an original was delivered (Linux
+    /// `tcp_packet_delayed`).
+    fn packet_delayed(&self) -> bool {
+        self.retrans_stamp.is_some_and(|s| self.tsecr_before(s))
+    }
+
+    /// Linux `tcp_may_undo`: every retransmission came back duplicate, or
+    /// the timestamps prove an original arrived.
+    fn may_undo(&self) -> bool {
+        self.undo_marker.is_some() && (self.undo_retrans == 0 || self.packet_delayed())
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction`: the control's `undo_cwnd`, the old
+    /// ssthresh, and with `unmark_loss` every lost mark cleared.
+    fn undo_cwnd_reduction(&mut self, unmark_loss: bool) {
+        if unmark_loss {
+            for s in self.segs.iter_mut() {
+                s.bits &= !LOST;
+            }
+            self.tp.lost_out = 0;
+            self.retx_hint = 0;
+            self.lost_frontier = 0;
+            self.lost_hint = 0;
+            self.sacked_below_hint = 0;
+            self.rack_hint = 0;
+        }
+        if self.prior_ssthresh != 0 {
+            self.tp.snd_cwnd = self.cc.undo_cwnd(&self.tp).max(1);
+            if self.prior_ssthresh > self.tp.snd_ssthresh {
+                self.tp.snd_ssthresh = self.prior_ssthresh;
+                self.queue_cwr = false;
+            }
+        }
+        self.tp.snd_cwnd_stamp = self.tp.now;
+        self.undo_marker = None;
+        self.rack.advanced = true;
+        self.stats.undos += 1;
+    }
+
+    /// At the recovery point (Linux `tcp_try_undo_recovery`): undo if the
+    /// reduction was spurious; Open in any case.
+    fn try_undo_recovery(&mut self) {
+        if self.may_undo() {
+            self.undo_cwnd_reduction(false);
+        } else if self.rack.reo_wnd_persist > 0 {
+            self.rack.reo_wnd_persist -= 1;
+        }
+        self.set_state(CaState::Open);
+    }
+
+    /// Linux `tcp_try_undo_dsack`: every retransmission came back as a
+    /// D-SACK.
+    fn try_undo_dsack(&mut self) -> bool {
+        if self.undo_marker.is_some() && self.undo_retrans == 0 {
+            self.rack.reo_wnd_persist =
+                (self.rack.reo_wnd_persist + 1).min(crate::tcp::rack::RECOVERY_THRESH);
+            self.undo_cwnd_reduction(false);
+            return true;
+        }
+        false
+    }
+
+    /// On a partial ACK in Recovery (Linux `tcp_try_undo_partial`): the
+    /// hole was filled by a delayed original, not the retransmission:
+    /// reordering. Undo once no retransmission is in flight; until then
+    /// hold (true: nothing more is marked lost on this ACK).
+    fn try_undo_partial(&mut self, prior_una: u64) -> bool {
+        if self.undo_marker.is_none() || !self.packet_delayed() {
+            return false;
+        }
+        let fack = self.highest_sacked().max(self.tp.snd_una);
+        self.check_reordering(prior_una, fack);
+        if self.tp.retrans_out > 0 {
+            return true;
+        }
+        if !self.any_retrans_done() {
+            self.retrans_stamp = None;
+        }
+        self.undo_cwnd_reduction(true);
+        self.try_keep_open();
+        false
+    }
+
+    /// Linux `tcp_try_undo_loss`: in Loss, undo if the timeout was
+    /// spurious (by F-RTO's verdict, or timestamps or D-SACKs).
+    fn try_undo_loss(&mut self, frto_undo: bool) -> bool {
+        if !(frto_undo || self.may_undo()) {
+            return false;
+        }
+        self.undo_cwnd_reduction(true);
+        if frto_undo {
+            self.stats.spurious_rtos += 1;
+        }
+        self.rto_retransmits = 0;
+        if frto_undo || self.cfg.sack {
+            self.set_state(CaState::Open);
+        }
+        true
+    }
+
+    /// An ACK in Loss (Linux `tcp_process_loss`), with F-RTO (RFC 5682
+    /// §3.1, SACK-enhanced).
+    fn process_loss(&mut self, f: &AckFacts) {
+        let recovered = self.tp.snd_una >= self.high_seq;
+        if f.una_advanced && self.try_undo_loss(false) {
+            return;
+        }
+        if self.frto {
+            // Step 3b: never-retransmitted data delivered: spurious.
+            if f.orig_sack_acked && self.try_undo_loss(true) {
+                return;
+            }
+            if self.tp.snd_nxt > self.high_seq {
+                // Step 3a: the new data of step 2b was SACKed or dup-acked
+                // while the old data was not: the loss was real.
+                if f.data_sacked || (!f.una_advanced && !f.dsack) {
+                    self.frto = false;
+                }
+            } else if f.una_advanced && !recovered {
+                // Step 2b: send new data rather than retransmit, if any.
+                self.high_seq = self.tp.snd_nxt;
+                if self.app_bytes_left(self.tp.now) > 0
+                    && self.tp.snd_nxt < self.tp.snd_una + self.rwnd
+                {
+                    self.frto_send_new = true;
+                    return;
+                }
+                self.frto = false;
+            }
+        }
+        if recovered {
+            // RFC 5682 step 2a and the first part of 3a.
+            self.try_undo_recovery();
         }
     }
 
@@ -845,7 +1671,11 @@ impl Sender {
         match kind {
             TimerKind::Start => self.start(now, out),
             TimerKind::Rto => match self.rto_timer.on_fire(now) {
-                TimerFire::Due => self.on_rto(now, out),
+                TimerFire::Due => match self.xmit_mode {
+                    XmitTimer::Rto => self.on_rto(now, out),
+                    XmitTimer::Reo => self.on_reo_timeout(now, out),
+                    XmitTimer::Probe => self.on_loss_probe(now, out),
+                },
                 TimerFire::Reschedule(at) => out.timers.push((at, TimerKind::Rto)),
                 TimerFire::Ignore => {}
             },
@@ -856,9 +1686,11 @@ impl Sender {
             },
             TimerKind::DelAck => {}
         }
+        self.flush_timer(out);
     }
 
-    /// Retransmission timeout (RFC 6298 §5.4–5.6; Linux `tcp_enter_loss`).
+    /// Retransmission timeout (RFC 6298 §5.4–5.6; Linux
+    /// `tcp_retransmit_timer`): enter Loss, back off, resend the head.
     fn on_rto(&mut self, now: Time, out: &mut Out) {
         match self.phase {
             Phase::SynSent => {
@@ -874,43 +1706,140 @@ impl Sender {
         }
         self.stats.timeouts += 1;
         self.sync_tp(now);
-        // Linux tcp_enter_loss: a new threshold only if no reduction is
-        // under way (Open/Disorder) or its recovery point has been acked.
-        if self.tp.ca_state <= CaState::Disorder || self.tp.snd_una >= self.high_seq {
+        self.enter_loss(now);
+        self.rto_retransmits += 1;
+        self.rtt.back_off();
+        self.arm_xmit(XmitTimer::Rto, now + self.rtt.rto());
+        self.try_send(now, out);
+    }
+
+    /// Linux `tcp_enter_loss`.
+    fn enter_loss(&mut self, now: Time) {
+        let new_recovery = self.tp.ca_state < CaState::Recovery;
+        self.timeout_mark_lost(now);
+        // A new threshold only if no reduction is under way (Open,
+        // Disorder) or its recovery point has been acked, or on the first
+        // RTO of a Loss episode whose timeouts were reset by progress.
+        let st = self.tp.ca_state;
+        if st <= CaState::Disorder
+            || self.tp.snd_una >= self.high_seq
+            || (st == CaState::Loss && self.rto_retransmits == 0)
+        {
+            self.prior_ssthresh = self.current_ssthresh();
             self.tp.prior_cwnd = self.tp.snd_cwnd;
             self.tp.snd_ssthresh = self.cc.ssthresh(&self.tp);
             self.cc.cwnd_event(&mut self.tp, CaEvent::Loss);
+            self.init_undo();
         }
-        for i in 0..self.segs.len() {
-            let b = self.segs[i].bits;
-            if b & SACKED != 0 {
-                continue;
-            }
-            if b & LOST == 0 {
-                self.tp.lost_out += 1;
-                self.tp.lost += 1;
-            }
-            self.segs[i].bits = (b | LOST) & !RETRANS;
-        }
-        self.tp.retrans_out = 0;
-        self.lost_hint = self.segs.len();
-        self.sacked_below_hint = self.tp.sacked_out;
-        self.retx_hint = 0;
-        self.lost_frontier = self.segs.len();
         self.tp.snd_cwnd = self.tp.in_flight() + 1;
         self.tp.snd_cwnd_cnt = 0;
         self.tp.snd_cwnd_stamp = now;
-        self.high_seq = self.tp.snd_nxt;
-        if self.tp.ecn_ok {
-            self.queue_cwr = true;
+        // A timeout after DupThresh SACKs: reordering was overestimated.
+        if st <= CaState::Disorder && self.tp.sacked_out >= self.cfg.dupthresh {
+            self.reordering = self.reordering.min(self.cfg.dupthresh);
         }
         // Linux tcp_enter_loss calls tcp_set_ca_state(Loss) on every RTO,
         // also when already in Loss (BBR counts each as the end of a round).
         self.cc.set_state(&mut self.tp, CaState::Loss);
         self.tp.ca_state = CaState::Loss;
-        self.rtt.back_off();
-        self.arm_rto(now, out);
-        self.try_send(now, out);
+        self.high_seq = self.tp.snd_nxt;
+        self.tlp_high_seq = None;
+        if self.tp.ecn_ok {
+            self.queue_cwr = true;
+        }
+        // F-RTO (RFC 5682 §3.1 step 1): unless a recovery was under way,
+        // other than repeated timeouts of the same data (§3.2).
+        self.frto = self.cfg.frto && (new_recovery || self.rto_retransmits > 0);
+    }
+
+    /// Linux `tcp_timeout_mark_lost`: every un-SACKed segment is lost; with
+    /// RACK, but the head, those sent less than RACK's RTT ago are not yet.
+    fn timeout_mark_lost(&mut self, now: Time) {
+        let rack = self.rack_on();
+        let mut first_unmarked = None;
+        for i in 0..self.segs.len() {
+            let seg = self.segs[i];
+            if seg.bits & SACKED != 0 {
+                continue;
+            }
+            if rack && i != 0 && now.saturating_since(seg.sent) < self.rack.rtt {
+                first_unmarked.get_or_insert(i);
+                continue;
+            }
+            if seg.bits & LOST == 0 {
+                self.tp.lost_out += 1;
+                self.tp.lost += 1;
+            }
+            if seg.bits & RETRANS != 0 {
+                self.tp.retrans_out -= 1;
+            }
+            self.segs[i].bits = (seg.bits | LOST) & !RETRANS;
+        }
+        self.lost_hint = self.segs.len();
+        self.sacked_below_hint = self.tp.sacked_out;
+        self.retx_hint = 0;
+        self.lost_frontier = self.segs.len();
+        self.rack_hint = first_unmarked
+            .unwrap_or(self.segs.len())
+            .min(self.rack_hint);
+    }
+
+    /// RACK's reordering timer (Linux `tcp_rack_reo_timeout`): the segments
+    /// that waited out the window are lost; recovery starts if it had not.
+    fn on_reo_timeout(&mut self, now: Time, out: &mut Out) {
+        if self.phase != Phase::Established || self.tp.packets_out == 0 {
+            return;
+        }
+        self.sync_tp(now);
+        let prior_in_flight = self.tp.in_flight();
+        self.rack_detect_loss(now);
+        if self.tp.in_flight() != prior_in_flight {
+            if self.tp.ca_state != CaState::Recovery {
+                self.enter_recovery(false);
+                if !self.cc.has_cong_control() {
+                    self.cwnd_reduction(1, 0, false);
+                }
+            }
+            self.try_send(now, out);
+        }
+        if self.xmit_mode != XmitTimer::Rto || !self.rto_timer.is_armed() {
+            self.rearm_rto(now);
+        }
+    }
+
+    /// The tail loss probe fires (Linux `tcp_send_loss_probe`): one new
+    /// segment whatever cwnd says, or else the last segment again; then the
+    /// RTO. At most one probe is outstanding.
+    fn on_loss_probe(&mut self, now: Time, out: &mut Out) {
+        if self.phase != Phase::Established || self.tp.packets_out == 0 {
+            return;
+        }
+        self.sync_tp(now);
+        if self.tlp_high_seq.is_some() {
+            self.rearm_rto(now);
+            return;
+        }
+        self.tlp_retrans = false;
+        let sent = if let Some(len) = self.new_data_len(now) {
+            self.event_data_sent();
+            self.push_new_segment(now, len, out);
+            true
+        } else if let Some(last) = self.segs.len().checked_sub(1) {
+            self.event_data_sent();
+            self.transmit(now, last, true, out);
+            self.tlp_retrans = true;
+            true
+        } else {
+            false
+        };
+        if sent {
+            self.tlp_high_seq = Some(self.tp.snd_nxt);
+            self.stats.loss_probes += 1;
+            // The RTO restarts from now (Linux clears icsk_pending).
+            self.xmit_mode = XmitTimer::Rto;
+            self.rto_timer.disarm();
+        }
+        self.rearm_rto(now);
     }
 
     // ------------------------------------------------------------------
@@ -1031,21 +1960,26 @@ impl Sender {
         Some(len as u32)
     }
 
-    /// Sends what cwnd, pacing, TSQ and the receiver window allow.
+    /// Sends what cwnd, pacing, TSQ and the receiver window allow:
+    /// retransmissions of lost segments first, then new data.
     pub fn try_send(&mut self, now: Time, out: &mut Out) {
+        self.send(now, out, true);
+    }
+
+    /// The transmission loop; `retransmit`: lost segments go first (false:
+    /// new data only, F-RTO's step 2b).
+    fn send(&mut self, now: Time, out: &mut Out, retransmit: bool) {
         if self.phase != Phase::Established {
             return;
         }
         let mut cwnd_limited = false;
+        let mut sent_new = false;
         loop {
-            if let Some(rate) = self.pacing_rate_bps() {
-                if now < self.tp.wstamp {
-                    if let Some(at) = self.pacing_timer.arm(self.tp.wstamp) {
-                        out.timers.push((at, TimerKind::Pacing));
-                    }
-                    break;
+            if self.pacing_rate_bps().is_some() && now < self.tp.wstamp {
+                if let Some(at) = self.pacing_timer.arm(self.tp.wstamp) {
+                    out.timers.push((at, TimerKind::Pacing));
                 }
-                let _ = rate;
+                break;
             }
             if self.cfg.tsq_bytes > 0 && self.nic_bytes >= self.tsq_limit() {
                 self.tsq_throttled = true;
@@ -1055,31 +1989,18 @@ impl Sender {
                 cwnd_limited = true;
                 break;
             }
-            if let Some(i) = self.next_retransmit() {
-                self.event_data_sent();
-                self.transmit(now, i, true, out);
-                continue;
+            if retransmit {
+                if let Some(i) = self.next_retransmit() {
+                    self.event_data_sent();
+                    self.retransmit(now, i, out);
+                    continue;
+                }
             }
             match self.new_data_len(now) {
                 Some(len) => {
                     self.event_data_sent();
-                    if self.tp.packets_out == 0 {
-                        // Linux tcp_rate_skb_sent: a new flight starts the clocks.
-                        self.first_tx_time = now;
-                        self.tp.delivered_mstamp = now;
-                    }
-                    let seq = self.tp.snd_nxt;
-                    self.segs.push_back(Seg {
-                        seq,
-                        len,
-                        bits: 0,
-                        sent: now,
-                        tx: TxSnap::default(),
-                    });
-                    self.tp.snd_nxt += len as u64;
-                    self.tp.packets_out += 1;
-                    let i = self.segs.len() - 1;
-                    self.transmit(now, i, false, out);
+                    self.push_new_segment(now, len, out);
+                    sent_new = true;
                 }
                 None => {
                     // Blocked by the receive window or out of application
@@ -1097,6 +2018,54 @@ impl Sender {
             self.cwnd_limited_raw = cwnd_limited;
             self.tp.max_packets_out = self.tp.packets_out;
             self.cwnd_usage_seq = self.tp.snd_nxt;
+        }
+        // Linux tcp_write_xmit: one loss probe per tail episode. New data
+        // sent while a probe was pending rearmed the RTO first
+        // (tcp_event_new_data_sent); the probe replaces it if it may.
+        if sent_new && !self.schedule_loss_probe(now, false) && self.xmit_mode == XmitTimer::Probe {
+            self.rearm_rto(now);
+        }
+        self.flush_timer(out);
+    }
+
+    /// A new segment of `len` bytes at `snd_nxt`, sent.
+    fn push_new_segment(&mut self, now: Time, len: u32, out: &mut Out) {
+        let prior_packets = self.tp.packets_out;
+        if prior_packets == 0 {
+            // Linux tcp_rate_skb_sent: a new flight starts the clocks.
+            self.first_tx_time = now;
+            self.tp.delivered_mstamp = now;
+        }
+        let seq = self.tp.snd_nxt;
+        self.segs.push_back(Seg {
+            seq,
+            len,
+            bits: 0,
+            sent: now,
+            tx: TxSnap::default(),
+        });
+        self.tp.snd_nxt += len as u64;
+        self.tp.packets_out += 1;
+        let i = self.segs.len() - 1;
+        self.transmit(now, i, false, out);
+        // Linux tcp_event_new_data_sent: the RTO starts with the first
+        // segment out. (It also replaces a pending probe; `send` does that
+        // once for the whole burst, then schedules the probe again.)
+        if prior_packets == 0 {
+            self.rearm_rto(now);
+        }
+    }
+
+    /// A lost segment sent again (Linux `tcp_retransmit_skb`), counted for
+    /// undo: the episode's first retransmission stamps `retrans_stamp`.
+    fn retransmit(&mut self, now: Time, i: usize, out: &mut Out) {
+        self.transmit(now, i, true, out);
+        self.retrans_stamp.get_or_insert(ts_ms(now));
+        self.undo_retrans = self.undo_retrans.max(0) + 1;
+        // Linux tcp_xmit_retransmit_queue: resending the head restarts the
+        // RTO, unless RACK's timer is pending.
+        if i == 0 && self.xmit_mode != XmitTimer::Reo {
+            self.arm_xmit(XmitTimer::Rto, now + self.rtt.rto());
         }
     }
 
@@ -1177,6 +2146,9 @@ impl Sender {
         }
         let mut p = self.packet(now, f, seq, len, ecn);
         p.retransmit = retrans;
+        if self.cfg.timestamps {
+            p.ts_val = ts_ms(now);
+        }
         if retrans {
             self.tp.retrans_out += 1;
             self.stats.retransmits += 1;
@@ -1192,7 +2164,7 @@ impl Sender {
         self.schedule_next_departure(now, len, p.size_bytes);
         out.pkts.push(p);
         if !self.rto_timer.is_armed() {
-            self.arm_rto(now, out);
+            self.arm_xmit(XmitTimer::Rto, now + self.rtt.rto());
         }
     }
 

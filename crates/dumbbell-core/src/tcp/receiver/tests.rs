@@ -280,8 +280,9 @@ fn test_established_out_of_order_acked_at_once_with_sack_and_hole_fill_acked_at_
     // Segment 2 is missing.
     assert_eq!(b.recv(3, N, 0), [ack(2, &[(3, 4)], false)]);
     assert_eq!(b.recv(4, N, 0), [ack(2, &[(3, 5)], false)]);
-    // A duplicate of delivered data is ACKed at once too.
-    assert_eq!(b.recv(1, N, 0), [ack(2, &[(3, 5)], false)]);
+    // A duplicate of delivered data is ACKed at once too, reported as a
+    // D-SACK block first (RFC 2883).
+    assert_eq!(b.recv(1, N, 0), [ack(2, &[(1, 2), (3, 5)], false)]);
     // The hole is filled: ACK at once, no SACK block left.
     assert_eq!(b.recv(2, N, 0), [ack(5, &[], false)]);
     assert_eq!(b.rx.rcv_nxt, 5 * MSS);
@@ -323,9 +324,9 @@ fn test_established_sack_blocks_triggering_first_then_most_recent() {
     assert_eq!(b.recv(3, N, 0), [ack(1, &[(2, 5), (8, 9), (6, 7)], false)]);
     // Segment 7 extends [6,7) and joins [8,9).
     assert_eq!(b.recv(7, N, 0), [ack(1, &[(6, 9), (2, 5)], false)]);
-    // Out-of-order data already held: ACK at once, and the block containing
-    // it comes first (it triggered the ACK).
-    assert_eq!(b.recv(3, N, 0), [ack(1, &[(2, 5), (6, 9)], false)]);
+    // Out-of-order data already held: ACK at once, the duplicate as a
+    // D-SACK block, then the block containing it (RFC 2883 §4.2).
+    assert_eq!(b.recv(3, N, 0), [ack(1, &[(3, 4), (2, 5), (6, 9)], false)]);
     // Segment 1 fills the first hole: [2,5) is covered by the cumulative
     // ACK and disappears.
     assert_eq!(b.recv(1, N, 0), [ack(5, &[(6, 9)], false)]);
@@ -571,4 +572,78 @@ fn test_established_dctcp_ece_follows_ce_state_machine() {
     };
     assert_eq!(acked_with_ece(&dctcp_acks("N N C C C N N C N N N N")), 4);
     assert_eq!(acked_with_ece(&dctcp_acks("N N N C C N C C C N")), 5);
+}
+
+// ----------------------------------------------------------------------
+// Timestamps (RFC 7323 §4.3) and D-SACK (RFC 2883).
+// ----------------------------------------------------------------------
+
+/// Delivers segment `i` stamped `ts_val`; the TSecr of the ACK it caused.
+fn echo_of(rx: &mut Receiver, now_us: u64, i: u64, ts_val: u32) -> Vec<u32> {
+    let mut p = seg(i, N, 0);
+    p.ts_val = ts_val;
+    let mut out = Out::default();
+    rx.on_packet(Time::ZERO + Dur::from_us(now_us), &p, &mut out);
+    out.pkts.iter().map(|a| a.ts_ecr).collect()
+}
+
+#[test]
+fn test_established_ts_recent_follows_the_left_edge_of_the_window() {
+    let c = TcpConfig {
+        delayed_ack: false,
+        ..cfg()
+    };
+    let mut rx = Receiver::new(ep(), &c, EcnEcho::Off);
+    assert_eq!(echo_of(&mut rx, 1, 0, 100), [100]);
+    // Segment 1 is missing; 2 arrives out of order: TS.Recent stays that
+    // of the last in-order segment (seq 2 > last ACK 1).
+    assert_eq!(echo_of(&mut rx, 2, 2, 200), [100]);
+    // The hole is filled by a segment stamped before 2: a delayed original.
+    // Its timestamp is echoed, which tells the sender the original arrived.
+    assert_eq!(echo_of(&mut rx, 3, 1, 150), [150]);
+    // An older timestamp never goes back (RFC 7323 PAWS ordering).
+    assert_eq!(echo_of(&mut rx, 4, 3, 120), [150]);
+    // Filled by a retransmission instead: its (later) stamp is echoed.
+    let mut rx = Receiver::new(ep(), &c, EcnEcho::Off);
+    echo_of(&mut rx, 1, 0, 100);
+    echo_of(&mut rx, 2, 2, 200);
+    assert_eq!(echo_of(&mut rx, 3, 1, 400), [400]);
+    // Every ACK carries the receiver's own clock, in milliseconds.
+    let mut out = Out::default();
+    rx.on_packet(Time::ZERO + Dur::from_ms(7), &seg(3, N, 0), &mut out);
+    assert_eq!(
+        out.pkts[0].ts_val,
+        crate::tcp::ts_ms(Time::ZERO + Dur::from_ms(7))
+    );
+    // Without timestamps, no option.
+    let mut rx = Receiver::new(
+        ep(),
+        &TcpConfig {
+            timestamps: false,
+            ..c
+        },
+        EcnEcho::Off,
+    );
+    assert_eq!(echo_of(&mut rx, 1, 0, 100), [0]);
+}
+
+#[test]
+fn test_established_dsack_reported_once_and_only_when_enabled() {
+    let mut b = Bench::new(&cfg(), EcnEcho::Off);
+    b.recv(0, N, 0);
+    b.recv(1, N, 0);
+    assert_eq!(b.recv(0, N, 0), [ack(2, &[(0, 1)], false)]);
+    // The next ACK has no D-SACK block left.
+    b.recv(2, N, 0);
+    assert_eq!(b.recv(3, N, 0), [ack(4, &[], false)]);
+    let mut b = Bench::new(
+        &TcpConfig {
+            dsack: false,
+            ..cfg()
+        },
+        EcnEcho::Off,
+    );
+    b.recv(0, N, 0);
+    b.recv(1, N, 0);
+    assert_eq!(b.recv(0, N, 0), [ack(2, &[], false)]);
 }

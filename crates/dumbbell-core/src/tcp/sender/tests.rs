@@ -37,8 +37,25 @@ fn ms(x: u64) -> Time {
     Time::from_ps(x * PS_PER_MS)
 }
 
-/// Established from the first segment (no handshake), no TSQ, no pacing.
+/// Established from the first segment (no handshake), no TSQ, no pacing,
+/// and none of the Linux defaults that RFC 6675/6298 do not describe (tail
+/// loss probe, RACK, timestamps, D-SACK, F-RTO): the derivations below are
+/// those RFCs'. The Linux defaults have their own fixture, [`linux_cfg`].
 fn cfg() -> TcpConfig {
+    TcpConfig {
+        handshake: false,
+        tsq_bytes: 0,
+        tlp: false,
+        rack: false,
+        timestamps: false,
+        dsack: false,
+        frto: false,
+        ..Default::default()
+    }
+}
+
+/// [`cfg`] with Linux's defaults on: TLP, RACK, timestamps, D-SACK, F-RTO.
+fn linux_cfg() -> TcpConfig {
     TcpConfig {
         handshake: false,
         tsq_bytes: 0,
@@ -411,16 +428,18 @@ fn test_established_sack_recovery_prr_and_exit() {
     assert_eq!(s.stats.recoveries, 1);
     assert_eq!(s.stats.retransmits, 1);
     assert_eq!(s.tp.delivered, 12);
+    // Linux tcp_fastretrans_alert: tcp_try_undo_recovery sets Open, then
+    // tcp_end_cwnd_reduction raises CA_EVENT_COMPLETE_CWR.
     assert_eq!(
         take(&log),
         [
             Call::InAckEvent(EV),
             Call::PktsAcked(1),
-            Call::CwndEvent(CaEvent::CompleteCwr),
             Call::SetState {
                 from: CaState::Recovery,
                 to: CaState::Open
             },
+            Call::CwndEvent(CaEvent::CompleteCwr),
             Call::CongAvoid(1),
         ]
     );
@@ -475,11 +494,11 @@ fn test_recovery_hook_order() {
         [
             Call::InAckEvent(EV),
             Call::PktsAcked(4),
-            Call::CwndEvent(CaEvent::CompleteCwr),
             Call::SetState {
                 from: CaState::Recovery,
                 to: CaState::Open
             },
+            Call::CwndEvent(CaEvent::CompleteCwr),
             Call::CongAvoid(4),
         ]
     );
@@ -771,8 +790,7 @@ fn sender_after_handshake(sender_ecn: bool, echo: EcnEcho) -> (Sender, Receiver,
     let c = TcpConfig {
         ecn: sender_ecn,
         handshake: true,
-        tsq_bytes: 0,
-        ..Default::default()
+        ..cfg()
     };
     let mut s = Sender::new(ep(), c.clone(), reno(), None, None);
     let mut r = Receiver::new(ep(), &c, echo);
@@ -1008,8 +1026,8 @@ fn recv_ack_pkt(s: &mut Sender, now: Time, p: &Packet) -> Out {
 #[test]
 fn test_syn_sent_rto_retransmits_syn_and_takes_no_sample() {
     let c = TcpConfig {
-        tsq_bytes: 0,
-        ..Default::default()
+        handshake: true,
+        ..cfg()
     };
     let mut s = Sender::new(ep(), c, reno(), None, None);
     let mut out = Out::default();
@@ -1228,6 +1246,297 @@ fn test_established_application_runs_dry_marks_app_limited() {
 
 fn take_samples(log: &Arc<Mutex<Vec<RateSample>>>) -> Vec<RateSample> {
     std::mem::take(&mut *log.lock().unwrap())
+}
+
+// ----------------------------------------------------------------------
+// The Linux defaults: tail loss probe, RACK, undo (Eifel, D-SACK), F-RTO.
+// ----------------------------------------------------------------------
+
+/// An ACK that echoes timestamp `ecr`.
+fn ack_ts(ack: u64, sacks: &[(u64, u64)], ecr: u32) -> Packet {
+    let mut p = ack_pkt(ack, sacks, 0);
+    p.ts_ecr = ecr;
+    p
+}
+
+/// Fires the retransmission timer's events in order until its deadline
+/// comes (lazy re-arming leaves earlier events that reschedule); returns
+/// when it fired and what it sent.
+#[track_caller]
+fn fire_xmit_timer(s: &mut Sender) -> (Time, Out) {
+    loop {
+        let at = s.rto_timer.pending().expect("the timer is armed");
+        let due = s.rto_timer.deadline() == Some(at);
+        let out = fire_rto(s, at);
+        if due {
+            return (at, out);
+        }
+    }
+}
+
+/// Sender with Linux's defaults and `c` applied, 10 segments out at t = 0,
+/// then ACKs of segments 0 and 1 at 100 ms (RTT 100 ms: SRTT 100 ms,
+/// RTTVAR 37.5 ms, RTO 250 ms); Reno's slow start sends 10..13 at once.
+fn sender_after_two_acks(
+    c: TcpConfig,
+    cc: Box<dyn CongestionControl>,
+    app_end: Option<u64>,
+) -> Sender {
+    let mut s = Sender::new(ep(), c, cc, app_end, None);
+    let mut out = Out::default();
+    s.start(Time::ZERO, &mut out);
+    recv_ack_pkt(
+        &mut s,
+        ms(100),
+        &ack_ts(1, &[], crate::tcp::ts_ms(Time::ZERO)),
+    );
+    recv_ack_pkt(
+        &mut s,
+        ms(100),
+        &ack_ts(2, &[], crate::tcp::ts_ms(Time::ZERO)),
+    );
+    assert_eq!(s.rtt.srtt(), Some(Dur::from_ms(100)));
+    s
+}
+
+#[test]
+fn test_established_tail_drop_is_repaired_by_the_loss_probe_without_rto() {
+    // A 10-segment transfer; segments 8 and 9 are lost, 0..7 arrive and
+    // are ACKed one by one 100 ms after they left.
+    let run = |tlp: bool| {
+        let c = TcpConfig { tlp, ..linux_cfg() };
+        let mut s = Sender::new(ep(), c, reno(), Some(10 * MSS), None);
+        let mut out = Out::default();
+        s.start(Time::ZERO, &mut out);
+        let ts0 = crate::tcp::ts_ms(Time::ZERO);
+        let mut last = Out::default();
+        for k in 1..=8 {
+            last = recv_ack_pkt(&mut s, ms(100) + Dur::from_us(k), &ack_ts(k, &[], ts0));
+        }
+        (s, last)
+    };
+    let (mut s, _) = run(true);
+    // SRTT 100 ms, RTTVAR down to 6.7 ms: RTO = max(126.7 ms, 200 ms).
+    // PTO = 2·SRTT + 2 ms = 202 ms, capped by the RTO: the probe, not the
+    // RTO, is due 200 ms after the last ACK.
+    assert_eq!(s.rtt.rto(), Dur::from_ms(200));
+    let probe_at = ms(100) + Dur::from_us(8) + Dur::from_ms(200);
+    assert_eq!(s.rto_timer.deadline(), Some(probe_at));
+    assert_eq!(s.xmit_mode, XmitTimer::Probe);
+    // No new data left: the probe is the last segment again.
+    let (at, out) = fire_xmit_timer(&mut s);
+    assert_eq!(at, probe_at);
+    assert_eq!(sent(&out), [rtx(9)]);
+    assert_eq!((s.stats.loss_probes, s.stats.timeouts), (1, 0));
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    // The probe arrives: the receiver SACKs it. RACK: 8 was sent before
+    // the probe and has waited longer than the probe's RTT plus the
+    // reordering window: lost, fast recovery retransmits it.
+    let t = probe_at + Dur::from_ms(101);
+    let ts_probe = crate::tcp::ts_ms(probe_at);
+    let out = recv_ack_pkt(&mut s, t, &ack_ts(8, &[(9, 10)], ts_probe));
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(sent(&out), [rtx(8)]);
+    let out = recv_ack_pkt(&mut s, t + Dur::from_ms(100), &ack_ts(10, &[], ts_probe));
+    assert_eq!(sent(&out), []);
+    assert_eq!(s.phase, Phase::Done);
+    assert_eq!(s.stats.timeouts, 0, "repaired without an RTO");
+    assert_eq!(s.stats.retransmits, 2);
+
+    // Without the probe the RTO fires at the same moment and the whole
+    // tail is resent after a timeout.
+    let (mut s, _) = run(false);
+    assert_eq!(s.xmit_mode, XmitTimer::Rto);
+    let (at, out) = fire_xmit_timer(&mut s);
+    assert_eq!(at, probe_at);
+    assert_eq!(sent(&out), [rtx(8)]);
+    assert_eq!((s.stats.loss_probes, s.stats.timeouts), (0, 1));
+    assert_eq!(s.tp.ca_state, CaState::Loss);
+}
+
+#[test]
+fn test_established_loss_probe_sends_new_data_when_there_is_some() {
+    // Unlimited data, cwnd-limited at the tail of a window: segments 12
+    // and 13 (the last sent) are lost. The probe is a new segment, sent
+    // beyond cwnd; its SACK shows the loss to RACK.
+    let mut s = sender_after_two_acks(linux_cfg(), reno(), None);
+    let ts0 = crate::tcp::ts_ms(Time::ZERO);
+    for k in 3..=10 {
+        recv_ack_pkt(&mut s, ms(100) + Dur::from_us(k), &ack_ts(k, &[], ts0));
+    }
+    let in_flight = s.tp.in_flight();
+    assert_eq!(in_flight, s.tp.snd_cwnd, "cwnd-limited");
+    let top = s.tp.snd_nxt / MSS;
+    assert_eq!(s.xmit_mode, XmitTimer::Probe);
+    let (_, out) = fire_xmit_timer(&mut s);
+    assert_eq!(sent(&out), [new(top)]);
+    assert_eq!(s.tp.in_flight(), in_flight + 1);
+    assert_eq!(s.tlp_high_seq, Some((top + 1) * MSS));
+    // At most one probe outstanding: the next timer event is the RTO.
+    assert_eq!(s.xmit_mode, XmitTimer::Rto);
+}
+
+#[test]
+fn test_loss_spurious_rto_is_undone_by_frto() {
+    // The path stalls (a delay spike): the RTO fires at 350 ms although
+    // nothing was lost. No timestamps: F-RTO alone must tell.
+    let c = TcpConfig {
+        tlp: false,
+        timestamps: false,
+        ..linux_cfg()
+    };
+    let (cc, log) = Recorder::boxed(false);
+    let mut s = sender_after_two_acks(c, cc, None);
+    let cwnd = s.tp.snd_cwnd;
+    assert_eq!((cwnd, s.tp.snd_nxt / MSS), (12, 14));
+    let (at, out) = fire_xmit_timer(&mut s);
+    assert_eq!(at, ms(350));
+    assert_eq!(sent(&out), [rtx(2)]);
+    assert_eq!((s.tp.snd_cwnd, s.tp.snd_ssthresh), (1, 6));
+    assert!(s.frto);
+    take(&log);
+    // The ACK of the original segment 2 (the retransmission cannot have
+    // arrived yet): step 2b, new data instead of retransmissions.
+    let out = recv_ack(&mut s, ms(450), 3, &[], 0);
+    assert_eq!(sent(&out), [new(14), new(15)]);
+    assert_eq!(s.tp.ca_state, CaState::Loss);
+    // The next ACK acks segment 3, sent before the RTO and never
+    // retransmitted: the timeout was spurious. cwnd and ssthresh return.
+    recv_ack(&mut s, ms(451), 4, &[], 0);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    // undo_cwnd gives back the window before the RTO, and slow start (the
+    // ACK delivered a segment) adds one, as in Linux.
+    assert_eq!(s.tp.snd_cwnd, cwnd + 1);
+    assert_eq!(s.tp.snd_ssthresh, crate::cc::INFINITE_SSTHRESH);
+    assert_eq!((s.stats.undos, s.stats.spurious_rtos), (1, 1));
+    assert_eq!(s.tp.lost_out, 0, "lost marks cleared");
+    assert!(take(&log).contains(&Call::UndoCwnd));
+}
+
+#[test]
+fn test_loss_spurious_rto_is_undone_by_eifel_timestamps() {
+    let c = TcpConfig {
+        tlp: false,
+        frto: false,
+        ..linux_cfg()
+    };
+    let mut s = sender_after_two_acks(c.clone(), reno(), None);
+    fire_xmit_timer(&mut s);
+    assert_eq!(s.tp.snd_cwnd, 1);
+    // The ACK echoes segment 2's original timestamp (t = 0), older than the
+    // retransmission (350 ms): the original arrived, undo at once.
+    let ts0 = crate::tcp::ts_ms(Time::ZERO);
+    recv_ack_pkt(&mut s, ms(450), &ack_ts(3, &[], ts0));
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!(s.tp.snd_cwnd, 12 + 1, "undone, then slow start");
+    assert_eq!((s.stats.undos, s.stats.spurious_rtos), (1, 0));
+    // Echoing the retransmission's timestamp instead proves nothing.
+    let mut s = sender_after_two_acks(c.clone(), reno(), None);
+    fire_xmit_timer(&mut s);
+    let ts_rtx = crate::tcp::ts_ms(ms(350));
+    recv_ack_pkt(&mut s, ms(450), &ack_ts(3, &[], ts_rtx));
+    assert_eq!(s.tp.ca_state, CaState::Loss);
+    assert_eq!(s.stats.undos, 0);
+    // Neither timestamps nor F-RTO: the reduction stands.
+    let c = TcpConfig {
+        timestamps: false,
+        ..c
+    };
+    let mut s = sender_after_two_acks(c, reno(), None);
+    fire_xmit_timer(&mut s);
+    recv_ack(&mut s, ms(450), 3, &[], 0);
+    recv_ack(&mut s, ms(451), 4, &[], 0);
+    assert_eq!(s.tp.ca_state, CaState::Loss);
+    assert_eq!(s.stats.undos, 0);
+    assert!(s.tp.snd_cwnd < 12);
+}
+
+#[test]
+fn test_recovery_spurious_fast_retransmit_is_undone_by_dsack() {
+    // Segment 2 is delayed past three later ones: DupThresh SACKs, RACK's
+    // window is zero, 2 is retransmitted. Then the original arrives, and
+    // the receiver reports the retransmission as a duplicate.
+    let c = TcpConfig {
+        timestamps: false,
+        ..linux_cfg()
+    };
+    let (cc, log) = Recorder::boxed(false);
+    let mut s = sender_after_two_acks(c, cc, None);
+    recv_ack(&mut s, ms(101), 2, &[(3, 4)], 0);
+    recv_ack(&mut s, ms(102), 2, &[(3, 5)], 0);
+    let out = recv_ack(&mut s, ms(103), 2, &[(3, 6)], 0);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(sent(&out)[0], rtx(2));
+    assert_eq!(s.tp.snd_ssthresh, 6);
+    take(&log);
+    // The original: cumulative ACK 6.
+    recv_ack(&mut s, ms(105), 6, &[], 0);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    // The retransmission's duplicate, reported below the cumulative ACK.
+    recv_ack(&mut s, ms(203), 6, &[(2, 3)], 0);
+    assert_eq!(s.stats.dsack_dups, 1);
+    assert_eq!(s.stats.undos, 1);
+    assert!(s.tp.ca_state <= CaState::Disorder);
+    assert_eq!(s.tp.snd_ssthresh, crate::cc::INFINITE_SSTHRESH);
+    assert!(s.tp.snd_cwnd >= 12, "cwnd back: {}", s.tp.snd_cwnd);
+    assert!(take(&log).contains(&Call::UndoCwnd));
+    // RACK widens its window on the next ACK that delivers data.
+    assert!(s.rack.dsack_seen);
+    recv_ack(&mut s, ms(204), 7, &[], 0);
+    assert!(!s.rack.dsack_seen);
+    assert_eq!(s.rack.reo_wnd_steps, 2);
+}
+
+#[test]
+fn test_disorder_rack_waits_out_reordering_within_its_window() {
+    // Segment 2 arrives 4 ms after segment 3 (min RTT 100 ms: a reordering
+    // window of 25 ms). RACK arms its timer instead of retransmitting; the
+    // late original then fills the hole: reordering is learnt.
+    let mut s = sender_after_two_acks(linux_cfg(), reno(), None);
+    let out = recv_ack(&mut s, ms(101), 2, &[(3, 4)], 0);
+    assert_eq!(sent(&out), [new(14)]);
+    assert_eq!(s.tp.ca_state, CaState::Disorder);
+    assert_eq!(lost(&s), Vec::<u64>::new());
+    assert_eq!(s.xmit_mode, XmitTimer::Reo);
+    // Waited 101 ms against RACK.rtt 101 ms + 25 ms: 25 ms left, + 2 ms.
+    assert_eq!(s.rto_timer.deadline(), Some(ms(101 + 25 + 2)));
+    assert!(!s.rack.reord_seen);
+    recv_ack(&mut s, ms(105), 4, &[], 0);
+    assert!(s.rack.reord_seen, "a hole filled by its original");
+    assert_eq!(s.stats.retransmits, 0);
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    // Had it not come, the timer marks it lost and recovery starts.
+    let mut s = sender_after_two_acks(linux_cfg(), reno(), None);
+    recv_ack(&mut s, ms(101), 2, &[(3, 4)], 0);
+    let out = fire_rto(&mut s, ms(128));
+    assert_eq!(lost(&s), [2]);
+    assert_eq!(s.tp.ca_state, CaState::Recovery);
+    assert_eq!(sent(&out), [rtx(2)]);
+    assert_eq!(s.stats.timeouts, 0);
+}
+
+#[test]
+fn test_recovery_rack_finds_a_lost_retransmission() {
+    // As the RFC 6675 test above, with RACK: the retransmission of 2 is
+    // lost; a segment sent after it is SACKed once it has waited RACK.rtt.
+    let mut s = sender_after_two_acks(linux_cfg(), reno(), None);
+    recv_ack(&mut s, ms(101), 2, &[(3, 4)], 0);
+    recv_ack(&mut s, ms(101) + Dur::from_us(500), 2, &[(3, 5)], 0);
+    let out = recv_ack(&mut s, ms(102), 2, &[(3, 6)], 0);
+    assert_eq!(sent(&out), [rtx(2)]);
+    // PRR lets new segments go on the next SACKs, after the retransmission.
+    let mut n = None;
+    for (k, top) in (7..12).enumerate() {
+        let out = recv_ack(&mut s, ms(103) + Dur::from_us(k as u64), 2, &[(3, top)], 0);
+        n = n.or(sent(&out).iter().find(|x| !x.1).map(|x| x.0));
+    }
+    let n = n.expect("new data after the retransmission");
+    // 100 ms later it is SACKed: the retransmission (sent 1 ms before it)
+    // has waited RACK.rtt + 1 ms, and the window is zero in recovery.
+    let out = recv_ack(&mut s, ms(203), 2, &[(3, 12), (n, n + 1)], 0);
+    assert_eq!(s.stats.lost_retransmits, 1);
+    assert_eq!(sent(&out).first(), Some(&rtx(2)));
+    assert_eq!(s.stats.timeouts, 0);
 }
 
 // ----------------------------------------------------------------------
