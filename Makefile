@@ -14,7 +14,7 @@ EXT_STAMP  := $(VENV)/.ext-stamp
 RUST_INPUTS := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
 DEMO_OUT ?= out/dctcp-queue
 
-.PHONY: setup demo test rust-test py-test fuzz clean
+.PHONY: setup demo test rust-test py-test chromium fuzz clean
 
 setup:
 	@ls python/dumbbell/_native*.so >/dev/null 2>&1 || rm -f $(EXT_STAMP)
@@ -46,8 +46,20 @@ test: setup rust-test py-test
 rust-test:
 	cargo test -p dumbbell-core
 
-py-test: setup
+py-test: setup chromium
 	$(PY) -m pytest -W error
+
+# The HTML report's test opens it in headless Chromium (Debian's package).
+# Installed here when missing and we are root with apt-get; elsewhere the test
+# is skipped and says why.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium for the report's browser test"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	  else \
+	    echo "chromium is missing and cannot be installed here (needs root and apt-get): the report's browser test will be skipped"; \
+	  fi; }
 
 # The fuzzers with a long budget (CI runs a short one inside `make test`):
 # 5 000 mutated scenarios through the Python API and 20 000 core documents.

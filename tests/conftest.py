@@ -3,8 +3,10 @@ exit codes, stdout and stderr are exactly what a user sees)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +15,11 @@ import pytest
 import dumbbell as db
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Commands that run simulations keep them in a results store (default
+# ./dumbbell-results); the tests' commands share one in a temporary directory
+# unless a test passes its own --store.
+_STORE = tempfile.TemporaryDirectory(prefix="dumbbell-test-store-")
 
 
 @dataclass
@@ -29,6 +36,7 @@ def run_cli(*args: str, cwd: Path | None = None) -> CliResult:
         text=True,
         cwd=cwd,
         timeout=600,
+        env={**os.environ, "DUMBBELL_STORE": os.environ.get("DUMBBELL_STORE", _STORE.name)},
     )
     return CliResult(p.returncode, p.stdout, p.stderr)
 

@@ -64,12 +64,14 @@ def kitchen_sink() -> db.Scenario:
     s = db.dumbbell(["a", "b"], ["c", "d"], access_rate="1Gbps", bottleneck_rate="100Mbps",
                     access_delay="100us", bottleneck_delay="1ms", duration_s=0.03, name="kitchen-sink")
     s.set_queue("r1", "r2", db.Red(limit_pkts=300, min_th=30000, max_th=90000, max_p=0.1, ecn=True, gentle=True))
-    s.set_queue("r2", "r1", db.Step(limit_pkts=100, k_pkts=20, at="dequeue"))
     s.set_queue("r2", "c", db.Hysteresis(upper_pkts=42, lower_pkts=36))
     s.set_queue("r2", "d", db.DropTail(limit_pkts=200, classifier=db.Rafle(n=40), scheduler=db.Drr(),
                                        long_queue=db.DropTail(limit_pkts=100)))
     s.set_queue("a", "r1", db.DropTail(limit_bytes=200_000))
     s.link("b", "r1").loss_ab = 0.001
+    s.nodes[-1].pipeline = db.Pipeline(capacity_pps=200_000.0, buffer_pkts=512)
+    s.set_queue("r2", "r1", db.Step(limit_pkts=100, k_pkts=20, at="dequeue", service_pps=50_000.0,
+                                    feedback=db.Return(upper_pkts=42, lower_pkts=36)))
     s.link("a", "r1").jitter_s = 1e-6
     tcp = db.TcpOptions(mss_bytes=1448, min_rto_s=0.2, max_rto_s=120, init_rto_s=1, delack_timeout_s=0.04,
                         tsq_bytes=131072, rwnd_bytes=1_000_000, init_cwnd_pkts=10, dupthresh=3)

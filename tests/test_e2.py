@@ -249,9 +249,9 @@ rate_bps = "100Mbps"
     [
         ("", '[links.queue_ba.feedback]\nupper_pkts = 36\nlower_pkts = 42', "links[0].queue_ba.feedback.lower_pkts",
          "L_I"),
-        ('pipeline = {capacity_pps = 0, buffer_pkts = 10}', "", "nodes[0].pipeline.capacity_pps", "greater than 0"),
+        ('pipeline = {capacity_pps = 0, buffer_pkts = 10}', "", "nodes[0].pipeline.capacity_pps", "at least 1"),
         ("", '[links.queue_ab]\nfeedback = {k_pkts = 5}', "links[0].queue_ab.feedback", "switch"),
-        ("", '[links.queue_ba]\nservice_pps = -400', "links[0].queue_ba.service_pps", "greater than 0"),
+        ("", '[links.queue_ba]\nservice_pps = -400', "links[0].queue_ba.service_pps", "at least 1"),
     ],
 )
 def test_bad_software_switch_options_exit_2_naming_the_field(cli, tmp_path, pipeline, queue, field, word):

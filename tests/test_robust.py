@@ -62,6 +62,8 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "QueueRecord": {"node": "a", "peer": "b"},
     "Record": {},
     "Scenario": {"duration_s": 1, "hosts": ["a"]},
+    "Pipeline": {"capacity_pps": 1000.0, "buffer_pkts": 64},
+    "Return": {"k_pkts": 20},
     "Ideal": {},
     "Run2c": {},
     "Rafle": {},

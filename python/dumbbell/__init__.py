@@ -10,6 +10,10 @@ scenarios, runs them and returns polars tables::
     s.add_flow(db.TcpFlow(src="a", dst="c", cc="dctcp"))
     r = db.run(s, seed=1)
     r.flows, r.summary
+
+Many runs: ``dumbbell.sweep(scenario, grid={...}, repeats=N)`` (a grid of
+parameters, repetitions, local threads or Dask, a results store that skips
+what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.store`).
 """
 
 from . import _native
@@ -59,6 +63,7 @@ __all__ = [
     "RunHandle",
     "request_stop",
     "run",
+    "sweep",
     "Scenario",
     "Node",
     "Link",
@@ -100,3 +105,13 @@ __all__ = [
     "dumbbell",
     "chain",
 ]
+
+
+def __getattr__(name: str):
+    # `dumbbell.sweep` is imported on first use (import dumbbell stays
+    # light); it is the module and, called, the function (see sweep.py).
+    if name == "sweep":
+        import importlib
+
+        return importlib.import_module(".sweep", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,3 +1,10 @@
+"""``python -m dumbbell``: the command line.
+
+Guarded, because the worker processes of ``--executor dask`` (spawned by
+multiprocessing) import the main module again and must not rerun the command.
+"""
+
 from .cli import main
 
-main()
+if __name__ == "__main__":
+    main()

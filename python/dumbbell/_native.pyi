@@ -43,3 +43,6 @@ def request_stop() -> int:
 
 def version() -> str:
     """The core's version."""
+
+def source_hash() -> str:
+    """A hash of the simulator's source files at build time (16 hex digits)."""

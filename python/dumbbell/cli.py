@@ -1,8 +1,19 @@
 """The ``dumbbell`` command.
 
 - ``dumbbell run SCENARIO.toml``: one run;
-- ``dumbbell reproduce NAME``: one of the seed papers' experiments;
+- ``dumbbell sweep SCENARIO.toml --grid KEY=V1,V2 --repeats N``: many runs;
+- ``dumbbell reproduce NAME|all``: the seed papers' experiments (and, for
+  ``all``, the HTML report);
+- ``dumbbell store ls|show|gc|sql``: the results store;
+- ``dumbbell report DIR``: the HTML report of reproduced experiments;
+- ``dumbbell optimize SCENARIO.toml --param KEY=LO..HI --metric EXPR``;
 - ``dumbbell bench``: simulator speed.
+
+``sweep``, ``reproduce`` and ``optimize`` run through the sweep engine
+(:mod:`dumbbell.sweep`) with ``--executor local|dask``, ``--scheduler``,
+``--workers`` and ``--store DIR`` (default ``./dumbbell-results``): what
+the store holds is not computed again. A live progress line goes to stderr
+when it is a terminal.
 
 Contract (SPEC §7): with ``--json`` exactly one JSON document goes to
 stdout; progress, logs and human tables go to stderr. Exit status 0 on
@@ -282,44 +293,534 @@ def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool) -> None:
         _progress("summary: " + ", ".join(f"{k}={v}" for k, v in summary.items()))
 
 
+# ---------------------------------------------------------------- execution options
+
+ExecutorOpt = Annotated[
+    str, typer.Option("--executor", help="Where runs are made: local (threads on this machine) or dask.")
+]
+SchedulerOpt = Annotated[
+    Optional[str],
+    typer.Option("--scheduler", help="Address of an existing Dask scheduler (tcp://HOST:PORT); with --executor dask. "
+                 "Without it, dask starts a LocalCluster.", show_default=False),
+]
+WorkersOpt = Annotated[
+    Optional[int],
+    typer.Option("--workers", help="Parallel runs (local threads, or LocalCluster worker processes). Default: every core.",
+                 show_default=False),
+]
+StoreOpt = Annotated[
+    Path, typer.Option("--store", envvar="DUMBBELL_STORE",
+                       help="Results store directory: runs it holds are not computed again.")
+]
+
+
+def _display() -> Any:
+    from .sweep import Display, RichDisplay
+
+    return RichDisplay() if sys.stderr.isatty() else Display()
+
+
+def _execution(store: Path | None, executor: str, scheduler: str | None, workers: int | None):
+    from .sweep import using
+
+    return using(store=store, executor=executor, workers=workers, scheduler=scheduler, display=_display(),
+                 notify=_progress)
+
+
+# ---------------------------------------------------------------- sweep
+
+
+def _split_values(text: str) -> list[str]:
+    """``a,b,{x=1, y=2},"c,d"`` → four values (commas inside brackets,
+    braces or quotes do not split)."""
+    out, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur).strip())
+    return out
+
+
+def _grid_value(text: str) -> Any:
+    """A grid value as TOML reads it (numbers, booleans, quoted strings,
+    inline tables), else the bare word as a string (``reno``, ``100Mbps``)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_grid(items: list[str]) -> dict[str, list[Any]]:
+    grid: dict[str, list[Any]] = {}
+    for item in items:
+        key, eq, values = item.partition("=")
+        key = key.strip()
+        if not eq or not key or not values.strip():
+            raise ConfigError("--grid", f"expected KEY=V1,V2,..., got {item!r}")
+        if key in grid:
+            raise ConfigError(f"--grid {key}", "given twice")
+        vals = _split_values(values)
+        if any(v == "" for v in vals):
+            raise ConfigError(f"--grid {key}", f"an empty value in {values!r}")
+        grid[key] = [_grid_value(v) for v in vals]
+    return grid
+
+
+@app.command("sweep")
+def sweep_cmd(
+    scenario: Annotated[str, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    grid: Annotated[
+        Optional[list[str]],
+        typer.Option("--grid", help="KEY=V1,V2,...: a path into the scenario (links[2].loss_ab, flows[*].cc, "
+                     "links[s1-c].queue_ba.min_th, duration_s) and its values; repeat for a product of grids.",
+                     show_default=False),
+    ] = None,
+    repeats: Annotated[int, typer.Option("--repeats", help="Runs per grid point (seeds: the scenario's, then derived).")] = 1,
+    seed: SeedOpt = None,
+    name: Annotated[
+        Optional[str], typer.Option("--name", help="Label of the runs in the catalog (default sweep:<scenario name>).",
+                                    show_default=False)
+    ] = None,
+    executor: ExecutorOpt = "local",
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None,
+    store: StoreOpt = Path("dumbbell-results"),
+    json_out: JsonOpt = False,
+) -> None:
+    """Run a scenario over a grid of parameters, with repetitions.
+
+    Every point is checked before anything runs. Prints one line per grid
+    point (mean and 95 % Student-t interval of the goodput over the
+    repetitions) on stderr; with --json, prints {"sweep", "scenario",
+    "seed", "repeats", "grid", "store", "runs", "points"} on stdout. A run
+    that fails is stored as failed and the others go on; the exit status is
+    then 1.
+    """
+    with _exit_codes():
+        from .scenario import Scenario
+        from .sweep import sweep
+
+        _check_seed(seed)
+        g = parse_grid(grid or [])
+        s = Scenario.from_toml(scenario)
+        with _execution(store, executor, scheduler, workers) as ctx:
+            res = sweep(s, grid=g, repeats=repeats, seed=seed, name=name)
+            st = ctx.stats[-1]
+        pts = res.points()
+        import polars as pl
+
+        with pl.Config(tbl_rows=200, tbl_cols=30, tbl_hide_dataframe_shape=True, fmt_str_lengths=60):
+            cols = [*g.keys(), "ok", "failed", "goodput_bps", "goodput_bps_ci", "retransmits", "packets_dropped"]
+            _progress(str(pts.select([c for c in cols if c in pts.columns])))
+        _progress(f"dumbbell: {res.name}: {st.runs} runs ({st.computed} computed, {st.cached} from the store, "
+                  f"{st.failed} failed) in {st.wall_s:.1f} s; store {store}/")
+        for rec in res.failed:
+            _progress(f"dumbbell: run {rec.run_id} failed: {rec.error}")
+        if json_out:
+            _print_json({"sweep": res.name, "scenario": s.name, "seed": res.seed, "repeats": repeats, "grid": g,
+                         "store": str(store), "runs": res.runs.to_dicts(), "points": pts.to_dicts()})
+        if res.failed:
+            raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------- reproduce
+
+
+IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg")
+
+
+def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any) -> Any:
+    """Runs one experiment in the execution context ``ctx``, writes its
+    tables, figures, meta.json and timings.json; returns its result."""
+    import time
+
+    from . import experiments
+    from .store import atomic_write_text
+    from .sweep import simulator_version
+
+    module = experiments.get(name)
+    n0 = len(ctx.stats)
+    t0 = time.perf_counter()
+    result = module.run(scale=scale, seed=seed, progress=_progress)
+    wall = time.perf_counter() - t0
+    stats = ctx.stats[n0:]
+    written = result.write(out_dir)
+    figs = module.figures(result, out_dir)
+    info = experiments.PAPERS.get(name, {})
+    params = result.params or (getattr(module, "POINTS", {}) or {}).get(scale, {})
+    meta = {
+        "experiment": name, "id": info.get("id", ""), "title": info.get("title", ""), "paper": info.get("paper", ""),
+        "scale": scale, "seed": seed, "version": simulator_version(), "params": params,
+        "figures": [p.name for p in figs if p.suffix.lower() in IMAGE_SUFFIXES],
+        "files": [p.name for p in figs if p.suffix.lower() not in IMAGE_SUFFIXES],
+        "setup": (module.__doc__ or "").strip(),
+    }
+    packets = sum(st.sim_packets for st in stats)
+    computed_packets = sum(st.computed_packets for st in stats)
+    timings = {
+        "wall_s": wall, "runs": sum(st.runs for st in stats), "computed": sum(st.computed for st in stats),
+        "cached": sum(st.cached for st in stats), "failed": sum(st.failed for st in stats),
+        "sim_packets": packets, "computed_packets": computed_packets,
+        "sim_packets_per_s": computed_packets / wall if wall > 0 and computed_packets else None,
+        "executor": ctx.executor, "workers": ctx._pool.slots() if ctx._pool is not None else None,
+        "store": str(ctx.store.root) if ctx.store is not None else None,
+    }
+    atomic_write_text(out_dir / "meta.json", json.dumps(_json_safe(meta), indent=1, sort_keys=True) + "\n")
+    atomic_write_text(out_dir / "timings.json", json.dumps(_json_safe(timings), indent=1, sort_keys=True) + "\n")
+    result_files = written + figs
+    label = f"{info.get('id', '')} {name}".strip()
+    rate = f", {timings['sim_packets_per_s'] / 1e6:.2f} M packets/s" if timings["sim_packets_per_s"] else ""
+    _progress(f"dumbbell: {label} done in {wall:.1f} s: {timings['runs']} runs ({timings['computed']} computed, "
+              f"{timings['cached']} from the store, {timings['failed']} failed), {packets / 1e6:.1f} M simulated "
+              f"packets{rate}; {len(result_files)} files in {out_dir}/")
+    return result, module
+
+
 @app.command("reproduce")
 def reproduce_cmd(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="Experiment: dctcp-queue (E1), hysteresis (E2), lossy-cc (E3), rafle (E4) or highspeed (E5).", show_default=False)],
+    name: Annotated[
+        str,
+        typer.Argument(metavar="NAME", help="Experiment: dctcp-queue (E1), hysteresis (E2), lossy-cc (E3), rafle (E4), "
+                       "highspeed (E5), or all (every registered one, then the HTML report).", show_default=False),
+    ],
     scale: Annotated[str, typer.Option("--scale", help="quick (seconds, for tests and demos) or paper (the paper's full scale).")] = "quick",
     seed: Annotated[int, typer.Option("--seed", help="Run seed.")] = 1,
     out: Annotated[
         Optional[str],
-        typer.Option("--out", metavar="DIR", help="Output directory (default: out/NAME).", show_default=False),
+        typer.Option("--out", metavar="DIR", help="Output directory (default: out/NAME; for all, out/ with one "
+                     "directory per experiment).", show_default=False),
     ] = None,
+    executor: ExecutorOpt = "local",
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None,
+    store: StoreOpt = Path("dumbbell-results"),
     json_out: JsonOpt = False,
 ) -> None:
     """Reproduce a seed paper's experiment, the paper's numbers beside ours.
 
-    Writes rows.parquet, rows.csv, paper.parquet, paper.csv, result.json and
-    the figures (PNG) into --out, and prints the comparison table on stderr.
-    With --json, prints {"experiment", "scale", "seed", "rows", "paper"} on
-    stdout.
+    Runs go through the results store: what it holds is not computed again,
+    so a reproduction that was interrupted resumes, and one that finished
+    only re-renders. Writes rows.parquet, rows.csv, paper.parquet,
+    paper.csv, result.json, meta.json, timings.json and the figures (PNG)
+    into --out, and prints the comparison table on stderr. With --json,
+    prints {"experiment", "scale", "seed", "rows", "paper"} on stdout (for
+    all: {"experiment": "all", "scale", "seed", "experiments": [...]}).
+    `reproduce all` runs every registered experiment (one failing does not
+    stop the others; the exit status is then 1) and writes the HTML report
+    (out/index.html).
     """
     with _exit_codes():
         from . import experiments
 
-        from .outdir import check_out_dir
-
-        module = experiments.get(name)
+        if name != "all":
+            experiments.get(name)  # an unknown name is bad input, before anything runs
+        names = list(experiments.EXPERIMENTS) if name == "all" else [name]
         experiments.check_scale(scale)
         _check_seed(seed)
         if json_out:
             _check_stdout()
+        from .outdir import check_out_dir
+
+        if name == "all":
+            root = check_out_dir(out if out is not None else Path("out"), "--out", replaced_whole=False)
+            docs, failures = [], []
+            with _execution(store, executor, scheduler, workers) as ctx:
+                for n in names:
+                    try:
+                        result, _ = _reproduce_one(n, scale, seed, root / n, ctx)
+                        docs.append(result.to_json_doc())
+                    except ConfigError:
+                        raise
+                    except Exception as e:  # noqa: BLE001 - one experiment failing does not stop the others
+                        if os.environ.get("DUMBBELL_DEBUG"):
+                            traceback.print_exc()
+                        failures.append(f"{n}: {type(e).__name__}: {' '.join(str(e).split())}")
+                        _progress(f"dumbbell: {n} failed: {failures[-1]}")
+            from .report import write_report
+
+            if docs:
+                index = write_report(root)
+                _progress(f"dumbbell: report written to {index}")
+            if json_out:
+                _print_json({"experiment": "all", "scale": scale, "seed": seed, "experiments": docs})
+            if failures:
+                _err(f"dumbbell: {len(failures)} of {len(names)} experiments failed: " + "; ".join(failures))
+                raise typer.Exit(1)
+            return
         out_dir = check_out_dir(out if out is not None else Path("out") / name, "--out", replaced_whole=False)
-        result = module.run(scale=scale, seed=seed, progress=_progress)
-        written = result.write(out_dir)
-        figs = module.figures(result, out_dir)
+        with _execution(store, executor, scheduler, workers) as ctx:
+            result, module = _reproduce_one(name, scale, seed, out_dir, ctx)
         _progress("")
         _progress(module.report(result))
         _progress("")
-        _progress(f"dumbbell: wrote {', '.join(p.name for p in written + figs)} to {out_dir}/")
+        _progress(f"dumbbell: wrote {out_dir}/ (dumbbell report {out_dir} renders it as HTML)")
         if json_out:
             _print_json(result.to_json_doc())
+
+
+# ---------------------------------------------------------------- report
+
+
+@app.command("report")
+def report_cmd(
+    directory: Annotated[
+        Path, typer.Argument(metavar="DIR", help="A directory written by `dumbbell reproduce` (one experiment, or "
+                             "one subdirectory per experiment).", show_default=False)
+    ],
+) -> None:
+    """Write the HTML report of reproduced experiments.
+
+    DIR/index.html lists the experiments; DIR/NAME/index.html holds one
+    experiment's figures, the paper's numbers beside ours (agreement
+    highlighted), the parameters, the seed, the simulator version and the
+    wall time. Plain HTML beside the PNG figures: readable offline.
+    """
+    with _exit_codes():
+        from .report import write_report
+
+        if not directory.is_dir():
+            raise ConfigError("DIR", f"{directory} is not a directory")
+        index = write_report(directory)
+        _progress(f"dumbbell: report written to {index}")
+
+
+# ---------------------------------------------------------------- store
+
+store_app = typer.Typer(
+    help="The results store: list, show, clean and query runs (the catalog is DuckDB; "
+    "see docs/sweeps.md for its tables).",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(store_app, name="store")
+
+
+def _open_store(path: Path):
+    from .store import Store
+
+    return Store(path).require()
+
+
+def _show_frame(df: Any, json_out: bool) -> None:
+    if json_out:
+        _print_json(df.to_dicts())
+        return
+    import polars as pl
+
+    with pl.Config(tbl_rows=500, tbl_cols=40, tbl_hide_dataframe_shape=True, fmt_str_lengths=80, tbl_width_chars=200):
+        _progress(str(df))
+
+
+@store_app.command("ls")
+def store_ls(
+    store: StoreOpt = Path("dumbbell-results"),
+    runs: Annotated[bool, typer.Option("--runs", help="List runs, not experiments.")] = False,
+    experiment: Annotated[
+        Optional[str], typer.Option("--experiment", help="Only runs of this experiment or sweep.", show_default=False)
+    ] = None,
+    status: Annotated[Optional[str], typer.Option("--status", help="Only runs with this status (ok, failed).",
+                                                  show_default=False)] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """List what the store holds: per experiment (runs, ok, failed, wall
+    time, simulated packets), or with --runs one line per run."""
+    with _exit_codes():
+        st = _open_store(store)
+        where, params = [], []
+        if experiment is not None:
+            where.append("experiment = ?")
+            params.append(experiment)
+        if status is not None:
+            where.append("status = ?")
+            params.append(status)
+        cond = f"WHERE {' AND '.join(where)}" if where else ""
+        if runs:
+            sql = (f"SELECT run_id, experiment, point, rep, seed, status, goodput_bps, wall_s, error FROM runs {cond} "
+                   "ORDER BY experiment, point, rep")
+        else:
+            sql = (f"SELECT experiment, count(*) AS runs, count(*) FILTER (status = 'ok') AS ok, "
+                   f"count(*) FILTER (status <> 'ok') AS failed, round(sum(wall_s), 1) AS wall_s, "
+                   f"sum(data_packets_sent) AS sim_packets, max(finished_at) AS last FROM runs {cond} "
+                   "GROUP BY experiment ORDER BY experiment")
+        _show_frame(st.query(sql, params), json_out)
+
+
+@store_app.command("show")
+def store_show(
+    run_id: Annotated[str, typer.Argument(metavar="RUN_ID", help="A run id, or a unique prefix of one.", show_default=False)],
+    store: StoreOpt = Path("dumbbell-results"),
+    json_out: JsonOpt = False,
+) -> None:
+    """Show one run: its labels, status and error, summary metrics, tables
+    (rows each) and where its files are."""
+    with _exit_codes():
+        st = _open_store(store)
+        hits = st.query("SELECT run_id FROM runs WHERE starts_with(run_id, ?) ORDER BY run_id", [run_id])
+        if hits.height == 0:
+            raise ConfigError("RUN_ID", f"no run {run_id!r} in {store}")
+        if hits.height > 1:
+            raise ConfigError("RUN_ID", f"{run_id!r} matches {hits.height} runs; give more digits")
+        rid = hits["run_id"][0]
+        rec = st.get(rid)
+        if rec is None:
+            raise ConfigError("RUN_ID", f"run {rid} is in the catalog but its files are gone (dumbbell store gc repairs it)")
+        man = json.loads((rec.directory / "run.json").read_text())
+        timing = json.loads((rec.directory / "timing.json").read_text()) if (rec.directory / "timing.json").exists() else {}
+        import polars as pl
+
+        tables = {n: pl.scan_parquet(rec.directory / f"{n}.parquet").select(pl.len()).collect().item()
+                  for n in rec.table_names}
+        doc = {**man, "timing": timing, "directory": str(rec.directory), "table_rows": tables}
+        doc.pop("tables", None)
+        if json_out:
+            _print_json(doc)
+            return
+        for k in ("run_id", "experiment", "point", "rep", "scenario", "seed", "status", "error", "version"):
+            _progress(f"{k:12s} {doc.get(k)}")
+        _progress(f"{'wall_s':12s} {timing.get('wall_s')}")
+        _progress(f"{'directory':12s} {rec.directory}")
+        _progress("metrics      " + ", ".join(f"{k}={v}" for k, v in (man.get("metrics") or {}).items()))
+        _progress("tables       " + ", ".join(f"{k} ({v} rows)" for k, v in tables.items()))
+
+
+@store_app.command("gc")
+def store_gc(
+    store: StoreOpt = Path("dumbbell-results"),
+    failed: Annotated[bool, typer.Option("--failed", help="Remove failed runs.")] = False,
+    stale: Annotated[bool, typer.Option("--stale", help="Remove runs made by another simulator version than this one.")] = False,
+    experiment: Annotated[
+        Optional[str], typer.Option("--experiment", help="Remove every run of this experiment or sweep.", show_default=False)
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what would be removed.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Clean the store: always removes what killed writers left and repairs
+    the catalog from the files; --failed, --stale and --experiment also
+    remove those runs."""
+    with _exit_codes():
+        from .sweep import simulator_version
+
+        st = _open_store(store)
+        res = st.gc(failed=failed, stale_versions=stale, current_version=simulator_version(), experiment=experiment,
+                    dry_run=dry_run)
+        verb = "would remove" if dry_run else "removed"
+        _progress(f"dumbbell: {verb} {len(res['runs'])} runs ({res['bytes'] / 1e6:.1f} MB) from {store}/")
+        if json_out:
+            _print_json(res)
+
+
+@store_app.command("sql")
+def store_sql(
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="SQL (DuckDB). Tables: runs, sweeps, trials, and one "
+                                         "view per output table (flows, summary, queues, ...) with a run_id column.",
+                                         show_default=False)],
+    store: StoreOpt = Path("dumbbell-results"),
+    json_out: JsonOpt = False,
+    csv_out: Annotated[bool, typer.Option("--csv", help="Print CSV on stdout.")] = False,
+) -> None:
+    """Run SQL over the catalog and the stored tables.
+
+    Example: dumbbell store sql "SELECT r.point, avg(f.goodput_bps) FROM
+    runs r JOIN flows f USING (run_id) GROUP BY 1". The result goes to
+    stdout (a table, or --json / --csv).
+    """
+    with _exit_codes():
+        import duckdb
+
+        st = _open_store(store)
+        try:
+            df = st.query(query)
+        except duckdb.Error as e:
+            raise ConfigError("QUERY", str(e).splitlines()[0]) from None
+        if json_out:
+            _print_json(df.to_dicts())
+        elif csv_out:
+            sys.stdout.write(df.write_csv())
+        else:
+            import polars as pl
+
+            with pl.Config(tbl_rows=500, tbl_cols=40, tbl_hide_dataframe_shape=True, fmt_str_lengths=80,
+                           tbl_width_chars=200):
+                sys.stdout.write(str(df) + "\n")
+
+
+# ---------------------------------------------------------------- optimize
+
+
+@app.command("optimize")
+def optimize_cmd(
+    scenario: Annotated[str, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    param: Annotated[
+        list[str],
+        typer.Option("--param", help="PATH=LO..HI: a grid path (links[c-s1].queue_ba.min_th) and its range; "
+                     "integers if both bounds are. Repeat for more parameters.", show_default=False),
+    ],
+    metric: Annotated[
+        str,
+        typer.Option("--metric", help="Python expression over a run's tables and helpers, e.g. "
+                     "\"goodput_bps() / (300e-6 + queue_delay_s('s1', 'c'))\" (see docs/sweeps.md).",
+                     show_default=False),
+    ],
+    minimize: Annotated[bool, typer.Option("--minimize", help="Minimize the metric (default: maximize).")] = False,
+    points: Annotated[int, typer.Option("--points", help="Grid points per parameter and round.")] = 5,
+    rounds: Annotated[int, typer.Option("--rounds", help="Rounds: the first covers the whole range, each next one "
+                                        "± one grid step around the best so far.")] = 3,
+    repeats: Annotated[int, typer.Option("--repeats", help="Runs per trial (the metric is their mean).")] = 1,
+    seed: SeedOpt = None,
+    study: Annotated[
+        Optional[str], typer.Option("--study", help="Name of the search in the store (default optimize:<scenario name>).",
+                                    show_default=False)
+    ] = None,
+    executor: ExecutorOpt = "local",
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None,
+    store: StoreOpt = Path("dumbbell-results"),
+    json_out: JsonOpt = False,
+) -> None:
+    """Search parameters for the best metric through the sweep engine.
+
+    A coarse grid over the ranges, then finer grids around the best trial;
+    every trial is a stored run, so a search started again computes nothing
+    it already did. The history goes to the store (studies/ and the trials
+    table). Prints the best trial and the ten best on stderr; with --json,
+    prints {"study", "best", "trials"} on stdout.
+    """
+    with _exit_codes():
+        from .optimize import optimize, parse_param
+        from .scenario import Scenario
+
+        _check_seed(seed)
+        params = [parse_param(p) for p in param]
+        s = Scenario.from_toml(scenario)
+        with _execution(store, executor, scheduler, workers):
+            res = optimize(s, params, metric, maximize=not minimize, points=points, rounds=rounds, repeats=repeats,
+                           seed=seed, study=study, progress=_progress)
+        import polars as pl
+
+        ok = res.trials.filter(pl.col("status") == "ok").sort("metric", descending=not minimize)
+        with pl.Config(tbl_rows=10, tbl_cols=20, tbl_hide_dataframe_shape=True):
+            _progress(str(ok.head(10).drop("error")))
+        shown = ", ".join(f"{k}={v:g}" for k, v in res.best["params"].items()) if res.best else "-"
+        _progress(f"dumbbell: {res.study}: best {res.best['metric']:.6g} at {shown} after {res.trials.height} trials"
+                  if res.best else f"dumbbell: {res.study}: no trial gave a metric")
+        if json_out:
+            _print_json({"study": res.study, "best": res.best, "trials": res.trials.to_dicts()})
 
 
 @app.command("bench")

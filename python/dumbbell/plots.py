@@ -19,6 +19,17 @@ from .analysis import time_weighted_cdf
 __all__ = ["queue_figure", "ccdf_figure", "errorbar_figure", "bars_figure", "state_trace_figure"]
 
 
+def _save(fig: Figure, path: Path) -> None:
+    """Saves a PNG atomically (rendered in memory, then renamed into place)."""
+    import io
+
+    from .store import atomic_write_bytes
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    atomic_write_bytes(path, buf.getvalue())
+
+
 def _new(rows: int, cols: int, size: tuple[float, float]) -> tuple[Figure, Any]:
     fig = Figure(figsize=size, layout="constrained")
     FigureCanvasAgg(fig)
@@ -66,7 +77,7 @@ def queue_figure(
             a.grid(alpha=0.3)
     fig.suptitle(title)
     p = Path(path)
-    fig.savefig(p, dpi=110)
+    _save(fig, p)
     return p
 
 
@@ -115,7 +126,7 @@ def ccdf_figure(
     a.grid(alpha=0.3, which="both")
     a.legend(fontsize=8)
     p = Path(path)
-    fig.savefig(p, dpi=110)
+    _save(fig, p)
     return p
 
 
@@ -149,7 +160,7 @@ def errorbar_figure(
     a.grid(alpha=0.3, which="both")
     a.legend(fontsize=8)
     p = Path(path)
-    fig.savefig(p, dpi=110)
+    _save(fig, p)
     return p
 
 

@@ -24,8 +24,8 @@
 //! a check here never allocates more than the document itself.
 
 use crate::config::{
-    AqmConfig, ArrivalsConfig, CcConfig, ClassifierConfig, ConfigError, FlowConfig, QueueConfig,
-    RunConfig, SchedulerConfig, SizesConfig, TcpConfig, WorkloadConfig,
+    AqmConfig, ArrivalsConfig, CcConfig, ClassifierConfig, ConfigError, FeedbackConfig, FlowConfig,
+    QueueConfig, RunConfig, SchedulerConfig, SizesConfig, TcpConfig, WorkloadConfig,
 };
 use crate::sim::{Dur, PS_PER_MS, PS_PER_S, PS_PER_US};
 use std::fmt::Display;
@@ -276,6 +276,15 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
             )?;
         }
         _ => {}
+    }
+    if let Some(FeedbackConfig::Hysteresis { upper_pkts, .. }) = &q.feedback {
+        int_in(
+            *upper_pkts,
+            1,
+            u32::MAX,
+            || format!("{f}.feedback.upper_pkts"),
+            " packets",
+        )?;
     }
     if let Some(ClassifierConfig::Rafle { n }) = &q.classifier {
         int_in(*n, 1, MAX_RAFLE_N, || format!("{f}.classifier.n"), " slots")?;
@@ -644,7 +653,7 @@ fn check_record_estimate(cfg: &RunConfig) -> Result<(), ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{LinkConfig, NodeConfig, NodeKind};
+    use crate::config::NodeKind;
 
     fn base() -> RunConfig {
         RunConfig::from_json(
@@ -785,22 +794,9 @@ mod tests {
         c.links[0].rate_bps = MAX_RATE_BPS + 1;
         assert_eq!(check(&c).unwrap_err().field, "links[0].rate_bps");
         let mut c = base();
-        c.nodes.push(NodeConfig {
-            name: "x".into(),
-            kind: NodeKind::Host,
-            pipeline: None,
-        });
-        c.links.push(LinkConfig {
-            a: "a".into(),
-            b: "x".into(),
-            rate_bps: 0,
-            delay_ps: 0,
-            loss_ab: 0.0,
-            loss_ba: 0.0,
-            jitter_ps: 0,
-            queue_ab: None,
-            queue_ba: None,
-        });
+        let mut second = c.links[0].clone();
+        second.rate_bps = 0;
+        c.links.push(second);
         assert_eq!(check(&c).unwrap_err().field, "links[1].rate_bps");
     }
 }

@@ -34,7 +34,8 @@ fn kitchen_sink() -> Value {
         "nodes": [
             {"name": "a", "kind": "host"}, {"name": "b", "kind": "host"},
             {"name": "c", "kind": "host"}, {"name": "d", "kind": "host"},
-            {"name": "s1", "kind": "switch"}, {"name": "s2", "kind": "switch"}],
+            {"name": "s1", "kind": "switch"},
+            {"name": "s2", "kind": "switch", "pipeline": {"capacity_pps": 200000.0, "buffer_pkts": 512}}],
         "links": [
             {"a": "a", "b": "s1", "rate_bps": 1_000_000_000u64, "delay_ps": 10_000_000,
              "jitter_ps": 1_000_000, "queue_ab": {"limit_bytes": 200_000}},
@@ -43,7 +44,9 @@ fn kitchen_sink() -> Value {
             {"a": "s1", "b": "s2", "rate_bps": 100_000_000u64, "delay_ps": ms,
              "queue_ab": {"limit_pkts": 300, "aqm": {"kind": "red", "min_th": 30000.0,
                  "max_th": 90000.0, "max_p": 0.1, "wlog": 9, "ecn": true, "gentle": true}},
-             "queue_ba": {"limit_pkts": 100, "aqm": {"kind": "step", "k_pkts": 20, "at": "dequeue"}}},
+             "queue_ba": {"limit_pkts": 100, "aqm": {"kind": "step", "k_pkts": 20, "at": "dequeue"},
+                          "service_pps": 50000.0,
+                          "feedback": {"kind": "hysteresis", "upper_pkts": 42, "lower_pkts": 36}}},
             {"a": "s2", "b": "c", "rate_bps": 100_000_000u64, "delay_ps": 10_000_000,
              "queue_ab": {"aqm": {"kind": "hysteresis", "upper_pkts": 42, "lower_pkts": 36}}},
             {"a": "s2", "b": "d", "rate_bps": 100_000_000u64, "delay_ps": 10_000_000,

@@ -295,6 +295,13 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// A hash of the simulator's source files at build time (16 hex digits;
+/// see `build.rs`): part of every stored run's identity.
+#[pyfunction]
+fn source_hash() -> &'static str {
+    env!("DUMBBELL_SOURCE_HASH")
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
@@ -303,6 +310,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(request_stop, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_class::<RunHandle>()?;
     m.add("NativeConfigError", m.py().get_type::<NativeConfigError>())?;
     m.add("NativeLimitError", m.py().get_type::<NativeLimitError>())?;

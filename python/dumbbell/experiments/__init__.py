@@ -33,7 +33,7 @@ import polars as pl
 
 from ..errors import ConfigError
 
-__all__ = ["EXPERIMENTS", "SCALES", "ExperimentResult", "get", "check_scale", "check_parts", "Progress"]
+__all__ = ["EXPERIMENTS", "PAPERS", "SCALES", "ExperimentResult", "get", "check_scale", "check_parts", "Progress"]
 
 EXPERIMENTS: dict[str, str] = {
     "dctcp-queue": "dumbbell.experiments.dctcp_queue",
@@ -45,6 +45,43 @@ EXPERIMENTS: dict[str, str] = {
 """Experiment name → module."""
 
 SCALES = ("quick", "paper")
+
+PAPERS: dict[str, dict[str, str]] = {
+    "dctcp-queue": {
+        "id": "E1",
+        "title": "DCTCP queue occupancy",
+        "paper": "N. Handigol, B. Heller, V. Jeyakumar and B. Lantz, the Mininet-HiFi reproduction of the "
+                 "DCTCP queue-occupancy micro-benchmark of M. Alizadeh et al., \"Data Center TCP (DCTCP)\", "
+                 "ACM SIGCOMM 2010",
+    },
+    "hysteresis": {
+        "id": "E2",
+        "title": "DCTCP with hysteresis marking and packet return in P4 switches",
+        "paper": "V. L. G. Silva, M. A. M. Vieira and J. A. M. Nacif, \"Data Center TCP com Histerese em "
+                 "Switches P4\" (UFV, UFMG)",
+    },
+    "lossy-cc": {
+        "id": "E3",
+        "title": "Linear, Fractional and Expolinear under loss and delay",
+        "paper": "M. V. da Costa Madeira and D. M. F. Mattos, \"Algoritmos de Controle de Congestionamento "
+                 "Justos e Eficientes para Aplicações TCP em Redes Sensíveis a Perda de Pacotes e a Atrasos\" (UFF)",
+    },
+    "rafle": {
+        "id": "E4",
+        "title": "RAFLE: stateless short/long flow differentiation",
+        "paper": "S. S. Mussi and M. R. N. Ribeiro, \"RAFLE: Uma Proposta para Diferenciação de Fluxos sem "
+                 "Manutenção de Estados em Roteadores\" (UFES)",
+    },
+    "highspeed": {
+        "id": "E5",
+        "title": "HighSpeed TCP against TCP at 1 Gb/s",
+        "paper": "J. F. de Rezende, L. H. M. K. Costa and M. G. Rubinstein, \"Avaliação Experimental e "
+                 "Simulação do Protocolo TCP em Redes de Alta Velocidade\"",
+    },
+}
+"""Experiment name → its label (E1..E5), a short title, and the paper it
+reproduces (authors and title, as our copies give them; venues and years
+are not printed in those copies)."""
 
 Progress = Callable[[str], None]
 """Receives one line of progress (the CLI prints it on stderr)."""
@@ -107,6 +144,8 @@ class ExperimentResult:
     rows: pl.DataFrame
     paper: pl.DataFrame
     data: dict[str, Any] = field(default_factory=dict, repr=False)
+    params: dict[str, Any] = field(default_factory=dict)
+    """The experiment's parameters at this scale (shown in the HTML report)."""
 
     def to_json_doc(self) -> dict[str, Any]:
         """The SPEC §7 JSON document."""
@@ -120,14 +159,21 @@ class ExperimentResult:
 
     def write(self, out_dir: str | Path) -> list[Path]:
         """Writes ``rows.parquet``, ``rows.csv``, ``paper.parquet``,
-        ``paper.csv`` and ``result.json`` into ``out_dir``."""
+        ``paper.csv`` and ``result.json`` into ``out_dir``, each atomically
+        (a reader never sees half a file)."""
+        import io
+
+        from ..store import atomic_write_bytes, atomic_write_text
+
         d = Path(out_dir)
         d.mkdir(parents=True, exist_ok=True)
         written = []
         for name, df in (("rows", self.rows), ("paper", self.paper)):
-            df.write_parquet(d / f"{name}.parquet")
-            df.write_csv(d / f"{name}.csv")
+            buf = io.BytesIO()
+            df.write_parquet(buf)
+            atomic_write_bytes(d / f"{name}.parquet", buf.getvalue())
+            atomic_write_text(d / f"{name}.csv", df.write_csv())
             written += [d / f"{name}.parquet", d / f"{name}.csv"]
-        (d / "result.json").write_text(json.dumps(self.to_json_doc(), indent=2, allow_nan=False) + "\n")
+        atomic_write_text(d / "result.json", json.dumps(self.to_json_doc(), indent=2, allow_nan=False) + "\n")
         written.append(d / "result.json")
         return written

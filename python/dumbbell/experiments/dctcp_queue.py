@@ -65,7 +65,6 @@ its Figure 3 (CCDF of the inter-dequeue deviation).
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from typing import Any
 
@@ -73,10 +72,11 @@ import numpy as np
 import polars as pl
 
 from .. import analysis
-from ..run import Result, run as run_scenario
+from ..run import Result
 from ..scenario import DropTail, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
 from ..topology import star
 from . import ExperimentResult, Progress, check_scale
+from .repeat import Job, run_jobs
 
 __all__ = ["NAME", "RATES_BPS", "PAPER", "scenario", "measure", "run", "figures", "report"]
 
@@ -285,27 +285,33 @@ def run(
     rates_bps: tuple[int, ...] = RATES_BPS,
     host_jitter_s: float = HOST_JITTER_S,
 ) -> ExperimentResult:
-    """Runs every case (TCP and DCTCP at each rate) and measures it."""
+    """Runs every case (TCP and DCTCP at each rate) through the sweep engine
+    (:func:`~dumbbell.experiments.repeat.run_jobs`: in parallel, from and
+    into the store of the enclosing :func:`dumbbell.sweep.using` block) and
+    measures it."""
     check_scale(scale)
+    cases = [(cc, rate, DURATION_S[scale][rate]) for rate in rates_bps for cc in CONTROLS]
+    jobs = [Job(key=(cc, rate, 0), scenario=scenario(cc, rate, duration, host_jitter_s=host_jitter_s), seed=seed)
+            for cc, rate, duration in cases]
+    outcomes = run_jobs(jobs, label=NAME)
     rows = []
     data: dict[str, Any] = {}
-    for rate in rates_bps:
-        duration = DURATION_S[scale][rate]
-        for cc in CONTROLS:
-            s = scenario(cc, rate, duration, host_jitter_s=host_jitter_s)
-            t0 = time.perf_counter()
-            res = run_scenario(s, seed=seed)
-            wall = time.perf_counter() - t0
-            row, raw = measure(res, cc, rate, duration)
-            rows.append(row)
-            data[(cc, rate)] = raw
-            if progress:
-                progress(
-                    f"{NAME}: {cc:5s} at {_rate_label(rate):>9s}, {duration:g} s simulated in {wall:.2f} s: "
-                    f"queue p50 {row['queue_p50_pkts']:g} pkts, utilization {row['utilization']:.3f}"
-                )
+    for (cc, rate, duration), out in zip(cases, outcomes):
+        row, raw = measure(out.result(), cc, rate, duration)
+        rows.append(row)
+        data[(cc, rate)] = raw
+        if progress:
+            how = "from the store" if out.cached else f"simulated in {out.wall_s:.2f} s"
+            progress(
+                f"{NAME}: {cc:5s} at {_rate_label(rate):>9s}, {duration:g} s {how}: "
+                f"queue p50 {row['queue_p50_pkts']:g} pkts, utilization {row['utilization']:.3f}"
+            )
     df = pl.DataFrame(rows, infer_schema_length=None)
-    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=df, paper=_paper_frame(df), data=data)
+    params = {"rates_bps": list(rates_bps), "duration_s": {str(r): DURATION_S[scale][r] for r in rates_bps},
+              "buffer_pkts": BUFFER_PKTS, "delay_s": DELAY_S, "mss_bytes": MSS_BYTES, "host_jitter_s": host_jitter_s,
+              "warmup_fraction": WARMUP_FRACTION, "k_pkts": {str(r): red_thresholds_bytes(r)[0] for r in rates_bps}}
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=df, paper=_paper_frame(df), data=data,
+                            params=params)
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:

@@ -218,7 +218,6 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
             "retransmits": sum(int(o.flows["retransmits"].sum()) for o in outs) / n,
             "timeouts": sum(int(o.flows["timeouts"].sum()) for o in outs) / n,
             "duration_s": cfg[part]["duration_s"],
-            "wall_s": sum(o.wall_s for o in outs),
             "data_packets": sum(int(o.summary["data_packets_sent"]) for o in outs),
         }
         if part == "single":
@@ -241,7 +240,7 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
         "sender_cap_bps": pl.Int64, "flows": pl.Int64, "goodput_bps": pl.Float64, "ci95_bps": pl.Float64,
         "samples": pl.Int64, "window_pkts": pl.Float64, "model_window_pkts": pl.Float64,
         "model_goodput_bps": pl.Float64, "retransmits": pl.Float64, "timeouts": pl.Float64,
-        "duration_s": pl.Float64, "wall_s": pl.Float64, "data_packets": pl.Int64,
+        "duration_s": pl.Float64, "data_packets": pl.Int64,
     }
     return pl.DataFrame(rows, schema=schema)
 
@@ -332,7 +331,8 @@ def run(
     if progress:
         pkts = int(rows["data_packets"].sum())
         progress(f"{NAME}: {len(jobs)} runs, {pkts / 1e6:.1f} M data packets in {time.perf_counter() - t0:.1f} s wall")
-    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows, paper=_paper_frame(rows))
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows, paper=_paper_frame(rows),
+                            params={"parts": list(parts), **POINTS[scale]})
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:

@@ -552,7 +552,6 @@ def _rows_from(outcomes, scale: str = "paper") -> list[dict[str, Any]]:
                 "timeouts": float(np.mean([f["timeouts"] for f in flow])),
                 "returns_received": float(np.mean([f["returns_received"] for f in flow])),
                 "ece_acks": float(np.mean([f["ece_acks"] for f in flow])),
-                "wall_s": float(sum(o.wall_s for o in outs)),
             })
     return rows
 
@@ -561,7 +560,6 @@ ROW_SCHEMA = {
     "part": pl.String, "case": pl.String, "marking": pl.String, "host": pl.String, "l_s": pl.Int64,
     "l_i": pl.Int64, "rate_bps": pl.Int64, "goodput_bps": pl.Float64, "std_bps": pl.Float64, "runs": pl.Int64,
     "retransmits": pl.Float64, "timeouts": pl.Float64, "returns_received": pl.Float64, "ece_acks": pl.Float64,
-    "wall_s": pl.Float64,
 }
 
 
@@ -662,12 +660,13 @@ TRACE_WINDOW_S = (30.0, 33.0)
 def _trace(switch: SoftwareSwitch, seed: int) -> dict[str, dict[str, np.ndarray]]:
     """Case A's queue toward H2 in the second half (TCP alone with the
     port), single threshold and hysteresis, with the marking state."""
-    from ..run import run as run_one
-
+    markings = ("single", "hysteresis")
+    jobs = [Job(key=("trace", marking, 0), seed=seed,
+                scenario=scenario(TRACE_CASE, marking, switch=switch, seed=seed, trace_window_s=TRACE_WINDOW_S))
+            for marking in markings]
     out = {}
-    for marking in ("single", "hysteresis"):
-        s = scenario(TRACE_CASE, marking, switch=switch, seed=seed, trace_window_s=TRACE_WINDOW_S)
-        res = run_one(s, seed=seed)
+    for marking, o in zip(markings, run_jobs(jobs, label=NAME)):
+        res = o.result()
         q = res.queue(SWITCH, "H2")
         out[marking] = {"t_s": q["time_s"].to_numpy(), "pkts": q["pkts"].to_numpy(),
                         "state": q["congested"].to_numpy()}
@@ -680,31 +679,31 @@ def diagnose(switch: SoftwareSwitch = CALIBRATED, seed: int = 1) -> pl.DataFrame
     arrivals it dropped, each hybrid host's destination port (drops, marks,
     copies returned, utilization), the host's TCP timeouts and the loss of
     its UDP flow. The evidence behind the docs' account of each case."""
-    from ..run import run as run_one
-
+    runs = [(case, c, marking) for case, c in CASES.items() for marking in c.markings]
+    jobs = [Job(key=("diagnose", case, marking, 0), scenario=scenario(case, marking, switch=switch, seed=seed), seed=seed)
+            for case, _, marking in runs]
     rows = []
-    for case, c in CASES.items():
-        for marking in c.markings:
-            res = run_one(scenario(case, marking, switch=switch, seed=seed), seed=seed)
-            pl_row = res.tables["pipelines"].row(0, named=True)
-            arrivals = pl_row["processed_pkts"] + pl_row["drops_pipeline"]
-            for src, dst in c.tcp:
-                if src not in c.hybrid:
-                    continue
-                q = res.queues.filter((pl.col("node") == SWITCH) & (pl.col("peer") == dst)).row(0, named=True)
-                f = res.flows.filter(pl.col("name") == f"tcp-{src}").row(0, named=True)
-                u = res.flows.filter(pl.col("name") == f"udp-{src}").row(0, named=True)
-                rows.append({
-                    "case": case, "marking": marking, "host": src,
-                    "pipeline_utilization": pl_row["utilization"],
-                    "pipeline_drop_frac": pl_row["drops_pipeline"] / max(1, arrivals),
-                    "pipeline_max_pkts": pl_row["max_pkts"],
-                    "port_drops": q["drops_overflow"], "port_marks": q["marked_pkts"],
-                    "port_returns": q["feedback_sent"], "port_utilization": q["utilization"],
-                    "tcp_goodput_bps": _tcp_goodput_bps(res.flows, src), "tcp_timeouts": f["timeouts"],
-                    "tcp_srtt_ms": f["srtt_ps"] / 1e9,
-                    "udp_loss_frac": 1.0 - u["bytes_delivered"] / max(1, u["bytes_sent"]),
-                })
+    for (case, c, marking), o in zip(runs, run_jobs(jobs, label=NAME)):
+        res = o.result()
+        pl_row = res.tables["pipelines"].row(0, named=True)
+        arrivals = pl_row["processed_pkts"] + pl_row["drops_pipeline"]
+        for src, dst in c.tcp:
+            if src not in c.hybrid:
+                continue
+            q = res.queues.filter((pl.col("node") == SWITCH) & (pl.col("peer") == dst)).row(0, named=True)
+            f = res.flows.filter(pl.col("name") == f"tcp-{src}").row(0, named=True)
+            u = res.flows.filter(pl.col("name") == f"udp-{src}").row(0, named=True)
+            rows.append({
+                "case": case, "marking": marking, "host": src,
+                "pipeline_utilization": pl_row["utilization"],
+                "pipeline_drop_frac": pl_row["drops_pipeline"] / max(1, arrivals),
+                "pipeline_max_pkts": pl_row["max_pkts"],
+                "port_drops": q["drops_overflow"], "port_marks": q["marked_pkts"],
+                "port_returns": q["feedback_sent"], "port_utilization": q["utilization"],
+                "tcp_goodput_bps": _tcp_goodput_bps(res.flows, src), "tcp_timeouts": f["timeouts"],
+                "tcp_srtt_ms": f["srtt_ps"] / 1e9,
+                "udp_loss_frac": 1.0 - u["bytes_delivered"] / max(1, u["bytes_sent"]),
+            })
     return pl.DataFrame(rows)
 
 
@@ -739,7 +738,8 @@ def run(
     if "cases" in parts:
         data["trace"] = _trace(switch, round_seed(seed, 0))
         data["diagnostics"] = diagnose(switch, round_seed(seed, 0))
-    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows, paper=_paper_frame(rows), data=data)
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows, paper=_paper_frame(rows), data=data,
+                            params={"parts": list(parts), "switch": repr(switch), **POINTS[scale]})
 
 
 # --------------------------------------------------------------------- figures and report

@@ -255,7 +255,6 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
             "retransmits": float(sum(int(o.flows["retransmits"][0]) for o in outs)) / len(outs),
             "timeouts": float(sum(int(o.flows["timeouts"][0]) for o in outs)) / len(outs),
             "duration_s": cfg[part]["duration_s"],
-            "wall_s": sum(o.wall_s for o in outs),
         }
         if part == "bandwidth":
             base["rate_bps"] = int(point)
@@ -280,7 +279,7 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
         "rtt_ms": pl.Float64, "goodput_bps": pl.Float64, "ci99_bps": pl.Float64, "rounds": pl.Int64,
         "cc_a": pl.String, "cc_b": pl.String, "server_cc": pl.String, "x": pl.Float64, "x_ci99": pl.Float64,
         "goodput_b_bps": pl.Float64, "retransmits": pl.Float64, "timeouts": pl.Float64,
-        "duration_s": pl.Float64, "wall_s": pl.Float64,
+        "duration_s": pl.Float64,
     }
     return pl.DataFrame(rows, schema=schema)
 
@@ -467,7 +466,8 @@ def run(
     if progress:
         pkts = sum(int(o.summary["data_packets_sent"]) for o in outcomes)
         progress(f"{NAME}: {len(jobs)} runs, {pkts / 1e6:.1f} M data packets in {time.perf_counter() - t0:.1f} s wall")
-    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows, paper=_paper_frame(rows))
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows, paper=_paper_frame(rows),
+                            params={"parts": list(parts), **POINTS[scale]})
 
 
 # ---------------------------------------------------------------- figures and report

@@ -1,14 +1,25 @@
 """Repetitions, confidence intervals and parallel execution for experiments.
 
-Experiments with many independent runs (E3, E5) describe each run as a
-:class:`Job` (a key, a scenario and a seed) and hand the list to
-:func:`run_jobs`. The core releases the GIL while it simulates, so a thread
-pool keeps every local core busy without pickling scenarios or results. Each
-job's outcome (its ``flows`` table and ``summary``, small) comes back in job
-order whatever order the runs finish in, so results do not depend on the
-number of workers. A run that fails is reported (its error is kept and
-:func:`run_jobs` raises once everything else has finished), never silently
-dropped, and never takes the other runs with it.
+Experiments with many independent runs describe each run as a :class:`Job`
+(a key, a scenario and a seed) and hand the list to :func:`run_jobs`, which
+goes through the sweep engine (:func:`dumbbell.sweep.execute`): the runs are
+made by the executor of the enclosing :func:`dumbbell.sweep.using` block
+(local threads by default, or Dask), stored in its results store when there
+is one (``dumbbell reproduce`` always sets one), and taken from that store
+instead of computed when it already holds them. So an interrupted
+experiment resumes where it stopped, and a finished one re-renders without
+simulating anything.
+
+What :func:`run_jobs` guarantees: outcomes come back in job order whatever
+order the runs finish in, so results do not depend on the executor or the
+number of workers. A run that fails is recorded (in the store, as
+``failed`` with its error) and reported: :func:`run_jobs` raises once
+everything else has finished, never silently dropping a run and never
+letting one take the others with it.
+
+Each job's outcome carries its summary and its wall time; its tables
+(``flows`` and every other table the run recorded) are read when asked for,
+from the store's Parquet files or from memory.
 
 Confidence intervals are Student-t intervals for the mean of independent
 repetitions: ``half = t_{(1+level)/2, n-1} · s / √n`` with ``s`` the sample
@@ -18,12 +29,10 @@ standard deviation (``scipy.stats.t``).
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,8 +40,10 @@ import polars as pl
 from scipy import stats
 
 from ..errors import SimulationError
-from ..run import run as run_scenario
+from ..run import Result
 from ..scenario import Scenario
+from ..store import RunRecord, _json_safe
+from ..sweep import RunSpec, default_workers, execute, round_seed, simulator_version
 
 __all__ = ["Job", "Outcome", "run_jobs", "by_point", "mean_ci", "round_seed", "default_workers"]
 
@@ -40,31 +51,59 @@ __all__ = ["Job", "Outcome", "run_jobs", "by_point", "mean_ci", "round_seed", "d
 @dataclass(frozen=True)
 class Job:
     """One run: ``key`` names it (any hashable, for example
-    ``("loss", "bbr", 0.01, 3)``), ``scenario`` and ``seed`` define it."""
+    ``("loss", "bbr", 0.01, 3)``; by convention its last element is the
+    repetition index), ``scenario`` and ``seed`` define it."""
 
     key: Hashable
     scenario: Scenario
     seed: int
 
 
-@dataclass
 class Outcome:
-    """What a run leaves: its per-flow table, its summary, its wall time and
-    every table it recorded (:meth:`table`)."""
+    """What a run leaves: its summary, its wall time and its tables.
 
-    key: Hashable
-    seed: int
-    flows: pl.DataFrame
-    summary: dict[str, Any]
-    wall_s: float
-    tables: dict[str, pl.DataFrame] = field(default_factory=dict, repr=False)
+    ``flows`` (and :meth:`table` for any other table) is read on first use
+    and kept; :meth:`result` rebuilds the :class:`~dumbbell.run.Result` of
+    the run for code that measures from one.
+    """
+
+    def __init__(self, key: Hashable, job: Job, record: RunRecord) -> None:
+        self.key = key
+        self.seed = record.seed
+        self.job = job
+        self.record = record
+        self.summary: dict[str, Any] = record.summary
+        self.wall_s: float = record.wall_s
+        self._tables: dict[str, pl.DataFrame] = {}
+
+    def __repr__(self) -> str:
+        return f"Outcome(key={self.key!r}, seed={self.seed}, run_id={self.run_id!r})"
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+    @property
+    def cached(self) -> bool:
+        """True if the run came from the store rather than being computed."""
+        return self.record.cached
 
     def table(self, name: str) -> pl.DataFrame:
         """The run's table ``name`` (docs/output.md)."""
-        try:
-            return self.tables[name]
-        except KeyError:
-            raise KeyError(f"run {self.key!r} has no table {name!r}") from None
+        if name not in self._tables:
+            self._tables[name] = self.record.table(name)
+        return self._tables[name]
+
+    @property
+    def flows(self) -> pl.DataFrame:
+        """One row per flow (docs/output.md)."""
+        return self.table("flows")
+
+    def result(self) -> Result:
+        """The run as a :class:`~dumbbell.run.Result` (every table loaded)."""
+        config = self.job.scenario.to_core(self.job.seed)
+        return Result(scenario=self.job.scenario, seed=self.seed, config=config,
+                      tables={n: self.table(n) for n in self.record.table_names})
 
     def goodput_bps(self, name: str) -> float:
         """The goodput of the flow called ``name`` over its whole life, like
@@ -75,29 +114,10 @@ class Outcome:
         return float(row["goodput_bps"][0])
 
 
-def round_seed(seed: int, index: int) -> int:
-    """The seed of run ``index`` of an experiment run with ``seed``: distinct
-    for every (seed, index) with seed < 2^40 and index < 2^24, and a valid
-    64-bit seed."""
-    if not (0 <= index < 1 << 24):
-        raise ValueError(f"run index {index} out of range [0, 2^24)")
-    return ((seed % (1 << 40)) << 24) | index
-
-
-def default_workers() -> int:
-    """Local cores (``os.process_cpu_count`` where available)."""
-    count = getattr(os, "process_cpu_count", os.cpu_count)()
-    return max(1, count or 1)
-
-
-def _one(job: Job) -> Outcome:
-    t0 = time.perf_counter()
-    res = run_scenario(job.scenario, seed=job.seed)
-    wall = time.perf_counter() - t0
-    if not res.summary["conservation_ok"]:
-        raise SimulationError(f"run {job.key!r}: packet conservation failed")
-    return Outcome(key=job.key, seed=job.seed, flows=res.flows, summary=res.summary, wall_s=wall,
-                   tables=res.tables)
+def _labels(key: Hashable, label: str) -> dict[str, Any]:
+    if isinstance(key, tuple) and key and isinstance(key[-1], int) and not isinstance(key[-1], bool):
+        return {"experiment": label, "point": _json_safe(list(key[:-1])), "rep": key[-1]}
+    return {"experiment": label, "point": _json_safe(key), "rep": None}
 
 
 def run_jobs(
@@ -107,33 +127,27 @@ def run_jobs(
     progress: Callable[[str], None] | None = None,
     label: str = "runs",
 ) -> list[Outcome]:
-    """Runs every job, ``workers`` at a time (default: every local core), and
-    returns the outcomes in job order.
+    """Runs every job through the sweep engine (see the module docs), with
+    ``workers`` local threads if the context sets none (default: every
+    local core), and returns the outcomes in job order. ``label`` names the
+    runs in the store's catalog (the experiment's name).
 
-    If some runs fail, the others still complete; then :class:`SimulationError`
-    is raised listing every failed key and its error.
+    If some runs fail, the others still complete and are stored; then
+    :class:`SimulationError` is raised listing every failed key and its
+    error.
     """
-    n = len(jobs)
-    workers = default_workers() if workers is None else max(1, workers)
-    results: list[Outcome | None] = [None] * n
-    failures: list[str] = []
     t0 = time.perf_counter()
-    step = max(1, n // 20)
-    done = 0
-    with ThreadPoolExecutor(max_workers=min(workers, max(1, n))) as pool:
-        futures = {pool.submit(_one, job): i for i, job in enumerate(jobs)}
-        for fut in as_completed(futures):
-            i = futures[fut]
-            try:
-                results[i] = fut.result()
-            except Exception as e:  # noqa: BLE001 - every failure is reported below
-                failures.append(f"{jobs[i].key!r} (seed {jobs[i].seed}): {type(e).__name__}: {e}")
-            done += 1
-            if progress and (done % step == 0 or done == n):
-                progress(f"{label}: {done}/{n} runs, {time.perf_counter() - t0:.1f} s")
+    version = simulator_version()
+    specs = [RunSpec.of(job.scenario, job.seed, _labels(job.key, label), version) for job in jobs]
+    records = execute(specs, label=label, workers=workers)
+    failures = [f"{job.key!r} (seed {job.seed}): {rec.error}" for job, rec in zip(jobs, records) if not rec.ok]
+    if progress:
+        cached = sum(1 for r in records if r.cached)
+        progress(f"{label}: {len(jobs)}/{len(jobs)} runs ({len(jobs) - cached} computed, {cached} from the store, "
+                 f"{len(failures)} failed), {time.perf_counter() - t0:.1f} s")
     if failures:
-        raise SimulationError(f"{len(failures)} of {n} runs failed:\n  " + "\n  ".join(sorted(failures)))
-    return [r for r in results if r is not None]
+        raise SimulationError(f"{len(failures)} of {len(jobs)} runs failed:\n  " + "\n  ".join(sorted(failures)))
+    return [Outcome(job.key, job, rec) for job, rec in zip(jobs, records)]
 
 
 def by_point(outcomes: Sequence[Outcome]) -> dict[Hashable, list[Outcome]]:

@@ -1,0 +1,751 @@
+"""The results store: one directory per run, one Parquet file per table, and a
+DuckDB catalog over them, built so that nothing is lost whatever kills the
+process that writes it.
+
+Layout of a store directory (default ``./dumbbell-results``)::
+
+    catalog.duckdb            the catalog: an index over the files below
+    runs/<ab>/<run_id>/       one run (<ab>: the run id's first two digits)
+        run.json              its manifest: identity, labels, status, error,
+                              summary metrics, tables (rows and SHA-256 each)
+        config.json           the exact core document that was run
+        <table>.parquet       every table the run returned (docs/output.md)
+        timing.json           wall time, host, finish time
+    sweeps/<sweep_id>.json    one per sweep: experiment, counts, wall time
+    studies/<name>.json       the history of each ``dumbbell optimize`` search
+    tmp/                      runs being written; removed by the next writer
+    .lock                     held (``flock``) by the one process writing
+
+The design choice: **the files are the truth and the catalog is an index
+rebuilt from them.**
+
+- A run appears whole or not at all. Its files are written into a fresh
+  directory under ``tmp/``, each one flushed and ``fsync``-ed, then the
+  directory is renamed to its place (an atomic ``rename``) and its parent
+  directory ``fsync``-ed. A SIGKILL or power cut at any moment leaves either
+  the complete run or a temporary directory that the next writer deletes;
+  never a truncated Parquet file under ``runs/``.
+- The catalog row of a run is written after its files. When a writer opens
+  the store it reconciles the catalog with ``runs/`` (rows added for runs the
+  catalog misses, removed for runs that are gone, refreshed where the status
+  differs), and if ``catalog.duckdb`` cannot be opened at all it is moved
+  aside and rebuilt from the manifests. So a kill between a run's rename and
+  its catalog row costs nothing: the next start finds the run and indexes it.
+  ``sweeps/`` and ``studies/`` are files too, for the same reason.
+- One writer at a time: an exclusive ``flock`` on ``.lock``, which the kernel
+  releases when the holder dies, so a killed sweep never leaves a stale lock.
+  A second writer waits for it. Readers (``dumbbell store ls|show|sql``)
+  never take it; they open the catalog read-only.
+- Manifests, configurations and tables depend only on the run, never on when
+  or where it ran (wall times live in ``timing.json``), so the same sweep run
+  by any executor on any number of workers leaves byte-identical files.
+
+DuckDB is imported only when the catalog is opened, so ``import dumbbell``
+does not pay for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import shutil
+import socket
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .errors import ConfigError
+
+__all__ = ["Store", "RunRecord", "CATALOG_COLUMNS", "DEFAULT_STORE", "atomic_write_bytes", "atomic_write_text"]
+
+DEFAULT_STORE = Path("dumbbell-results")
+"""Where ``dumbbell sweep`` and ``dumbbell reproduce`` keep results unless told."""
+
+CATALOG_COLUMNS: dict[str, str] = {
+    "run_id": "VARCHAR PRIMARY KEY",
+    "experiment": "VARCHAR",
+    "point": "VARCHAR",
+    "rep": "INTEGER",
+    "seed": "UBIGINT",
+    "status": "VARCHAR",
+    "error": "VARCHAR",
+    "wall_s": "DOUBLE",
+    "version": "VARCHAR",
+    "scenario": "VARCHAR",
+    "sim_s": "DOUBLE",
+    "events": "UBIGINT",
+    "data_packets_sent": "UBIGINT",
+    "packets_dropped": "UBIGINT",
+    "conservation_ok": "BOOLEAN",
+    "flows": "INTEGER",
+    "goodput_bps": "DOUBLE",
+    "retransmits": "UBIGINT",
+    "timeouts": "UBIGINT",
+    "tables": "VARCHAR[]",
+    "path": "VARCHAR",
+    "finished_at": "VARCHAR",
+}
+"""The ``runs`` table of the catalog, column by column. ``point`` is the grid
+point (or an experiment's job key) as JSON, ``rep`` the repetition index,
+``path`` the run's directory relative to the store; ``sim_s`` ..
+``timeouts`` are the run's summary metrics (``flows``: how many,
+``goodput_bps``: their sum); ``finished_at`` is UTC ISO 8601."""
+
+SWEEP_COLUMNS: dict[str, str] = {
+    "sweep_id": "VARCHAR PRIMARY KEY",
+    "experiment": "VARCHAR",
+    "started_at": "VARCHAR",
+    "finished_at": "VARCHAR",
+    "runs": "INTEGER",
+    "computed": "INTEGER",
+    "cached": "INTEGER",
+    "failed": "INTEGER",
+    "executor": "VARCHAR",
+    "workers": "INTEGER",
+    "wall_s": "DOUBLE",
+    "sim_packets": "UBIGINT",
+    "version": "VARCHAR",
+}
+"""The ``sweeps`` table: one row per sweep (or per ``run_jobs`` call of an
+experiment). ``computed`` + ``cached`` = ``runs``: ``cached`` counts runs
+taken from the store and runs identical to another run of the same sweep
+(computed once); ``failed`` counts runs computed that failed."""
+
+TRIAL_COLUMNS: dict[str, str] = {
+    "study": "VARCHAR",
+    "trial": "INTEGER",
+    "round": "INTEGER",
+    "params": "VARCHAR",
+    "metric": "DOUBLE",
+    "status": "VARCHAR",
+    "run_ids": "VARCHAR[]",
+}
+"""The ``trials`` table: the history of every ``dumbbell optimize`` search."""
+
+_METRICS = ("sim_s", "events", "data_packets_sent", "packets_dropped", "conservation_ok", "flows", "goodput_bps",
+            "retransmits", "timeouts")
+
+
+# ---------------------------------------------------------------- atomic files
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    """Writes ``data`` to ``path`` atomically: a temporary file beside it,
+    flushed and fsync-ed, renamed over ``path``, the directory fsync-ed. A
+    reader sees the old file or the new one, never a part of it."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        _write_synced(tmp, data)
+        os.replace(tmp, p)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    _fsync_dir(p.parent)
+    return p
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """:func:`atomic_write_bytes` for text (UTF-8)."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def canonical_json(doc: Any) -> str:
+    """JSON with sorted keys and no spaces: the form that is hashed and stored,
+    identical for identical data."""
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _pretty(doc: Any) -> str:
+    return json.dumps(doc, sort_keys=True, indent=1, allow_nan=False) + "\n"
+
+
+def _json_safe(v: Any) -> Any:
+    if isinstance(v, float) and v != v:  # NaN
+        return None
+    if isinstance(v, float) and v in (float("inf"), float("-inf")):
+        return None
+    if isinstance(v, Mapping):
+        return {str(k): _json_safe(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_safe(x) for x in v]
+    if isinstance(v, (str, int, bool)) or v is None:
+        return v
+    if isinstance(v, float):
+        return v
+    if hasattr(v, "item"):  # numpy scalars
+        return _json_safe(v.item())
+    return repr(v)
+
+
+def _utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+# ---------------------------------------------------------------- records
+
+
+@dataclass
+class RunRecord:
+    """One run as the store (or an executor) holds it.
+
+    ``tables`` maps each table name to its Parquet bytes while the record is
+    in memory; a record read from a store has ``directory`` instead and
+    reads its tables from there. :meth:`table` works either way.
+    """
+
+    run_id: str
+    seed: int
+    status: str
+    error: str | None
+    summary: dict[str, Any]
+    metrics: dict[str, Any]
+    wall_s: float
+    version: str
+    config: dict[str, Any] | None = None
+    table_names: tuple[str, ...] = ()
+    tables: dict[str, bytes] | None = field(default=None, repr=False)
+    directory: Path | None = None
+    cached: bool = False
+    labels: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def table(self, name: str) -> pl.DataFrame:
+        """The table ``name`` of this run (docs/output.md)."""
+        if name not in self.table_names:
+            raise KeyError(f"run {self.run_id} has no table {name!r} (have: {', '.join(self.table_names) or 'none'})")
+        if self.tables is not None and name in self.tables:
+            import io
+
+            return pl.read_parquet(io.BytesIO(self.tables[name]))
+        if self.directory is not None:
+            return pl.read_parquet(self.directory / f"{name}.parquet")
+        raise KeyError(f"run {self.run_id}: table {name!r} is not held in memory")
+
+    def manifest(self) -> dict[str, Any]:
+        """``run.json``: everything about the run but when and where it ran."""
+        tables = {}
+        if self.tables is not None:
+            import hashlib
+
+            for name in self.table_names:
+                data = self.tables[name]
+                tables[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        return _json_safe({
+            "run_id": self.run_id,
+            "seed": self.seed,
+            "status": self.status,
+            "error": self.error,
+            "version": self.version,
+            "experiment": self.labels.get("experiment"),
+            "point": self.labels.get("point"),
+            "rep": self.labels.get("rep"),
+            "scenario": self.labels.get("scenario"),
+            "summary": self.summary,
+            "metrics": self.metrics,
+            "tables": tables,
+        })
+
+
+def metrics_of(summary: Mapping[str, Any], flows: pl.DataFrame | None) -> dict[str, Any]:
+    """The summary metrics the catalog keeps for a run."""
+    m: dict[str, Any] = {
+        "sim_s": summary.get("sim_time_ps", 0) / 1e12 if summary.get("sim_time_ps") is not None else None,
+        "events": summary.get("events"),
+        "data_packets_sent": summary.get("data_packets_sent"),
+        "packets_dropped": summary.get("packets_dropped"),
+        "conservation_ok": summary.get("conservation_ok"),
+        "flows": None, "goodput_bps": None, "retransmits": None, "timeouts": None,
+    }
+    if flows is not None:
+        m["flows"] = flows.height
+        if flows.height:
+            m["goodput_bps"] = float(flows["goodput_bps"].sum())
+            m["retransmits"] = int(flows["retransmits"].sum())
+            m["timeouts"] = int(flows["timeouts"].sum())
+    return _json_safe(m)
+
+
+# ---------------------------------------------------------------- the store
+
+
+class StoreLocked(RuntimeError):
+    pass
+
+
+class Store:
+    """A results store in ``root`` (created on first write).
+
+    Writing happens between :meth:`open_writer` and :meth:`close` (or in a
+    ``with store.writing():`` block), reading any time.
+    """
+
+    def __init__(self, root: str | Path = DEFAULT_STORE) -> None:
+        self.root = Path(root)
+        self._lock_fd: int | None = None
+        self._pending: list[dict[str, Any]] = []
+        self._pending_sweeps: list[dict[str, Any]] = []
+        self._pending_trials: list[dict[str, Any]] = []
+        self._last_flush = 0.0
+        self.flush_every_s = 1.0
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.root)!r})"
+
+    # -- paths -------------------------------------------------------------
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.root / "catalog.duckdb"
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.root / "runs" / run_id[:2] / run_id
+
+    def exists(self) -> bool:
+        return (self.root / "runs").is_dir()
+
+    def require(self) -> Store:
+        """Itself, or :class:`ConfigError` if ``root`` holds no store."""
+        if not self.exists():
+            raise ConfigError("--store", f"no results store at {self.root} (a sweep or reproduce creates one)")
+        return self
+
+    # -- writing session ---------------------------------------------------
+
+    @property
+    def writing_now(self) -> bool:
+        return self._lock_fd is not None
+
+    def open_writer(self, wait: bool = True, notify: Any = None) -> Store:
+        """Takes the writer's lock (waiting for another writer if ``wait``),
+        removes what a killed writer left in ``tmp/``, and reconciles the
+        catalog with the files."""
+        if self._lock_fd is not None:
+            return self
+        for sub in ("runs", "tmp", "sweeps", "studies"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            if e.errno not in (errno.EAGAIN, errno.EACCES) or not wait:
+                os.close(fd)
+                raise StoreLocked(f"the store {self.root} is being written by another process") from None
+            if notify:
+                holder = os.pread(fd, 200, 0).decode(errors="replace").strip()
+                notify(f"dumbbell: waiting for another process writing to {self.root} ({holder or 'unknown'}) ...")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
+        self._lock_fd = fd
+        shutil.rmtree(self.root / "tmp", ignore_errors=True)
+        (self.root / "tmp").mkdir(exist_ok=True)
+        self.reconcile()
+        return self
+
+    def close(self) -> None:
+        """Flushes pending catalog rows and releases the writer's lock."""
+        if self._lock_fd is None:
+            return
+        try:
+            self.flush()
+        finally:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    @contextlib.contextmanager
+    def writing(self, notify: Any = None) -> Iterator[Store]:
+        """``with store.writing(): ...``: a writing session (nested ones share
+        the outer session)."""
+        if self._lock_fd is not None:
+            yield self
+            return
+        self.open_writer(notify=notify)
+        try:
+            yield self
+        finally:
+            self.close()
+
+    # -- runs ----------------------------------------------------------------
+
+    def put(self, rec: RunRecord, timing: Mapping[str, Any] | None = None) -> RunRecord:
+        """Stores a run computed in memory (``rec.tables`` set), atomically;
+        replaces a stored failed run with the same id. Returns the record,
+        now pointing at its directory."""
+        if self._lock_fd is None:
+            raise RuntimeError("Store.put outside a writing session (use `with store.writing():`)")
+        man = rec.manifest()
+        final = self.run_dir(rec.run_id)
+        tmp = self.root / "tmp" / f"{rec.run_id}.{os.getpid()}.{uuid.uuid4().hex[:8]}"
+        tmp.mkdir(parents=True)
+        for name in rec.table_names:
+            _write_synced(tmp / f"{name}.parquet", rec.tables[name])  # type: ignore[index]
+        if rec.config is not None:
+            _write_synced(tmp / "config.json", _pretty(rec.config).encode())
+        finished = _utc_now()
+        _write_synced(tmp / "timing.json", _pretty(_json_safe({
+            "wall_s": rec.wall_s, "finished_at": finished, "host": socket.gethostname(), **(timing or {})
+        })).encode())
+        _write_synced(tmp / "run.json", _pretty(man).encode())
+        _fsync_dir(tmp)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        if final.exists():
+            # Only a failed run is ever replaced; move it out of the way first
+            # (a kill between the two renames leaves the run missing, and the
+            # next sweep computes it again).
+            trash = self.root / "tmp" / f"old-{rec.run_id}.{uuid.uuid4().hex[:8]}"
+            os.rename(final, trash)
+            os.rename(tmp, final)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            os.rename(tmp, final)
+        _fsync_dir(final.parent)
+        rec.directory = final
+        rec.tables = None
+        self._pending.append(self._catalog_row(man, rec.wall_s, finished))
+        self._maybe_flush()
+        return rec
+
+    def get(self, run_id: str) -> RunRecord | None:
+        """The stored run ``run_id``, or None."""
+        d = self.run_dir(run_id)
+        try:
+            man = _read_json(d / "run.json")
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except (OSError, ValueError):
+            return None  # unreadable: treated as absent and computed again
+        timing = _read_json_or(d / "timing.json", {})
+        return RunRecord(
+            run_id=man["run_id"], seed=int(man["seed"]), status=man["status"], error=man.get("error"),
+            summary=man.get("summary") or {}, metrics=man.get("metrics") or {},
+            wall_s=float(timing.get("wall_s") or 0.0), version=man.get("version", ""),
+            config=None, table_names=tuple(man.get("tables") or ()), directory=d, cached=True,
+            labels={k: man.get(k) for k in ("experiment", "point", "rep", "scenario")},
+        )
+
+    def config_of(self, run_id: str) -> dict[str, Any]:
+        return _read_json(self.run_dir(run_id) / "config.json")
+
+    def iter_manifests(self) -> Iterator[tuple[Path, dict[str, Any]]]:
+        runs = self.root / "runs"
+        if not runs.is_dir():
+            return
+        for sub in sorted(runs.iterdir()):
+            if not sub.is_dir():
+                continue
+            for d in sorted(sub.iterdir()):
+                try:
+                    yield d, _read_json(d / "run.json")
+                except (OSError, ValueError):
+                    continue
+
+    def remove_run(self, run_id: str) -> None:
+        """Deletes a stored run (its directory first, then its catalog row)."""
+        if self._lock_fd is None:
+            raise RuntimeError("Store.remove_run outside a writing session")
+        d = self.run_dir(run_id)
+        if d.exists():
+            trash = self.root / "tmp" / f"gc-{run_id}.{uuid.uuid4().hex[:8]}"
+            os.rename(d, trash)
+            shutil.rmtree(trash, ignore_errors=True)
+        with self._connect() as con:
+            con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
+
+    # -- sweeps and studies -----------------------------------------------------
+
+    def put_sweep(self, doc: Mapping[str, Any]) -> None:
+        """Records one sweep (``sweeps/<sweep_id>.json``, then the catalog)."""
+        doc = _json_safe(dict(doc))
+        atomic_write_text(self.root / "sweeps" / f"{doc['sweep_id']}.json", _pretty(doc))
+        if self._lock_fd is not None:
+            self._pending_sweeps.append(doc)
+            self._maybe_flush()
+
+    def put_study(self, name: str, doc: Mapping[str, Any]) -> Path:
+        """Records an optimize search's whole history (``studies/<name>.json``)."""
+        doc = _json_safe(dict(doc))
+        p = atomic_write_text(self.root / "studies" / f"{name}.json", _pretty(doc))
+        if self._lock_fd is not None:
+            self._pending_trials.append(doc)
+            self._maybe_flush(force=True)
+        return p
+
+    # -- the catalog --------------------------------------------------------------
+
+    def _catalog_row(self, man: Mapping[str, Any], wall_s: float | None, finished_at: str | None) -> dict[str, Any]:
+        metrics = man.get("metrics") or {}
+        run_id = man["run_id"]
+        row = {
+            "run_id": run_id,
+            "experiment": man.get("experiment"),
+            "point": canonical_json(man.get("point")) if man.get("point") is not None else None,
+            "rep": man.get("rep"),
+            "seed": man.get("seed"),
+            "status": man.get("status"),
+            "error": man.get("error"),
+            "wall_s": wall_s,
+            "version": man.get("version"),
+            "scenario": man.get("scenario"),
+            **{k: metrics.get(k) for k in _METRICS},
+            "tables": sorted((man.get("tables") or {}).keys()),
+            "path": f"runs/{run_id[:2]}/{run_id}",
+            "finished_at": finished_at,
+        }
+        return row
+
+    def _connect(self, read_only: bool = False, tries: float = 30.0):
+        """A DuckDB connection to the catalog (retrying while another process
+        holds it, for up to ``tries`` seconds)."""
+        import duckdb
+
+        deadline = time.monotonic() + tries
+        while True:
+            try:
+                con = duckdb.connect(str(self.catalog_path), read_only=read_only)
+                break
+            except duckdb.IOException as e:
+                if "lock" not in str(e).lower() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        if not read_only:
+            _create_tables(con)
+        return con
+
+    def _maybe_flush(self, force: bool = False) -> None:
+        if force or time.monotonic() - self._last_flush >= self.flush_every_s:
+            self.flush()
+
+    def flush(self) -> None:
+        """Writes pending catalog rows (one transaction)."""
+        if not (self._pending or self._pending_sweeps or self._pending_trials):
+            return
+        with self._connect() as con:
+            con.execute("BEGIN")
+            _upsert(con, "runs", CATALOG_COLUMNS, self._pending)
+            _upsert(con, "sweeps", SWEEP_COLUMNS, [_sweep_row(d) for d in self._pending_sweeps])
+            for study in self._pending_trials:
+                con.execute("DELETE FROM trials WHERE study = ?", [study["study"]])
+                _insert(con, "trials", TRIAL_COLUMNS, _trial_rows(study))
+            con.execute("COMMIT")
+        self._pending.clear()
+        self._pending_sweeps.clear()
+        self._pending_trials.clear()
+        self._last_flush = time.monotonic()
+
+    def reconcile(self) -> dict[str, int]:
+        """Makes the catalog agree with the files (a writer does it when it
+        opens the store). Returns how many rows were added, removed and
+        refreshed; a catalog DuckDB cannot open is moved aside and rebuilt."""
+        import duckdb
+
+        try:
+            con = self._connect()
+        except duckdb.Error:
+            broken = self.catalog_path.with_name(f"catalog.duckdb.broken-{int(time.time())}")
+            os.replace(self.catalog_path, broken)
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(self.catalog_path.with_name("catalog.duckdb.wal"), broken.with_name(broken.name + ".wal"))
+            con = self._connect()
+        counts = {"added": 0, "removed": 0, "refreshed": 0}
+        with con:
+            have = dict(con.execute("SELECT run_id, status FROM runs").fetchall())
+            rows = []
+            seen = set()
+            for d, man in self.iter_manifests():
+                rid = man.get("run_id")
+                if rid != d.name:
+                    continue
+                seen.add(rid)
+                if have.get(rid) == man.get("status"):
+                    continue
+                timing = _read_json_or(d / "timing.json", {})
+                rows.append(self._catalog_row(man, timing.get("wall_s"), timing.get("finished_at")))
+                counts["refreshed" if rid in have else "added"] += 1
+            gone = [rid for rid in have if rid not in seen]
+            con.execute("BEGIN")
+            _upsert(con, "runs", CATALOG_COLUMNS, rows)
+            for rid in gone:
+                con.execute("DELETE FROM runs WHERE run_id = ?", [rid])
+            counts["removed"] = len(gone)
+            sweeps = [_read_json_or(p, None) for p in sorted((self.root / "sweeps").glob("*.json"))]
+            _upsert(con, "sweeps", SWEEP_COLUMNS, [_sweep_row(s) for s in sweeps if s])
+            con.execute("DELETE FROM trials")
+            for p in sorted((self.root / "studies").glob("*.json")):
+                study = _read_json_or(p, None)
+                if study:
+                    _insert(con, "trials", TRIAL_COLUMNS, _trial_rows(study))
+            con.execute("COMMIT")
+        return counts
+
+    def query(self, sql: str, params: Sequence[Any] | None = None) -> pl.DataFrame:
+        """Runs SQL over the catalog and returns a polars DataFrame.
+
+        Tables: ``runs``, ``sweeps``, ``trials`` (the catalog), and one view
+        per output table present in the store (``flows``, ``summary``,
+        ``queues``, ...) over every run's Parquet file, with a ``run_id``
+        column to join on ``runs``.
+        """
+        with self.reader() as con:
+            cur = con.execute(sql, params or [])
+            if cur.description is None:
+                return pl.DataFrame()
+            names = [d[0] for d in cur.description]
+            rows = cur.fetchall()
+        return pl.DataFrame([dict(zip(names, r)) for r in rows], infer_schema_length=None) if rows else pl.DataFrame(
+            {n: [] for n in names})
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator[Any]:
+        """An in-memory DuckDB connection with the catalog attached read-only
+        and the per-table views of :meth:`query`."""
+        import duckdb
+
+        self.require()
+        if not self.catalog_path.exists():
+            with self.writing():
+                pass
+        con = duckdb.connect(":memory:")
+        deadline = time.monotonic() + 30.0
+        while True:
+            try:
+                con.execute(f"ATTACH '{_sql_str(self.catalog_path)}' AS cat (READ_ONLY)")
+                break
+            except duckdb.Error as e:
+                if "lock" not in str(e).lower() or time.monotonic() > deadline:
+                    con.close()
+                    raise
+                time.sleep(0.1)
+        try:
+            for t in ("runs", "sweeps", "trials"):
+                con.execute(f"CREATE VIEW {t} AS SELECT * FROM cat.main.{t}")
+            for name in self._table_names():
+                glob = _sql_str(self.root.resolve() / "runs" / "*" / "*" / f"{name}.parquet")
+                con.execute(
+                    f"CREATE VIEW \"{name}\" AS SELECT regexp_extract(filename, '([0-9a-f]+)/[^/]+\\.parquet$', 1) "
+                    f"AS run_id, * EXCLUDE (filename) FROM read_parquet('{glob}', filename = true, union_by_name = true)"
+                )
+            yield con
+        finally:
+            con.close()
+
+    def _table_names(self) -> list[str]:
+        """Output table names present in the store (looked up in the catalog)."""
+        import duckdb
+
+        try:
+            with self._connect(read_only=True, tries=5.0) as con:
+                rows = con.execute("SELECT DISTINCT unnest(tables) FROM runs").fetchall()
+        except duckdb.Error:
+            return []
+        names = sorted(r[0] for r in rows if r[0] and r[0].isidentifier())
+        return [n for n in names if n not in ("runs", "sweeps", "trials")]
+
+    # -- maintenance -----------------------------------------------------------------
+
+    def gc(self, *, failed: bool = False, stale_versions: bool = False, current_version: str | None = None,
+           experiment: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+        """Removes leftovers of killed writers (always), and stored runs that
+        match: ``failed`` (failed runs), ``stale_versions`` (runs of another
+        simulator version than ``current_version``), ``experiment`` (every
+        run labelled with it). Returns what was (or would be) removed."""
+        with self.writing():
+            victims = []
+            for d, man in self.iter_manifests():
+                why = []
+                if failed and man.get("status") != "ok":
+                    why.append("failed")
+                if stale_versions and current_version is not None and man.get("version") != current_version:
+                    why.append(f"version {man.get('version')}")
+                if experiment is not None and man.get("experiment") == experiment:
+                    why.append(f"experiment {experiment}")
+                if why:
+                    victims.append((man["run_id"], ", ".join(why), _dir_bytes(d)))
+            if not dry_run:
+                for rid, _, _ in victims:
+                    self.remove_run(rid)
+            return {"runs": [{"run_id": r, "why": w, "bytes": b} for r, w, b in victims],
+                    "bytes": sum(b for _, _, b in victims), "dry_run": dry_run}
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _read_json(p: Path) -> Any:
+    return json.loads(p.read_text())
+
+
+def _read_json_or(p: Path, default: Any) -> Any:
+    try:
+        return _read_json(p)
+    except (OSError, ValueError):
+        return default
+
+
+def _dir_bytes(d: Path) -> int:
+    return sum(f.stat().st_size for f in d.iterdir() if f.is_file())
+
+
+def _sql_str(p: Any) -> str:
+    return str(p).replace("'", "''")
+
+
+def _create_tables(con: Any) -> None:
+    for name, cols in (("runs", CATALOG_COLUMNS), ("sweeps", SWEEP_COLUMNS), ("trials", TRIAL_COLUMNS)):
+        body = ", ".join(f'"{c}" {t}' for c, t in cols.items())
+        con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
+
+
+def _insert(con: Any, table: str, cols: Mapping[str, str], rows: Iterable[Mapping[str, Any]], verb: str = "INSERT") -> None:
+    rows = list(rows)
+    if not rows:
+        return
+    names = list(cols)
+    marks = ", ".join("?" for _ in names)
+    con.executemany(f"{verb} INTO {table} ({', '.join(chr(34) + n + chr(34) for n in names)}) VALUES ({marks})",
+                    [[r.get(n) for n in names] for r in rows])
+
+
+def _upsert(con: Any, table: str, cols: Mapping[str, str], rows: Iterable[Mapping[str, Any]]) -> None:
+    _insert(con, table, cols, rows, verb="INSERT OR REPLACE")
+
+
+def _sweep_row(doc: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: doc.get(k) for k in SWEEP_COLUMNS}
+
+
+def _trial_rows(study: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"study": study["study"], "trial": t.get("trial"), "round": t.get("round"),
+         "params": canonical_json(t.get("params")), "metric": t.get("metric"), "status": t.get("status"),
+         "run_ids": list(t.get("run_ids") or [])}
+        for t in study.get("trials", [])
+    ]

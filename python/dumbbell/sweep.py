@@ -1,0 +1,789 @@
+"""Sweeps: many runs of a scenario over a grid of parameters and seeds, on the
+local cores or a Dask cluster, into a results store that skips what it holds.
+
+::
+
+    import dumbbell as db
+
+    s = db.Scenario.from_toml("examples/dctcp_star.toml")
+    res = db.sweep(s, grid={"links[2].loss_ba": [0, 1e-4, 1e-3], "flows[*].cc": ["reno", "dctcp"]},
+                   repeats=5, executor="dask")
+    res.runs      # one row per run: grid point, rep, seed, status, metrics
+    res.points()  # one row per point: mean and 95 % Student-t interval of each metric
+
+The design, in order of what a run goes through:
+
+- **Grid.** Each key is a path into the scenario as its TOML file spells it
+  (``links[2].loss_ab``, ``flows[*].cc``, ``record.flow_sample_s``); an index
+  is a number, ``*`` (every element) or a name (``flows[a->c]``, and for
+  links the pair ``links[s1-c]``, either order). The grid is the Cartesian
+  product of the keys' values, the last key varying fastest. Every point is
+  validated before any run starts; a bad one is a
+  :class:`~dumbbell.errors.ConfigError` naming the field and the point.
+- **Seeds.** Repetition 0 of every point runs with the scenario's seed (so a
+  one-repetition sweep repeats ``dumbbell run``), repetition ``r`` with
+  ``round_seed(seed, r)``: the same seeds at every point (common random
+  numbers, which makes differences between points less noisy).
+- **Identity.** A run is the SHA-256 (first 128 bits, hex) of its fully
+  resolved core document (:meth:`Scenario.to_core`, seed included) and the
+  simulator's version (:func:`simulator_version`: the Cargo version and a
+  hash of the simulator's sources). Nothing else: not the grid, not the
+  experiment, not the executor. A store that holds a run with that identity
+  and status ``ok`` serves it instead of computing it; a failed run is
+  computed again.
+- **Executors.** ``local`` (default) runs on a thread pool: the core releases
+  the GIL, so every local core is busy without pickling. ``dask`` starts a
+  ``distributed.LocalCluster`` of single-threaded worker processes, or
+  connects to ``scheduler`` (an address such as ``tcp://host:8786``, or a
+  ``distributed`` Client or cluster object, e.g. dask-jobqueue's
+  ``SLURMCluster``). Workers only compute: each returns its tables as
+  Parquet bytes, and this process alone writes the store, so workers need no
+  shared file system and the store has one writer.
+- **Determinism.** A run's tables depend on its document and seed only;
+  results come back in the order of the runs asked for whatever order they
+  finish in; so the output does not depend on the executor or the number of
+  workers (``tests/test_sweep.py`` compares stores byte for byte).
+- **Failures.** A run that raises (bad input the core refuses, a broken
+  invariant, a worker that died) is stored with status ``failed`` and its
+  error, and the other runs go on.
+
+:func:`using` sets the store, executor and progress display for everything
+run inside it (``dumbbell reproduce`` and ``dumbbell sweep`` use it); the
+experiments' :func:`dumbbell.experiments.repeat.run_jobs` goes through
+:func:`execute` too, so every experiment gets the store, resumption and Dask.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import io
+import itertools
+import json
+import os
+import re
+import sys
+import time
+import types
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from . import _native
+from .errors import ConfigError, SimulationError
+from .scenario import Scenario
+from .store import DEFAULT_STORE, RunRecord, Store, _json_safe, canonical_json, metrics_of
+
+__all__ = [
+    "sweep",
+    "SweepResult",
+    "RunSpec",
+    "Execution",
+    "using",
+    "current",
+    "execute",
+    "expand_grid",
+    "set_path",
+    "run_id_of",
+    "simulator_version",
+    "round_seed",
+    "default_workers",
+    "EXECUTORS",
+]
+
+EXECUTORS = ("local", "dask")
+
+
+def simulator_version() -> str:
+    """``<Cargo version>+<hash of the simulator's sources>``: part of every
+    run's identity, so a store never serves a result an edited simulator
+    would not produce."""
+    return f"{_native.version()}+{_native.source_hash()}"
+
+
+def round_seed(seed: int, index: int) -> int:
+    """The seed of run ``index`` of an experiment run with ``seed``: distinct
+    for every (seed, index) with seed < 2^40 and index < 2^24, and a valid
+    64-bit seed."""
+    if not (0 <= index < 1 << 24):
+        raise ValueError(f"run index {index} out of range [0, 2^24)")
+    return ((seed % (1 << 40)) << 24) | index
+
+
+def default_workers() -> int:
+    """Local cores (``os.process_cpu_count`` where available)."""
+    count = getattr(os, "process_cpu_count", os.cpu_count)()
+    return max(1, count or 1)
+
+
+def run_id_of(config: Mapping[str, Any], version: str | None = None) -> str:
+    """The identity of the run of core document ``config`` (seed included)."""
+    doc = {"config": config, "simulator": version or simulator_version()}
+    return hashlib.sha256(canonical_json(doc).encode()).hexdigest()[:32]
+
+
+# ---------------------------------------------------------------- one run
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run to make: its resolved core document (None if the scenario did
+    not resolve, then ``error`` says why), its identity and its labels
+    (``experiment``, ``point``, ``rep``, ``scenario``: stored with it for
+    people and SQL, not part of its identity)."""
+
+    run_id: str
+    seed: int
+    config: dict[str, Any] | None
+    labels: dict[str, Any]
+    error: str | None = None
+
+    @classmethod
+    def of(cls, scenario: Scenario, seed: int, labels: Mapping[str, Any], version: str) -> RunSpec:
+        labels = {"scenario": scenario.name, **labels}
+        try:
+            config = scenario.to_core(seed)
+        except ConfigError as e:
+            dump = scenario.model_dump(mode="json")
+            rid = hashlib.sha256(canonical_json({"unresolved": dump, "seed": seed, "simulator": version}).encode())
+            return cls(run_id=rid.hexdigest()[:32], seed=seed, config=None, labels=labels,
+                       error=f"ConfigError: {e}")
+        return cls(run_id=run_id_of(config, version), seed=config["seed"], config=config, labels=labels)
+
+
+def _parquet(df: pl.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    df.write_parquet(buf, compression="zstd", compression_level=3, statistics=True)
+    return buf.getvalue()
+
+
+def compute(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Runs one core document and returns its outcome as plain data (tables
+    as Parquet bytes): what an executor's worker sends back. Never raises: a
+    failure comes back as ``{"status": "failed", "error": ...}``."""
+    from .run import run_config
+
+    t0 = time.perf_counter()
+    try:
+        tables = run_config(config)
+        summary = tables["summary"].row(0, named=True)
+        if not summary["conservation_ok"]:
+            raise SimulationError("packet conservation failed")
+        return {
+            "status": "ok", "error": None, "summary": _json_safe(summary),
+            "metrics": metrics_of(summary, tables.get("flows")),
+            "tables": {name: _parquet(df) for name, df in tables.items()},
+            "wall_s": time.perf_counter() - t0,
+        }
+    except Exception as e:  # noqa: BLE001 - a failed run is data, not a crash
+        return {"status": "failed", "error": f"{type(e).__name__}: {' '.join(str(e).split())}", "summary": {},
+                "metrics": {}, "tables": {}, "wall_s": time.perf_counter() - t0}
+
+
+def _record(spec: RunSpec, out: Mapping[str, Any], version: str) -> RunRecord:
+    tables = dict(out.get("tables") or {})
+    return RunRecord(
+        run_id=spec.run_id, seed=spec.seed, status=out["status"], error=out.get("error"),
+        summary=dict(out.get("summary") or {}), metrics=dict(out.get("metrics") or {}),
+        wall_s=float(out.get("wall_s") or 0.0), version=version, config=spec.config,
+        table_names=tuple(sorted(tables)), tables=tables, labels=dict(spec.labels),
+    )
+
+
+# ---------------------------------------------------------------- executors
+
+
+class _LocalPool:
+    """Threads in this process (the core runs with the GIL released)."""
+
+    name = "local"
+
+    def __init__(self, workers: int) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.workers = workers
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dumbbell-run")
+
+    def slots(self) -> int:
+        return self.workers
+
+    def run(self, configs: Sequence[tuple[Any, Mapping[str, Any]]]) -> Iterator[tuple[Any, dict[str, Any]]]:
+        from concurrent.futures import as_completed
+
+        futures = {self._pool.submit(compute, cfg): tag for tag, cfg in configs}
+        try:
+            for fut in as_completed(futures):
+                yield futures[fut], fut.result()
+        finally:
+            for fut in futures:
+                fut.cancel()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _DaskPool:
+    """A Dask cluster: a new ``LocalCluster`` or an existing scheduler."""
+
+    name = "dask"
+
+    def __init__(self, workers: int | None, scheduler: Any) -> None:
+        try:
+            import distributed
+        except ImportError:
+            raise ConfigError("--executor", "dask needs the `distributed` package: pip install 'dumbbell[dask]'") from None
+        self._own: list[Any] = []
+        if scheduler is None:
+            cluster = distributed.LocalCluster(
+                n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
+                dashboard_address=None, silence_logs=40,
+            )
+            self._own.append(cluster)
+            self.client = distributed.Client(cluster)
+            self._own.insert(0, self.client)
+        elif isinstance(scheduler, distributed.Client):
+            self.client = scheduler
+        elif isinstance(scheduler, str):
+            try:
+                self.client = distributed.Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as e:
+                raise ConfigError("--scheduler", f"cannot reach a Dask scheduler at {scheduler}: {e}") from None
+            self._own.append(self.client)
+        else:  # a cluster object (LocalCluster, dask-jobqueue's SLURMCluster, ...)
+            self.client = distributed.Client(scheduler)
+            self._own.append(self.client)
+
+    def slots(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def run(self, configs: Sequence[tuple[Any, Mapping[str, Any]]]) -> Iterator[tuple[Any, dict[str, Any]]]:
+        from distributed import as_completed
+
+        futures = {}
+        for tag, cfg in configs:
+            fut = self.client.submit(compute, cfg, key=f"dumbbell-run-{uuid.uuid4().hex}", pure=False)
+            futures[fut] = tag
+        try:
+            for fut in as_completed(list(futures)):
+                tag = futures.pop(fut)
+                try:
+                    out = fut.result()
+                except Exception as e:  # noqa: BLE001 - a worker died: the run failed, the others go on
+                    out = {"status": "failed", "error": f"{type(e).__name__}: {e}", "summary": {}, "metrics": {},
+                           "tables": {}, "wall_s": 0.0}
+                fut.release()
+                yield tag, out
+        finally:
+            for fut in futures:
+                fut.cancel()
+
+    def close(self) -> None:
+        for thing in self._own:
+            with contextlib.suppress(Exception):
+                thing.close()
+
+
+# ---------------------------------------------------------------- progress
+
+
+class Display:
+    """Receives a sweep's progress; the default shows nothing."""
+
+    def start(self, label: str, total: int, cached: int, slots: int) -> None: ...
+
+    def advance(self, *, failed: bool, packets: int) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+class RichDisplay(Display):
+    """A live line on stderr (``rich``): runs done of total, running, failed,
+    taken from the store, simulated packets per second, time left."""
+
+    def __init__(self, console: Any = None) -> None:
+        from rich.console import Console
+
+        self.console = console or Console(stderr=True)
+        self._live: Any = None
+
+    def start(self, label: str, total: int, cached: int, slots: int) -> None:
+        from rich.live import Live
+
+        self.label, self.total, self.cached, self.slots = label, total, cached, slots
+        self.done = cached
+        self.failed = 0
+        self.computed = 0
+        self.packets = 0
+        self.t0 = time.monotonic()
+        self._live = Live(self._render(), console=self.console, refresh_per_second=4, transient=True,
+                          get_renderable=self._render)
+        self._live.start()
+
+    def _render(self) -> Any:
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+
+        elapsed = max(1e-9, time.monotonic() - self.t0)
+        todo = self.total - self.done
+        running = min(self.slots, todo)
+        left = "-"
+        if self.computed and todo:
+            left = _hms(elapsed / self.computed * todo)
+        elif not todo:
+            left = "0:00:00"
+        grid = Table.grid(padding=(0, 1))
+        grid.add_row(
+            f"[bold]{self.label}[/]",
+            ProgressBar(total=max(1, self.total), completed=self.done, width=30),
+            f"{self.done}/{self.total} runs",
+            f"{running} running",
+            f"[red]{self.failed} failed[/]" if self.failed else "0 failed",
+            f"{self.cached} from the store",
+            f"{self.packets / elapsed / 1e6:.2f} M pkt/s",
+            f"{left} left",
+        )
+        return grid
+
+    def advance(self, *, failed: bool, packets: int) -> None:
+        self.done += 1
+        self.computed += 1
+        self.failed += int(failed)
+        self.packets += packets
+
+    def finish(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+
+def _hms(s: float) -> str:
+    s = int(round(s))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+# ---------------------------------------------------------------- context
+
+
+@dataclass
+class SweepStats:
+    """What one :func:`execute` call did."""
+
+    label: str
+    runs: int = 0
+    computed: int = 0
+    cached: int = 0
+    failed: int = 0
+    sim_packets: int = 0
+    computed_packets: int = 0
+    wall_s: float = 0.0
+
+
+@dataclass
+class Execution:
+    """Where and how runs are made: the store (None: in memory only), the
+    executor, its workers or scheduler, the progress display. The executor
+    is started on first use and kept until the :func:`using` block ends."""
+
+    store: Store | None = None
+    executor: str = "local"
+    workers: int | None = None
+    scheduler: Any = None
+    display: Display = field(default_factory=Display)
+    stats: list[SweepStats] = field(default_factory=list)
+    _pool: Any = None
+
+    def pool(self, workers: int | None = None) -> Any:
+        if self.executor not in EXECUTORS:
+            raise ConfigError("--executor", f"unknown executor {self.executor!r} (known: {', '.join(EXECUTORS)})")
+        if self._pool is None:
+            if self.executor == "dask":
+                self._pool = _DaskPool(self.workers or workers, self.scheduler)
+            else:
+                self._pool = _LocalPool(self.workers or workers or default_workers())
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+
+_CURRENT: contextvars.ContextVar[Execution | None] = contextvars.ContextVar("dumbbell_execution", default=None)
+
+
+def current() -> Execution:
+    """The execution context in force (a fresh in-memory, local one if none)."""
+    ctx = _CURRENT.get()
+    return ctx if ctx is not None else Execution()
+
+
+@contextlib.contextmanager
+def using(
+    store: Store | str | Path | None = None,
+    executor: str = "local",
+    workers: int | None = None,
+    scheduler: Any = None,
+    display: Display | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> Iterator[Execution]:
+    """Runs everything inside the block with this store, executor and display.
+
+    The store's writer lock is held for the whole block; the executor (a
+    thread pool or a Dask client) is started on first use and closed at the
+    end. ``executor="dask"`` with ``scheduler=None`` starts a LocalCluster of
+    ``workers`` processes.
+    """
+    if executor not in EXECUTORS:
+        raise ConfigError("--executor", f"unknown executor {executor!r} (known: {', '.join(EXECUTORS)})")
+    if workers is not None and workers < 1:
+        raise ConfigError("--workers", f"must be at least 1, got {workers}")
+    if scheduler is not None and executor != "dask":
+        raise ConfigError("--scheduler", "needs --executor dask")
+    st = Store(store) if isinstance(store, (str, Path)) else store
+    ctx = Execution(store=st, executor=executor, workers=workers, scheduler=scheduler, display=display or Display())
+    token = _CURRENT.set(ctx)
+    try:
+        with st.writing(notify=notify) if st is not None else contextlib.nullcontext():
+            yield ctx
+    finally:
+        _CURRENT.reset(token)
+        ctx.close()
+
+
+# ---------------------------------------------------------------- the engine
+
+
+def execute(specs: Sequence[RunSpec], *, label: str = "runs", workers: int | None = None,
+            ctx: Execution | None = None) -> list[RunRecord]:
+    """Makes every run of ``specs`` that the store does not hold (all of
+    them without a store) and returns one record per spec, in order. Runs
+    that fail are recorded failed; nothing is raised for them."""
+    ctx = ctx or current()
+    t0 = time.perf_counter()
+    version = simulator_version()
+    store = ctx.store
+    n = len(specs)
+    records: list[RunRecord | None] = [None] * n
+    todo: dict[str, list[int]] = {}
+    stats = SweepStats(label=label, runs=n)
+    sweep_id = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    for i, spec in enumerate(specs):
+        if spec.run_id in todo:
+            todo[spec.run_id].append(i)
+            continue
+        got = store.get(spec.run_id) if store is not None else None
+        if got is not None and got.ok:
+            records[i] = got
+            stats.cached += 1
+            stats.sim_packets += int(got.summary.get("data_packets_sent") or 0)
+        else:
+            todo[spec.run_id] = [i]
+    # a spec that did not resolve fails at once, without an executor
+    unresolved = [rid for rid, idx in todo.items() if specs[idx[0]].config is None]
+    for rid in unresolved:
+        spec = specs[todo[rid][0]]
+        out = {"status": "failed", "error": spec.error, "summary": {}, "metrics": {}, "tables": {}, "wall_s": 0.0}
+        _finish(ctx, stats, store, spec, out, version, todo.pop(rid), records, count=False)
+    pending = [(rid, specs[idx[0]].config) for rid, idx in todo.items()]
+    if pending:
+        pool = ctx.pool(workers)
+        ctx.display.start(label, n, n - sum(len(v) for v in todo.values()), pool.slots())
+        try:
+            for rid, out in pool.run(pending):
+                idx = todo.pop(rid)
+                _finish(ctx, stats, store, specs[idx[0]], out, version, idx, records)
+        finally:
+            ctx.display.finish()
+    stats.wall_s = time.perf_counter() - t0
+    ctx.stats.append(stats)
+    if store is not None and store.writing_now:
+        store.put_sweep({
+            "sweep_id": sweep_id, "experiment": label, "started_at": started,
+            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "runs": n,
+            "computed": stats.computed, "cached": stats.cached, "failed": stats.failed,
+            "executor": ctx.executor, "workers": (ctx._pool.slots() if ctx._pool is not None else None),
+            "wall_s": stats.wall_s, "sim_packets": stats.sim_packets, "version": version,
+        })
+        store.flush()
+    return [r for r in records if r is not None]
+
+
+def _finish(ctx: Execution, stats: SweepStats, store: Store | None, spec: RunSpec, out: Mapping[str, Any],
+            version: str, idx: list[int], records: list[RunRecord | None], count: bool = True) -> None:
+    rec = _record(spec, out, version)
+    if store is not None and store.writing_now:
+        rec = store.put(rec, timing={"executor": ctx.executor})
+        # read back the way a later sweep would, so both paths give the same thing
+        rec = store.get(rec.run_id) or rec
+        rec.cached = False
+    packets = int(rec.summary.get("data_packets_sent") or 0)
+    stats.computed += 1
+    stats.cached += len(idx) - 1  # identical runs of the same sweep: computed once
+    stats.failed += int(not rec.ok)
+    stats.sim_packets += packets * len(idx)
+    stats.computed_packets += packets
+    if count:
+        for k in range(len(idx)):
+            ctx.display.advance(failed=not rec.ok, packets=packets if k == 0 else 0)
+    for i in idx:
+        records[i] = rec
+
+
+# ---------------------------------------------------------------- grids
+
+_SEG = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[[^\]]*\])*)$")
+
+
+def _split_path(path: str) -> list[str | int | tuple[str, str]]:
+    """``links[2].queue_ba.min_th`` → ``["links", 2, "queue_ba", "min_th"]``;
+    ``[*]`` → ``("*", "")``, ``[name]`` → ``("name", name)``."""
+    out: list[str | int | tuple[str, str]] = []
+    if not path or path.strip() != path:
+        raise ConfigError(f"--grid {path}", "an empty or space-padded path")
+    for part in path.split("."):
+        m = _SEG.match(part)
+        if not m:
+            raise ConfigError(f"--grid {path}", f"cannot read {part!r} (write e.g. links[2].loss_ab or flows[*].cc)")
+        out.append(m.group(1))
+        for idx in re.findall(r"\[([^\]]*)\]", m.group(2)):
+            if idx == "*":
+                out.append(("*", ""))
+            elif re.fullmatch(r"-?\d+", idx):
+                out.append(int(idx))
+            elif idx:
+                out.append(("name", idx))
+            else:
+                raise ConfigError(f"--grid {path}", "an empty index []")
+    return out
+
+
+def _select(lst: list[Any], sel: str | int | tuple[str, str], where: str) -> list[int]:
+    if isinstance(sel, int):
+        if not -len(lst) <= sel < len(lst):
+            raise ConfigError(f"{where}[{sel}]", f"out of range: there are {len(lst)}")
+        return [sel % len(lst)]
+    if isinstance(sel, tuple) and sel[0] == "*":
+        return list(range(len(lst)))
+    assert isinstance(sel, tuple)
+    name = sel[1]
+    hits = [i for i, x in enumerate(lst) if isinstance(x, dict) and x.get("name") == name]
+    if not hits and "-" in name:
+        a, _, b = name.partition("-")
+        hits = [i for i, x in enumerate(lst) if isinstance(x, dict) and {x.get("a"), x.get("b")} == {a, b}]
+    if not hits:
+        raise ConfigError(f"{where}[{name}]", f"no element named {name!r}")
+    return hits
+
+
+def set_path(doc: dict[str, Any], path: str, value: Any) -> None:
+    """Sets ``path`` (see the module docs) to ``value`` in the plain-data
+    scenario ``doc``, in place."""
+    parts = _split_path(path)
+
+    def walk(node: Any, i: int, where: str) -> None:
+        key = parts[i]
+        last = i == len(parts) - 1
+        if isinstance(key, str):
+            if not isinstance(node, dict):
+                raise ConfigError(f"--grid {path}", f"{where or 'the scenario'} is not a table")
+            here = f"{where}.{key}" if where else key
+            if last:
+                node[key] = value
+                return
+            if node.get(key) is None:
+                raise ConfigError(here, f"is not set in the scenario, so {path} cannot be swept (set it first)")
+            walk(node[key], i + 1, here)
+            return
+        if not isinstance(node, list):
+            raise ConfigError(f"--grid {path}", f"{where} is not a list")
+        for j in _select(node, key, where):
+            here = f"{where}[{j}]"
+            if last:
+                node[j] = value
+            else:
+                walk(node[j], i + 1, here)
+
+    walk(doc, 0, "")
+
+
+def expand_grid(scenario: Scenario, grid: Mapping[str, Sequence[Any]] | None) -> list[tuple[dict[str, Any], Scenario]]:
+    """Every grid point (``{key: value}``) with its validated scenario, in
+    order (the last key varies fastest). Raises :class:`ConfigError` for a
+    bad key or a point the scenario does not accept."""
+    grid = dict(grid or {})
+    keys = list(grid)
+    values = []
+    for k in keys:
+        v = grid[k]
+        if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
+            raise ConfigError(f"--grid {k}", "needs a list of values")
+        if not v:
+            raise ConfigError(f"--grid {k}", "has no values")
+        values.append(list(v))
+    base = scenario.model_dump(mode="json")
+    out = []
+    for combo in itertools.product(*values):
+        point = dict(zip(keys, combo))
+        doc = json.loads(json.dumps(base))
+        for k, v in point.items():
+            set_path(doc, k, v)
+        try:
+            s = Scenario.from_dict(doc).validated()
+        except ConfigError as e:
+            where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+            raise ConfigError(e.field, f"{e.message} (at grid point {where})") from None
+        out.append((point, s))
+    return out
+
+
+# ---------------------------------------------------------------- sweep()
+
+
+@dataclass
+class SweepResult:
+    """The runs of a sweep, in grid order, repetitions innermost."""
+
+    name: str
+    grid: dict[str, list[Any]]
+    repeats: int
+    seed: int
+    records: list[RunRecord]
+    points_list: list[dict[str, Any]]
+    store: Store | None
+
+    @property
+    def runs(self) -> pl.DataFrame:
+        """One row per run: the grid keys, ``rep``, ``seed``, ``run_id``,
+        ``status``, ``error``, ``cached``, ``wall_s`` and the summary metrics."""
+        rows = []
+        for k, rec in enumerate(self.records):
+            point = self.points_list[k // self.repeats]
+            rows.append({**{key: _cell(v) for key, v in point.items()}, "rep": k % self.repeats, "seed": rec.seed,
+                         "run_id": rec.run_id, "status": rec.status, "error": rec.error, "cached": rec.cached,
+                         "wall_s": rec.wall_s, **{m: rec.metrics.get(m) for m in _METRIC_COLS}})
+        return pl.DataFrame(rows, infer_schema_length=None)
+
+    @property
+    def failed(self) -> list[RunRecord]:
+        return [r for r in self.records if not r.ok]
+
+    def table(self, name: str) -> pl.DataFrame:
+        """Table ``name`` of every successful run, stacked, with the grid keys,
+        ``rep`` and ``run_id`` in front."""
+        frames = []
+        for k, rec in enumerate(self.records):
+            if not rec.ok:
+                continue
+            point = self.points_list[k // self.repeats]
+            df = rec.table(name)
+            front = [pl.lit(_cell(v)).alias(key) for key, v in point.items()]
+            frames.append(df.select([*front, pl.lit(k % self.repeats).alias("rep"), pl.lit(rec.run_id).alias("run_id"),
+                                     pl.all()]))
+        return pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
+
+    def points(self, level: float = 0.95) -> pl.DataFrame:
+        """One row per grid point: runs ok and failed, then for each summary
+        metric its mean and the half-width of its ``level`` Student-t
+        interval over the repetitions."""
+        from .experiments.repeat import mean_ci
+
+        rows = []
+        for p, point in enumerate(self.points_list):
+            recs = self.records[p * self.repeats:(p + 1) * self.repeats]
+            ok = [r for r in recs if r.ok]
+            row: dict[str, Any] = {**{k: _cell(v) for k, v in point.items()}, "ok": len(ok), "failed": len(recs) - len(ok)}
+            for m in ("goodput_bps", "retransmits", "timeouts", "packets_dropped", "data_packets_sent"):
+                vals = [float(r.metrics[m]) for r in ok if r.metrics.get(m) is not None]
+                mean, half, _ = mean_ci(vals, level)
+                row[m] = mean
+                row[f"{m}_ci"] = half
+            rows.append(row)
+        return pl.DataFrame(rows, infer_schema_length=None)
+
+
+_METRIC_COLS = ("sim_s", "events", "data_packets_sent", "packets_dropped", "conservation_ok", "flows", "goodput_bps",
+                "retransmits", "timeouts")
+
+
+def _cell(v: Any) -> Any:
+    """A grid value as a table cell: scalars as they are, tables as JSON."""
+    return v if isinstance(v, (int, float, str, bool)) or v is None else canonical_json(v)
+
+
+def sweep(
+    scenario: Scenario | Mapping[str, Any] | str | Path,
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    repeats: int = 1,
+    *,
+    seed: int | None = None,
+    executor: str | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    store: Store | str | Path | bool | None = None,
+    name: str | None = None,
+) -> SweepResult:
+    """Runs ``scenario`` at every point of ``grid``, ``repeats`` times each,
+    and returns the runs (see the module docs for keys, seeds and identity).
+
+    ``store``: a directory or :class:`Store` (default: the one of the
+    enclosing :func:`using` block, else ``./dumbbell-results``); ``False``
+    keeps everything in memory. ``executor``, ``workers``, ``scheduler``:
+    as in :func:`using` (default: the enclosing block's, else local threads
+    on every core). ``name`` labels the runs in the catalog (default
+    ``sweep:<scenario name>``).
+    """
+    from .run import _as_scenario
+
+    s = _as_scenario(scenario)
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ConfigError("--repeats", f"must be a positive integer, got {repeats!r}")
+    base_seed = s.seed if seed is None else seed
+    if isinstance(base_seed, bool) or not isinstance(base_seed, int) or not 0 <= base_seed < 2**64:
+        raise ConfigError("--seed", f"must be an integer in [0, 2^64), got {base_seed!r}")
+    points = expand_grid(s, grid)
+    label = name or f"sweep:{s.name}"
+    version = simulator_version()
+    specs = []
+    for point, ps in points:
+        for r in range(repeats):
+            rs = base_seed if r == 0 else round_seed(base_seed, r)
+            specs.append(RunSpec.of(ps, rs, {"experiment": label, "point": _json_safe(point), "rep": r}, version))
+    outer = _CURRENT.get()
+    if outer is not None and store is None and executor is None and workers is None and scheduler is None:
+        records = execute(specs, label=label, ctx=outer)
+        st = outer.store
+    else:
+        if store is False:
+            st = None
+        elif store is None or store is True:
+            st = outer.store if outer is not None and outer.store is not None else Store(DEFAULT_STORE)
+        else:
+            st = store if isinstance(store, Store) else Store(store)
+            if outer is not None and outer.store is not None and outer.store.root.resolve() == st.root.resolve():
+                st = outer.store  # one writer's lock per process
+        ex = executor or (outer.executor if outer is not None else "local")
+        display = outer.display if outer is not None else None
+        with using(store=st, executor=ex, workers=workers, scheduler=scheduler, display=display) as ctx:
+            records = execute(specs, label=label, ctx=ctx)
+            if outer is not None:
+                outer.stats.extend(ctx.stats)
+    return SweepResult(name=label, grid={k: list(v) for k, v in (grid or {}).items()}, repeats=repeats, seed=base_seed,
+                       records=records, points_list=[p for p, _ in points], store=st)
+
+
+class _CallableModule(types.ModuleType):
+    """``dumbbell.sweep`` is this module and, called, :func:`sweep`: the
+    documented ``dumbbell.sweep(scenario, grid=..., ...)`` without shadowing
+    the module (``from dumbbell.sweep import using`` keeps working)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> SweepResult:
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
