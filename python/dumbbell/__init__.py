@@ -109,11 +109,19 @@ __all__ = [
 ]
 
 
+_LAZY_MODULES = frozenset(
+    {"sweep", "experiments", "analysis", "plots", "store", "report", "papers", "claims", "fairshare", "filebase",
+     "optimize", "bench", "topology", "workloads", "classes", "units"}
+)
+"""Submodules imported on first use, so that ``import dumbbell`` stays light
+and ``dumbbell.experiments.dctcp_queue.run()`` still works after a bare
+``import dumbbell``."""
+
+
 def __getattr__(name: str):
-    # `dumbbell.sweep` is imported on first use (import dumbbell stays
-    # light); it is the module and, called, the function (see sweep.py).
-    if name == "sweep":
+    # `dumbbell.sweep` is the module and, called, the function (see sweep.py).
+    if name in _LAZY_MODULES:
         import importlib
 
-        return importlib.import_module(".sweep", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
