@@ -163,7 +163,7 @@ def test_reproduce_highspeed_json_contract(tmp_path):
     assert {r["part"] for r in doc["rows"]} == {"single", "wan"}
     assert all(r["sender_cap_bps"] in (None, 700_000_000) for r in doc["rows"])
     assert json.loads((tmp_path / "result.json").read_text()) == doc
-    assert (tmp_path / "fig6_wan_flows.png").stat().st_size > 0
+    assert (tmp_path / "wan_goodput_vs_flows.png").stat().st_size > 0
     assert "The paper's claims beside ours" in res.stderr
 
 

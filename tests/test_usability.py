@@ -275,3 +275,18 @@ def test_run_plot_writes_figures_beside_the_parquet(cli, tmp_path):
     assert back.flows["bytes_delivered"].sum() > 0
     res = cli("run", str(toml), "--plot")
     assert res.code == 2 and "--plot" in res.stderr and "--out" in res.stderr
+
+
+def test_completion_ps_is_the_completion_time_and_end_ps_is_not():
+    s = db.star(["a", "b", "c"], rate="100Mbps", delay="50us", duration_s=0.5)
+    s.add_flow(db.TcpFlow(name="short", src="a", dst="c", bytes=200_000, start_s=0.01))
+    s.add_flow(db.TcpFlow(name="bulk", src="b", dst="c"))
+    f = db.run(s).flows
+    short, bulk = f.row(0, named=True), f.row(1, named=True)
+    assert short["bytes_delivered"] == 200_000
+    fct_s = (short["completion_ps"] - short["start_ps"]) / 1e12
+    assert 200_000 * 8 / 100e6 < fct_s < 0.2  # at least its bytes' serialization, done well before the end
+    assert short["end_ps"] >= short["completion_ps"] > short["start_ps"]
+    assert bulk["completion_ps"] == 0 and bulk["end_ps"] == 500_000_000_000
+    text = (REPO / "docs" / "output.md").read_text()
+    assert "Which is the completion time" in text and "completion_ps −" in text

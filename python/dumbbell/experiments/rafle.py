@@ -143,6 +143,7 @@ from .. import fairshare, filebase
 from ..errors import SimulationError
 from ..scenario import DropTail, Link, Node, Scenario, TcpOptions, Workload
 from ..workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
+from ..claims import claims_lines
 from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
@@ -985,4 +986,5 @@ def report(result: ExperimentResult) -> str:
     for r in fig5.iter_rows(named=True):
         lines += ["", f"Figure 5: RAFLE PrioSched's peak of finished tasks over drop-tail's in the first 100 s: "
                       f"ours {_f(r['ours'], '{:.2f}')}, paper ~{r['value']:g}"]
+    lines += ["", *claims_lines(result.paper)]
     return "\n".join(lines)
