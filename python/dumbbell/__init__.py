@@ -167,12 +167,22 @@ __all__ = [
 ]
 
 
+_LAZY_MODULES = frozenset(
+    {"sweep", "experiments", "analysis", "plots", "store", "report", "papers", "claims", "fairshare", "filebase",
+     "optimize", "bench", "topology", "workloads", "classes", "units"}
+)
+"""Submodules imported on first use, so that ``import dumbbell`` stays light
+and ``dumbbell.experiments.dctcp_queue.run()`` still works after a bare
+``import dumbbell``."""
+
+
 def __getattr__(name: str) -> Any:
     # `dumbbell.sweep` is the module and, called, the function (see
-    # sweep.py); every other public name comes from the module `_LAZY`
-    # names, imported on first use and then cached in this module.
-    if name == "sweep":
-        return importlib.import_module(".sweep", __name__)
+    # sweep.py); submodules in `_LAZY_MODULES` are imported on first use;
+    # every other public name comes from the module `_LAZY` names, imported
+    # on first use and then cached in this module.
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
     where = _LAZY.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -182,4 +192,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(__all__) | _LAZY_MODULES)

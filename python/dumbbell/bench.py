@@ -82,6 +82,13 @@ BENCHMARKS: dict[str, Callable[[], Scenario]] = {
 }
 """Benchmark name → scenario builder."""
 
+ABOUT: dict[str, str] = {
+    "dctcp-100m": "E1's DCTCP case at 100 Mb/s: two DCTCP senders into one RED/ECN port, 20 s simulated.",
+    "cubic-1g": "One Cubic flow through a 1 Gb/s bottleneck (20 ms RTT, one-BDP drop-tail buffer), 60 s simulated.",
+    "cubic-10g": "One Cubic flow through a 10 Gb/s bottleneck (20 ms RTT, one-BDP drop-tail buffer), 10 s simulated.",
+}
+"""Benchmark name → what it runs (``dumbbell list``)."""
+
 
 def scenario_for(name: str) -> Scenario:
     try:

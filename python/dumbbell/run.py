@@ -311,15 +311,78 @@ class Result:
 
         return self.table("dequeues").filter(pl.col("port") == port)
 
+    # -- figures ----------------------------------------------------------
+
+    def plot_queue(self, node: str, peer: str, path: str | Path | None = None) -> Any:
+        """The occupancy of ``node``'s port toward ``peer`` over time (packets;
+        the port must be in ``record.queues``). Returns a matplotlib Figure;
+        with ``path``, also writes it as PNG."""
+        from .runplots import queue_figure
+
+        return queue_figure(self, node, peer, path)
+
+    def plot_cwnd(self, path: str | Path | None = None) -> Any:
+        """Every TCP flow's congestion window (packets) over time, from the
+        flow samples (or every ACK with ``record.cwnd_every_ack``)."""
+        from .runplots import cwnd_figure
+
+        return cwnd_figure(self, path)
+
+    def plot_goodput(self, path: str | Path | None = None) -> Any:
+        """Every flow's goodput (Mb/s) per sampling interval, from the
+        cumulative ``delivered_bytes`` of the flow samples (see
+        :meth:`goodput_intervals`)."""
+        from .runplots import goodput_figure
+
+        return goodput_figure(self, path)
+
+    def goodput_intervals(self) -> pl.DataFrame:
+        """Goodput per sampling interval and flow: ``flow``, ``name``,
+        ``start_s``, ``end_s``, ``delivered_bytes``, ``goodput_mbps``."""
+        from .runplots import goodput_intervals
+
+        return goodput_intervals(self)
+
+    def plot_all(self, directory: str | Path) -> list[Path]:
+        """Writes the usual figures into ``directory`` (``queue_NODE-PEER.png``
+        per recorded queue, ``cwnd.png``, ``goodput.png``); returns their paths."""
+        from .runplots import write_figures
+
+        return write_figures(self, directory)
+
+    # -- files ------------------------------------------------------------
+
     def to_parquet(self, directory: str | Path) -> Path:
-        """Writes every table as ``<name>.parquet`` and the core configuration
-        as ``config.json`` into ``directory``; returns it."""
+        """Writes every table as ``<name>.parquet``, the core configuration as
+        ``config.json`` and the scenario, with this run's seed, as
+        ``scenario.toml`` into ``directory``; returns it.
+        :meth:`Result.load` reads it back."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         for name, df in self.tables.items():
             df.write_parquet(d / f"{name}.parquet")
         (d / "config.json").write_text(json.dumps(self.config, indent=2) + "\n")
+        (d / "scenario.toml").write_text(self.scenario.model_copy(update={"seed": self.seed}).to_toml())
         return d
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Result:
+        """Reads back what :meth:`to_parquet` or ``dumbbell run --out`` wrote:
+        every ``<name>.parquet`` table, ``config.json`` and
+        ``scenario.toml``. Raises :class:`ConfigError` naming what is missing."""
+        d = Path(directory)
+        if not d.is_dir():
+            raise ConfigError(str(d), "no such directory (expected what Result.to_parquet or --out wrote)")
+        for need in ("config.json", "scenario.toml", "summary.parquet"):
+            if not (d / need).is_file():
+                raise ConfigError(str(d / need), "missing: not a directory written by Result.to_parquet or --out")
+        try:
+            config = json.loads((d / "config.json").read_text())
+        except (OSError, ValueError) as e:
+            raise ConfigError(str(d / "config.json"), f"cannot read: {e}") from None
+        scenario = Scenario.from_toml(d / "scenario.toml")
+        tables = {p.stem: pl.read_parquet(p) for p in sorted(d.glob("*.parquet"))}
+        return cls(scenario=scenario, seed=int(config.get("seed", scenario.seed)), config=config, tables=tables)
 
 
 def _as_scenario(scenario: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
