@@ -903,14 +903,16 @@ def list_cmd(json_out: JsonOpt = False) -> None:
 def bench_cmd(
     json_out: JsonOpt = False,
     only: Annotated[
-        Optional[str], typer.Option("--only", help="Run one benchmark: dctcp-100m, cubic-1g or cubic-10g.")
+        Optional[str], typer.Option("--only", help="Run one benchmark: dctcp-100m, cubic-1g, cubic-10g or many-10g.")
     ] = None,
 ) -> None:
-    """Measure simulator speed: events/s, simulated packets/s, peak memory.
+    """Measure simulator speed: events/s, simulated packets/s, CPU ns per
+    packet, events per packet, peak memory.
 
     Each benchmark runs in its own subprocess. With --json, prints a list of
-    {"name", "events", "wall_s", "events_per_s", "sim_packets_per_s",
-    "peak_rss_bytes", "sim_s", "data_packets_sent"} on stdout.
+    {"name", "events", "wall_s", "cpu_s", "events_per_s", "sim_packets_per_s",
+    "ns_per_packet", "events_per_packet", "peak_rss_bytes", "sim_s", "flows",
+    "data_packets_sent"} on stdout.
     """
     with _exit_codes():
         from . import bench

@@ -37,15 +37,18 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from . import _native
 from .errors import ConfigError, Interrupted, LimitError, SimulationError
-from .scenario import Scenario
 from .units import PS_PER_S
+
+# polars, numpy and the scenario models are imported where a run needs
+# them, so that `import dumbbell` (which binds `run`) stays light.
+if TYPE_CHECKING:
+    import polars as pl
+
+    from .scenario import Scenario
 
 __all__ = ["run", "run_config", "check_config", "Result", "Progress", "RunHandle", "request_stop", "tables_from_native"]
 
@@ -70,10 +73,13 @@ class Progress:
         """Share of the simulated duration done, in [0, 1]."""
         return min(1.0, self.now_ps / self.end_ps) if self.end_ps else 0.0
 
-_NUMPY = {"u64": np.uint64, "i64": np.int64, "f64": np.float64, "u32": np.uint32, "bool": np.bool_}
+_NUMPY = {"u64": "uint64", "i64": "int64", "f64": "float64", "u32": "uint32", "bool": "bool"}
 
 
 def _series(name: str, dtype: str, data: Any) -> pl.Series:
+    import numpy as np
+    import polars as pl
+
     if dtype == "str":
         return pl.Series(name, data, dtype=pl.String)
     try:
@@ -86,6 +92,8 @@ def _series(name: str, dtype: str, data: Any) -> pl.Series:
 def tables_from_native(raw: Mapping[str, Mapping[str, tuple[str, Any]]]) -> dict[str, pl.DataFrame]:
     """The native module's ``{table: {column: (dtype, data)}}`` as DataFrames,
     with ``time_s`` added after ``time_ps``."""
+    import polars as pl
+
     out: dict[str, pl.DataFrame] = {}
     for tname, cols in raw.items():
         series = [_series(cname, dtype, data) for cname, (dtype, data) in cols.items()]
@@ -280,6 +288,8 @@ class Result:
 
     def port(self, node: str, peer: str) -> int:
         """The port id of ``node``'s egress toward ``peer``."""
+        import polars as pl
+
         q = self.queues.filter((pl.col("node") == node) & (pl.col("peer") == peer))
         if q.height == 0:
             raise KeyError(f"no port of {node!r} toward {peer!r}")
@@ -289,12 +299,16 @@ class Result:
         """The ``queue_trace`` rows of ``node``'s port toward ``peer`` (traced
         only if listed in ``record.queues``)."""
         port = self.port(node, peer)
+        import polars as pl
+
         return self.table("queue_trace").filter(pl.col("port") == port)
 
     def dequeues(self, node: str, peer: str) -> pl.DataFrame:
         """The ``dequeues`` rows (transmission starts) of that port (recorded
         with ``dequeue_times = true``)."""
         port = self.port(node, peer)
+        import polars as pl
+
         return self.table("dequeues").filter(pl.col("port") == port)
 
     # -- figures ----------------------------------------------------------
@@ -372,6 +386,8 @@ class Result:
 
 
 def _as_scenario(scenario: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
+    from .scenario import Scenario
+
     if isinstance(scenario, Scenario):
         return scenario
     if isinstance(scenario, (str, Path)):

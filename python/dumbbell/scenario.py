@@ -1046,6 +1046,12 @@ class Record(_Model):
     cwnd_every_ack: bool = False
     queues: list[QueueRecord] = Field(default_factory=list)
     drop_log: bool = False
+    tcp_vars: bool = Field(
+        False,
+        description="With each flow sample (or ACK, with `cwnd_every_ack`), also trace each TCP sender's "
+        "loss recovery into `cc_vars` as `tcp.*` variables: retransmits, timeouts, recoveries, loss probes, "
+        "D-SACKs and undos so far, and RACK's reordering window (needs `flow_sample_s` or `cwnd_every_ack`).",
+    )
     warmup_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(
         0.0,
         description="End of a warm-up, s (0: none); the flows table then adds `steady_goodput_bps`, "
@@ -1062,12 +1068,20 @@ class Record(_Model):
     def _period(cls, v: float) -> float:
         return _sample_period(v)
 
+    @model_validator(mode="after")
+    def _tcp_vars_sampled(self) -> Record:
+        if self.tcp_vars and not self.flow_sample_s and not self.cwnd_every_ack:
+            raise ConfigError("tcp_vars", "traces at each flow sample or ACK: set flow_sample_s or cwnd_every_ack too")
+        return self
+
     def to_core(self) -> dict[str, Any]:
         budget = {} if self.max_bytes == DEFAULT_RECORD_MAX_BYTES else {"max_bytes": self.max_bytes}
         warmup = {"warmup_ps": seconds_to_ps(self.warmup_s)} if self.warmup_s else {}
+        tcp_vars = {"tcp_vars": True} if self.tcp_vars else {}
         return {
             **budget,
             **warmup,
+            **tcp_vars,
             "flow_sample_ps": seconds_to_ps(self.flow_sample_s),
             "cwnd_every_ack": self.cwnd_every_ack,
             "queues": [q.to_core() for q in self.queues],
