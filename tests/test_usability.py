@@ -190,7 +190,7 @@ def test_the_default_packet_is_1488_bytes_on_the_wire():
     r = db.run(s)
     sizes = r.dequeues("a", "s1")["size_bytes"]
     assert sizes.max() == 1488
-    for doc in ("docs/model.md",):
+    for doc in ("docs/model.md", "docs/experiments/e1.md", "docs/scenario.md"):
         assert "1488" in (REPO / doc).read_text(), doc
 
 
@@ -290,3 +290,29 @@ def test_completion_ps_is_the_completion_time_and_end_ps_is_not():
     assert bulk["completion_ps"] == 0 and bulk["end_ps"] == 500_000_000_000
     text = (REPO / "docs" / "output.md").read_text()
     assert "Which is the completion time" in text and "completion_ps −" in text
+
+
+def test_run_progress_is_quiet_when_stderr_is_not_a_terminal(monkeypatch):
+    """Progress lines (simulated time, events/s, time left) are for a
+    person at a terminal; a pipe or a log file gets the announcement alone
+    (the terminal case: tests/test_cli_robust.py)."""
+    from dumbbell import cli as cli_module
+
+    class Pipe:
+        text = ""
+
+        def isatty(self):
+            return False
+
+        def write(self, s):
+            Pipe.text += s
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(sys, "stderr", Pipe())
+    a = cli_module._Announcer("dumbbell: running 'x' ...")
+    for i in range(5):
+        a(db.Progress("running", i * 10**12, 10 * 10**12, i * 10**7, 1.0 + i))
+    a.done()
+    assert Pipe.text == "dumbbell: running 'x' ...\n"
