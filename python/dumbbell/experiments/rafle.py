@@ -795,8 +795,16 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
                 if not g.height:
                     continue
                 x = np.array([int(b.split("-")[0]) + 50 for b in g["bin_kb"]])
-                a.errorbar(x, g["fct_mean_s"].to_numpy(), yerr=g["fct_std_s"].to_numpy(), marker="o", markersize=3,
-                           capsize=2, linewidth=0.8, label=_label(combo))
+                line = a.errorbar(x, g["fct_mean_s"].to_numpy(), yerr=g["fct_std_s"].to_numpy(), marker="o",
+                                  markersize=3, capsize=2, linewidth=0.8, label=_label(combo))
+                # The paper's Table 2 means for the same router, beside ours.
+                pt = result.paper.filter((pl.col("part") == "simultaneous") & (pl.col("metric") == "fct_mean_s")
+                                         & (pl.col("classifier") == combo[0]) & (pl.col("scheduler") == combo[1])
+                                         & (pl.col("bin_kb") != "all"))
+                if pt.height:
+                    px = np.array([int(b.split("-")[0]) + 50 for b in pt["bin_kb"]])
+                    a.plot(px, pt["value"].to_numpy(), marker="x", linestyle="none", markersize=6,
+                           color=line.lines[0].get_color(), label=f"{_label(combo)}, paper (Table 2)")
             g = s.filter((pl.col("classifier") == "droptail"))
             x = np.array([int(b.split("-")[0]) + 50 for b in g["bin_kb"]])
             a.plot(x, g["ps_fct_s"].to_numpy(), "k--", label="fair share, real sizes")
