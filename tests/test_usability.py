@@ -316,3 +316,15 @@ def test_run_progress_is_quiet_when_stderr_is_not_a_terminal(monkeypatch):
         a(db.Progress("running", i * 10**12, 10 * 10**12, i * 10**7, 1.0 + i))
     a.done()
     assert Pipe.text == "dumbbell: running 'x' ...\n"
+
+
+def test_the_readme_tour_runs_as_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ns: dict = {}
+    exec(_readme_python_blocks()[0], ns)  # noqa: S102 - the README's own code
+    r, r2 = ns["r"], ns["r2"]
+    assert set(r2.tables) == set(r.tables) and r2.flows.equals(r.flows)
+    assert (tmp_path / "goodput.png").is_file() and (tmp_path / "out" / "my-run" / "scenario.toml").is_file()
+    # DCTCP at K = 20 on 100 Mb/s: the link stays busy and the queue near K.
+    g = r.goodput_intervals().filter(pl.col("start_s") >= 0.5).group_by("end_s").agg(pl.col("goodput_mbps").sum())
+    assert 90 < g["goodput_mbps"].mean() <= 100
