@@ -117,3 +117,16 @@ def test_priority_lets_short_web_flows_skip_the_queue(doc):
 def test_unknown_parts_are_refused():
     with pytest.raises(ValueError, match="unknown parts"):
         e4.run("quick", parts=("everything",))
+
+
+def test_claims_carry_verdicts(doc):
+    import csv
+
+    from .claims_check import check_claims, check_count_line
+
+    rows = doc["paper"]
+    check_count_line(doc["_stderr"], rows)
+    with open(doc["_out"] / "paper.csv", newline="") as f:
+        csv_rows = [{k: (v or None) if k in ("reason", "doc") else v for k, v in r.items()} for r in csv.DictReader(f)]
+    assert [r["verdict"] for r in csv_rows] == [r["verdict"] for r in rows]
+    check_claims(rows, doc["_stderr"])

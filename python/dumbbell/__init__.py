@@ -168,7 +168,8 @@ __all__ = [
 
 
 _LAZY_MODULES = frozenset(
-    {"sweep", "experiments", "analysis", "plots", "store", "report", "papers", "claims", "fairshare", "filebase",
+    {"sweep", "experiments", "analysis", "plots", "runplots", "store", "report", "papers", "claims", "listing",
+     "fairshare", "filebase",
      "optimize", "bench", "topology", "workloads", "classes", "units"}
 )
 """Submodules imported on first use, so that ``import dumbbell`` stays light

@@ -143,6 +143,7 @@ from .. import fairshare, filebase
 from ..errors import SimulationError
 from ..scenario import DropTail, Link, Node, Scenario, TcpOptions, Workload
 from ..workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
+from ..claims import claims_lines
 from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
@@ -794,8 +795,16 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
                 if not g.height:
                     continue
                 x = np.array([int(b.split("-")[0]) + 50 for b in g["bin_kb"]])
-                a.errorbar(x, g["fct_mean_s"].to_numpy(), yerr=g["fct_std_s"].to_numpy(), marker="o", markersize=3,
-                           capsize=2, linewidth=0.8, label=_label(combo))
+                line = a.errorbar(x, g["fct_mean_s"].to_numpy(), yerr=g["fct_std_s"].to_numpy(), marker="o",
+                                  markersize=3, capsize=2, linewidth=0.8, label=_label(combo))
+                # The paper's Table 2 means for the same router, beside ours.
+                pt = result.paper.filter((pl.col("part") == "simultaneous") & (pl.col("metric") == "fct_mean_s")
+                                         & (pl.col("classifier") == combo[0]) & (pl.col("scheduler") == combo[1])
+                                         & (pl.col("bin_kb") != "all"))
+                if pt.height:
+                    px = np.array([int(b.split("-")[0]) + 50 for b in pt["bin_kb"]])
+                    a.plot(px, pt["value"].to_numpy(), marker="x", linestyle="none", markersize=6,
+                           color=line.lines[0].get_color(), label=f"{_label(combo)}, paper (Table 2)")
             g = s.filter((pl.col("classifier") == "droptail"))
             x = np.array([int(b.split("-")[0]) + 50 for b in g["bin_kb"]])
             a.plot(x, g["ps_fct_s"].to_numpy(), "k--", label="fair share, real sizes")
@@ -985,4 +994,5 @@ def report(result: ExperimentResult) -> str:
     for r in fig5.iter_rows(named=True):
         lines += ["", f"Figure 5: RAFLE PrioSched's peak of finished tasks over drop-tail's in the first 100 s: "
                       f"ours {_f(r['ours'], '{:.2f}')}, paper ~{r['value']:g}"]
+    lines += ["", *claims_lines(result.paper)]
     return "\n".join(lines)
