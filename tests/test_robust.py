@@ -56,6 +56,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Bbr": {},
     "HighSpeed": {},
     "Vegas": {},
+    "PythonCc": {"control": db.RenoPy()},
     "TcpOptions": {},
     "Netem": {},
     "TcpFlow": {"src": "a", "dst": "b"},

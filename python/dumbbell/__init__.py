@@ -11,14 +11,19 @@ scenarios, runs them and returns polars tables::
     r = db.run(s, seed=1)
     r.flows, r.summary
 
+A congestion control written in Python: subclass
+``db.CongestionControl`` and pass an instance as ``cc=`` (see
+:mod:`dumbbell.controls` and ``docs/controls.md``).
+
 Many runs: ``dumbbell.sweep(scenario, grid={...}, repeats=N)`` (a grid of
 parameters, repetitions, local threads or Dask, a results store that skips
 what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.store`).
 """
 
-from . import _native
+from . import _native, controls
 from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
-from .errors import ConfigError, DumbbellError, Interrupted, LimitError, SimulationError
+from .controls import CongestionControl, RenoPy
+from .errors import ConfigError, ControlError, DumbbellError, Interrupted, LimitError, SimulationError
 from .run import Progress, Result, RunHandle, request_stop, run
 from .scenario import (
     Bbr,
@@ -57,6 +62,7 @@ __all__ = [
     "ConfigError",
     "DumbbellError",
     "SimulationError",
+    "ControlError",
     "LimitError",
     "Interrupted",
     "Result",
@@ -84,6 +90,9 @@ __all__ = [
     "Bbr",
     "HighSpeed",
     "Vegas",
+    "CongestionControl",
+    "RenoPy",
+    "controls",
     "TcpOptions",
     "TcpFlow",
     "UdpFlow",

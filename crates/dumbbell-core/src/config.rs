@@ -545,6 +545,20 @@ pub enum CcConfig {
     Bbr(#[serde(default)] BbrParams),
     Highspeed(#[serde(default)] HighSpeedParams),
     Vegas(#[serde(default)] VegasParams),
+    /// A control built outside the core: the embedding that runs the
+    /// configuration (the Python binding, for a class passed as `cc=`)
+    /// hands the run an [`ExternalControls`](crate::cc::ExternalControls)
+    /// that builds one for `id`. A run without one refuses the flow.
+    External(ExternalParams),
+}
+
+/// Names a control the embedding builds (`cc::ExternalControls`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalParams {
+    /// The key the embedding's factory knows the control by (the Python
+    /// binding uses the scenario path, `flows[0].cc`).
+    pub id: String,
 }
 
 impl Default for CcConfig {
