@@ -436,3 +436,13 @@ def test_the_core_crate_has_no_python():
 def test_constants_match_the_core():
     assert INFINITE_SSTHRESH == 0x7FFFFFFF
     assert [c.value for c in CaState] == [0, 1, 2, 3, 4]
+
+
+def test_a_run_with_a_python_control_saves_its_tables_and_says_why_it_cannot_reload(tmp_path):
+    r = db.run(_one_flow(RenoPy(), duration_s=0.2))
+    r.to_parquet(tmp_path)
+    assert 'control = "python:dumbbell.controls.RenoPy"' in (tmp_path / "scenario.toml").read_text()
+    assert pl.read_parquet(tmp_path / "flows.parquet").equals(r.flows)
+    with pytest.raises(db.ConfigError) as ei:
+        db.Result.load(tmp_path)
+    assert ei.value.field.endswith("flows[1].cc") and "written in Python" in ei.value.message
