@@ -57,6 +57,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "HighSpeed": {},
     "Vegas": {},
     "PythonCc": {"control": db.RenoPy()},
+    "Registered": {"kind": "scalable"},
     "TcpOptions": {},
     "Netem": {},
     "TcpFlow": {"src": "a", "dst": "b"},

@@ -150,6 +150,9 @@ def check_config(config: str, controls: dict[str, object] | None = None) -> None
 def request_stop() -> int:
     """Stops every run of this process in progress; returns how many."""
 
+def registered_controls() -> list[tuple[str, str]]:
+    """The core's registered controls (``cc::registry``) as ``(name, about)``."""
+
 def version() -> str:
     """The core's version."""
 

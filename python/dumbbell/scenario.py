@@ -92,6 +92,7 @@ __all__ = [
     "HighSpeed",
     "Vegas",
     "PythonCc",
+    "Registered",
     "CcConfig",
     "TcpOptions",
     "TcpFlow",
@@ -772,8 +773,44 @@ class Vegas(_Model):
         return {"kind": "vegas", **_drop_none(self.model_dump(exclude={"kind"}))}
 
 
-CONTROLS = ("reno", "cubic", "dctcp", "highspeed", "vegas", "bbr", "linear", "fractional", "expolinear")
-"""The congestion controls the core implements today."""
+BUILTIN_CONTROLS = ("reno", "cubic", "dctcp", "highspeed", "vegas", "bbr", "linear", "fractional", "expolinear")
+"""The controls with their own model here (and configuration variant in the core)."""
+
+
+def _registered() -> dict[str, str]:
+    from . import _native
+
+    return dict(_native.registered_controls())
+
+
+REGISTERED: dict[str, str] = _registered()
+"""The core's registered controls (``cc/registry.rs``), name → one sentence:
+added with one file and one line in the core, no model here (see
+``docs/controls.md``)."""
+
+CONTROLS = BUILTIN_CONTROLS + tuple(n for n in REGISTERED if n not in BUILTIN_CONTROLS)
+"""The congestion controls the core implements today, by name."""
+
+
+class Registered(_Model):
+    """A control of the core's registry (``crates/dumbbell-core/src/cc/registry.rs``),
+    by name, with its parameters: ``cc = "scalable"`` or ``cc = {kind =
+    "scalable", ai_cnt = 50}``. The core checks the parameters before the
+    run, naming ``cc.params.<name>``; unset ones take the control's
+    defaults (see its file in ``crates/dumbbell-core/src/cc/``)."""
+
+    kind: Annotated[str, Field(min_length=1, description="The registered name (`dumbbell list`).")]
+    params: dict[str, Any] = Field(default_factory=dict, description="The control's parameters (its own names and units).")
+
+    @field_validator("kind")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in REGISTERED:
+            raise ValueError(f"unknown registered control {v!r} (known: {', '.join(REGISTERED) or 'none'})")
+        return v
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "registered", "name": self.kind, "params": dict(self.params)}
 
 
 class PythonCc(_Model):
@@ -831,7 +868,19 @@ def _cc_shorthand(v: Any) -> Any:
         raise ValueError(f"missing `kind` (one of {', '.join(CONTROLS)})")
     if kind not in CONTROLS:
         raise ValueError(f"unknown congestion control {kind!r} (known: {', '.join(CONTROLS)})")
+    if kind in REGISTERED and kind not in BUILTIN_CONTROLS:
+        # `{kind = "scalable", ai_cnt = 50}` is `{kind = "scalable", params = {ai_cnt = 50}}`
+        if isinstance(v, str):
+            return {"kind": v}
+        if isinstance(v, dict) and "params" not in v:
+            return {"kind": kind, "params": {k: x for k, x in v.items() if k != "kind"}}
     return {"kind": v} if isinstance(v, str) else v
+
+
+def _cc_tag(v: Any) -> str | None:
+    """The union member of a control: its kind, or ``registered``."""
+    kind = _kind_of("cubic")(v)
+    return "registered" if kind in REGISTERED and kind not in BUILTIN_CONTROLS else kind
 
 
 CcConfig = Annotated[
@@ -846,8 +895,9 @@ CcConfig = Annotated[
         Annotated[HighSpeed, Tag("highspeed")],
         Annotated[Vegas, Tag("vegas")],
         Annotated[PythonCc, Tag("python")],
+        Annotated[Registered, Tag("registered")],
     ],
-    Discriminator(_kind_of("cubic")),
+    Discriminator(_cc_tag),
     BeforeValidator(_cc_shorthand),
 ]
 """A congestion control: a name (``"dctcp"``), a table with ``kind`` and

@@ -367,6 +367,16 @@ fn _panic_for_tests(py: Python<'_>, message: String) -> PyResult<()> {
         .map_err(run_err)
 }
 
+/// The controls of the core's registry (`cc::registry::REGISTRY`), as
+/// `(name, about)` pairs, in registration order.
+#[pyfunction]
+fn registered_controls() -> Vec<(&'static str, &'static str)> {
+    dumbbell_core::cc::registry::REGISTRY
+        .iter()
+        .map(|r| (r.name, r.about))
+        .collect()
+}
+
 /// The version of the core and binding (the Cargo workspace version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -388,6 +398,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(request_stop, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(registered_controls, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_class::<RunHandle>()?;
     control::register(m)?;

@@ -81,7 +81,9 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod highspeed;
+pub mod registry;
 pub mod reno;
+pub mod scalable;
 // Seed 001: Linear, Fractional, Expolinear and what they share.
 pub mod expolinear;
 pub mod fractional;
@@ -421,6 +423,10 @@ pub fn make_with(
     external: Option<&dyn ExternalControls>,
 ) -> Box<dyn CongestionControl> {
     match cfg {
+        CcConfig::Registered(p) => {
+            let r = registry::find(&p.name).expect("checked by validate");
+            (r.make)(&p.params, rng).expect("checked by validate")
+        }
         CcConfig::External(p) => match external {
             Some(f) => f.make(&p.id, rng),
             None => panic!("external control {:?} without a factory", p.id),
@@ -474,6 +480,27 @@ pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
                 .map_err(|(name, why)| ConfigError::new(format!("{field}.{name}"), why))
         }
         CcConfig::Reno => Ok(()),
+        CcConfig::Registered(p) => {
+            let Some(r) = registry::find(&p.name) else {
+                let known: Vec<&str> = registry::REGISTRY.iter().map(|r| r.name).collect();
+                return Err(ConfigError::new(
+                    f("name"),
+                    format!(
+                        "unknown registered control {:?} (known: {})",
+                        p.name,
+                        known.join(", ")
+                    ),
+                ));
+            };
+            (r.make)(&p.params, crate::sim::rng_for(0, "cc:check"))
+                .map(drop)
+                .map_err(|e| {
+                    let at = e
+                        .param
+                        .map_or_else(|| f("params"), |n| f(&format!("params.{n}")));
+                    ConfigError::new(at, e.why)
+                })
+        }
         CcConfig::External(p) => {
             if p.id.is_empty() {
                 Err(ConfigError::new(f("id"), "an external control needs an id"))
