@@ -403,6 +403,7 @@ impl World {
             rng_for(self.seed, &stream),
             bytes,
             None,
+            self.external.as_deref(),
         );
         if bytes.is_none() {
             conn.sender.set_open_stream();
