@@ -940,11 +940,10 @@ impl World {
         // A stop requested before the loop starts is honoured at once.
         let mut finished = !monitor.poll(0, 0);
         self.stopped = !finished;
-        while let Some(t) = self.events.peek_time().filter(|_| finished) {
-            if t > self.end {
+        while finished {
+            let Some((t, ev)) = self.events.pop_until(self.end) else {
                 break;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
+            };
             if t == instant {
                 at_instant += 1;
                 if at_instant > instant_limit {
