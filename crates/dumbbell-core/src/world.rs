@@ -1254,8 +1254,9 @@ impl World {
         let (at, pkt) = p.pipe.pop_front().expect("Arrive on an empty pipe");
         debug_assert_eq!(at, self.now);
         let node = p.peer;
-        if let Some(&(next, _)) = p.pipe.front() {
+        if let Some(&(next, next_pkt)) = p.pipe.front() {
             self.events.schedule(next, Event::Arrive { port });
+            self.pool.prefetch(next_pkt);
         }
         let k = self.pool.get_mut(pkt);
         k.hops = k.hops.saturating_add(1);
