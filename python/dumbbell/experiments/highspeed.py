@@ -85,7 +85,7 @@ Quick scale: latencies 0 and 40 ms at p = 1e-4, 30 s runs with a 10 s
 warm-up, 2 samples: at 80 ms RTT a loss every 1/p = 10,000 packets comes
 every ~7 s once TCP's window is near its steady 120 packets, so 20 s after
 the warm-up hold about three loss cycles, and the first slow start's
-overshoot (TCP's whole-run average 43 Mb/s against a steady 20) has decayed.
+overshoot (TCP's whole-run average 37 Mb/s against a steady 22) has decayed.
 Lower loss rates need minutes per point at 80 ms (at 1e-5 a cycle lasts
 ~21 s), which paper scale gives. The WAN with 1, 4 and 16 flows for 8 s.
 """
