@@ -247,7 +247,8 @@ def small_link() -> None:
         carried = f["data_pkts_sent"] - q["drops_overflow"]
         in_order = f["bytes_delivered"] // e3.MSS_BYTES
         print(f"  {cc}: goodput {f['goodput_bps'] / 1e6:.2f} Mb/s; sent {f['data_pkts_sent']}, retransmits "
-              f"{f['retransmits']}, overflow drops {q['drops_overflow']}, link utilization {q['utilization']:.3f}; "
+              f"{f['retransmits']}, overflow drops {q['drops_overflow']}, link utilization {q['utilization']:.3f}, "
+              f"final cwnd {f['cwnd_pkts']}; "
               f"segments not dropped {carried}, delivered in order {in_order}; the other {carried - in_order} were "
               f"still queued, on the wire or held above a hole at the end (receive window "
               f"{e3.RWND_BYTES // e3.MSS_BYTES} segments)")

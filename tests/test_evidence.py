@@ -33,7 +33,7 @@ def test_small_link_section_prints_what_e3_docs_quote():
     rows = {}
     for line in text.splitlines():
         m = re.match(r"\s+(\w+): goodput ([\d.]+) Mb/s; sent (\d+), retransmits (\d+), overflow drops (\d+), "
-                     r"link utilization ([\d.]+); segments not dropped (\d+), delivered in order (\d+)", line)
+                     r"link utilization ([\d.]+), final cwnd \d+; segments not dropped (\d+), delivered in order (\d+)", line)
         if m:
             rows[m.group(1)] = [float(x) for x in m.groups()[1:]]
     assert set(rows) == {"expolinear", "linear", "reno"}
