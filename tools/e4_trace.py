@@ -1,0 +1,125 @@
+"""Traces behind docs/experiments/e4.md: the internal state of E4 ``rafle``
+runs that explains where dumbbell and Mussi and Ribeiro's RAFLE paper
+differ. Runs realization 1 of the experiment (the same scenarios and seeds
+as ``dumbbell reproduce rafle``, seed 1) and prints, per router:
+
+- ``simultaneous``: the first bin's content (files that fit in the
+  initial window), the FTP dialogue's duration (task start → data
+  connection open) for short and long tasks, every task's completion,
+  and the TCP counters of the tasks table (retransmissions, timeouts,
+  SYN timeouts, undone reductions, fast recoveries, segments received out
+  of order);
+- ``closed-loop``: tasks served in the window and their mean size, the
+  total size of the files in progress at the window's start and end (the
+  inventory the 300 slots hold), the dialogue's duration,
+  how many of the 300 tasks are transferring their file on average, and
+  the same counters.
+
+Usage: ``python tools/e4_trace.py [simultaneous|closed-loop|all]
+[--duration S]`` (closed-loop duration, default the paper's 4000 s; the
+window is [duration/4, duration]).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import polars as pl
+
+import dumbbell as db
+from dumbbell import filebase
+from dumbbell.experiments import rafle as e4
+from dumbbell.experiments.repeat import round_seed
+
+IW_BYTES = 10 * 1448
+
+
+def _tasks(res) -> pl.DataFrame:
+    return res.table("tasks").with_columns(
+        (pl.col("fct_ps") / 1e12).alias("fct_s"),
+        (pl.col("start_ps") / 1e12).alias("start_s"),
+        pl.when(pl.col("data_start_ps") >= 0).then((pl.col("data_start_ps") - pl.col("start_ps")) / 1e12)
+        .otherwise(None).alias("dialogue_s"),
+        pl.when(pl.col("completion_ps") >= 0).then(pl.col("completion_ps") / 1e12).otherwise(None).alias("done_s"),
+        (pl.col("size_bytes") <= 100_000).alias("bin0"),
+    )
+
+
+COUNTERS = ("retransmits", "timeouts", "syn_retransmits", "undos", "recoveries", "out_of_order", "control_retransmits")
+
+
+def simultaneous() -> None:
+    base = filebase.load()
+    seed = round_seed(1, 1000)
+    files = e4._order(base, seed)
+    b0 = [s for s in base if s <= 100_000]
+    print(f"first bin: {len(b0)} files, mean {np.mean(b0) / 1e3:.1f} kB, "
+          f"{sum(s <= IW_BYTES for s in b0)} fit in the initial window (10 x 1448 B), "
+          f"{sum(s <= filebase.SHORT_MAX_BYTES for s in b0)} short (<= 16 KiB)")
+    print("router               bin0 mean  sd    max  | dialogue short  long | all mean  last   | "
+          + " ".join(f"{c[:11]:>11}" for c in COUNTERS))
+    done: dict[tuple[str, str], np.ndarray] = {}
+    for cls, sch in e4.COMBOS:
+        t = _tasks(db.run(e4.simultaneous_scenario(cls, sch, files), seed=seed))
+        done[(cls, sch)] = np.sort(t["done_s"].drop_nulls().to_numpy())
+        f0 = t.filter(pl.col("bin0"))
+        dia_s = t.filter(~pl.col("long"))["dialogue_s"].mean()
+        dia_l = t.filter(pl.col("long"))["dialogue_s"].mean()
+        print(f"{cls:>8} {sch:<5} {f0['fct_s'].mean():14.1f} {f0['fct_s'].std():5.1f} {f0['fct_s'].max():6.1f} |"
+              f" {dia_s:13.1f} {dia_l:5.1f} | {t['fct_s'].mean():8.1f} {t['done_s'].max():6.1f} | "
+              + " ".join(f"{int(t[c].sum()):>11}" for c in COUNTERS), flush=True)
+    # Figure 5: tasks finished by t over drop-tail's, at its peak in the
+    # first 100 s (1 s grid, where drop-tail has finished some) and at
+    # 400 s and 1900 s.
+    dt = done[("droptail", "fifo")]
+    grid = np.arange(1.0, 101.0)
+    base = np.searchsorted(dt, grid, side="right").astype(float)
+    ok = base > 0
+    print("Figure 5, finished / drop-tail's: router, peak in (0, 100] s (at s), at 400 s, at 1900 s")
+    for combo, d in done.items():
+        mine = np.searchsorted(d, grid, side="right").astype(float)
+        r = mine[ok] / base[ok]
+        at = lambda x: np.searchsorted(d, x, side="right") / max(1, np.searchsorted(dt, x, side="right"))  # noqa: E731
+        print(f"{combo[0]:>8} {combo[1]:<5} {r.max():5.2f} ({grid[ok][r.argmax()]:3.0f}) {at(400.0):5.2f} {at(1900.0):5.2f}")
+
+
+def closed_loop(duration_s: float) -> None:
+    base = filebase.load()
+    seed = round_seed(1, 2000)
+    w0, w1 = duration_s / 4, duration_s
+    grid = np.linspace(w0, w1, 200)
+    print(f"closed loop, 300 tasks, {duration_s:g} s, window [{w0:g}, {w1:g}] s")
+    print("router          served bin0 served_kB | in progress MB at w0  w1 | dialogue short  long | in data phase | "
+          + " ".join(f"{c[:11]:>11}" for c in COUNTERS))
+    for cls, sch in e4.COMBOS:
+        t = _tasks(db.run(e4.closed_loop_scenario(cls, sch, base, 300, duration_s), seed=seed))
+        win = t.filter((pl.col("done_s") >= w0) & (pl.col("done_s") < w1))
+        ds = (t["data_start_ps"].to_numpy() / 1e12)[None, :]
+        done = t["done_s"].fill_null(np.inf).to_numpy()[None, :]
+        transferring = ((ds >= 0) & (ds <= grid[:, None]) & (done > grid[:, None])).sum(axis=1).mean()
+        dia = t.filter(pl.col("start_s") >= w0)
+
+        def open_mb(at: float) -> float:
+            o = t.filter((pl.col("start_s") <= at) & (pl.col("done_s").is_null() | (pl.col("done_s") > at)))
+            return o["size_bytes"].sum() / 1e6
+
+        print(f"{cls:>8} {sch:<5} {win.height:6d} {win.filter(pl.col('bin0')).height:4d} {win['size_bytes'].mean() / 1e3:9.0f} |"
+              f" {open_mb(w0):20.0f} {open_mb(w1 - 1e-9):4.0f} |"
+              f" {dia.filter(~pl.col('long'))['dialogue_s'].mean():13.1f} {dia.filter(pl.col('long'))['dialogue_s'].mean():5.1f} |"
+              f" {transferring:13.1f} | " + " ".join(f"{int(t[c].sum()):>11}" for c in COUNTERS), flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("part", nargs="?", default="all", choices=("simultaneous", "closed-loop", "all"))
+    ap.add_argument("--duration", type=float, default=4000.0, help="closed-loop duration, s")
+    a = ap.parse_args()
+    if a.part in ("simultaneous", "all"):
+        simultaneous()
+    if a.part in ("closed-loop", "all"):
+        closed_loop(a.duration)
+
+
+if __name__ == "__main__":
+    main()
