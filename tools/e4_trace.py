@@ -15,7 +15,12 @@ as ``dumbbell reproduce rafle``, seed 1) and prints, per router:
   how many of the 300 tasks are transferring their file on average, and
   the same counters.
 
-Usage: ``python tools/e4_trace.py [simultaneous|closed-loop|all]
+- ``loss``: the simultaneous transfer with random loss on the 1 Mb/s link
+  (0, 1 and 3 %; not the paper's setup, whose queues never dropped): the
+  mean (σ) of the first five bins, to test whether losses give the
+  paper's spreads.
+
+Usage: ``python tools/e4_trace.py [simultaneous|closed-loop|loss|all]
 [--duration S]`` (closed-loop duration, default the paper's 4000 s; the
 window is [duration/4, duration]).
 """
@@ -110,15 +115,34 @@ def closed_loop(duration_s: float) -> None:
               f" {transferring:13.1f} | " + " ".join(f"{int(t[c].sum()):>11}" for c in COUNTERS), flush=True)
 
 
+def loss() -> None:
+    base = filebase.load()
+    seed = round_seed(1, 1000)
+    files = e4._order(base, seed)
+    print("random loss on router -> client: mean (sd) per 100 KB bin, s; the longest first-bin task")
+    for p in (0.0, 0.01, 0.03):
+        for cls, sch in (("droptail", "fifo"), ("rafle", "prio"), ("rafle", "rr")):
+            sc = e4.simultaneous_scenario(cls, sch, files)
+            sc.links[1].loss_ab = p
+            t = _tasks(db.run(sc.validated(), seed=seed)).with_columns(
+                ((pl.col("size_bytes") + 99_999) // 100_000 - 1).clip(lower_bound=0).alias("bin"))
+            g = t.group_by("bin").agg(pl.col("fct_s").mean().alias("m"), pl.col("fct_s").std().alias("s")).sort("bin")
+            cells = "  ".join(f"{m:6.1f} ({sd:5.1f})" for m, sd in zip(g["m"].head(5), g["s"].head(5)))
+            print(f"loss {p:.2f} {cls:>8} {sch:<5} {cells} | max {t.filter(pl.col('bin') == 0)['fct_s'].max():4.0f}",
+                  flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("part", nargs="?", default="all", choices=("simultaneous", "closed-loop", "all"))
+    ap.add_argument("part", nargs="?", default="all", choices=("simultaneous", "closed-loop", "loss", "all"))
     ap.add_argument("--duration", type=float, default=4000.0, help="closed-loop duration, s")
     a = ap.parse_args()
     if a.part in ("simultaneous", "all"):
         simultaneous()
     if a.part in ("closed-loop", "all"):
         closed_loop(a.duration)
+    if a.part in ("loss", "all"):
+        loss()
 
 
 if __name__ == "__main__":
