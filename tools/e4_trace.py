@@ -79,14 +79,29 @@ def simultaneous() -> None:
     # 400 s and 1900 s.
     dt = done[("droptail", "fifo")]
     grid = np.arange(1.0, 101.0)
-    base = np.searchsorted(dt, grid, side="right").astype(float)
-    ok = base > 0
+    dt_done = np.searchsorted(dt, grid, side="right").astype(float)
+    ok = dt_done > 0
     print("Figure 5, finished / drop-tail's: router, peak in (0, 100] s (at s), at 400 s, at 1900 s")
     for combo, d in done.items():
         mine = np.searchsorted(d, grid, side="right").astype(float)
-        r = mine[ok] / base[ok]
+        r = mine[ok] / dt_done[ok]
         at = lambda x: np.searchsorted(d, x, side="right") / max(1, np.searchsorted(dt, x, side="right"))  # noqa: E731
         print(f"{combo[0]:>8} {combo[1]:<5} {r.max():5.2f} ({grid[ok][r.argmax()]:3.0f}) {at(400.0):5.2f} {at(1900.0):5.2f}")
+    # Figure 4: how far each router's active-task curve runs from the exact
+    # fair share (processor sharing) of the same base, tasks, 1 s grid.
+    from dumbbell import fairshare
+
+    ps = np.sort(np.asarray(fairshare.completions(base, e4.LINK_BPS)))
+    t_grid = np.arange(0.0, 3100.0)
+    w = (t_grid >= 225) & (t_grid <= 410)
+
+    def active(d: np.ndarray) -> np.ndarray:
+        return len(d) - np.searchsorted(d, t_grid, side="right")
+
+    print("Figure 4, mean |active tasks - fair share|: router, over [0, 3100] s, over [225, 410] s")
+    for combo, d in done.items():
+        diff = np.abs(active(d) - active(ps))
+        print(f"{combo[0]:>8} {combo[1]:<5} {diff.mean():6.1f} {diff[w].mean():6.1f}")
 
 
 def closed_loop(duration_s: float) -> None:
