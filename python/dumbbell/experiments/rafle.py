@@ -73,7 +73,7 @@ prints it (``tools/e4_trace.py``). In short:
 - RAFLE's accuracy (Table 1) agrees under strict priority within the
   paper's own scatter (PA_c within 0.031; PA_l 0.084 against 0.139 at
   N = 40, the paper's non-monotone point); under round robin PA_l is
-  2.4–3 times higher.
+  2.9–3.0 times higher.
 - Drop-tail's first bin is 4.4 times faster than the paper's (38.3 s
   against 168.3 s): 361 of our 438 first-bin files fit in the initial
   window, and a lossless FIFO delivers them in the first round of windows.
