@@ -15,12 +15,15 @@ as ``dumbbell reproduce rafle``, seed 1) and prints, per router:
   how many of the 300 tasks are transferring their file on average, and
   the same counters.
 
+- ``memory``: RAFLE at N = 40 under both schedulers: PA_l beside how
+  often a truly long (short) packet arrives right after a packet of its own
+  flow (the classification table's ``*_same_flow_as_previous``);
 - ``loss``: the simultaneous transfer with random loss on the 1 Mb/s link
   (0, 1 and 3 %; not the paper's setup, whose queues never dropped): the
   mean (σ) of the first five bins, to test whether losses give the
   paper's spreads.
 
-Usage: ``python tools/e4_trace.py [simultaneous|closed-loop|loss|all]
+Usage: ``python tools/e4_trace.py [simultaneous|closed-loop|memory|loss|all]
 [--duration S]`` (closed-loop duration, default the paper's 4000 s; the
 window is [duration/4, duration]).
 """
@@ -130,6 +133,21 @@ def closed_loop(duration_s: float) -> None:
               f" {transferring:13.1f} | " + " ".join(f"{int(t[c].sum()):>11}" for c in COUNTERS), flush=True)
 
 
+def memory() -> None:
+    base = filebase.load()
+    seed = round_seed(1, 1000)
+    files = e4._order(base, seed)
+    print("RAFLE N=40, all tasks at t = 0: PA_l, PA_c, and the share of arrivals that follow one of their own flow")
+    for sch in ("prio", "rr"):
+        r = db.run(e4.simultaneous_scenario("rafle", sch, files), seed=seed)
+        c = r.table("classification").filter((pl.col("node") == "router") & (pl.col("peer") == "client")).row(0, named=True)
+        n_long = c["long_as_short"] + c["long_as_long"]
+        n_short = c["short_as_short"] + c["short_as_long"]
+        print(f"rafle {sch:<5} PA_l {c['pa_l']:.3f} PA_c {c['pa_c']:.3f} | long after own flow "
+              f"{c['long_same_flow_as_previous'] / n_long:.3f} ({n_long} long packets), short after own flow "
+              f"{c['short_same_flow_as_previous'] / n_short:.3f} ({n_short} short packets)", flush=True)
+
+
 def loss() -> None:
     base = filebase.load()
     seed = round_seed(1, 1000)
@@ -149,13 +167,15 @@ def loss() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("part", nargs="?", default="all", choices=("simultaneous", "closed-loop", "loss", "all"))
+    ap.add_argument("part", nargs="?", default="all", choices=("simultaneous", "closed-loop", "memory", "loss", "all"))
     ap.add_argument("--duration", type=float, default=4000.0, help="closed-loop duration, s")
     a = ap.parse_args()
     if a.part in ("simultaneous", "all"):
         simultaneous()
     if a.part in ("closed-loop", "all"):
         closed_loop(a.duration)
+    if a.part in ("memory", "all"):
+        memory()
     if a.part in ("loss", "all"):
         loss()
 
