@@ -178,8 +178,8 @@ __all__ = [
 
 
 _LAZY_MODULES = frozenset(
-    {"sweep", "experiments", "analysis", "plots", "store", "report", "papers", "claims", "fairshare", "filebase",
-     "optimize", "bench", "topology", "workloads", "classes", "units", "controls"}
+    {"sweep", "experiments", "analysis", "plots", "runplots", "store", "report", "papers", "claims", "listing",
+     "fairshare", "filebase", "optimize", "bench", "topology", "workloads", "classes", "units", "controls"}
 )
 """Submodules imported on first use, so that ``import dumbbell`` stays light
 and ``dumbbell.experiments.dctcp_queue.run()`` still works after a bare

@@ -440,6 +440,10 @@ class Result:
             config = json.loads((d / "config.json").read_text())
         except (OSError, ValueError) as e:
             raise ConfigError(str(d / "config.json"), f"cannot read: {e}") from None
+        import polars as pl
+
+        from .scenario import Scenario
+
         scenario = Scenario.from_toml(d / "scenario.toml")
         tables = {p.stem: pl.read_parquet(p) for p in sorted(d.glob("*.parquet"))}
         return cls(scenario=scenario, seed=int(config.get("seed", scenario.seed)), config=config, tables=tables)

@@ -282,9 +282,13 @@ class _DaskPool:
             raise ConfigError("--executor", "dask needs the `distributed` package: pip install 'dumbbell[dask]'") from None
         self._own: list[Any] = []
         if scheduler is None:
+            # Even without a dashboard the scheduler serves HTTP (health,
+            # metrics), on port 8787 unless told otherwise; a second cluster
+            # on the machine (another sweep) then makes distributed warn and
+            # leak a socket. An ephemeral loopback port, no dashboard.
             cluster = distributed.LocalCluster(
                 n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
-                dashboard_address=None, silence_logs=40,
+                dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False}, silence_logs=40,
             )
             self._own.append(cluster)
             self.client = distributed.Client(cluster)

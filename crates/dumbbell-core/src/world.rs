@@ -989,11 +989,10 @@ impl World {
         // A stop requested before the loop starts is honoured at once.
         let mut finished = !monitor.poll(0, 0);
         self.stopped = !finished;
-        while let Some(t) = self.events.peek_time().filter(|_| finished) {
-            if t > self.end {
+        while finished {
+            let Some((t, ev)) = self.events.pop_until(self.end) else {
                 break;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
+            };
             if t == instant {
                 at_instant += 1;
                 if at_instant > instant_limit {
@@ -1304,8 +1303,9 @@ impl World {
         let (at, pkt) = p.pipe.pop_front().expect("Arrive on an empty pipe");
         debug_assert_eq!(at, self.now);
         let node = p.peer;
-        if let Some(&(next, _)) = p.pipe.front() {
+        if let Some(&(next, next_pkt)) = p.pipe.front() {
             self.events.schedule(next, Event::Arrive { port });
+            self.pool.prefetch(next_pkt);
         }
         let k = self.pool.get_mut(pkt);
         k.hops = k.hops.saturating_add(1);
@@ -1333,10 +1333,8 @@ impl World {
     fn receive(&mut self, node: u32, pkt: PktId, port: u32) {
         let dst = self.pool.get(pkt).dst;
         if dst == node {
-            let p = *self.pool.get(pkt);
-            self.pool.free(pkt);
             self.delivered += 1;
-            self.deliver_local(node, &p);
+            self.deliver_local(node, pkt);
             return;
         }
         self.ingress(node, pkt, port);
@@ -1537,10 +1535,15 @@ impl World {
         out.pkts.clear();
     }
 
-    fn deliver_local(&mut self, node: u32, p: &Packet) {
+    /// Hands `pkt` to its endpoint at `node`, read in place in the pool
+    /// (no copy), and frees it before the endpoint's answer is injected.
+    fn deliver_local(&mut self, node: u32, pkt: PktId) {
         let now = self.now;
+        let p = self.pool.get(pkt);
         let flow = p.flow;
-        match &mut self.flows[flow as usize].kind {
+        let f = &mut self.flows[flow as usize];
+        let has_task = f.task != NO_TASK;
+        match &mut f.kind {
             FlowKind::Tcp(c) => {
                 let mut out = std::mem::take(&mut self.out);
                 let at_receiver = node == c.sender.endpoints().dst;
@@ -1555,16 +1558,20 @@ impl World {
                         record_flow(&mut self.rec, true, now, flow, c);
                     }
                 }
+                // A task reads the packet after the answer went out.
+                let for_task = (has_task && !p.feedback).then_some(*p);
+                self.pool.free(pkt);
                 self.flush(flow, node, &mut out);
                 self.out = out;
-                if !p.feedback && self.flows[flow as usize].task != NO_TASK {
-                    self.task_progress(flow, at_receiver, p);
+                if let Some(p) = for_task {
+                    self.task_progress(flow, at_receiver, &p);
                 }
             }
             FlowKind::Udp(u) => {
                 u.recv_bytes += p.payload_bytes as u64;
+                self.pool.free(pkt);
             }
-            FlowKind::Closed => {}
+            FlowKind::Closed => self.pool.free(pkt),
         }
     }
 
