@@ -905,7 +905,9 @@ def bench_cmd(
     only: Annotated[
         Optional[str],
         typer.Option(
-            "--only", help="Run one benchmark: dctcp-100m, cubic-1g, cubic-10g, many-10g, reno-1g or reno-py-1g."
+            "--only",
+            help="Run only these benchmarks (comma-separated): dctcp-100m, cubic-1g, cubic-10g, many-10g, "
+            "reno-1g, reno-py-1g.",
         ),
     ] = None,
 ) -> None:
@@ -916,7 +918,8 @@ def bench_cmd(
     {"name", "events", "wall_s", "cpu_s", "events_per_s", "sim_packets_per_s",
     "ns_per_packet", "events_per_packet", "peak_rss_bytes", "sim_s", "flows",
     "data_packets_sent"} on stdout. reno-1g and reno-py-1g run the same Reno
-    in Rust and in Python (docs/controls.md); when both run, reno-py-1g's
+    in Rust and in Python (docs/controls.md); when both run (--only
+    reno-1g,reno-py-1g), reno-py-1g's
     record adds "ns_per_packet_over_rust", "cpu_vs_rust" and
     "same_packets_as_rust".
     """
