@@ -370,6 +370,10 @@ class Result:
         """Reads back what :meth:`to_parquet` or ``dumbbell run --out`` wrote:
         every ``<name>.parquet`` table, ``config.json`` and
         ``scenario.toml``. Raises :class:`ConfigError` naming what is missing."""
+        import polars as pl
+
+        from .scenario import Scenario
+
         d = Path(directory)
         if not d.is_dir():
             raise ConfigError(str(d), "no such directory (expected what Result.to_parquet or --out wrote)")
