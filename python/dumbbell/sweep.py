@@ -607,6 +607,7 @@ def execute(specs: Sequence[RunSpec], *, label: str = "runs", workers: int | Non
             # (and dropped, not stored); the runs that finished before it
             # stay in the store, so the work resumes from there.
             pool.cancel()
+            ctx.close()  # a later sweep in this block starts a fresh executor
             raise
         finally:
             ctx.display.finish()
