@@ -203,3 +203,17 @@ def test_adaptive_linear_reduction_per_round_and_per_ack():
     assert n_round > 100 and n_ack > 100
     assert 15.0 < r_round < 25.0, r_round
     assert 30.0 < r_ack < 40.0, r_ack
+
+
+def test_claims_carry_verdicts(quick):
+    import json
+
+    from .claims_check import check_claims, check_count_line
+
+    text = e3.report(quick)
+    rows = quick.paper.to_dicts()
+    check_count_line(text, rows)
+    # Two rounds per point at quick scale: their means show the two rounds'
+    # range, not a 99 % interval, and those intervals do not make agreement.
+    assert quick.rows["rounds"].max() == 2 and " [" in text and "±" not in text.split("[bandwidth]")[1].split("[cordiality]")[0]
+    check_claims(rows, text, json.dumps(quick.to_json_doc()))

@@ -102,6 +102,7 @@ from typing import Any
 import polars as pl
 
 from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from ..claims import claims_lines, interval
 from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
@@ -393,7 +394,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     paths = []
     single = rows.filter(pl.col("part") == "single")
     label = {"reno": "TCP", "highspeed": "HSTCP"}
-    for i, lat in enumerate(sorted(set(single["latency_ms"].to_list()))):
+    for lat in sorted(set(single["latency_ms"].to_list())):
         f = single.filter(pl.col("latency_ms") == lat)
         series, ref = {}, {}
         for cc in CC:
@@ -406,7 +407,9 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
                                 g["ci95_bps"].fill_null(0.0).fill_nan(0.0).to_numpy() / 1e6)
                 if not capped:
                     ref[f"{label[cc]} response function"] = (g["loss"].to_numpy(), g["model_goodput_bps"].to_numpy() / 1e6)
-        p = out / f"fig{3 + i}_latency_{lat:g}ms.png"
+        # Named by what it shows, the same at every scale (a figure number
+        # counted over the latencies run would change meaning with the scale).
+        p = out / f"goodput_vs_loss_latency_{lat:g}ms.png"
         plots.errorbar_figure(series, title=f"Goodput, latency {lat:g} ms ({result.scale} scale)",
                               xlabel="loss probability", ylabel="goodput (Mb/s), mean ± 95 % CI", path=p,
                               logx=True, reference=ref)
@@ -419,7 +422,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
             series[label[cc]] = (g["flows"].to_numpy(), g["goodput_bps"].to_numpy() / 1e6,
                                  g["ci95_bps"].fill_null(0.0).fill_nan(0.0).to_numpy() / 1e6)
         n = np.array(sorted(set(wan["flows"].to_list())), dtype=float)
-        p = out / "fig6_wan_flows.png"
+        p = out / "wan_goodput_vs_flows.png"
         plots.errorbar_figure(series, title=f"GIGA-like WAN: aggregate goodput ({result.scale} scale)",
                               xlabel="parallel flows", ylabel="aggregate goodput (Mb/s), mean ± 95 % CI", path=p,
                               reference={"link payload rate": (n, np.full_like(n, LINK_BPS * MSS_BYTES / (MSS_BYTES + HEADER_BYTES) / 1e6))})
@@ -436,7 +439,7 @@ def report(result: ExperimentResult) -> str:
     goodput in brackets) and the paper's claims beside ours."""
     rows = result.rows
     lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; goodput in Mb/s over the whole run, "
-             "mean ± 95 % CI (steady: after the warm-up) [model]"]
+             "mean ± 95 % CI, or mean [the two samples] from 2 (steady: after the warm-up) [model]"]
     single = rows.filter(pl.col("part") == "single")
     for capped in (False, True):
         f = single.filter(pl.col("sender_cap_bps").is_not_null() == capped)
@@ -454,7 +457,7 @@ def report(result: ExperimentResult) -> str:
                     if r.height == 0:
                         cells.append("-")
                         continue
-                    cells.append(f"{_m(r['goodput_bps'][0])}±{_m(r['ci95_bps'][0])} "
+                    cells.append(f"{interval(r['goodput_bps'][0], r['ci95_bps'][0], r['samples'][0], LEVEL, 1e-6)} "
                                  f"(steady {_m(r['steady_goodput_bps'][0])}) [{_m(r['model_goodput_bps'][0])}]")
                 table.append(cells)
         widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
@@ -469,14 +472,11 @@ def report(result: ExperimentResult) -> str:
             cells = [cc]
             for n in ns:
                 r = wan.filter((pl.col("cc") == cc) & (pl.col("flows") == n))
-                cells.append(f"{_m(r['goodput_bps'][0])}±{_m(r['ci95_bps'][0])}" if r.height else "-")
+                cells.append(interval(r["goodput_bps"][0], r["ci95_bps"][0], r["samples"][0], LEVEL, 1e-6)
+                             if r.height else "-")
             table.append(cells)
         widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
         lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table]
     lines.append("")
-    lines.append("The paper's claims beside ours:")
-    for c in result.paper.iter_rows(named=True):
-        ours = "-" if c["ours"] is None else f"{c['ours']:.3g}"
-        who = f" {c['cc']}" if c["cc"] else ""
-        lines.append(f"  [{c['part']}{who}] {c['metric']} at {c['point']}: paper {c['relation']} {c['value']:g}, ours {ours}  ({c['source']})")
+    lines += claims_lines(result.paper)
     return "\n".join(lines)

@@ -128,6 +128,7 @@ from typing import Any
 import polars as pl
 
 from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from ..claims import claims_lines, interval
 from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
@@ -611,7 +612,8 @@ def report(result: ExperimentResult) -> str:
     """Plain-text tables: each part's means ± 99 % CI, the cordiality tables
     beside the paper's, and the paper's claims with our ratios."""
     rows = result.rows
-    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; goodput in Mb/s, mean ± 99 % CI"]
+    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; goodput in Mb/s, mean ± 99 % CI "
+             "(from 2 rounds: mean [the two rounds])"]
     for part, xcol, fmt in (("bandwidth", "rate_bps", lambda v: f"{v / 1e6:g}M"), ("loss", "loss", lambda v: f"{v:.0%}"),
                             ("delay", "delay_ms", lambda v: f"{v:g}ms"), ("loss-rtt", None, None)):
         f = rows.filter(pl.col("part") == part)
@@ -631,7 +633,8 @@ def report(result: ExperimentResult) -> str:
             cells = [cc]
             for pt in pts:
                 r = f.filter((pl.col("cc") == cc) & (pl.col("pt") == pt))
-                cells.append(f"{_mbps(r['goodput_bps'][0])}±{_mbps(r['ci99_bps'][0])}" if r.height else "-")
+                cells.append(interval(r["goodput_bps"][0], r["ci99_bps"][0], r["rounds"][0], 0.99, 1e-6, "{:.1f}")
+                             if r.height else "-")
             table.append(cells)
         widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
         lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table]
@@ -654,9 +657,5 @@ def report(result: ExperimentResult) -> str:
         widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
         lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table]
     lines.append("")
-    lines.append("The paper's claims beside ours:")
-    claims = result.paper.filter(pl.col("part") != "cordiality")
-    for c in claims.iter_rows(named=True):
-        ours = "-" if c["ours"] is None else f"{c['ours']:.3g}"
-        lines.append(f"  [{c['part']}] {c['metric']} at {c['point']}: paper {c['relation']} {c['value']:g}, ours {ours}  ({c['source']})")
+    lines += claims_lines(result.paper)
     return "\n".join(lines)
