@@ -134,8 +134,8 @@ KNOWN: dict[str, list[Known]] = {
     ],
     "rafle": [
         Known({"part": "memory"},
-              reason="RAFLE's rule makes PA_l fall with N where the paper's column is not monotone (its N = 40 "
-                     "peak is likely scatter); under round robin retransmissions bring more long packets",
+              reason="under strict priority within the paper's own scatter; under round robin RAFLE's reordering "
+                     "makes the senders retransmit in same-flow bursts that fill its memory (PA_l about 3 times)",
               doc=_doc(4, "rafles-accuracy-table-1")),
         Known({"part": "simultaneous", "metric": lambda m: isinstance(m, str) and m.startswith("max finished")},
               reason="RAFLE sends some short packets to the long queue, where strict priority makes them wait "
@@ -150,17 +150,21 @@ KNOWN: dict[str, list[Known]] = {
                      "paper's",
               doc=_doc(4, "drop-tails-first-bin-and-table-3s-gains")),
         Known({"part": "closed-loop"},
-              reason="files served move with link time wasted on retransmissions (RAFLE RR's reordering) and the "
-                     "inventory of large files the 300 slots hold (RuN2C lets all transfer at once)",
+              reason="the FTP dialogue crosses an ~85 s FIFO six times, so drop-tail keeps most tasks out of "
+                     "transfer; routers that prioritize it let all 300 transfer and pile up large files; RAFLE RR "
+                     "spends the link on reordering retransmissions",
               doc=_doc(4, "closed-loop-table-4")),
-
+        Known({"part": "simultaneous", "classifier": "rafle", "scheduler": "rr",
+               "metric": lambda m: m in ("fct_mean_s", "fct_std_s")},
+              reason="RAFLE splits flows across the queues; the reordering costs spurious retransmissions "
+                     "(about 109 000 segments, 1300 s of the link)",
+              doc=_doc(4, "completion-times-above-the-first-bin-table-2")),
         Known({"part": "simultaneous", "metric": "fct_std_s"},
-              reason="our sigma is a lossless shared link's; the paper's are those of a lossy path (1 % loss "
-                     "reproduces them)",
+              reason="a lossless link spreads a bin as the fair share does; 1 % random loss gives the paper's σ",
               doc=_doc(4, "completion-times-above-the-first-bin-table-2")),
         Known({"part": "simultaneous", "metric": "fct_mean_s"},
-              reason="RAFLE splits a flow's packets between the queues and later ones overtake by seconds: the "
-                     "senders retransmit what was only late (round robin 14-61 % slower)",
+              reason="within about 11 % but for RuN2C PrioSched (our RuN2C with priority is our FIFO above "
+                     "16 KB); the paper's path was lossy (its σ), ours is lossless",
               doc=_doc(4, "completion-times-above-the-first-bin-table-2")),
     ],
     "highspeed": [
