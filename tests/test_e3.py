@@ -52,13 +52,43 @@ def test_alone_on_a_clean_link_every_control_but_vegas_fills_it(quick):
 
 
 def test_reno_follows_mathis_under_random_loss(quick):
-    for rtt_ms, loss in ((20.0, 0.01), (100.0, 0.01)):
-        r = g(quick.rows, part="loss-rtt", cc="reno", rtt_ms=rtt_ms, loss=loss)
+    """Mathis et al. describe the steady state; a quick run is 4 s, and the
+    slow start before the first random loss is a geometric gamble: in seed
+    1's second run at 20 ms no loss falls in the first ~600 packets (chance
+    about 0.99^600 ≈ 0.2 %), the window reaches 446 packets, and half the
+    run's bytes arrive in its first 0.3 s (traced: flow_samples and the drop
+    log), so the whole-run goodput is 2.4 × Mathis. The relation is tested
+    on the same runs (same scenario and seeds: the same realization, as the
+    first assertion shows) measured after a 1 s warm-up (50 RTTs, long past
+    slow start). At 100 ms a 4 s run holds about three sawtooth cycles, too
+    few for the relation (the two-run mean ranged 1.0–2.0 × Mathis over
+    seeds 1–5), so only what holds whatever the draws is asserted there."""
+    import statistics
+
+    import dumbbell as db
+
+    def mathis(rtt_ms: float, loss: float) -> float:
         rtt = rtt_ms / 1e3 + 4 * e3.ACCESS_DELAY_S
-        mathis = e3.MSS_BYTES * 8 * math.sqrt(1.5) / (rtt * math.sqrt(loss))
-        # Linux counts ACKed packets and loss is random, not periodic: our
-        # Rust Mathis test finds 1.08-1.22 x; short quick runs add slow start.
-        assert 0.7 < r["goodput_bps"] / mathis < 1.6, (r, mathis)
+        return e3.MSS_BYTES * 8 * math.sqrt(1.5) / (rtt * math.sqrt(loss))
+
+    row = g(quick.rows, part="loss-rtt", cc="reno", rtt_ms=20.0, loss=0.01)
+    jobs = [j for j in e3._jobs("quick", quick.seed, ("loss-rtt",), ("reno",)) if j.key[2] == (20, 0.01)]
+    assert len(jobs) == row["rounds"]
+    whole, steady = [], []
+    for job in jobs:
+        s = job.scenario.model_copy(deep=True)
+        s.record.warmup_s = 1.0
+        f = db.run(s, seed=job.seed).flows.row(0, named=True)
+        whole.append(f["goodput_bps"])
+        steady.append(f["steady_goodput_bps"])
+    assert statistics.mean(whole) == pytest.approx(row["goodput_bps"], rel=1e-9)
+    # Linux counts ACKed packets and loss is random, not periodic: our Rust
+    # Mathis test finds 1.08-1.22 x; 60 s runs of this network 0.92-1.03 x.
+    assert 0.7 < statistics.mean(steady) / mathis(20.0, 0.01) < 1.4, (steady, mathis(20.0, 0.01))
+    # 100 ms: slow start only adds bytes, so the run is not below the
+    # relation's lower side, and five times the RTT gives a lower rate.
+    slow = g(quick.rows, part="loss-rtt", cc="reno", rtt_ms=100.0, loss=0.01)
+    assert 0.7 * mathis(100.0, 0.01) < slow["goodput_bps"] < row["goodput_bps"], (slow, row)
 
 
 def test_netem_limit_bounds_every_control_at_100ms(quick):
@@ -144,10 +174,11 @@ def test_module_hook_collapses_a_fresh_expolinear_connection():
     E3's network, a clean 1 Gb/s link with 20 ms added to the round trip,
     seed 1. With the modules' ``ssthresh`` hook the first loss (a router
     overflow at the end of slow start) sends a fresh connection's window to
-    b_r = 1, where Expolinear stays at 2 to 3 packets: 3.1 Mb/s in 20 s
-    against 732 Mb/s with the paper's reduction; 185 against 965 Mb/s at
-    the base round trip of 0.1 ms; 2.2 against 170 Mb/s at 100 ms (the
-    3 MiB receive window bounds the latter). Here 4 s at 20 ms."""
+    b_r = 1, where Expolinear stays at 2 to 3 packets: 2.4 Mb/s in 20 s
+    against 343 Mb/s with the paper's reduction; 185 against 965 Mb/s at
+    the base round trip of 0.1 ms; 0.9 against 70 Mb/s at 100 ms (netem's
+    1000-packet limit bounds the latter two; ``python
+    examples/e3_evidence.py module-hook``). Here 4 s at 20 ms."""
     import dumbbell as db
 
     def goodput(hook: bool) -> float:
@@ -172,3 +203,17 @@ def test_adaptive_linear_reduction_per_round_and_per_ack():
     assert n_round > 100 and n_ack > 100
     assert 15.0 < r_round < 25.0, r_round
     assert 30.0 < r_ack < 40.0, r_ack
+
+
+def test_claims_carry_verdicts(quick):
+    import json
+
+    from .claims_check import check_claims, check_count_line
+
+    text = e3.report(quick)
+    rows = quick.paper.to_dicts()
+    check_count_line(text, rows)
+    # Two rounds per point at quick scale: their means show the two rounds'
+    # range, not a 99 % interval, and those intervals do not make agreement.
+    assert quick.rows["rounds"].max() == 2 and " [" in text and "±" not in text.split("[bandwidth]")[1].split("[cordiality]")[0]
+    check_claims(rows, text, json.dumps(quick.to_json_doc()))

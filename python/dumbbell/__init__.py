@@ -11,6 +11,10 @@ scenarios, runs them and returns polars tables::
     r = db.run(s, seed=1)
     r.flows, r.summary
 
+A congestion control written in Python: subclass
+``db.CongestionControl`` and pass an instance as ``cc=`` (see
+:mod:`dumbbell.controls` and ``docs/controls.md``).
+
 Many runs: ``dumbbell.sweep(scenario, grid={...}, repeats=N)`` (a grid of
 parameters, repetitions, local threads or Dask, a results store that skips
 what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.store`).
@@ -20,7 +24,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import _native
-from .errors import ConfigError, DumbbellError, Interrupted, LimitError, SimulationError
+from .errors import ConfigError, ControlError, DumbbellError, Interrupted, LimitError, SimulationError
 
 # `run` is bound eagerly: a lazily bound name would be shadowed by the
 # submodule `dumbbell.run` once anything imports it. run.py itself imports
@@ -71,6 +75,8 @@ _LAZY: dict[str, str] = {
         ],
         ".scenario",
     ),
+    "CongestionControl": ".controls",
+    "RenoPy": ".controls",
     "chain": ".topology",
     "dumbbell": ".topology",
     "star": ".topology",
@@ -80,6 +86,7 @@ _LAZY: dict[str, str] = {
 if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
     from . import sweep
     from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
+    from .controls import CongestionControl, RenoPy
     from .scenario import (
         Bbr,
         Cubic,
@@ -115,6 +122,7 @@ __all__ = [
     "ConfigError",
     "DumbbellError",
     "SimulationError",
+    "ControlError",
     "LimitError",
     "Interrupted",
     "Result",
@@ -142,6 +150,8 @@ __all__ = [
     "Bbr",
     "HighSpeed",
     "Vegas",
+    "CongestionControl",
+    "RenoPy",
     "TcpOptions",
     "TcpFlow",
     "UdpFlow",
@@ -167,12 +177,22 @@ __all__ = [
 ]
 
 
+_LAZY_MODULES = frozenset(
+    {"sweep", "experiments", "analysis", "plots", "runplots", "store", "report", "papers", "claims", "listing",
+     "fairshare", "filebase", "optimize", "bench", "topology", "workloads", "classes", "units", "controls"}
+)
+"""Submodules imported on first use, so that ``import dumbbell`` stays light
+and ``dumbbell.experiments.dctcp_queue.run()`` still works after a bare
+``import dumbbell``."""
+
+
 def __getattr__(name: str) -> Any:
     # `dumbbell.sweep` is the module and, called, the function (see
-    # sweep.py); every other public name comes from the module `_LAZY`
-    # names, imported on first use and then cached in this module.
-    if name == "sweep":
-        return importlib.import_module(".sweep", __name__)
+    # sweep.py); submodules in `_LAZY_MODULES` are imported on first use;
+    # every other public name comes from the module `_LAZY` names, imported
+    # on first use and then cached in this module.
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
     where = _LAZY.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -182,4 +202,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(__all__) | _LAZY_MODULES)

@@ -545,6 +545,35 @@ pub enum CcConfig {
     Bbr(#[serde(default)] BbrParams),
     Highspeed(#[serde(default)] HighSpeedParams),
     Vegas(#[serde(default)] VegasParams),
+    /// A control built outside the core: the embedding that runs the
+    /// configuration (the Python binding, for a class passed as `cc=`)
+    /// hands the run an [`ExternalControls`](crate::cc::ExternalControls)
+    /// that builds one for `id`. A run without one refuses the flow.
+    External(ExternalParams),
+    /// A control added to the core by one file in `cc/` and one line in
+    /// `cc::registry::REGISTRY` (see `docs/controls.md`), by its name, with
+    /// its parameters as a table that the control's file decodes.
+    Registered(RegisteredParams),
+}
+
+/// Names a control of `cc::registry::REGISTRY` and its parameters.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RegisteredParams {
+    /// The registered name (`scalable`).
+    pub name: String,
+    /// The control's parameters; unset ones take its defaults.
+    #[serde(default)]
+    pub params: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Names a control the embedding builds (`cc::ExternalControls`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalParams {
+    /// The key the embedding's factory knows the control by (the Python
+    /// binding uses the scenario path, `flows[0].cc`).
+    pub id: String,
 }
 
 impl Default for CcConfig {
@@ -946,6 +975,11 @@ pub struct RecordConfig {
     pub queues: Vec<QueueTrace>,
     /// Log every drop and mark with its time, port, flow and reason.
     pub drop_log: bool,
+    /// With each flow sample (or ACK, with `cwnd_every_ack`), also trace
+    /// the TCP sender's loss-recovery state into `cc_vars`, as `tcp.*`
+    /// variables: retransmits, timeouts, recoveries, loss probes, D-SACKs,
+    /// undos so far, and RACK's reordering window.
+    pub tcp_vars: bool,
     /// The end of a warm-up (0: none). When set, the flows table also
     /// gives each flow's goodput after it (`steady_goodput_bps`): the
     /// steady state without slow start.
@@ -960,6 +994,7 @@ impl Default for RecordConfig {
             cwnd_every_ack: false,
             queues: Vec::new(),
             drop_log: false,
+            tcp_vars: false,
             warmup_ps: 0,
         }
     }

@@ -39,6 +39,7 @@ use crate::tcp::sender::Sender;
 use crate::tcp::{Endpoints, Out, TimerKind};
 use crate::trace::{Column, Table};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 mod classes;
 mod tasks;
@@ -104,7 +105,18 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutput, RunError> {
 /// returns the tables of the time it reached, with `stopped = true` in its
 /// summary.
 pub fn run_monitored(cfg: &RunConfig, monitor: &RunMonitor) -> Result<RunOutput, RunError> {
-    let built = World::build(cfg);
+    run_with(cfg, monitor, None)
+}
+
+/// [`run_monitored`] with a factory of the configuration's `external`
+/// controls (`cc::ExternalControls`): how an embedding runs controls the
+/// core does not know.
+pub fn run_with(
+    cfg: &RunConfig,
+    monitor: &RunMonitor,
+    external: Option<Arc<dyn cc::ExternalControls>>,
+) -> Result<RunOutput, RunError> {
+    let built = World::build_with(cfg, external);
     let mut w = match built {
         Ok(w) => w,
         Err(e) => {
@@ -123,8 +135,18 @@ pub fn run_json(json: &str) -> Result<RunOutput, RunError> {
 
 /// Parses a JSON configuration and runs it under a monitor.
 pub fn run_json_monitored(json: &str, monitor: &RunMonitor) -> Result<RunOutput, RunError> {
+    run_json_with(json, monitor, None)
+}
+
+/// Parses a JSON configuration and runs it under a monitor, with a factory
+/// of its `external` controls (see [`run_with`]).
+pub fn run_json_with(
+    json: &str,
+    monitor: &RunMonitor,
+    external: Option<Arc<dyn cc::ExternalControls>>,
+) -> Result<RunOutput, RunError> {
     let cfg = RunConfig::from_json(json).inspect_err(|_| monitor.set_phase(Phase::Done))?;
-    run_monitored(&cfg, monitor)
+    run_with(&cfg, monitor, external)
 }
 
 struct TcpConn {
@@ -269,6 +291,8 @@ struct Recorders {
     flow_sample: Option<Dur>,
     cwnd_every_ack: bool,
     drop_log: bool,
+    /// `record.tcp_vars`: the sender's recovery state joins `cc_vars`.
+    tcp_vars: bool,
     samples: FlowRows,
     cwnd: FlowRows,
     var_names: Vec<&'static str>,
@@ -323,6 +347,9 @@ pub struct World {
     fault: Option<RunError>,
     /// `record.max_bytes`.
     record_budget: u64,
+    /// The embedding's factory of `external` controls, for the connections
+    /// tasks open while running.
+    external: Option<Arc<dyn cc::ExternalControls>>,
 }
 
 const NO_PIPELINE: u32 = u32::MAX;
@@ -355,7 +382,8 @@ fn check_tcp(tcp: &TcpConfig, f: &str) -> Result<(), ConfigError> {
     )
 }
 
-/// Both ends of a TCP connection (the control drawing from `rng`) and the
+/// Both ends of a TCP connection (the control drawing from `rng`, built by
+/// `external` if the configuration names an external one) and the
 /// control's name.
 fn tcp_conn(
     ep: Endpoints,
@@ -364,8 +392,9 @@ fn tcp_conn(
     rng: Rng,
     bytes: Option<u64>,
     stop: Option<Time>,
+    external: Option<&dyn cc::ExternalControls>,
 ) -> (Box<TcpConn>, &'static str) {
-    let control = cc::make(ccc, rng);
+    let control = cc::make_with(ccc, rng, external);
     let name = control.name();
     let echo = if control.needs_ecn() {
         EcnEcho::Accurate
@@ -591,7 +620,25 @@ impl World {
     /// Validates the configuration and builds the world. Every error names
     /// the field at fault; nothing is simulated before this succeeds.
     pub fn build(cfg: &RunConfig) -> Result<World, ConfigError> {
+        Self::build_with(cfg, None)
+    }
+
+    /// [`World::build`] with the embedding's factory of `external` controls;
+    /// every external control of the configuration must be one it builds.
+    pub fn build_with(
+        cfg: &RunConfig,
+        external: Option<Arc<dyn cc::ExternalControls>>,
+    ) -> Result<World, ConfigError> {
         crate::validate::check(cfg)?;
+        let ext = external.as_deref();
+        for (i, fc) in cfg.flows.iter().enumerate() {
+            if let FlowConfig::Tcp { cc: ccc, .. } = fc {
+                cc::check_external(ccc, &format!("flows[{i}].cc"), ext)?;
+            }
+        }
+        for (i, wc) in cfg.workloads.iter().enumerate() {
+            cc::check_external(&wc.cc, &format!("workloads[{i}].cc"), ext)?;
+        }
         if cfg.duration_ps == 0 {
             return Err(err("duration_ps", "the run duration must be positive"));
         }
@@ -800,7 +847,7 @@ impl World {
                     cc::validate(ccc, &format!("{f}.cc"))?;
                     let rng = rng_for(cfg.seed, &format!("flow:{name}:cc"));
                     let stop = stop_ps.map(Time::from_ps);
-                    let (conn, cc_name) = tcp_conn(ep, tcp, ccc, rng, *bytes, stop);
+                    let (conn, cc_name) = tcp_conn(ep, tcp, ccc, rng, *bytes, stop, ext);
                     let long = bytes.map_or(true, |b| b > cfg.short_flow_max_bytes);
                     (FlowKind::Tcp(conn), cc_name, long)
                 }
@@ -865,6 +912,7 @@ impl World {
             flow_sample: (r.flow_sample_ps > 0).then(|| Dur::from_ps(r.flow_sample_ps)),
             cwnd_every_ack: r.cwnd_every_ack,
             drop_log: r.drop_log,
+            tcp_vars: r.tcp_vars,
             ..Default::default()
         };
         if r.warmup_ps > 0 && r.warmup_ps < cfg.duration_ps {
@@ -925,6 +973,7 @@ impl World {
             stopped: false,
             fault: None,
             record_budget: cfg.record.max_bytes,
+            external,
         })
     }
 
@@ -2027,6 +2076,7 @@ fn record_flow(rec: &mut Recorders, every_ack: bool, now: Time, flow: u32, c: &T
     rows.srtt.push(c.sender.rtt.srtt().map_or(0, |d| d.ps()));
     rows.in_flight.push(tp.in_flight());
     rows.state.push(tp.ca_state as u32);
+    let tcp_vars = rec.tcp_vars;
     let names = &mut rec.var_names;
     let (vt, vf, vi, vv) = (
         &mut rec.var_time,
@@ -2034,7 +2084,7 @@ fn record_flow(rec: &mut Recorders, every_ack: bool, now: Time, flow: u32, c: &T
         &mut rec.var_id,
         &mut rec.var_value,
     );
-    c.sender.cc.trace_vars(&mut |name, value| {
+    let mut push = |name: &'static str, value: f64| {
         let id = match names.iter().position(|n| *n == name) {
             Some(i) => i,
             None => {
@@ -2046,7 +2096,11 @@ fn record_flow(rec: &mut Recorders, every_ack: bool, now: Time, flow: u32, c: &T
         vf.push(flow);
         vi.push(id as u32);
         vv.push(value);
-    });
+    };
+    c.sender.cc.trace_vars(&mut push);
+    if tcp_vars {
+        c.sender.trace_vars(&mut push);
+    }
 }
 
 #[cfg(test)]

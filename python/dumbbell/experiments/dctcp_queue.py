@@ -1,4 +1,5 @@
-"""E1 ``dctcp-queue``: the DCTCP queue-occupancy micro-benchmark (seed 002).
+"""E1 ``dctcp-queue``: the DCTCP queue-occupancy micro-benchmark (Handigol, Heller,
+Jeyakumar and Lantz's Mininet-HiFi reproduction; see :mod:`dumbbell.papers`).
 
 The Mininet-HiFi team reproduced a micro-benchmark of the DCTCP paper
 (Alizadeh et al., SIGCOMM 2010): hosts A, B and C on one switch, A and B each
@@ -24,7 +25,7 @@ The setup here:
   and 10 Gb/s (which it could not emulate). At 10 Gb/s K is 65 packets
   (min 97500 B, max 105000 B, ``burst`` 65 so that Wlog is again 1), the
   threshold the DCTCP paper recommends for 10 Gb/s; at 1 Gb/s K stays 20
-  packets (seed 002 gives no other value for its 1 Gb/s run);
+  packets (the Mininet-HiFi write-up gives no other value for its 1 Gb/s run);
 - host noise: the senders' access links (``a``–``s1``, ``b``–``s1``) add a
   uniform random delay of up to 5 µs per packet (``host_jitter_s``; FIFO
   order kept). Real hosts, and Mininet-HiFi's, have timer and scheduling
@@ -57,7 +58,7 @@ Measured per (cc, rate), over the measurement window:
   count, ``dequeue_pairs`` says how many), and ``dequeue_interval_p50_s``
   the median of those Δt.
 
-The paper's numbers (``PAPER``) are the ones seed 002 states; figures mirror
+The paper's numbers (``PAPER``) are the ones the Mininet-HiFi write-up states; figures mirror
 its Figure 2 (queue over time and its CDF, TCP beside DCTCP) per rate, and
 its Figure 3 (CCDF of the inter-dequeue deviation).
 """
@@ -75,6 +76,8 @@ from .. import analysis
 from ..run import Result
 from ..scenario import DropTail, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
 from ..topology import star
+from ..claims import count_line, verdict_cell
+from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, run_jobs
 
@@ -235,7 +238,7 @@ def _rate_label(rate_bps: int) -> str:
     return f"{rate_bps} b/s"
 
 
-SOURCE = "seed 002"
+SOURCE = "Mininet-HiFi write-up"
 
 PAPER: list[dict[str, Any]] = [
     {"metric": "k_pkts", "cc": "dctcp", "rate_bps": 100_000_000, "relation": "=", "value": 20.0,
@@ -257,7 +260,7 @@ PAPER: list[dict[str, Any]] = [
     {"metric": "utilization", "cc": "dctcp", "rate_bps": 1_000_000_000, "relation": "~", "value": 0.80,
      "source": f"{SOURCE}: at 1 Gb/s Mininet-HiFi's bottleneck utilization falls to ~80 % of hardware's (CPU saturated)"},
 ]
-"""What seed 002 states, each tied to the metric and case it concerns."""
+"""What the Mininet-HiFi write-up states, each tied to the metric and case it concerns."""
 
 
 def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
@@ -315,7 +318,7 @@ def run(
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
-    """Per rate, queue over time and its CDF, TCP beside DCTCP (like seed 002
+    """Per rate, queue over time and its CDF, TCP beside DCTCP (like the write-up's
     Figure 2), and the CCDF of inter-dequeue deviation (like its Figure 3)."""
     from .. import plots
 
@@ -333,6 +336,9 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
             title=f"Bottleneck queue, {_rate_label(rate)} ({result.scale} scale, seed {result.seed})",
             path=p,
             buffer_pkts=BUFFER_PKTS,
+            # The paper's numbers: DCTCP's queue near K, TCP's up to the buffer.
+            reference={label["dctcp"]: {f"paper: near K = {k} packets": float(k)},
+                       label["reno"]: {f"paper: up to the {BUFFER_PKTS}-packet buffer": float(BUFFER_PKTS)}},
         )
         paths.append(p)
     curves = {
@@ -341,6 +347,12 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
         for cc in CONTROLS
         if (cc, rate) in result.data
     }
+    # The CCDF carries information only where some deviation is not 0: with
+    # every back-to-back dequeue exactly one serialization time apart (an
+    # exact link, as dumbbell's are), it would be an empty plot, so it is
+    # not written and the report says why (see ``report``).
+    if not any(np.size(v) and float(np.max(v)) > 0.0 for v in curves.values()):
+        return paths
     p = out / "dequeue_ccdf.png"
     plots.ccdf_figure(
         curves,
@@ -373,20 +385,26 @@ def report(result: ExperimentResult) -> str:
         ("goodput_bps", "goodput"), ("dequeue_dev_p99_pct", "dev p99%"),
         ("dequeue_dev_frac_over_10pct", "dev>10%"),
     ]
-    lines = [f"E1 {NAME} (seed 002): scale {result.scale}, seed {result.seed}; queue in packets"]
+    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; queue in packets"]
     table = [[h for _, h in cols]]
     for r in result.rows.iter_rows(named=True):
         table.append([_rate_label(r[c]) if c == "rate_bps" else _fmt(r[c], c) for c, _ in cols])
     widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
     lines += ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in table]
+    devs = [v for v in result.data.values() if isinstance(v, dict) and "dev_pct" in v]
+    if devs and not any(np.size(v["dev_pct"]) and float(np.max(v["dev_pct"])) > 0.0 for v in devs):
+        n = sum(int(np.size(v["dev_pct"])) for v in devs)
+        lines.append(f"inter-dequeue deviation: all {n} back-to-back dequeues exactly one serialization time apart "
+                     "(an exact link); no CCDF figure is written")
     lines.append("")
     lines.append("The paper beside ours:")
-    ptab = [["metric", "cc", "rate", "paper", "ours", "source"]]
+    ptab = [["metric", "cc", "rate", "paper", "ours", "verdict"]]
     for p in result.paper.iter_rows(named=True):
         ptab.append([
             p["metric"], p["cc"], _rate_label(p["rate_bps"]),
-            f"{p['relation']} {_fmt(p['value'], p['metric'])}", _fmt(p["ours"], p["metric"]), p["source"],
+            f"{p['relation']} {_fmt(p['value'], p['metric'])}", _fmt(p["ours"], p["metric"]), verdict_cell(p),
         ])
     pw = [max(len(row[i]) for row in ptab) for i in range(5)]
     lines += ["  ".join([*(cell.ljust(w) for cell, w in zip(row[:5], pw)), row[5]]) for row in ptab]
+    lines.append(count_line(result.paper))
     return "\n".join(lines)

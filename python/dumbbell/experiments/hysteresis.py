@@ -190,6 +190,8 @@ from ..scenario import (
     TcpOptions,
     UdpFlow,
 )
+from ..claims import claims_lines
+from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, round_seed, run_jobs
 
@@ -866,8 +868,9 @@ def report(result: ExperimentResult) -> str:
     σ, relative error), and part ``hardware``."""
     sw: SoftwareSwitch = result.data.get("switch", CALIBRATED)
     lines = [
-        f"E2 {NAME}: {PAPER_REF}",
-        f"scale {result.scale}, seed {result.seed}; TCP throughput in Mb/s, mean ± σ over runs",
+        cite(NAME),
+        f"  {citation(NAME)}",
+        f"scale {result.scale}, run seed {result.seed}; TCP throughput in Mb/s, mean ± σ over runs",
         f"software switch: pipeline {sw.capacity_pps:.1f} pkt/s (buffer {sw.buffer_pkts}), ports served at "
         f"{sw.service_pps:.1f} pkt/s (queue {sw.queue_pkts}); calibrated on case A, single threshold, H1 = 3.42 Mb/s",
     ]
@@ -904,4 +907,5 @@ def report(result: ExperimentResult) -> str:
             body.append([f"{r['rate_bps'] / 1e9:g}", r["case"], r["marking"], r["host"], str(r["l_s"]),
                          str(r["l_i"]), f"{r['goodput_bps'] / 1e9:.3f}"])
         lines += _table(["Gb/s", "case", "marking", "host", "L_S", "L_I", "TCP"], body)
+    lines += ["", *claims_lines(result.paper)]
     return "\n".join(lines)
