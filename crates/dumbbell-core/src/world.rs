@@ -30,7 +30,7 @@ use crate::net::topology::{Routes, NO_ROUTE};
 use crate::queue::aqm::Threshold;
 use crate::queue::{
     Aqm, CopySize, Decision, DropReason, Feedback, Fifo, Hysteresis, Limit, MarkPoint, Occupancy,
-    QueueCtx, Red, RedParams, StepMark, Verdict,
+    QueueCtx, QueueDisc, Red, RedParams, StepMark, Verdict,
 };
 use crate::sim::monitor::{Phase, POLL_EVERY_EVENTS};
 use crate::sim::{rng_for, Dur, Event, EventQueue, Rng, RunMonitor, Time};
@@ -431,6 +431,12 @@ fn build_qdisc(
     rate_bps: u64,
     field: &str,
 ) -> Result<Box<dyn crate::queue::QueueDisc>, ConfigError> {
+    Ok(Box::new(build_fifo(q, rate_bps, field)?))
+}
+
+/// The FIFO and marking policy configured by `q` (a port holds it
+/// unboxed: `net::port::PortQueue`).
+fn build_fifo(q: &QueueConfig, rate_bps: u64, field: &str) -> Result<Fifo, ConfigError> {
     ensure(
         q.limit_pkts != Some(0) && q.limit_bytes != Some(0),
         || format!("{field}.limit"),
@@ -521,7 +527,7 @@ fn build_qdisc(
             })
         }
     };
-    Ok(Box::new(Fifo::new(limit, aqm)))
+    Ok(Fifo::new(limit, aqm))
 }
 
 /// The packet-return policy of a queue, if it has one.
