@@ -1,0 +1,1 @@
+//! FQ-CoDel tests.
