@@ -17,6 +17,11 @@ def test_benchmark_scenarios():
     assert c1["flows"][0]["cc"]["kind"] == "cubic"
     c10 = bench.scenario_for("cubic-10g").to_core()
     assert c10["links"][0]["rate_bps"] == 4 * 10**10 and c10["links"][1]["queue_ab"]["limit_pkts"] == 16667
+    m = bench.scenario_for("many-10g").to_core()
+    assert m["links"] == c10["links"] and m["duration_ps"] == 5 * 10**12
+    assert len(m["flows"]) == 1000 and len({f["name"] for f in m["flows"]}) == 1000
+    assert [f["start_ps"] for f in m["flows"][:3]] == [0, 10**8, 2 * 10**8]  # 0.1 ms apart
+    assert {f["cc"]["kind"] for f in m["flows"]} == {"cubic"}
     d = bench.scenario_for("dctcp-100m").to_core()
     assert d["duration_ps"] == 20 * 10**12 and d["record"]["queues"] == [] and d["record"]["flow_sample_ps"] == 0
 
@@ -26,7 +31,11 @@ def test_bench_json(cli):
     assert res.code == 0, res.stderr
     (r,) = json.loads(res.stdout)
     assert r["name"] == "dctcp-100m"
-    for key in ("events", "wall_s", "events_per_s", "sim_packets_per_s", "peak_rss_bytes"):
+    for key in ("events", "wall_s", "cpu_s", "events_per_s", "sim_packets_per_s", "ns_per_packet", "peak_rss_bytes"):
         assert r[key] > 0, key
+    # The per-packet figures are the totals' ratios.
+    assert r["events_per_packet"] == r["events"] / r["data_packets_sent"]
+    assert r["ns_per_packet"] == r["cpu_s"] * 1e9 / r["data_packets_sent"]
+    assert r["events_per_packet"] > 2  # a departure and an arrival per hop, an ACK
     assert r["peak_rss_bytes"] > 10 * 2**20  # a Python process with numpy and polars
     assert "dctcp-100m" in res.stderr

@@ -52,13 +52,43 @@ def test_alone_on_a_clean_link_every_control_but_vegas_fills_it(quick):
 
 
 def test_reno_follows_mathis_under_random_loss(quick):
-    for rtt_ms, loss in ((20.0, 0.01), (100.0, 0.01)):
-        r = g(quick.rows, part="loss-rtt", cc="reno", rtt_ms=rtt_ms, loss=loss)
+    """Mathis et al. describe the steady state; a quick run is 4 s, and the
+    slow start before the first random loss is a geometric gamble: in seed
+    1's second run at 20 ms no loss falls in the first ~600 packets (chance
+    about 0.99^600 ≈ 0.2 %), the window reaches 446 packets, and half the
+    run's bytes arrive in its first 0.3 s (traced: flow_samples and the drop
+    log), so the whole-run goodput is 2.4 × Mathis. The relation is tested
+    on the same runs (same scenario and seeds: the same realization, as the
+    first assertion shows) measured after a 1 s warm-up (50 RTTs, long past
+    slow start). At 100 ms a 4 s run holds about three sawtooth cycles, too
+    few for the relation (the two-run mean ranged 1.0–2.0 × Mathis over
+    seeds 1–5), so only what holds whatever the draws is asserted there."""
+    import statistics
+
+    import dumbbell as db
+
+    def mathis(rtt_ms: float, loss: float) -> float:
         rtt = rtt_ms / 1e3 + 4 * e3.ACCESS_DELAY_S
-        mathis = e3.MSS_BYTES * 8 * math.sqrt(1.5) / (rtt * math.sqrt(loss))
-        # Linux counts ACKed packets and loss is random, not periodic: our
-        # Rust Mathis test finds 1.08-1.22 x; short quick runs add slow start.
-        assert 0.7 < r["goodput_bps"] / mathis < 1.6, (r, mathis)
+        return e3.MSS_BYTES * 8 * math.sqrt(1.5) / (rtt * math.sqrt(loss))
+
+    row = g(quick.rows, part="loss-rtt", cc="reno", rtt_ms=20.0, loss=0.01)
+    jobs = [j for j in e3._jobs("quick", quick.seed, ("loss-rtt",), ("reno",)) if j.key[2] == (20, 0.01)]
+    assert len(jobs) == row["rounds"]
+    whole, steady = [], []
+    for job in jobs:
+        s = job.scenario.model_copy(deep=True)
+        s.record.warmup_s = 1.0
+        f = db.run(s, seed=job.seed).flows.row(0, named=True)
+        whole.append(f["goodput_bps"])
+        steady.append(f["steady_goodput_bps"])
+    assert statistics.mean(whole) == pytest.approx(row["goodput_bps"], rel=1e-9)
+    # Linux counts ACKed packets and loss is random, not periodic: our Rust
+    # Mathis test finds 1.08-1.22 x; 60 s runs of this network 0.92-1.03 x.
+    assert 0.7 < statistics.mean(steady) / mathis(20.0, 0.01) < 1.4, (steady, mathis(20.0, 0.01))
+    # 100 ms: slow start only adds bytes, so the run is not below the
+    # relation's lower side, and five times the RTT gives a lower rate.
+    slow = g(quick.rows, part="loss-rtt", cc="reno", rtt_ms=100.0, loss=0.01)
+    assert 0.7 * mathis(100.0, 0.01) < slow["goodput_bps"] < row["goodput_bps"], (slow, row)
 
 
 def test_netem_limit_bounds_every_control_at_100ms(quick):

@@ -186,6 +186,31 @@ def test_highspeed_and_vegas_run_and_trace_their_state(cc, names):
     assert set(r.tables["cc_vars"]["var"].unique().to_list()) == names
 
 
+def test_tcp_vars_trace_the_senders_recovery_and_agree_with_the_flows_table():
+    """record.tcp_vars adds the sender's counters to cc_vars at each sample;
+    the counts never decrease and the last sample's are at most the flows
+    table's at the end."""
+    s = two_flow_star(duration_s=1.0, loss=0.02, cc="reno")
+    s.record = db.Record(flow_sample_s="100ms", tcp_vars=True)
+    r = db.run(s, seed=3)
+    v = r.tables["cc_vars"]
+    tcp = v.filter(pl.col("var").str.starts_with("tcp."))
+    assert set(tcp["var"].unique().to_list()) == {
+        "tcp.retransmits", "tcp.timeouts", "tcp.recoveries", "tcp.loss_probes", "tcp.dsack_dups", "tcp.undos",
+        "tcp.spurious_rtos", "tcp.reordering", "tcp.rack_reord_seen", "tcp.rack_reo_wnd_steps",
+        "tcp.rack_reo_wnd_persist", "tcp.rack_reo_wnd_us",
+    }
+    for flow in (0, 1):
+        series = tcp.filter((pl.col("flow") == flow) & (pl.col("var") == "tcp.retransmits")).sort("time_ps")
+        values = series["value"].to_list()
+        assert values == sorted(values), "a count never decreases"
+        assert 0 < values[-1] <= r.flows["retransmits"][flow]
+    # Without the option, no tcp.* rows.
+    s.record = db.Record(flow_sample_s="100ms")
+    r = db.run(s, seed=3)
+    assert not r.tables["cc_vars"]["var"].str.starts_with("tcp.").any()
+
+
 def test_native_stub_matches_the_module():
     """python/dumbbell/_native.pyi names exactly what the native module exports."""
     import ast

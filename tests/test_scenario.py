@@ -123,6 +123,7 @@ BAD = [
         "no link",
     ),
     ("negative seed", lambda d: d.update(seed=-1), "seed", ""),
+    ("tcp_vars without a sampler", lambda d: d.update(record={"tcp_vars": True}), "record.tcp_vars", "flow_sample_s"),
 ]
 
 
@@ -254,7 +255,7 @@ def test_core_decoder_accepts_what_to_core_produces():
     s.links[1].reorder_delay_s = 0.0005
     s.links[2].netem_ab = db.Netem(loss=0.01, delay_s="5ms")
     s.links[2].netem_ba = db.Netem(limit_pkts=None)
-    s.record = db.Record(flow_sample_s="1ms", cwnd_every_ack=True, drop_log=True, queues=[db.QueueRecord(node="s1", peer="c", sample_s="10us", dequeue_times=True, from_s=0.1, to_s=0.5)])
+    s.record = db.Record(flow_sample_s="1ms", cwnd_every_ack=True, drop_log=True, tcp_vars=True, queues=[db.QueueRecord(node="s1", peer="c", sample_s="10us", dequeue_times=True, from_s=0.1, to_s=0.5)])
     _native.check_config(s.to_json())
     for name in ("dctcp-queue",):
         from dumbbell.experiments import dctcp_queue

@@ -16,44 +16,105 @@ parameters, repetitions, local threads or Dask, a results store that skips
 what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.store`).
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from . import _native
-from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
 from .errors import ConfigError, DumbbellError, Interrupted, LimitError, SimulationError
+
+# `run` is bound eagerly: a lazily bound name would be shadowed by the
+# submodule `dumbbell.run` once anything imports it. run.py itself imports
+# polars, numpy and the scenario models only when a run needs them.
 from .run import Progress, Result, RunHandle, request_stop, run
-from .scenario import (
-    Bbr,
-    CoDel,
-    Cubic,
-    Dctcp,
-    DropTail,
-    Expolinear,
-    FqCoDel,
-    Fractional,
-    HighSpeed,
-    Hysteresis,
-    Linear,
-    Link,
-    Netem,
-    Node,
-    Pie,
-    Pipeline,
-    QueueRecord,
-    Record,
-    Red,
-    Reno,
-    Return,
-    Scenario,
-    Step,
-    TcpFlow,
-    TcpOptions,
-    UdpFlow,
-    Vegas,
-    Workload,
-)
-from .topology import chain, dumbbell, star
-from .workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, load_cdf
 
 __version__ = _native.version()
+
+# Importing dumbbell costs almost nothing: the other public names are
+# resolved on first use (PEP 562 `__getattr__` below), so `import dumbbell` loads
+# neither pydantic nor polars, numpy, scipy, matplotlib or duckdb; the
+# modules that need them load them when they are used. `_LAZY` maps each
+# public name to the submodule that defines it.
+_LAZY: dict[str, str] = {
+    "Drr": ".classes",
+    "Ideal": ".classes",
+    "Rafle": ".classes",
+    "RoundRobin": ".classes",
+    "Run2c": ".classes",
+    "StrictPriority": ".classes",
+    **dict.fromkeys(
+        [
+            "Bbr",
+            "CoDel",
+            "Cubic",
+            "Dctcp",
+            "DropTail",
+            "Expolinear",
+            "FqCoDel",
+            "Fractional",
+            "HighSpeed",
+            "Hysteresis",
+            "Linear",
+            "Link",
+            "Netem",
+            "Node",
+            "Pie",
+            "Pipeline",
+            "QueueRecord",
+            "Record",
+            "Red",
+            "Reno",
+            "Return",
+            "Scenario",
+            "Step",
+            "TcpFlow",
+            "TcpOptions",
+            "UdpFlow",
+            "Vegas",
+            "Workload",
+        ],
+        ".scenario",
+    ),
+    "chain": ".topology",
+    "dumbbell": ".topology",
+    "star": ".topology",
+    **dict.fromkeys(["AllAtOnce", "Cdf", "ClosedLoop", "Control", "Files", "Poisson", "load_cdf"], ".workloads"),
+}
+
+if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
+    from . import sweep
+    from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
+    from .scenario import (
+        Bbr,
+        CoDel,
+        Cubic,
+        Dctcp,
+        DropTail,
+        Expolinear,
+        FqCoDel,
+        Fractional,
+        HighSpeed,
+        Hysteresis,
+        Linear,
+        Link,
+        Netem,
+        Node,
+        Pie,
+        Pipeline,
+        QueueRecord,
+        Record,
+        Red,
+        Reno,
+        Return,
+        Scenario,
+        Step,
+        TcpFlow,
+        TcpOptions,
+        UdpFlow,
+        Vegas,
+        Workload,
+    )
+    from .topology import chain, dumbbell, star
+    from .workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, load_cdf
 
 __all__ = [
     "__version__",
@@ -115,11 +176,29 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    # `dumbbell.sweep` is imported on first use (import dumbbell stays
-    # light); it is the module and, called, the function (see sweep.py).
-    if name == "sweep":
-        import importlib
+_LAZY_MODULES = frozenset(
+    {"sweep", "experiments", "analysis", "plots", "store", "report", "papers", "claims", "fairshare", "filebase",
+     "optimize", "bench", "topology", "workloads", "classes", "units"}
+)
+"""Submodules imported on first use, so that ``import dumbbell`` stays light
+and ``dumbbell.experiments.dctcp_queue.run()`` still works after a bare
+``import dumbbell``."""
 
-        return importlib.import_module(".sweep", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    # `dumbbell.sweep` is the module and, called, the function (see
+    # sweep.py); submodules in `_LAZY_MODULES` are imported on first use;
+    # every other public name comes from the module `_LAZY` names, imported
+    # on first use and then cached in this module.
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | _LAZY_MODULES)

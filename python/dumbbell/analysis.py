@@ -4,7 +4,7 @@
   distribution of a piecewise-constant trace (queue occupancy) over time,
   each value weighted by how long it held. A trace recorded at every change
   and one sampled periodically give the same distribution (up to sampling).
-- :func:`inter_dequeue_deviation`: seed 002's link-fidelity metric: for
+- :func:`inter_dequeue_deviation`: the Mininet-HiFi DCTCP write-up's link-fidelity metric: for
   back-to-back transmissions, ``100 · |Δt − ideal| / ideal`` where Δt is the
   time between the starts of two consecutive transmissions and ideal the
   first packet's serialization time (``size · 8 / rate``).

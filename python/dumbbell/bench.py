@@ -4,15 +4,21 @@ Each benchmark runs in its own Python subprocess (``python -m
 dumbbell.bench NAME``), so that its peak memory is its own: the parent reads
 the child's ``ru_maxrss`` from ``os.wait4``. Nothing is recorded beyond the
 standard tables (no traces). Reported per benchmark: ``name``, ``events``,
-``wall_s`` (the run only, building the scenario excluded), ``events_per_s``,
-``sim_packets_per_s`` (``data_packets_sent / wall_s``), ``peak_rss_bytes``,
-plus ``sim_s`` and ``data_packets_sent``.
+``wall_s`` (the run only, building the scenario excluded), ``cpu_s`` (the
+CPU time the run used, all threads: on a loaded machine it moves less than
+the wall time), ``events_per_s``, ``sim_packets_per_s``
+(``data_packets_sent / wall_s``), ``ns_per_packet`` (``cpu_s`` per data
+packet sent), ``events_per_packet``, ``peak_rss_bytes``, plus ``sim_s``,
+``flows`` and ``data_packets_sent``.
 
 - ``dctcp-100m``: E1's DCTCP case at 100 Mb/s, 20 s;
 - ``cubic-1g``: one Cubic flow, ``snd`` —10 Gb/s, 0 delay— ``r`` —1 Gb/s,
   10 ms— ``rcv`` (RTT 20 ms), drop-tail of one BDP (1667 packets of
   1500 B) at the bottleneck, 60 s (about five million data packets);
-- ``cubic-10g``: the same at 10 Gb/s (access 40 Gb/s, 16667 packets), 10 s.
+- ``cubic-10g``: the same at 10 Gb/s (access 40 Gb/s, 16667 packets), 10 s;
+- ``many-10g``: ``cubic-10g`` shared by 1000 Cubic flows (starting 0.1 ms
+  apart), 5 s: the cost per packet with many flows, to set beside
+  ``cubic-10g``'s.
 
 Wall times depend on the machine and its load; tests never assert on them.
 """
@@ -37,7 +43,7 @@ PKT_BYTES = 1500
 MSS_BYTES = 1460
 
 
-def _cubic(name: str, access_bps: int, bottleneck_bps: int, duration_s: float) -> Scenario:
+def _cubic(name: str, access_bps: int, bottleneck_bps: int, duration_s: float, flows: int = 1) -> Scenario:
     one_way_s = 0.010
     bdp_pkts = math.ceil(bottleneck_bps * 2 * one_way_s / (PKT_BYTES * 8))
     return Scenario(
@@ -48,7 +54,17 @@ def _cubic(name: str, access_bps: int, bottleneck_bps: int, duration_s: float) -
             Link(a="snd", b="r", rate_bps=access_bps, delay_s=0.0),
             Link(a="r", b="rcv", rate_bps=bottleneck_bps, delay_s=one_way_s, queue_ab=DropTail(limit_pkts=bdp_pkts)),
         ],
-        flows=[TcpFlow(name="cubic", src="snd", dst="rcv", cc="cubic", tcp=TcpOptions(mss_bytes=MSS_BYTES))],
+        flows=[
+            TcpFlow(
+                name="cubic" if flows == 1 else f"cubic{i}",
+                src="snd",
+                dst="rcv",
+                cc="cubic",
+                start_s=i * 1e-4,
+                tcp=TcpOptions(mss_bytes=MSS_BYTES),
+            )
+            for i in range(flows)
+        ],
     )
 
 
@@ -62,8 +78,16 @@ BENCHMARKS: dict[str, Callable[[], Scenario]] = {
     "dctcp-100m": _dctcp_100m,
     "cubic-1g": lambda: _cubic("cubic-1g", 10_000_000_000, 1_000_000_000, 60.0),
     "cubic-10g": lambda: _cubic("cubic-10g", 40_000_000_000, 10_000_000_000, 10.0),
+    "many-10g": lambda: _cubic("many-10g", 40_000_000_000, 10_000_000_000, 5.0, flows=1000),
 }
 """Benchmark name → scenario builder."""
+
+ABOUT: dict[str, str] = {
+    "dctcp-100m": "E1's DCTCP case at 100 Mb/s: two DCTCP senders into one RED/ECN port, 20 s simulated.",
+    "cubic-1g": "One Cubic flow through a 1 Gb/s bottleneck (20 ms RTT, one-BDP drop-tail buffer), 60 s simulated.",
+    "cubic-10g": "One Cubic flow through a 10 Gb/s bottleneck (20 ms RTT, one-BDP drop-tail buffer), 10 s simulated.",
+}
+"""Benchmark name → what it runs (``dumbbell list``)."""
 
 
 def scenario_for(name: str) -> Scenario:
@@ -78,15 +102,17 @@ def _measure_here(name: str) -> dict[str, Any]:
     from .run import run
 
     s = scenario_for(name)
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     res = run(s, seed=1)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     summary = res.summary
     return {
         "name": name,
         "events": int(summary["events"]),
         "wall_s": wall,
+        "cpu_s": cpu,
         "sim_s": s.duration_s,
+        "flows": len(s.flows),
         "data_packets_sent": int(summary["data_packets_sent"]),
     }
 
@@ -111,16 +137,20 @@ def run_benchmark(name: str) -> dict[str, Any]:
     r = json.loads(out)
     # ru_maxrss is in kilobytes on Linux, bytes on macOS.
     rss = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
-    wall = r["wall_s"]
+    wall, pkts = r["wall_s"], r["data_packets_sent"]
     return {
         "name": name,
         "events": r["events"],
         "wall_s": wall,
+        "cpu_s": r["cpu_s"],
         "events_per_s": r["events"] / wall if wall > 0 else None,
-        "sim_packets_per_s": r["data_packets_sent"] / wall if wall > 0 else None,
+        "sim_packets_per_s": pkts / wall if wall > 0 else None,
+        "ns_per_packet": r["cpu_s"] * 1e9 / pkts if pkts > 0 else None,
+        "events_per_packet": r["events"] / pkts if pkts > 0 else None,
         "peak_rss_bytes": int(rss),
         "sim_s": r["sim_s"],
-        "data_packets_sent": r["data_packets_sent"],
+        "flows": r["flows"],
+        "data_packets_sent": pkts,
     }
 
 
@@ -137,7 +167,8 @@ def run_all(only: str | None = None, progress: Callable[[str], None] | None = No
         if progress:
             progress(
                 f"bench: {n}: {r['events']} events in {r['wall_s']:.2f} s "
-                f"({r['events_per_s'] / 1e6:.2f} M events/s, {r['sim_packets_per_s'] / 1e6:.2f} M packets/s), "
+                f"({r['events_per_s'] / 1e6:.2f} M events/s, {r['sim_packets_per_s'] / 1e6:.2f} M packets/s, "
+                f"{r['ns_per_packet']:.0f} CPU ns/packet, {r['events_per_packet']:.2f} events/packet), "
                 f"peak RSS {r['peak_rss_bytes'] / 2**20:.0f} MiB"
             )
         results.append(r)

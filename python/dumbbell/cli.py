@@ -2,8 +2,9 @@
 
 - ``dumbbell run SCENARIO.toml``: one run;
 - ``dumbbell sweep SCENARIO.toml --grid KEY=V1,V2 --repeats N``: many runs;
-- ``dumbbell reproduce NAME|all``: the seed papers' experiments (and, for
-  ``all``, the HTML report);
+- ``dumbbell reproduce NAME|all``: the reproduced papers' experiments (and,
+  for ``all``, the HTML report);
+- ``dumbbell list``: experiments, controls, queue kinds, benchmarks;
 - ``dumbbell store ls|show|gc|sql``: the results store;
 - ``dumbbell report DIR``: the HTML report of reproduced experiments;
 - ``dumbbell optimize SCENARIO.toml --param KEY=LO..HI --metric EXPR``;
@@ -51,6 +52,30 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        sys.stdout.write(f"dumbbell {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print dumbbell's version and exit.", callback=_version_callback,
+                     is_eager=True),
+    ] = False,
+) -> None:
+    """dumbbell: a fast, deterministic packet-level network simulator for
+    congestion-control and queue-management research.
+
+    `dumbbell list` shows the experiments, controls, queue kinds and
+    benchmarks; docs/scenario.md is the reference of the scenario format.
+    """
 
 
 def _to_stderr(text: str) -> None:
@@ -217,14 +242,25 @@ def run_cmd(
             show_default=False,
         ),
     ] = None,
+    plot: Annotated[
+        bool,
+        typer.Option("--plot", help="Also write figures beside the Parquet files (needs --out): queue_NODE-PEER.png for "
+                     "each recorded queue, cwnd.png and goodput.png (Mb/s per sampling interval) when the run "
+                     "sampled flows.", show_default=False),
+    ] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Run one scenario from a TOML file.
 
-    Prints the flows and the run summary (on stderr); with --json, prints
-    {"scenario", "seed", "status", "summary", "flows", "queues"} on stdout.
-    Ctrl-C stops the run: what it computed is printed (and written to --out),
-    marked stopped, and the exit status is 130.
+    The scenario format (every field, its unit, default and range, in TOML
+    and Python spelling; the topology helpers' node names; the TCP
+    defaults) is docs/scenario.md; `s.to_toml()` prints any Python scenario
+    in it. Prints the flows and the run summary (on stderr); with --json,
+    prints {"scenario", "seed", "status", "summary", "flows", "queues"} on
+    stdout. Ctrl-C stops the run: what it computed is printed (and written
+    to --out), marked stopped, and the exit status is 130. Progress
+    (simulated time, events/s, time left) shows on stderr for runs longer
+    than a second when stderr is a terminal.
     """
     with _exit_codes():
         from .errors import Interrupted, SimulationError
@@ -234,6 +270,8 @@ def run_cmd(
 
         _check_seed(seed)
         out_dir = check_out_dir(out, "--out")
+        if plot and out_dir is None:
+            raise ConfigError("--plot", "writes the figures beside the Parquet files: give --out DIR too")
         if json_out:
             _check_stdout()
         s = Scenario.from_toml(scenario)
@@ -251,27 +289,32 @@ def run_cmd(
             _err(f"dumbbell: internal error: {e}{where}")
             raise typer.Exit(1) from None
         announcer.done()
-        _report_run(s, res, out_dir, json_out)
+        _report_run(s, res, out_dir, json_out, plot)
         if interrupted:
             at = res.summary["sim_time_ps"] / 1e12
             _err(f"dumbbell: stopped by Ctrl-C at t = {at:g} s of {s.duration_s:g} s simulated; partial results above")
             raise typer.Exit(130)
 
 
-def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool) -> None:
-    """Writes --out, prints the JSON document or the human tables."""
+def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool, plot: bool = False) -> None:
+    """Writes --out (and, with --plot, the figures), prints the JSON document
+    or the human tables."""
     if out_dir is not None:
         from .outdir import write_atomically
 
-        saved = s.model_copy(update={"seed": res.seed})
+        figures: list[Path] = []
 
         def write(tmp: Path) -> None:
-            res.to_parquet(tmp)
-            (tmp / "scenario.toml").write_text(saved.to_toml())
+            res.to_parquet(tmp)  # tables, config.json, scenario.toml (with the run's seed)
+            if plot:
+                figures.extend(res.plot_all(tmp))
 
         write_atomically(out_dir, write)
         mark = " (stopped early)" if res.stopped else ""
         _progress(f"dumbbell: tables written to {out_dir}/{mark}")
+        if plot:
+            names = ", ".join(p.name for p in figures) or "none (no recorded queue, no flow samples)"
+            _progress(f"dumbbell: figures: {names}")
     summary = res.summary
     if json_out:
         _print_json(
@@ -512,7 +555,7 @@ def reproduce_cmd(
     store: StoreOpt = Path("dumbbell-results"),
     json_out: JsonOpt = False,
 ) -> None:
-    """Reproduce a seed paper's experiment, the paper's numbers beside ours.
+    """Reproduce a paper's experiment, the paper's numbers beside ours.
 
     Runs go through the results store: what it holds is not computed again,
     so a reproduction that was interrupted resumes, and one that finished
@@ -823,18 +866,53 @@ def optimize_cmd(
             _print_json({"study": res.study, "best": res.best, "trials": res.trials.to_dicts()})
 
 
+@app.command("list")
+def list_cmd(json_out: JsonOpt = False) -> None:
+    """List what this build offers: experiments (with the paper each
+    reproduces), congestion controls, queue kinds, classifiers, schedulers
+    and benchmarks.
+
+    Printed on stdout; with --json, one document {"experiments", "controls",
+    "queues", "classifiers", "schedulers", "benchmarks"}, each a list of
+    {"name", "about"}.
+    """
+    with _exit_codes():
+        from .listing import listing
+
+        doc = listing()
+        if json_out:
+            _print_json(doc)
+            return
+        titles = {"experiments": "Experiments (dumbbell reproduce NAME)", "controls": "Congestion controls (cc = NAME)",
+                  "queues": "Queue kinds (kind = NAME)", "classifiers": "Classifiers (two-class ports)",
+                  "schedulers": "Schedulers (two-class ports)", "benchmarks": "Benchmarks (dumbbell bench --only NAME)"}
+        lines = []
+        for section, items in doc.items():
+            lines.append(titles.get(section, section) + ":")
+            width = max((len(i["name"]) for i in items), default=0)
+            lines += [f"  {i['name']:<{width}}  {i['about']}".rstrip() for i in items]
+            lines.append("")
+        try:
+            sys.stdout.write("\n".join(lines))
+            sys.stdout.flush()
+        except (OSError, ValueError) as e:
+            raise ConfigError("stdout", f"cannot write the list: {e}") from None
+
+
 @app.command("bench")
 def bench_cmd(
     json_out: JsonOpt = False,
     only: Annotated[
-        Optional[str], typer.Option("--only", help="Run one benchmark: dctcp-100m, cubic-1g or cubic-10g.")
+        Optional[str], typer.Option("--only", help="Run one benchmark: dctcp-100m, cubic-1g, cubic-10g or many-10g.")
     ] = None,
 ) -> None:
-    """Measure simulator speed: events/s, simulated packets/s, peak memory.
+    """Measure simulator speed: events/s, simulated packets/s, CPU ns per
+    packet, events per packet, peak memory.
 
     Each benchmark runs in its own subprocess. With --json, prints a list of
-    {"name", "events", "wall_s", "events_per_s", "sim_packets_per_s",
-    "peak_rss_bytes", "sim_s", "data_packets_sent"} on stdout.
+    {"name", "events", "wall_s", "cpu_s", "events_per_s", "sim_packets_per_s",
+    "ns_per_packet", "events_per_packet", "peak_rss_bytes", "sim_s", "flows",
+    "data_packets_sent"} on stdout.
     """
     with _exit_codes():
         from . import bench

@@ -10,9 +10,10 @@ union from its ``kind`` (a dict key or an attribute), with a default.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from .errors import from_validation_error
 
@@ -25,13 +26,15 @@ U64_MAX = 2**64 - 1
 class Model(BaseModel):
     """Base of every scenario model: unknown fields are errors, numbers are
     strict (``true`` is not 1, ``"3"`` is not 3, ``2.0`` is not an integer),
-    floats are finite, and a validation failure is raised as one
+    floats are finite, a value assigned after construction is parsed and
+    checked as at construction (``link.rate_bps = "50Mbps"``), and a
+    validation failure is raised as one
     :class:`ConfigError` naming its field. Models added later inherit all of
     it; give every numeric field its range (both bounds) in its ``Field``, with
     its unit in the name or the description (``tests/test_robust.py`` checks,
     and ``docs/scenario.md`` is generated from them)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_assignment=True)
 
     def __init__(self, /, **data: Any) -> None:
         try:
@@ -39,12 +42,40 @@ class Model(BaseModel):
         except ValidationError as e:
             raise from_validation_error(e) from None
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # validate_assignment: ``link.rate_bps = "50Mbps"`` is parsed and
+        # checked as at construction, and a bad value is one ConfigError
+        # naming the field. A check across fields (``reorder_ab`` needs
+        # ``reorder_delay_s``) that fails here is left to ``to_core()``, as
+        # for edits of lists: the object may pass through such states while
+        # a user edits it field by field.
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as e:
+            if name not in type(self).model_fields or any(err.get("loc") for err in e.errors()):
+                raise from_validation_error(e) from None
+            try:
+                parsed = _field_adapter(type(self), name).validate_python(value)
+            except ValidationError as e2:
+                raise from_validation_error(e2, name) from None
+            self.__dict__[name] = parsed
+            self.__pydantic_fields_set__.add(name)
+
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any):  # type: ignore[override]
         try:
             return super().model_validate(obj, **kwargs)
         except ValidationError as e:
             raise from_validation_error(e) from None
+
+
+@functools.cache
+def _field_adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:
+    """A validator of one field alone (its type and constraints, as the
+    model's config reads them)."""
+    info = model.model_fields[name]
+    tp = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+    return TypeAdapter(tp, config=ConfigDict(strict=True, allow_inf_nan=False))
 
 
 def kind_of(default: str | None):

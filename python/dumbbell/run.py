@@ -37,15 +37,18 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from . import _native
 from .errors import ConfigError, Interrupted, LimitError, SimulationError
-from .scenario import Scenario
 from .units import PS_PER_S
+
+# polars, numpy and the scenario models are imported where a run needs
+# them, so that `import dumbbell` (which binds `run`) stays light.
+if TYPE_CHECKING:
+    import polars as pl
+
+    from .scenario import Scenario
 
 __all__ = ["run", "run_config", "check_config", "Result", "Progress", "RunHandle", "request_stop", "tables_from_native"]
 
@@ -70,10 +73,13 @@ class Progress:
         """Share of the simulated duration done, in [0, 1]."""
         return min(1.0, self.now_ps / self.end_ps) if self.end_ps else 0.0
 
-_NUMPY = {"u64": np.uint64, "i64": np.int64, "f64": np.float64, "u32": np.uint32, "bool": np.bool_}
+_NUMPY = {"u64": "uint64", "i64": "int64", "f64": "float64", "u32": "uint32", "bool": "bool"}
 
 
 def _series(name: str, dtype: str, data: Any) -> pl.Series:
+    import numpy as np
+    import polars as pl
+
     if dtype == "str":
         return pl.Series(name, data, dtype=pl.String)
     try:
@@ -86,6 +92,8 @@ def _series(name: str, dtype: str, data: Any) -> pl.Series:
 def tables_from_native(raw: Mapping[str, Mapping[str, tuple[str, Any]]]) -> dict[str, pl.DataFrame]:
     """The native module's ``{table: {column: (dtype, data)}}`` as DataFrames,
     with ``time_s`` added after ``time_ps``."""
+    import polars as pl
+
     out: dict[str, pl.DataFrame] = {}
     for tname, cols in raw.items():
         series = [_series(cname, dtype, data) for cname, (dtype, data) in cols.items()]
@@ -280,6 +288,8 @@ class Result:
 
     def port(self, node: str, peer: str) -> int:
         """The port id of ``node``'s egress toward ``peer``."""
+        import polars as pl
+
         q = self.queues.filter((pl.col("node") == node) & (pl.col("peer") == peer))
         if q.height == 0:
             raise KeyError(f"no port of {node!r} toward {peer!r}")
@@ -289,26 +299,95 @@ class Result:
         """The ``queue_trace`` rows of ``node``'s port toward ``peer`` (traced
         only if listed in ``record.queues``)."""
         port = self.port(node, peer)
+        import polars as pl
+
         return self.table("queue_trace").filter(pl.col("port") == port)
 
     def dequeues(self, node: str, peer: str) -> pl.DataFrame:
         """The ``dequeues`` rows (transmission starts) of that port (recorded
         with ``dequeue_times = true``)."""
         port = self.port(node, peer)
+        import polars as pl
+
         return self.table("dequeues").filter(pl.col("port") == port)
 
+    # -- figures ----------------------------------------------------------
+
+    def plot_queue(self, node: str, peer: str, path: str | Path | None = None) -> Any:
+        """The occupancy of ``node``'s port toward ``peer`` over time (packets;
+        the port must be in ``record.queues``). Returns a matplotlib Figure;
+        with ``path``, also writes it as PNG."""
+        from .runplots import queue_figure
+
+        return queue_figure(self, node, peer, path)
+
+    def plot_cwnd(self, path: str | Path | None = None) -> Any:
+        """Every TCP flow's congestion window (packets) over time, from the
+        flow samples (or every ACK with ``record.cwnd_every_ack``)."""
+        from .runplots import cwnd_figure
+
+        return cwnd_figure(self, path)
+
+    def plot_goodput(self, path: str | Path | None = None) -> Any:
+        """Every flow's goodput (Mb/s) per sampling interval, from the
+        cumulative ``delivered_bytes`` of the flow samples (see
+        :meth:`goodput_intervals`)."""
+        from .runplots import goodput_figure
+
+        return goodput_figure(self, path)
+
+    def goodput_intervals(self) -> pl.DataFrame:
+        """Goodput per sampling interval and flow: ``flow``, ``name``,
+        ``start_s``, ``end_s``, ``delivered_bytes``, ``goodput_mbps``."""
+        from .runplots import goodput_intervals
+
+        return goodput_intervals(self)
+
+    def plot_all(self, directory: str | Path) -> list[Path]:
+        """Writes the usual figures into ``directory`` (``queue_NODE-PEER.png``
+        per recorded queue, ``cwnd.png``, ``goodput.png``); returns their paths."""
+        from .runplots import write_figures
+
+        return write_figures(self, directory)
+
+    # -- files ------------------------------------------------------------
+
     def to_parquet(self, directory: str | Path) -> Path:
-        """Writes every table as ``<name>.parquet`` and the core configuration
-        as ``config.json`` into ``directory``; returns it."""
+        """Writes every table as ``<name>.parquet``, the core configuration as
+        ``config.json`` and the scenario, with this run's seed, as
+        ``scenario.toml`` into ``directory``; returns it.
+        :meth:`Result.load` reads it back."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         for name, df in self.tables.items():
             df.write_parquet(d / f"{name}.parquet")
         (d / "config.json").write_text(json.dumps(self.config, indent=2) + "\n")
+        (d / "scenario.toml").write_text(self.scenario.model_copy(update={"seed": self.seed}).to_toml())
         return d
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Result:
+        """Reads back what :meth:`to_parquet` or ``dumbbell run --out`` wrote:
+        every ``<name>.parquet`` table, ``config.json`` and
+        ``scenario.toml``. Raises :class:`ConfigError` naming what is missing."""
+        d = Path(directory)
+        if not d.is_dir():
+            raise ConfigError(str(d), "no such directory (expected what Result.to_parquet or --out wrote)")
+        for need in ("config.json", "scenario.toml", "summary.parquet"):
+            if not (d / need).is_file():
+                raise ConfigError(str(d / need), "missing: not a directory written by Result.to_parquet or --out")
+        try:
+            config = json.loads((d / "config.json").read_text())
+        except (OSError, ValueError) as e:
+            raise ConfigError(str(d / "config.json"), f"cannot read: {e}") from None
+        scenario = Scenario.from_toml(d / "scenario.toml")
+        tables = {p.stem: pl.read_parquet(p) for p in sorted(d.glob("*.parquet"))}
+        return cls(scenario=scenario, seed=int(config.get("seed", scenario.seed)), config=config, tables=tables)
 
 
 def _as_scenario(scenario: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
+    from .scenario import Scenario
+
     if isinstance(scenario, Scenario):
         return scenario
     if isinstance(scenario, (str, Path)):

@@ -428,7 +428,7 @@ class Step(_QueueBase):
 
 
 class Hysteresis(_QueueBase):
-    """Hysteresis ECN marking (seed 000, Algorithm 1): upper threshold L_S,
+    """Hysteresis ECN marking (Silva, Vieira and Nacif, E2 `hysteresis`, Algorithm 1): upper threshold L_S,
     lower threshold L_I < L_S, one congestion bit per queue."""
 
     kind: Literal["hysteresis"] = "hysteresis"
@@ -702,7 +702,7 @@ class Dctcp(_Model):
         return {"kind": "dctcp", **_drop_none(self.model_dump(exclude={"kind"}))}
 
 
-# ---- Seed 001 (Madeira and Mattos): Linear, Fractional, Expolinear. Unset
+# ---- Madeira and Mattos (E3 `lossy-cc`): Linear, Fractional, Expolinear. Unset
 # parameters take the core's defaults, the constants of the authors' kernel
 # modules; t is in whole milliseconds since the session start or last loss.
 
@@ -712,7 +712,7 @@ _PosPkts = Annotated[int, Field(ge=1, le=U32_MAX)]
 
 
 class Linear(_Model):
-    """Linear (seed 001 §4, ``linha01.c``). Defaults: slow start J += max(2·t³, 2)
+    """Linear (Madeira and Mattos §4, ``linha01.c``). Defaults: slow start J += max(2·t³, 2)
     per ACK event (``ss_alpha`` 2, ``ss_min_pkts`` 2), recovery J = b_r + 1·t
     (``beta_r``), avoidance J = threshold + 2·t (``beta_a``), reduction 10 %
     (``reduction_pct``; the paper's variants 20, 50), or with ``adaptive``
@@ -753,7 +753,7 @@ class Linear(_Model):
 
 
 class Fractional(_Model):
-    """Fractional, "Fracionário" (seed 001 §4, ``frac01.c``). Defaults: slow start
+    """Fractional, "Fracionário" (Madeira and Mattos §4, ``frac01.c``). Defaults: slow start
     J += 1 per ACK event, what the module does as compiled (its ``time_in_ms``
     is never assigned; ``slow_start="cubic_time"`` gives the J += max(2·t³, 1)
     its source seems to say, see ``cc/fractional.rs``), reduction 20 %,
@@ -777,7 +777,7 @@ class Fractional(_Model):
 
 
 class Expolinear(_Model):
-    """Expolinear (seed 001 §4, ``expolin01.c``). Defaults: slow start
+    """Expolinear (Madeira and Mattos §4, ``expolin01.c``). Defaults: slow start
     J += max(2·t³, 2) per ACK event, reduction 20 %, recovery
     J = b_r + η_r·Δ_r·(1 − 2^(−⌊σt⌋)) + 1 with Δ_r the whole reduction,
     η_r 1 (``eta_r``) and σ 1/4 per ms (``sigma_per_ms``), avoidance
@@ -837,7 +837,7 @@ class Bbr(_Model):
 
 
 class HighSpeed(_Model):
-    """HighSpeed TCP (RFC 3649; seed 004 §III; Linux ``tcp_highspeed.c``).
+    """HighSpeed TCP (RFC 3649; de Rezende, Costa and Rubinstein §III; Linux ``tcp_highspeed.c``).
     Unset parameters take the core's defaults: ``mode`` ``"formula"``
     (RFC 3649's a(w), b(w) from the parameters; ``"linux_table"`` uses
     Linux's table and counts its increase per ACK, ignoring the rest),
@@ -1168,6 +1168,12 @@ class Record(_Model):
     cwnd_every_ack: bool = False
     queues: list[QueueRecord] = Field(default_factory=list)
     drop_log: bool = False
+    tcp_vars: bool = Field(
+        False,
+        description="With each flow sample (or ACK, with `cwnd_every_ack`), also trace each TCP sender's "
+        "loss recovery into `cc_vars` as `tcp.*` variables: retransmits, timeouts, recoveries, loss probes, "
+        "D-SACKs and undos so far, and RACK's reordering window (needs `flow_sample_s` or `cwnd_every_ack`).",
+    )
     warmup_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(
         0.0,
         description="End of a warm-up, s (0: none); the flows table then adds `steady_goodput_bps`, "
@@ -1184,12 +1190,20 @@ class Record(_Model):
     def _period(cls, v: float) -> float:
         return _sample_period(v)
 
+    @model_validator(mode="after")
+    def _tcp_vars_sampled(self) -> Record:
+        if self.tcp_vars and not self.flow_sample_s and not self.cwnd_every_ack:
+            raise ConfigError("tcp_vars", "traces at each flow sample or ACK: set flow_sample_s or cwnd_every_ack too")
+        return self
+
     def to_core(self) -> dict[str, Any]:
         budget = {} if self.max_bytes == DEFAULT_RECORD_MAX_BYTES else {"max_bytes": self.max_bytes}
         warmup = {"warmup_ps": seconds_to_ps(self.warmup_s)} if self.warmup_s else {}
+        tcp_vars = {"tcp_vars": True} if self.tcp_vars else {}
         return {
             **budget,
             **warmup,
+            **tcp_vars,
             "flow_sample_ps": seconds_to_ps(self.flow_sample_s),
             "cwnd_every_ack": self.cwnd_every_ack,
             "queues": [q.to_core() for q in self.queues],
@@ -1304,6 +1318,11 @@ class Scenario(_Model):
                     raise ConfigError(f"flows[{i}].{end}", f"{name!r} is a switch; flows run between hosts")
             if f.src == f.dst:
                 raise ConfigError(f"flows[{i}].dst", f"a flow needs two different hosts (both are {f.src!r})")
+            if f.start_s >= self.duration_s:
+                raise ConfigError(
+                    f"flows[{i}].start_s",
+                    f"the flow starts at {f.start_s:g} s, at or after the run's end (duration_s = {self.duration_s:g})",
+                )
             fname = f.name or f"{f.kind}{i}"
             if fname in names:
                 raise ConfigError(f"flows[{i}].name", f"duplicate flow name {fname!r}")
@@ -1313,6 +1332,11 @@ class Scenario(_Model):
             if w.name in wnames:
                 raise ConfigError(f"workloads[{i}].name", f"duplicate workload name {w.name!r}")
             wnames.add(w.name)
+            if w.start_s >= self.duration_s:
+                raise ConfigError(
+                    f"workloads[{i}].start_s",
+                    f"the tasks start at {w.start_s:g} s, at or after the run's end (duration_s = {self.duration_s:g})",
+                )
             for key in ("clients", "servers"):
                 for j, h in enumerate(getattr(w, key)):
                     if h not in kinds:

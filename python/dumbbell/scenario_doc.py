@@ -60,6 +60,63 @@ sampling period) must fit in the simulated clock, 2^64 ps (about 213 days);
 and the **recording estimate** (periodic recorders: `record.flow_sample_s`,
 `record.queues[].sample_s`) must fit in `record.max_bytes`. Recorders whose
 size depends on the traffic are held to the same budget while the run goes.
+
+## TOML and Python, side by side
+
+A field has the same name in both: a TOML key is a keyword argument of the
+model, and a table with `kind` is the model of that name.
+
+| TOML | Python |
+| --- | --- |
+| `duration_s = 3.0` | `db.Scenario(name=..., duration_s=3.0, ...)` or `db.star(..., duration_s=3)` |
+| `[[links]]` `a = "a"` `b = "s1"` `rate_bps = "100Mbps"` | `db.Link(a="a", b="s1", rate_bps="100Mbps")`; on a built scenario `s.link("a", "s1").rate_bps = "100Mbps"` (parsed and checked on assignment) |
+| `[links.queue_ba]` `kind = "red"` `min_th = 30000` ... | `s.set_queue("s1", "c", db.Red(min_th=30000, ...))` |
+| `[[flows]]` `src = "a"` `dst = "c"` `cc = "dctcp"` | `s.add_flow(db.TcpFlow(src="a", dst="c", cc="dctcp"))` |
+| `cc = { kind = "cubic", hystart = false }` | `cc=db.Cubic(hystart=False)` |
+| `tcp = { mss_bytes = 1460 }` | `tcp=db.TcpOptions(mss_bytes=1460)` |
+| `[record]` `flow_sample_s = "10ms"` | `s.record.flow_sample_s = "10ms"` |
+| `[[record.queues]]` `node = "s1"` `peer = "c"` | `s.record.queues.append(db.QueueRecord(node="s1", peer="c"))` |
+
+`s.to_toml()` prints any scenario built in Python as this file format, and
+`db.Scenario.from_toml(path)` reads one; `s.to_core()` shows the document
+the core receives (integer picoseconds and bit/s). `examples/dctcp_star.toml`
+is the README's Python scenario as a file.
+
+In a link, `queue_ab` is the queue of `a`'s port toward `b` (traffic from
+`a` to `b` waits there) and `queue_ba` the queue of `b`'s port toward `a`;
+`loss_ab`, `loss_ba` are the loss probabilities of the two directions.
+
+## Node names made by the topology helpers
+
+| helper | nodes | links, in order | where `queue=` goes |
+| --- | --- | --- | --- |
+| `db.star(hosts, rate, delay, switch="s1")` | the hosts (a count N gives `h1` ... `hN`) and the switch `s1` | `host`–`s1` for each host | at `s1`'s port toward each host (`queue_ba` of each link), a copy per port |
+| `db.dumbbell(senders, receivers, access_rate, bottleneck_rate, left="r1", right="r2")` | senders (a count gives `snd1` ...), receivers (`rcv1` ...), routers `r1` and `r2` | `sender`–`r1`, then `r1`–`r2` (the bottleneck), then `r2`–`receiver` | at `r1`'s port toward `r2` (`queue_ab` of the bottleneck); `bottleneck_loss` is that direction's loss |
+| `db.chain(switches, rate, delay, hosts=("a", "b"))` | `a`, `b` and switches `s1` ... `sN` | `a`–`s1`, `s1`–`s2`, ..., `sN`–`b` | at every switch's port toward the next hop from `a` to `b` (`queue_ab` of every link after the first) |
+
+A port given no queue is a drop-tail queue of 1000 packets.
+
+## TCP defaults, and where they come from
+
+Unset fields of `TcpOptions` take these values (the core's
+`TcpConfig::default`, `crates/dumbbell-core/src/config.rs`):
+
+| option | default | where it comes from |
+| --- | --- | --- |
+| `mss_bytes` | 1448 | Linux's MSS on a 1500-byte Ethernet MTU with TCP timestamps: 1500 − 20 (IPv4) − 20 (TCP) − 12 (timestamp option) |
+| `header_bytes` | 40 | IPv4 + TCP without options (RFC 791, RFC 9293). The timestamp option's 12 bytes are not added, so the default packet is **1488 bytes on the wire** (1448 + 40), not Linux's 1500: set `header_bytes = 52` for Linux's wire size, or `mss_bytes = 1460` (with 40) for 1500-byte packets without timestamps, as E1 does. Queue thresholds in bytes (RED's `min_th`) and bandwidth-delay products in packets depend on this size |
+| `init_cwnd_pkts` | 10 | RFC 6928, Linux's `TCP_INIT_CWND` |
+| `rwnd_bytes` | 64 MiB | large enough never to limit the runs here; Linux auto-tunes its receive buffer, which is not modelled (`docs/model.md`) |
+| `sack`, `dsack`, `timestamps`, `rack`, `tlp`, `frto` | on | Linux's defaults (`tcp_sack`, `tcp_dsack`, `tcp_timestamps`, `tcp_recovery` = RACK with TLP, `tcp_frto` = 2); RFC 2018, 2883, 7323, 8985, 5682 |
+| `ecn` | off (DCTCP turns it on) | Linux's `tcp_ecn` = 2 (accept, not request) |
+| delayed ACKs | on, 40 ms timer, 16 quick-ACKs at the start | Linux's `TCP_DELACK_MIN` and quick-ACK mode |
+| RTO | minimum 200 ms, maximum 120 s, initial 1 s | Linux's `TCP_RTO_MIN`, `TCP_RTO_MAX`, `TCP_TIMEOUT_INIT` (RFC 6298) |
+| `dupthresh` | 3 | RFC 5681, Linux's `tcp_reordering` |
+| TSQ | 128 KiB | Linux's `tcp_limit_output_bytes` as older kernels set it (newer ones raised it) |
+
+Times in the output are integer picoseconds; a flow's completion time is
+`flows.completion_ps` (0 if it did not complete), while `flows.end_ps` is
+when it stopped sending or completed, or the run's end (`docs/output.md`).
 """
 
 

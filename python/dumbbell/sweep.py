@@ -22,8 +22,9 @@ The design, in order of what a run goes through:
   :class:`~dumbbell.errors.ConfigError` naming the field and the point.
 - **Seeds.** Repetition 0 of every point runs with the scenario's seed (so a
   one-repetition sweep repeats ``dumbbell run``), repetition ``r`` with
-  ``round_seed(seed, r)``: the same seeds at every point (common random
-  numbers, which makes differences between points less noisy).
+  ``round_seed(seed, r)`` (a SHA-256 of the full 64-bit seed and ``r``):
+  the same seeds at every point (common random numbers, which makes
+  differences between points less noisy).
 - **Identity.** A run is the SHA-256 (first 128 bits, hex) of its fully
   resolved core document (:meth:`Scenario.to_core`, seed included) and the
   simulator's version (:func:`simulator_version`: the Cargo version and a
@@ -92,6 +93,7 @@ __all__ = [
     "run_id_of",
     "simulator_version",
     "round_seed",
+    "SEED_DOMAIN",
     "default_workers",
     "EXECUTORS",
 ]
@@ -106,13 +108,28 @@ def simulator_version() -> str:
     return f"{_native.version()}+{_native.source_hash()}"
 
 
+SEED_DOMAIN = b"dumbbell/round_seed/v1\x00"
+"""Prefix of the bytes hashed by :func:`round_seed` (a version tag, so a
+future change of the derivation cannot silently reuse these seeds)."""
+
+
 def round_seed(seed: int, index: int) -> int:
-    """The seed of run ``index`` of an experiment run with ``seed``: distinct
-    for every (seed, index) with seed < 2^40 and index < 2^24, and a valid
-    64-bit seed."""
-    if not (0 <= index < 1 << 24):
-        raise ValueError(f"run index {index} out of range [0, 2^24)")
-    return ((seed % (1 << 40)) << 24) | index
+    """The seed of run ``index`` (the run key) of an experiment or sweep run
+    with ``seed``; the one derivation every experiment and every sweep
+    repetition uses.
+
+    Spec: the first 8 bytes, read as a little-endian unsigned integer, of
+    ``SHA-256(SEED_DOMAIN || seed as 8 bytes little-endian || index as 8
+    bytes little-endian)``. Both inputs count over their full 64 bits (seeds
+    0 and 2^40 give unrelated runs), the result is a valid 64-bit seed, and
+    distinct (seed, index) pairs collide only by chance (about n²/2^65 for n
+    runs). Raises ``ValueError`` if either input is outside [0, 2^64).
+    """
+    for what, v in (("seed", seed), ("run index", index)):
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 1 << 64:
+            raise ValueError(f"{what} {v!r} out of range [0, 2^64)")
+    digest = hashlib.sha256(SEED_DOMAIN + seed.to_bytes(8, "little") + index.to_bytes(8, "little")).digest()
+    return int.from_bytes(digest[:8], "little")
 
 
 def default_workers() -> int:

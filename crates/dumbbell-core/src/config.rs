@@ -1024,6 +1024,11 @@ pub struct RecordConfig {
     pub queues: Vec<QueueTrace>,
     /// Log every drop and mark with its time, port, flow and reason.
     pub drop_log: bool,
+    /// With each flow sample (or ACK, with `cwnd_every_ack`), also trace
+    /// the TCP sender's loss-recovery state into `cc_vars`, as `tcp.*`
+    /// variables: retransmits, timeouts, recoveries, loss probes, D-SACKs,
+    /// undos so far, and RACK's reordering window.
+    pub tcp_vars: bool,
     /// The end of a warm-up (0: none). When set, the flows table also
     /// gives each flow's goodput after it (`steady_goodput_bps`): the
     /// steady state without slow start.
@@ -1038,6 +1043,7 @@ impl Default for RecordConfig {
             cwnd_every_ack: false,
             queues: Vec::new(),
             drop_log: false,
+            tcp_vars: false,
             warmup_ps: 0,
         }
     }

@@ -581,6 +581,12 @@ fn check_record(cfg: &RunConfig) -> Result<(), ConfigError> {
         || "record.max_bytes".into(),
         " bytes",
     )?;
+    if r.tcp_vars && r.flow_sample_ps == 0 && !r.cwnd_every_ack {
+        return fail(
+            "record.tcp_vars",
+            "traces at each flow sample or ACK: set record.flow_sample_ps or record.cwnd_every_ack too",
+        );
+    }
     for (i, q) in r.queues.iter().enumerate() {
         if q.sample_ps != 0 {
             time_in(q.sample_ps, MIN_SAMPLE_PS, u64::MAX, || {
@@ -725,6 +731,10 @@ pub fn periodic_record_bytes(cfg: &RunConfig) -> (u128, String) {
             per_tick += FLOW_ROW_BYTES as u128;
             if let FlowConfig::Tcp { cc, .. } = fc {
                 per_tick += crate::cc::traced_var_count(cc) as u128 * VAR_ROW_BYTES as u128;
+                if r.tcp_vars {
+                    per_tick +=
+                        crate::tcp::sender::Sender::TRACED_VARS as u128 * VAR_ROW_BYTES as u128;
+                }
             }
         }
         let rows = periodic_rows(0, end, r.flow_sample_ps);
@@ -864,6 +874,31 @@ mod tests {
         assert_eq!(bytes, (1_000_000_000 + 1) * per);
         c.record.max_bytes = MAX_RECORD_MAX_BYTES;
         assert_eq!(check(&c), Ok(()));
+    }
+
+    #[test]
+    fn tcp_vars_need_a_sampler_and_count_in_the_estimate() {
+        let mut c = base();
+        c.record.tcp_vars = true;
+        let e = check(&c).unwrap_err();
+        assert_eq!(e.field, "record.tcp_vars");
+        c.record.flow_sample_ps = 1_000_000_000; // 1 ms over 1 s
+        assert_eq!(check(&c), Ok(()));
+        let (with, _) = periodic_record_bytes(&c);
+        c.record.tcp_vars = false;
+        let (without, _) = periodic_record_bytes(&c);
+        let tcp_flows = c
+            .flows
+            .iter()
+            .filter(|f| matches!(f, FlowConfig::Tcp { .. }))
+            .count() as u128;
+        assert!(tcp_flows > 0);
+        assert_eq!(
+            with - without,
+            1001 * tcp_flows
+                * crate::tcp::sender::Sender::TRACED_VARS as u128
+                * VAR_ROW_BYTES as u128
+        );
     }
 
     #[test]

@@ -270,6 +270,8 @@ struct Recorders {
     flow_sample: Option<Dur>,
     cwnd_every_ack: bool,
     drop_log: bool,
+    /// `record.tcp_vars`: the sender's recovery state joins `cc_vars`.
+    tcp_vars: bool,
     samples: FlowRows,
     cwnd: FlowRows,
     var_names: Vec<&'static str>,
@@ -929,6 +931,7 @@ impl World {
             flow_sample: (r.flow_sample_ps > 0).then(|| Dur::from_ps(r.flow_sample_ps)),
             cwnd_every_ack: r.cwnd_every_ack,
             drop_log: r.drop_log,
+            tcp_vars: r.tcp_vars,
             ..Default::default()
         };
         if r.warmup_ps > 0 && r.warmup_ps < cfg.duration_ps {
@@ -2120,6 +2123,7 @@ fn record_flow(rec: &mut Recorders, every_ack: bool, now: Time, flow: u32, c: &T
     rows.srtt.push(c.sender.rtt.srtt().map_or(0, |d| d.ps()));
     rows.in_flight.push(tp.in_flight());
     rows.state.push(tp.ca_state as u32);
+    let tcp_vars = rec.tcp_vars;
     let names = &mut rec.var_names;
     let (vt, vf, vi, vv) = (
         &mut rec.var_time,
@@ -2127,7 +2131,7 @@ fn record_flow(rec: &mut Recorders, every_ack: bool, now: Time, flow: u32, c: &T
         &mut rec.var_id,
         &mut rec.var_value,
     );
-    c.sender.cc.trace_vars(&mut |name, value| {
+    let mut push = |name: &'static str, value: f64| {
         let id = match names.iter().position(|n| *n == name) {
             Some(i) => i,
             None => {
@@ -2139,7 +2143,11 @@ fn record_flow(rec: &mut Recorders, every_ack: bool, now: Time, flow: u32, c: &T
         vf.push(flow);
         vi.push(id as u32);
         vv.push(value);
-    });
+    };
+    c.sender.cc.trace_vars(&mut push);
+    if tcp_vars {
+        c.sender.trace_vars(&mut push);
+    }
 }
 
 #[cfg(test)]

@@ -274,6 +274,97 @@ fn rack_tolerates_a_reordering_link_where_dupthresh_retransmits() {
     assert!(goodput_dup <= goodput);
 }
 
+/// Reordering deeper than RACK's first window (RFC 8985 §6.2 step 4,
+/// Linux `tcp_rack_update_reo_wnd`): 1 % of the bottleneck's packets are
+/// held 12 ms, RTT 20 ms, so min RTT/4 = 5 ms is too short and RACK
+/// retransmits the held packets spuriously at first. Each retransmission
+/// comes back as a D-SACK; once per round trip a D-SACK widens the window
+/// by one min RTT/4 step, and the widening persists for 16 recoveries.
+/// Three steps (15 ms) cover the 12 ms: the spurious retransmissions stop.
+/// Counted per 250 ms interval from the sender's traced state
+/// (`record.tcp_vars`).
+#[test]
+fn rack_widens_its_reordering_window_on_dsacks_until_spurious_retransmits_stop() {
+    let (nodes, mut links) = path(100_000_000, 10 * MS, json!({"limit_pkts": 1000}), 0.0);
+    links[1]["reorder_ab"] = json!(0.01);
+    links[1]["reorder_delay_ps"] = json!(12 * MS);
+    let tcp = json!({"rwnd_bytes": 300 * 1448});
+    let flows = vec![
+        json!({"kind": "tcp", "name": "f", "src": "snd", "dst": "rcv",
+                            "cc": {"kind": "reno"}, "tcp": tcp}),
+    ];
+    let rec = json!({"flow_sample_ps": 250 * MS, "tcp_vars": true});
+    let out = go(&config(7, 5 * S, nodes, links, flows, rec));
+    assert_eq!(out.summary_u64("packets_dropped"), 0, "nothing is lost");
+    let vars = out.table("cc_vars").unwrap();
+    let names = match vars.column("var").unwrap() {
+        dumbbell_core::trace::Column::Str(v) => v.clone(),
+        _ => unreachable!(),
+    };
+    let values = vars.f64s("value").unwrap();
+    let series = |name: &str| -> Vec<f64> {
+        (0..names.len())
+            .filter(|&i| names[i] == name)
+            .map(|i| values[i])
+            .collect()
+    };
+    let tcp_names: std::collections::BTreeSet<_> =
+        names.iter().filter(|n| n.starts_with("tcp.")).collect();
+    assert_eq!(
+        tcp_names.len(),
+        dumbbell_core::tcp::sender::Sender::TRACED_VARS
+    );
+    let per_interval = |name: &str| -> Vec<u64> {
+        let s = series(name);
+        let mut prev = 0.0;
+        s.iter()
+            .map(|&v| {
+                let d = (v - prev) as u64;
+                prev = v;
+                d
+            })
+            .collect()
+    };
+    let retx = per_interval("tcp.retransmits");
+    let dsacks = per_interval("tcp.dsack_dups");
+    let steps = series("tcp.rack_reo_wnd_steps");
+    let wnd_us = series("tcp.rack_reo_wnd_us");
+    eprintln!("retransmits per 250 ms: {retx:?}");
+    eprintln!("D-SACKs per 250 ms: {dsacks:?}");
+    eprintln!("reo_wnd steps: {steps:?}");
+    eprintln!("reo_wnd (us): {wnd_us:?}");
+    assert_eq!(retx.len(), 20);
+    // At first the 5 ms window is too short: spurious retransmissions, each
+    // reported back as a D-SACK (nothing was lost).
+    let early: u64 = retx[..4].iter().sum();
+    assert!(
+        early >= 3,
+        "no spurious retransmission in the first second: {retx:?}"
+    );
+    let all_retx: u64 = retx.iter().sum();
+    let all_dsacks: u64 = dsacks.iter().sum();
+    assert!(
+        all_dsacks + 2 >= all_retx && all_dsacks <= all_retx,
+        "{all_dsacks} vs {all_retx}"
+    );
+    // The window grew past the 12 ms of reordering and stayed there.
+    let last_steps = *steps.last().unwrap();
+    assert!(last_steps >= 3.0, "{steps:?}");
+    assert!(*wnd_us.last().unwrap() >= 12_000.0, "{wnd_us:?}");
+    assert!(
+        steps.windows(2).all(|w| w[1] >= w[0]),
+        "the window never shrank: {steps:?}"
+    );
+    // Then no more: the second half of the run has not one retransmission,
+    // while some 200 packets were held 12 ms in it.
+    let late: u64 = retx[10..].iter().sum();
+    assert_eq!(late, 0, "{retx:?}");
+    assert!(
+        col_u64(&out, "flows", "data_pkts_sent")[0] > 30_000,
+        "the flow ran at the link's pace"
+    );
+}
+
 /// A UDP source at 120 Mb/s of payload into a 100 Mb/s link that loses
 /// 20 % of the packets. Lost on the wire (after serialization, as an
 /// impaired link), every packet takes its serialization time: the link is

@@ -1,4 +1,4 @@
-"""The seed papers' experiments, one module each, with the published numbers.
+"""The reproduced papers' experiments, one module each, with the published numbers.
 
 Each experiment module provides ``NAME``, ``run(scale="quick"|"paper",
 seed=1, progress=None) -> ExperimentResult``, ``figures(result, out_dir)``
@@ -7,12 +7,17 @@ and ``report(result)`` (a human table, the paper's numbers beside ours).
 
 Registered so far:
 
-- ``dctcp-queue`` (E1, seed 002): :mod:`dumbbell.experiments.dctcp_queue`;
-- ``hysteresis`` (E2, hysteresis marking and packet return on a software
-  switch): :mod:`dumbbell.experiments.hysteresis`;
-- ``lossy-cc`` (E3, seed 001): :mod:`dumbbell.experiments.lossy_cc`;
+- ``dctcp-queue`` (E1, the Mininet-HiFi reproduction of DCTCP's queue
+  micro-benchmark): :mod:`dumbbell.experiments.dctcp_queue`;
+- ``hysteresis`` (E2, Silva, Vieira and Nacif: hysteresis marking and
+  packet return on a software switch): :mod:`dumbbell.experiments.hysteresis`;
+- ``lossy-cc`` (E3, Madeira and Mattos: Linear, Fractional, Expolinear):
+  :mod:`dumbbell.experiments.lossy_cc`;
 - ``rafle`` (E4, Mussi and Ribeiro's RAFLE paper): :mod:`dumbbell.experiments.rafle`;
-- ``highspeed`` (E5, seed 004): :mod:`dumbbell.experiments.highspeed`.
+- ``highspeed`` (E5, de Rezende, Costa and Rubinstein: HighSpeed TCP):
+  :mod:`dumbbell.experiments.highspeed`.
+
+The citations are in :mod:`dumbbell.papers`.
 
 Experiments with many runs share :mod:`dumbbell.experiments.repeat`
 (parallel runs on local cores, repetitions, Student-t intervals).
@@ -32,6 +37,7 @@ from typing import Any
 import polars as pl
 
 from ..errors import ConfigError
+from ..papers import PAPERS as _PAPERS
 
 __all__ = ["EXPERIMENTS", "PAPERS", "SCALES", "ExperimentResult", "get", "check_scale", "check_parts", "Progress"]
 
@@ -47,41 +53,11 @@ EXPERIMENTS: dict[str, str] = {
 SCALES = ("quick", "paper")
 
 PAPERS: dict[str, dict[str, str]] = {
-    "dctcp-queue": {
-        "id": "E1",
-        "title": "DCTCP queue occupancy",
-        "paper": "N. Handigol, B. Heller, V. Jeyakumar and B. Lantz, the Mininet-HiFi reproduction of the "
-                 "DCTCP queue-occupancy micro-benchmark of M. Alizadeh et al., \"Data Center TCP (DCTCP)\", "
-                 "ACM SIGCOMM 2010",
-    },
-    "hysteresis": {
-        "id": "E2",
-        "title": "DCTCP with hysteresis marking and packet return in P4 switches",
-        "paper": "V. L. G. Silva, M. A. M. Vieira and J. A. M. Nacif, \"Data Center TCP com Histerese em "
-                 "Switches P4\" (UFV, UFMG)",
-    },
-    "lossy-cc": {
-        "id": "E3",
-        "title": "Linear, Fractional and Expolinear under loss and delay",
-        "paper": "M. V. da Costa Madeira and D. M. F. Mattos, \"Algoritmos de Controle de Congestionamento "
-                 "Justos e Eficientes para Aplicações TCP em Redes Sensíveis a Perda de Pacotes e a Atrasos\" (UFF)",
-    },
-    "rafle": {
-        "id": "E4",
-        "title": "RAFLE: stateless short/long flow differentiation",
-        "paper": "S. S. Mussi and M. R. N. Ribeiro, \"RAFLE: Uma Proposta para Diferenciação de Fluxos sem "
-                 "Manutenção de Estados em Roteadores\" (UFES)",
-    },
-    "highspeed": {
-        "id": "E5",
-        "title": "HighSpeed TCP against TCP at 1 Gb/s",
-        "paper": "J. F. de Rezende, L. H. M. K. Costa and M. G. Rubinstein, \"Avaliação Experimental e "
-                 "Simulação do Protocolo TCP em Redes de Alta Velocidade\"",
-    },
+    name: {"id": p.label, "title": p.title, "paper": p.citation} for name, p in _PAPERS.items()
 }
-"""Experiment name → its label (E1..E5), a short title, and the paper it
-reproduces (authors and title, as our copies give them; venues and years
-are not printed in those copies)."""
+"""Experiment name → its label (E1..E5), a short title, and the citation of
+the paper it reproduces (from :mod:`dumbbell.papers`, the one table of
+citations)."""
 
 Progress = Callable[[str], None]
 """Receives one line of progress (the CLI prints it on stderr)."""
@@ -177,3 +153,12 @@ class ExperimentResult:
         atomic_write_text(d / "result.json", json.dumps(self.to_json_doc(), indent=2, allow_nan=False) + "\n")
         written.append(d / "result.json")
         return written
+
+
+def __getattr__(name: str) -> ModuleType:
+    # `dumbbell.experiments.dctcp_queue` works after a bare `import dumbbell`:
+    # each experiment module is imported on first use.
+    modules = {path.rsplit(".", 1)[1] for path in EXPERIMENTS.values()} | {"repeat"}
+    if name in modules:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,5 @@
-"""E1 ``dctcp-queue``: the DCTCP queue-occupancy micro-benchmark (seed 002).
+"""E1 ``dctcp-queue``: the DCTCP queue-occupancy micro-benchmark (Handigol, Heller,
+Jeyakumar and Lantz's Mininet-HiFi reproduction; see :mod:`dumbbell.papers`).
 
 The Mininet-HiFi team reproduced a micro-benchmark of the DCTCP paper
 (Alizadeh et al., SIGCOMM 2010): hosts A, B and C on one switch, A and B each
@@ -24,7 +25,7 @@ The setup here:
   and 10 Gb/s (which it could not emulate). At 10 Gb/s K is 65 packets
   (min 97500 B, max 105000 B, ``burst`` 65 so that Wlog is again 1), the
   threshold the DCTCP paper recommends for 10 Gb/s; at 1 Gb/s K stays 20
-  packets (seed 002 gives no other value for its 1 Gb/s run);
+  packets (the Mininet-HiFi write-up gives no other value for its 1 Gb/s run);
 - host noise: the senders' access links (``a``–``s1``, ``b``–``s1``) add a
   uniform random delay of up to 5 µs per packet (``host_jitter_s``; FIFO
   order kept). Real hosts, and Mininet-HiFi's, have timer and scheduling
@@ -57,7 +58,7 @@ Measured per (cc, rate), over the measurement window:
   count, ``dequeue_pairs`` says how many), and ``dequeue_interval_p50_s``
   the median of those Δt.
 
-The paper's numbers (``PAPER``) are the ones seed 002 states; figures mirror
+The paper's numbers (``PAPER``) are the ones the Mininet-HiFi write-up states; figures mirror
 its Figure 2 (queue over time and its CDF, TCP beside DCTCP) per rate, and
 its Figure 3 (CCDF of the inter-dequeue deviation).
 
@@ -89,6 +90,7 @@ from .. import analysis
 from ..run import Result
 from ..scenario import CoDel, DropTail, FqCoDel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
 from ..topology import star
+from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, run_jobs
 
@@ -279,7 +281,7 @@ def _rate_label(rate_bps: int) -> str:
     return f"{rate_bps} b/s"
 
 
-SOURCE = "seed 002"
+SOURCE = "Mininet-HiFi write-up"
 
 PAPER: list[dict[str, Any]] = [
     {"metric": "k_pkts", "cc": "dctcp", "rate_bps": 100_000_000, "relation": "=", "value": 20.0,
@@ -301,7 +303,7 @@ PAPER: list[dict[str, Any]] = [
     {"metric": "utilization", "cc": "dctcp", "rate_bps": 1_000_000_000, "relation": "~", "value": 0.80,
      "source": f"{SOURCE}: at 1 Gb/s Mininet-HiFi's bottleneck utilization falls to ~80 % of hardware's (CPU saturated)"},
 ]
-"""What seed 002 states, each tied to the metric and case it concerns."""
+"""What the Mininet-HiFi write-up states, each tied to the metric and case it concerns."""
 
 
 def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
@@ -370,7 +372,7 @@ def run(
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
-    """Per rate, queue over time and its CDF, TCP beside DCTCP (like seed 002
+    """Per rate, queue over time and its CDF, TCP beside DCTCP (like the write-up's
     Figure 2); per rate with comparison rows, TCP under CoDel, FQ-CoDel and
     PIE beside DCTCP; and the CCDF of inter-dequeue deviation (like its
     Figure 3)."""
@@ -445,7 +447,7 @@ def report(result: ExperimentResult) -> str:
         ("goodput_bps", "goodput"), ("dequeue_dev_p99_pct", "dev p99%"),
         ("dequeue_dev_frac_over_10pct", "dev>10%"),
     ]
-    lines = [f"E1 {NAME} (seed 002): scale {result.scale}, seed {result.seed}; queue in packets"]
+    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; queue in packets"]
     table = [[h for _, h in cols]]
     for r in result.rows.iter_rows(named=True):
         table.append([_rate_label(r[c]) if c == "rate_bps" else _fmt(r[c], c) for c, _ in cols])

@@ -1,4 +1,5 @@
-"""E5 ``highspeed``: TCP against HighSpeed TCP at 1 Gb/s (seed 004).
+"""E5 ``highspeed``: TCP against HighSpeed TCP at 1 Gb/s (de Rezende, Costa and Rubinstein;
+see :mod:`dumbbell.papers`).
 
 Rezende, Costa and Rubinstein measured TCP and HSTCP (RFC 3649) between two
 Linux PCs through NIST Net and in ns-2, varying latency and random loss, and
@@ -35,7 +36,7 @@ dumbbell runs them:
   congestion losses happen.
 
 Both parts use Reno (with SACK; ns-2's ``Sack1`` and Linux 2.4's TCP) for
-"TCP" and ``highspeed`` in its formula mode (seed 004 eq. 12–13; ns-2's
+"TCP" and ``highspeed`` in its formula mode (the paper's eq. 12–13; ns-2's
 implementation) for HSTCP. Each ``single`` row also carries the response
 functions' prediction: ``window_pkts`` is our average window
 (goodput · RTT / MSS), ``model_window_pkts`` the paper's w = 1.2/√p (TCP)
@@ -49,7 +50,7 @@ numbers, sit above the model. ``tests/highspeed.rs`` checks the steady
 state against the response functions.
 
 Where dumbbell and the paper differ, and why: the paper's figures are not
-in our copy of seed 004, only its text, so the ``paper`` table holds what
+in our copy of the paper, only its text, so the ``paper`` table holds what
 the text states (TCP and HSTCP both fill the link at 0 ms; HSTCP's gain
 grows with RTT; at 1e-4 both fall to a similar low rate; experimental
 curves sit below simulation above 600 Mb/s because of the 700 Mb/s PCI
@@ -91,6 +92,7 @@ from typing import Any
 import polars as pl
 
 from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
@@ -198,7 +200,7 @@ def wan_scenario(cc: str, flows: int, duration_s: float) -> Scenario:
 
 
 def model_window(cc: str, p: float) -> float:
-    """The response functions of seed 004: w = 1.2/√p for TCP (eq. 5) and
+    """The response functions of the paper: w = 1.2/√p for TCP (eq. 5) and
     w = 0.12/p^0.835 for HSTCP (RFC 3649; eq. 9 rounds the exponent to
     0.83), TCP's below Low_Window (p above Low_P = 1e-3)."""
     tcp = 1.2 / math.sqrt(p)
@@ -277,7 +279,7 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-_SRC = "seed 004"
+_SRC = "de Rezende, Costa and Rubinstein"
 
 
 def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
@@ -368,7 +370,7 @@ def run(
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
-    """Like seed 004's Figures 3–5 (goodput against loss, one per latency,
+    """Like the paper's Figures 3–5 (goodput against loss, one per latency,
     TCP and HSTCP, full speed and capped, with the response functions'
     prediction dashed) and Figure 6 (aggregate goodput against N)."""
     import numpy as np
@@ -423,7 +425,7 @@ def report(result: ExperimentResult) -> str:
     """Plain-text tables (Mb/s, mean ± 95 % CI; the response function's
     goodput in brackets) and the paper's claims beside ours."""
     rows = result.rows
-    lines = [f"E5 {NAME} (seed 004): scale {result.scale}, seed {result.seed}; goodput in Mb/s over the whole run, "
+    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; goodput in Mb/s over the whole run, "
              "mean ± 95 % CI (steady: after the warm-up) [model]"]
     single = rows.filter(pl.col("part") == "single")
     for capped in (False, True):

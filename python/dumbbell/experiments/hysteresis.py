@@ -190,6 +190,7 @@ from ..scenario import (
     TcpOptions,
     UdpFlow,
 )
+from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, round_seed, run_jobs
 
@@ -866,8 +867,9 @@ def report(result: ExperimentResult) -> str:
     σ, relative error), and part ``hardware``."""
     sw: SoftwareSwitch = result.data.get("switch", CALIBRATED)
     lines = [
-        f"E2 {NAME}: {PAPER_REF}",
-        f"scale {result.scale}, seed {result.seed}; TCP throughput in Mb/s, mean ± σ over runs",
+        cite(NAME),
+        f"  {citation(NAME)}",
+        f"scale {result.scale}, run seed {result.seed}; TCP throughput in Mb/s, mean ± σ over runs",
         f"software switch: pipeline {sw.capacity_pps:.1f} pkt/s (buffer {sw.buffer_pkts}), ports served at "
         f"{sw.service_pps:.1f} pkt/s (queue {sw.queue_pkts}); calibrated on case A, single threshold, H1 = 3.42 Mb/s",
     ]

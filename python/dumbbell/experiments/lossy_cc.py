@@ -1,5 +1,6 @@
 """E3 ``lossy-cc``: the Linear, Fractional and Expolinear controls against
-BBR, Cubic, Reno and Vegas under bandwidth, loss and delay (seed 001).
+BBR, Cubic, Reno and Vegas under bandwidth, loss and delay (Madeira and Mattos;
+see :mod:`dumbbell.papers`).
 
 Madeira and Mattos proposed three loss-based controls and measured them in
 KVM virtual machines: two clients (A, B), a Linux router shaping the link to
@@ -61,7 +62,7 @@ Goodput is iperf's: payload delivered in order over the flow's whole life
 (slow start included), per round; rows give the mean over rounds, the 99 %
 Student-t half-width and the number of rounds.
 
-The seed-001 controls run with the paper's equations (a loss reduces the
+The paper's controls run with the paper's equations (a loss reduces the
 window; ``module_hook`` false, see ``cc/seed001.rs``): the authors' modules,
 loaded fresh, collapse to 2–3 packets on a connection's first loss (their
 ``ssthresh`` hook enters recovery on the initial b_r of 1). With that hook
@@ -103,7 +104,7 @@ Where dumbbell and the paper differ, and why:
   reproduce. Kernel versions differ at that cliff; the paper does not name
   the VMs' kernel beyond Ubuntu 24.04 (Linux 6.8).
 - The authors' kernel modules keep their state in globals shared by every
-  connection (seed 001's code, see ``cc/linear.rs``); dumbbell keeps it per
+  connection (the authors' code, see ``cc/linear.rs``); dumbbell keeps it per
   connection. In the cordiality runs the paper's two clients ran on
   separate VMs, so each module had one connection and this does not matter.
 
@@ -122,6 +123,7 @@ from typing import Any
 import polars as pl
 
 from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
@@ -383,9 +385,9 @@ PAPER_TABLES: dict[str, list[list[tuple[float, float]]]] = {
         [(1.01, 0.001), (0.91, 0.021), (1.00, 0.006)],
     ],
 }
-"""Seed 001 Tables 1 and 2: cordiality x = a/b, a the column's control."""
+"""The paper's Tables 1 and 2: cordiality x = a/b, a the column's control."""
 
-_SRC = "seed 001"
+_SRC = "Madeira and Mattos"
 
 
 def _claims() -> list[dict[str, Any]]:
@@ -557,7 +559,7 @@ _LABEL = {"bbr": "BBR", "cubic": "Cubic", "reno": "Reno", "vegas": "Vegas", "exp
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
-    """Figures like seed 001's 2b, 3a, 3b, 4a, 4b, 5a and 5b: mean goodput
+    """Figures like the paper's 2b, 3a, 3b, 4a, 4b, 5a and 5b: mean goodput
     with 99 % intervals against the swept value, one line per control."""
     from .. import plots
 
@@ -604,7 +606,7 @@ def report(result: ExperimentResult) -> str:
     """Plain-text tables: each part's means ± 99 % CI, the cordiality tables
     beside the paper's, and the paper's claims with our ratios."""
     rows = result.rows
-    lines = [f"E3 {NAME} (seed 001): scale {result.scale}, seed {result.seed}; goodput in Mb/s, mean ± 99 % CI"]
+    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; goodput in Mb/s, mean ± 99 % CI"]
     for part, xcol, fmt in (("bandwidth", "rate_bps", lambda v: f"{v / 1e6:g}M"), ("loss", "loss", lambda v: f"{v:.0%}"),
                             ("delay", "delay_ms", lambda v: f"{v:g}ms"), ("loss-rtt", None, None)):
         f = rows.filter(pl.col("part") == part)

@@ -143,6 +143,7 @@ from .. import fairshare, filebase
 from ..errors import SimulationError
 from ..scenario import DropTail, Link, Node, Scenario, TcpOptions, Workload
 from ..workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
+from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
@@ -883,7 +884,7 @@ def report(result: ExperimentResult) -> str:
     """Plain-text tables: ours (mean ± 95 % CI over realizations) beside the
     paper's Tables 1–4."""
     rows, paper = result.rows, result.paper
-    lines = [f"E4 {NAME}: {PAPER}", f"scale {result.scale}, seed {result.seed}; times in s, gains in %"]
+    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; times in s, gains in %"]
 
     def get(part, cls, sch, bin_kb=None, n=None):
         f = rows.filter((pl.col("part") == part) & (pl.col("classifier") == cls) & (pl.col("scheduler") == sch))

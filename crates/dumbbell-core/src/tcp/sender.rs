@@ -619,7 +619,10 @@ impl Sender {
         // 2. in_ack_event; 3. pkts_acked.
         self.notify_ack(p, &f, ca_rtt, prior_in_flight);
 
-        // 4. RACK's reordering window; the tail-loss-probe episode.
+        // 4. RACK's reordering window; the tail-loss-probe episode. Linux
+        //    skips a sample whose `prior_delivered` is 0; its client counts
+        //    the SYN-ACK as delivered, so data never has 0 there: ours does
+        //    not count the handshake, hence the floor of 1.
         if self.rack_on() && rs.delivered.is_some() {
             self.rack
                 .update_reo_wnd(rs.prior_delivered.max(1), self.tp.delivered);
@@ -2230,6 +2233,32 @@ impl Sender {
 
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
+    }
+
+    /// How many variables [`Sender::trace_vars`] gives per sample.
+    pub const TRACED_VARS: usize = 12;
+
+    /// The loss-recovery state for tracing (`record.tcp_vars`), as
+    /// (name, value) pairs: the counters of [`SenderStats`] so far, and
+    /// RACK's reordering window (RFC 8985 §6.2) as the next detection
+    /// outside recovery would use it.
+    pub fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        let s = &self.stats;
+        out("tcp.retransmits", s.retransmits as f64);
+        out("tcp.timeouts", s.timeouts as f64);
+        out("tcp.recoveries", s.recoveries as f64);
+        out("tcp.loss_probes", s.loss_probes as f64);
+        out("tcp.dsack_dups", s.dsack_dups as f64);
+        out("tcp.undos", s.undos as f64);
+        out("tcp.spurious_rtos", s.spurious_rtos as f64);
+        out("tcp.reordering", self.reordering as f64);
+        out("tcp.rack_reord_seen", self.rack.reord_seen as u8 as f64);
+        out("tcp.rack_reo_wnd_steps", self.rack.reo_wnd_steps as f64);
+        out("tcp.rack_reo_wnd_persist", self.rack.reo_wnd_persist as f64);
+        let wnd = self
+            .rack
+            .reo_wnd(false, 0, self.reordering, self.tp.min_rtt, self.tp.srtt);
+        out("tcp.rack_reo_wnd_us", wnd.ps() as f64 / 1e6);
     }
 }
 
