@@ -22,6 +22,14 @@ def test_benchmark_scenarios():
     assert len(m["flows"]) == 1000 and len({f["name"] for f in m["flows"]}) == 1000
     assert [f["start_ps"] for f in m["flows"][:3]] == [0, 10**8, 2 * 10**8]  # 0.1 ms apart
     assert {f["cc"]["kind"] for f in m["flows"]} == {"cubic"}
+    # Reno in Rust and in Python: the same path and flow, only the control differs
+    rust, py = bench.scenario_for("reno-1g"), bench.scenario_for("reno-py-1g")
+    assert rust.to_core()["links"] == c1["links"] and rust.duration_s == 10.0
+    assert rust.to_core()["flows"][0]["cc"] == {"kind": "reno"}
+    assert py.to_core()["flows"][0]["cc"] == {"kind": "external", "id": "flows[0].cc"}
+    assert type(py.python_controls()["flows[0].cc"]).__name__ == "RenoPy"
+    strip = lambda d: {**d, "flows": [{**f, "cc": None} for f in d["flows"]]}  # noqa: E731
+    assert strip(py.to_core()) == strip(rust.to_core())
     d = bench.scenario_for("dctcp-100m").to_core()
     assert d["duration_ps"] == 20 * 10**12 and d["record"]["queues"] == [] and d["record"]["flow_sample_ps"] == 0
 

@@ -1,4 +1,4 @@
-"""E1 (seed 002) at quick scale: what the physics says.
+"""E1 `dctcp-queue` (the Mininet-HiFi DCTCP write-up) at quick scale: what the physics says.
 
 At 100 Mb/s with K = 20 packets, DCTCP holds the bottleneck queue near K
 while Reno's drop-tail queue saws up to the 425-packet buffer; both keep the
@@ -8,6 +8,9 @@ one serialization time apart.
 
 from __future__ import annotations
 
+import json
+
+import polars as pl
 import pytest
 
 from dumbbell.experiments import dctcp_queue
@@ -80,7 +83,7 @@ def test_paper_rows(e1):
     assert {"metric", "cc", "rate_bps", "relation", "value", "ours", "source"} <= set(paper.columns)
     k = paper.filter((paper["metric"] == "k_pkts"))
     assert k["value"][0] == 20 and k["ours"][0] == 20
-    assert all("002" in s for s in paper["source"])
+    assert all(s.startswith("Mininet-HiFi write-up") for s in paper["source"])
 
 
 def test_same_seed_same_rows():
@@ -91,9 +94,41 @@ def test_same_seed_same_rows():
 
 def test_figures(e1, tmp_path):
     paths = dctcp_queue.figures(e1, tmp_path)
-    assert [p.name for p in paths] == ["queue_100Mbps.png", "queue_aqm_comparison_100Mbps.png", "dequeue_ccdf.png"]
+    assert [p.name for p in paths] == ["queue_100Mbps.png", "queue_aqm_comparison_100Mbps.png"]  # no empty CCDF
     assert all(p.stat().st_size > 10_000 for p in paths)
     assert "The paper beside ours" in dctcp_queue.report(e1)
+
+
+def test_claims_carry_verdicts(e1, e1_fast):
+    from .claims_check import check_claims, check_count_line
+
+    for res in (e1, e1_fast):
+        text = dctcp_queue.report(res)
+        rows = res.paper.to_dicts()
+        check_count_line(text, rows)
+        check_claims(rows, text, json.dumps(res.to_json_doc()))
+    # At 1 Gb/s the two claims about Mininet-HiFi's own error differ, by
+    # construction (exact links), and say where that is explained.
+    differ = e1_fast.paper.filter(pl.col("verdict") == "differs")
+    assert set(differ["metric"]) == {"dequeue_dev_frac_over_100pct", "utilization"}
+    assert set(differ["doc"]) == {"docs/experiments/e1.md#link-fidelity-at-1-gbs"}
+
+
+def test_no_empty_deviation_figure(e1, tmp_path):
+    """Every deviation is 0 on exact links: the CCDF would be empty, so it
+    is not written, and the report says why."""
+    import numpy as np
+
+    assert all(float(np.max(d["dev_pct"])) == 0.0 for d in e1.data.values() if np.size(d["dev_pct"]))
+    names = {p.name for p in dctcp_queue.figures(e1, tmp_path)}
+    assert "dequeue_ccdf.png" not in names and names == {"queue_100Mbps.png", "queue_aqm_comparison_100Mbps.png"}
+    assert "no CCDF figure is written" in dctcp_queue.report(e1)
+    # Where some deviation is not 0, the figure is written.
+    import copy
+
+    noisy = copy.copy(e1)
+    noisy.data = {k: {**v, "dev_pct": np.concatenate([v["dev_pct"], [12.5]])} for k, v in e1.data.items()}
+    assert "dequeue_ccdf.png" in {p.name for p in dctcp_queue.figures(noisy, tmp_path / "noisy")}
 
 
 # ---------------------------------------------------------------- comparison: CoDel, FQ-CoDel, PIE

@@ -266,3 +266,12 @@ def test_good_software_switch_options_run(tmp_path):
     assert s.to_core()["nodes"][0]["pipeline"] == {"capacity_pps": 1000.0, "buffer_pkts": 10}
     assert s.to_core()["links"][0]["queue_ba"]["feedback"]["kind"] == "hysteresis"
     assert db.run(s).summary["conservation_ok"]
+
+
+def test_claims_carry_verdicts(quick):
+    from .claims_check import check_claims, check_count_line
+
+    text = e2.report(quick)
+    rows = quick.paper.to_dicts()
+    check_count_line(text, rows)
+    check_claims(rows, text, json.dumps(quick.to_json_doc()))

@@ -117,3 +117,37 @@ def test_priority_lets_short_web_flows_skip_the_queue(doc):
 def test_unknown_parts_are_refused():
     with pytest.raises(ValueError, match="unknown parts"):
         e4.run("quick", parts=("everything",))
+
+
+def test_claims_carry_verdicts(doc):
+    import csv
+
+    from .claims_check import check_claims, check_count_line
+
+    rows = doc["paper"]
+    check_count_line(doc["_stderr"], rows)
+    with open(doc["_out"] / "paper.csv", newline="") as f:
+        csv_rows = [{k: (v or None) if k in ("reason", "doc") else v for k, v in r.items()} for r in csv.DictReader(f)]
+    assert [r["verdict"] for r in csv_rows] == [r["verdict"] for r in rows]
+    check_claims(rows, doc["_stderr"])
+
+
+def test_a_lossless_fifo_finishes_the_base_at_the_links_rate(doc):
+    # Nothing is dropped, so drop-tail is work-conserving: the last task
+    # ends when the link has carried the base with its headers plus every
+    # retransmitted segment (spurious ones: behind a queue of minutes, a
+    # 1 s initial RTO, or the RTO a SYN timeout leaves behind, fires before
+    # the ACK comes back). The control dialogues add well under 1 %.
+    from dumbbell import filebase
+
+    dt = one(doc, part="simultaneous", classifier="droptail", scheduler="fifo", bin_kb="all")
+    base = filebase.load()
+    mss, hdr = 1448, 40
+    wire_bytes = sum(b + hdr * -(-b // mss) for b in base) + dt["retransmits"] * (mss + hdr)
+    expect_s = wire_bytes * 8 / e4.LINK_BPS
+    assert dt["makespan_s"] == pytest.approx(expect_s, rel=0.02)
+    # Spurious retransmissions stay a few percent of the base's segments:
+    # timestamps (Eifel) and F-RTO undo the timeouts, and a SYN-ACK that
+    # echoes a late SYN's timestamp gives the data connection a real RTT.
+    segments = sum(-(-b // mss) for b in base)
+    assert dt["retransmits"] < 0.03 * segments

@@ -103,8 +103,21 @@ def test_giga_data_file_defines_a_connected_wan():
 
 def test_figures_and_json(quick, tmp_path):
     paths = e5.figures(quick, tmp_path)
-    assert {p.name for p in paths} == {"fig3_latency_0ms.png", "fig4_latency_40ms.png", "fig6_wan_flows.png"}
+    assert {p.name for p in paths} == {"goodput_vs_loss_latency_0ms.png", "goodput_vs_loss_latency_40ms.png",
+                                          "wan_goodput_vs_flows.png"}
     assert all(p.stat().st_size > 10_000 for p in paths)
     doc = quick.to_json_doc()
     assert doc["experiment"] == "highspeed" and len(doc["rows"]) == quick.rows.height
     assert "E5 highspeed" in e5.report(quick)
+
+
+def test_claims_carry_verdicts(quick):
+    import json
+
+    from .claims_check import check_claims, check_count_line
+
+    text = e5.report(quick)
+    rows = quick.paper.to_dicts()
+    check_count_line(text, rows)
+    assert quick.rows["samples"].max() == 2 and "[" in text
+    check_claims(rows, text, json.dumps(quick.to_json_doc()))

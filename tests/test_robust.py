@@ -59,6 +59,8 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Bbr": {},
     "HighSpeed": {},
     "Vegas": {},
+    "PythonCc": {"control": db.RenoPy()},
+    "Registered": {"kind": "scalable"},
     "TcpOptions": {},
     "Netem": {},
     "TcpFlow": {"src": "a", "dst": "b"},

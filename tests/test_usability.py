@@ -190,7 +190,7 @@ def test_the_default_packet_is_1488_bytes_on_the_wire():
     r = db.run(s)
     sizes = r.dequeues("a", "s1")["size_bytes"]
     assert sizes.max() == 1488
-    for doc in ("docs/model.md",):
+    for doc in ("docs/model.md", "docs/experiments/e1.md", "docs/scenario.md"):
         assert "1488" in (REPO / doc).read_text(), doc
 
 
@@ -275,3 +275,56 @@ def test_run_plot_writes_figures_beside_the_parquet(cli, tmp_path):
     assert back.flows["bytes_delivered"].sum() > 0
     res = cli("run", str(toml), "--plot")
     assert res.code == 2 and "--plot" in res.stderr and "--out" in res.stderr
+
+
+def test_completion_ps_is_the_completion_time_and_end_ps_is_not():
+    s = db.star(["a", "b", "c"], rate="100Mbps", delay="50us", duration_s=0.5)
+    s.add_flow(db.TcpFlow(name="short", src="a", dst="c", bytes=200_000, start_s=0.01))
+    s.add_flow(db.TcpFlow(name="bulk", src="b", dst="c"))
+    f = db.run(s).flows
+    short, bulk = f.row(0, named=True), f.row(1, named=True)
+    assert short["bytes_delivered"] == 200_000
+    fct_s = (short["completion_ps"] - short["start_ps"]) / 1e12
+    assert 200_000 * 8 / 100e6 < fct_s < 0.2  # at least its bytes' serialization, done well before the end
+    assert short["end_ps"] >= short["completion_ps"] > short["start_ps"]
+    assert bulk["completion_ps"] == 0 and bulk["end_ps"] == 500_000_000_000
+    text = (REPO / "docs" / "output.md").read_text()
+    assert "Which is the completion time" in text and "completion_ps −" in text
+
+
+def test_run_progress_is_quiet_when_stderr_is_not_a_terminal(monkeypatch):
+    """Progress lines (simulated time, events/s, time left) are for a
+    person at a terminal; a pipe or a log file gets the announcement alone
+    (the terminal case: tests/test_cli_robust.py)."""
+    from dumbbell import cli as cli_module
+
+    class Pipe:
+        text = ""
+
+        def isatty(self):
+            return False
+
+        def write(self, s):
+            Pipe.text += s
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(sys, "stderr", Pipe())
+    a = cli_module._Announcer("dumbbell: running 'x' ...")
+    for i in range(5):
+        a(db.Progress("running", i * 10**12, 10 * 10**12, i * 10**7, 1.0 + i))
+    a.done()
+    assert Pipe.text == "dumbbell: running 'x' ...\n"
+
+
+def test_the_readme_tour_runs_as_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ns: dict = {}
+    exec(_readme_python_blocks()[0], ns)  # noqa: S102 - the README's own code
+    r, r2 = ns["r"], ns["r2"]
+    assert set(r2.tables) == set(r.tables) and r2.flows.equals(r.flows)
+    assert (tmp_path / "goodput.png").is_file() and (tmp_path / "out" / "my-run" / "scenario.toml").is_file()
+    # DCTCP at K = 20 on 100 Mb/s: the link stays busy and the queue near K.
+    g = r.goodput_intervals().filter(pl.col("start_s") >= 0.5).group_by("end_s").agg(pl.col("goodput_mbps").sum())
+    assert 90 < g["goodput_mbps"].mean() <= 100

@@ -11,6 +11,10 @@ scenarios, runs them and returns polars tables::
     r = db.run(s, seed=1)
     r.flows, r.summary
 
+A congestion control written in Python: subclass
+``db.CongestionControl`` and pass an instance as ``cc=`` (see
+:mod:`dumbbell.controls` and ``docs/controls.md``).
+
 Many runs: ``dumbbell.sweep(scenario, grid={...}, repeats=N)`` (a grid of
 parameters, repetitions, local threads or Dask, a results store that skips
 what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.store`).
@@ -20,7 +24,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import _native
-from .errors import ConfigError, DumbbellError, Interrupted, LimitError, SimulationError
+from .errors import ConfigError, ControlError, DumbbellError, Interrupted, LimitError, SimulationError
 
 # `run` is bound eagerly: a lazily bound name would be shadowed by the
 # submodule `dumbbell.run` once anything imports it. run.py itself imports
@@ -74,6 +78,8 @@ _LAZY: dict[str, str] = {
         ],
         ".scenario",
     ),
+    "CongestionControl": ".controls",
+    "RenoPy": ".controls",
     "chain": ".topology",
     "dumbbell": ".topology",
     "star": ".topology",
@@ -83,6 +89,7 @@ _LAZY: dict[str, str] = {
 if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
     from . import sweep
     from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
+    from .controls import CongestionControl, RenoPy
     from .scenario import (
         Bbr,
         CoDel,
@@ -121,6 +128,7 @@ __all__ = [
     "ConfigError",
     "DumbbellError",
     "SimulationError",
+    "ControlError",
     "LimitError",
     "Interrupted",
     "Result",
@@ -151,6 +159,8 @@ __all__ = [
     "Bbr",
     "HighSpeed",
     "Vegas",
+    "CongestionControl",
+    "RenoPy",
     "TcpOptions",
     "TcpFlow",
     "UdpFlow",
@@ -177,8 +187,8 @@ __all__ = [
 
 
 _LAZY_MODULES = frozenset(
-    {"sweep", "experiments", "analysis", "plots", "store", "report", "papers", "claims", "fairshare", "filebase",
-     "optimize", "bench", "topology", "workloads", "classes", "units"}
+    {"sweep", "experiments", "analysis", "plots", "runplots", "store", "report", "papers", "claims", "listing",
+     "fairshare", "filebase", "optimize", "bench", "topology", "workloads", "classes", "units", "controls"}
 )
 """Submodules imported on first use, so that ``import dumbbell`` stays light
 and ``dumbbell.experiments.dctcp_queue.run()`` still works after a bare

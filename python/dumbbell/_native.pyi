@@ -12,6 +12,10 @@ class NativeConfigError(ValueError):
 class NativeLimitError(ValueError):
     """A limit named by a field was reached while running; ``args == (field, message)``."""
 
+class NativeControlError(RuntimeError):
+    """A hook of a control written in Python raised; ``args == (id, control,
+    hook, time_ps, message)``, ``__cause__`` the hook's exception."""
+
 class NativeInternalError(RuntimeError):
     """An invariant broke during the run, or the core panicked; ``args == (message,)``."""
 
@@ -29,17 +33,125 @@ class RunHandle:
     def progress(self) -> tuple[Literal["building", "running", "done"], int, int, int]:
         """``(phase, now_ps, end_ps, events)``, updated every 1 024 events."""
 
-def run_json(config: str, handle: RunHandle | None = None) -> dict[str, dict[str, Column]]:
-    """Runs a ``config.rs`` JSON document (GIL released) and returns
-    ``{table: {column: (dtype, data)}}``; the summary has a ``stopped`` column."""
+class TcpSock:
+    """The sender's state a control's hook sees (the core's ``TcpSock``),
+    valid during that hook. Windows in packets, times in picoseconds,
+    rates in bit/s. Writable (except in ``ssthresh`` and ``undo_cwnd``): the
+    window fields a control owns; the stack's fields are read-only."""
 
-def check_config(config: str) -> None:
+    snd_cwnd: int
+    snd_ssthresh: int
+    snd_cwnd_cnt: int
+    snd_cwnd_clamp: int
+    prior_cwnd: int
+    pacing_rate_bps: int
+    app_limited: int
+    @property
+    def now_ps(self) -> int: ...
+    @property
+    def mss(self) -> int: ...
+    @property
+    def snd_una(self) -> int: ...
+    @property
+    def snd_nxt(self) -> int: ...
+    @property
+    def packets_out(self) -> int: ...
+    @property
+    def sacked_out(self) -> int: ...
+    @property
+    def lost_out(self) -> int: ...
+    @property
+    def retrans_out(self) -> int: ...
+    @property
+    def delivered(self) -> int: ...
+    @property
+    def delivered_ce(self) -> int: ...
+    @property
+    def lost(self) -> int: ...
+    @property
+    def delivered_mstamp_ps(self) -> int: ...
+    @property
+    def srtt_ps(self) -> int: ...
+    @property
+    def min_rtt_ps(self) -> int: ...
+    @property
+    def ca_state(self) -> int: ...
+    @property
+    def is_cwnd_limited(self) -> bool: ...
+    @property
+    def max_packets_out(self) -> int: ...
+    @property
+    def wstamp_ps(self) -> int: ...
+    @property
+    def ecn_ok(self) -> bool: ...
+    @property
+    def snd_cwnd_stamp_ps(self) -> int: ...
+    @property
+    def lsndtime_ps(self) -> int: ...
+    def in_flight(self) -> int: ...
+    def in_slow_start(self) -> bool: ...
+
+class AckSample:
+    """``pkts_acked``'s sample (Linux ``struct ack_sample``)."""
+
+    @property
+    def pkts_acked(self) -> int: ...
+    @property
+    def rtt_ps(self) -> int | None: ...
+    @property
+    def in_flight(self) -> int: ...
+
+class RateSample:
+    """``cong_control``'s delivery-rate sample (Linux ``struct rate_sample``)."""
+
+    @property
+    def prior_delivered(self) -> int: ...
+    @property
+    def prior_delivered_ce(self) -> int: ...
+    @property
+    def prior_time_ps(self) -> int: ...
+    @property
+    def delivered(self) -> int | None: ...
+    @property
+    def delivered_ce(self) -> int: ...
+    @property
+    def interval_ps(self) -> int: ...
+    @property
+    def snd_interval_ps(self) -> int: ...
+    @property
+    def rcv_interval_ps(self) -> int: ...
+    @property
+    def rtt_ps(self) -> int | None: ...
+    @property
+    def losses(self) -> int: ...
+    @property
+    def acked_sacked(self) -> int: ...
+    @property
+    def prior_in_flight(self) -> int: ...
+    @property
+    def is_app_limited(self) -> bool: ...
+    @property
+    def is_retrans(self) -> bool: ...
+    @property
+    def rate_pps(self) -> float | None: ...
+
+def run_json(
+    config: str, handle: RunHandle | None = None, controls: dict[str, object] | None = None
+) -> dict[str, dict[str, Column]]:
+    """Runs a ``config.rs`` JSON document (GIL released) and returns
+    ``{table: {column: (dtype, data)}}``; the summary has a ``stopped`` column.
+    ``controls``: the Python controls its ``external`` entries name, by id."""
+
+def check_config(config: str, controls: dict[str, object] | None = None) -> None:
     """Decodes a ``config.rs`` JSON document and builds its world without
     running it; raises :class:`NativeConfigError` for anything a run would
     refuse before simulating."""
 
 def request_stop() -> int:
     """Stops every run of this process in progress; returns how many."""
+
+def registered_controls() -> list[tuple[str, str]]:
+    """The core's registered controls (``cc::registry``) as ``(name, about)``."""
 
 def version() -> str:
     """The core's version."""

@@ -18,7 +18,13 @@ packet sent), ``events_per_packet``, ``peak_rss_bytes``, plus ``sim_s``,
 - ``cubic-10g``: the same at 10 Gb/s (access 40 Gb/s, 16667 packets), 10 s;
 - ``many-10g``: ``cubic-10g`` shared by 1000 Cubic flows (starting 0.1 ms
   apart), 5 s: the cost per packet with many flows, to set beside
-  ``cubic-10g``'s.
+  ``cubic-10g``'s;
+- ``reno-1g`` and ``reno-py-1g``: ``cubic-1g``'s path for 10 s with one
+  Reno flow, the core's Rust ``reno`` and :class:`~dumbbell.controls.RenoPy`
+  (Reno written in Python, called back on every ACK): the same packets bit
+  for bit, so the difference in CPU per packet is the cost of a control
+  written in Python (``docs/controls.md``). Run together, the report adds
+  ``reno-py-1g``'s cost relative to ``reno-1g``.
 
 Wall times depend on the machine and its load; tests never assert on them.
 """
@@ -43,7 +49,8 @@ PKT_BYTES = 1500
 MSS_BYTES = 1460
 
 
-def _cubic(name: str, access_bps: int, bottleneck_bps: int, duration_s: float, flows: int = 1) -> Scenario:
+def _cubic(name: str, access_bps: int, bottleneck_bps: int, duration_s: float, flows: int = 1,
+           cc: Any = "cubic") -> Scenario:
     one_way_s = 0.010
     bdp_pkts = math.ceil(bottleneck_bps * 2 * one_way_s / (PKT_BYTES * 8))
     return Scenario(
@@ -59,7 +66,7 @@ def _cubic(name: str, access_bps: int, bottleneck_bps: int, duration_s: float, f
                 name="cubic" if flows == 1 else f"cubic{i}",
                 src="snd",
                 dst="rcv",
-                cc="cubic",
+                cc=cc,
                 start_s=i * 1e-4,
                 tcp=TcpOptions(mss_bytes=MSS_BYTES),
             )
@@ -79,6 +86,8 @@ BENCHMARKS: dict[str, Callable[[], Scenario]] = {
     "cubic-1g": lambda: _cubic("cubic-1g", 10_000_000_000, 1_000_000_000, 60.0),
     "cubic-10g": lambda: _cubic("cubic-10g", 40_000_000_000, 10_000_000_000, 10.0),
     "many-10g": lambda: _cubic("many-10g", 40_000_000_000, 10_000_000_000, 5.0, flows=1000),
+    "reno-1g": lambda: _cubic("reno-1g", 10_000_000_000, 1_000_000_000, 10.0, cc="reno"),
+    "reno-py-1g": lambda: _reno_py("reno-py-1g"),
 }
 """Benchmark name → scenario builder."""
 
@@ -86,8 +95,16 @@ ABOUT: dict[str, str] = {
     "dctcp-100m": "E1's DCTCP case at 100 Mb/s: two DCTCP senders into one RED/ECN port, 20 s simulated.",
     "cubic-1g": "One Cubic flow through a 1 Gb/s bottleneck (20 ms RTT, one-BDP drop-tail buffer), 60 s simulated.",
     "cubic-10g": "One Cubic flow through a 10 Gb/s bottleneck (20 ms RTT, one-BDP drop-tail buffer), 10 s simulated.",
+    "reno-1g": "One Reno flow (the core's, in Rust) on cubic-1g's path, 10 s simulated.",
+    "reno-py-1g": "reno-1g with Reno written in Python (dumbbell.controls.RenoPy): the cost of a Python control.",
 }
 """Benchmark name → what it runs (``dumbbell list``)."""
+
+
+def _reno_py(name: str) -> Scenario:
+    from .controls import RenoPy
+
+    return _cubic(name, 10_000_000_000, 1_000_000_000, 10.0, cc=RenoPy())
 
 
 def scenario_for(name: str) -> Scenario:
@@ -172,6 +189,17 @@ def run_all(only: str | None = None, progress: Callable[[str], None] | None = No
                 f"peak RSS {r['peak_rss_bytes'] / 2**20:.0f} MiB"
             )
         results.append(r)
+    by_name = {r["name"]: r for r in results}
+    if "reno-1g" in by_name and "reno-py-1g" in by_name:
+        rust, py = by_name["reno-1g"], by_name["reno-py-1g"]
+        py["ns_per_packet_over_rust"] = py["ns_per_packet"] - rust["ns_per_packet"]
+        py["cpu_vs_rust"] = py["cpu_s"] / rust["cpu_s"] if rust["cpu_s"] > 0 else None
+        py["same_packets_as_rust"] = py["data_packets_sent"] == rust["data_packets_sent"]
+        if progress:
+            progress(
+                f"bench: Reno in Python costs {py['ns_per_packet_over_rust']:.0f} CPU ns/packet more than in Rust "
+                f"({py['cpu_vs_rust']:.1f}x the CPU time; same packets: {py['same_packets_as_rust']})"
+            )
     return results
 
 

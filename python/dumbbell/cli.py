@@ -903,7 +903,10 @@ def list_cmd(json_out: JsonOpt = False) -> None:
 def bench_cmd(
     json_out: JsonOpt = False,
     only: Annotated[
-        Optional[str], typer.Option("--only", help="Run one benchmark: dctcp-100m, cubic-1g, cubic-10g or many-10g.")
+        Optional[str],
+        typer.Option(
+            "--only", help="Run one benchmark: dctcp-100m, cubic-1g, cubic-10g, many-10g, reno-1g or reno-py-1g."
+        ),
     ] = None,
 ) -> None:
     """Measure simulator speed: events/s, simulated packets/s, CPU ns per
@@ -912,7 +915,10 @@ def bench_cmd(
     Each benchmark runs in its own subprocess. With --json, prints a list of
     {"name", "events", "wall_s", "cpu_s", "events_per_s", "sim_packets_per_s",
     "ns_per_packet", "events_per_packet", "peak_rss_bytes", "sim_s", "flows",
-    "data_packets_sent"} on stdout.
+    "data_packets_sent"} on stdout. reno-1g and reno-py-1g run the same Reno
+    in Rust and in Python (docs/controls.md); when both run, reno-py-1g's
+    record adds "ns_per_packet_over_rust", "cpu_vs_rust" and
+    "same_packets_as_rust".
     """
     with _exit_codes():
         from . import bench

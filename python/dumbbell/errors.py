@@ -10,6 +10,10 @@
 - :class:`SimulationError`: an invariant broke during a run (packet
   conservation, a loop that makes no progress, a panic in the core). A bug
   in dumbbell, not in the input; the CLI exits 1.
+- :class:`ControlError` (a :class:`SimulationError`): a hook of a control
+  written in Python (:mod:`dumbbell.controls`) raised, or returned what is
+  not a window; the run stopped. It names the flow's field, the control and
+  the hook; the hook's exception is its ``__cause__``. The CLI exits 1.
 - :class:`Interrupted` (a ``KeyboardInterrupt``): Ctrl-C stopped a run; its
   ``result`` is what the run had computed, marked stopped.
 """
@@ -24,6 +28,7 @@ __all__ = [
     "ConfigError",
     "LimitError",
     "SimulationError",
+    "ControlError",
     "Interrupted",
     "field_path",
     "from_validation_error",
@@ -69,6 +74,26 @@ class LimitError(ConfigError):
 class SimulationError(DumbbellError, RuntimeError):
     """An internal failure during a run (an invariant of the simulator broke,
     or the core panicked: the message says where)."""
+
+
+class ControlError(SimulationError):
+    """A hook of a control written in Python failed and stopped the run.
+
+    ``field`` is the control's path in the scenario (``flows[0].cc``),
+    ``control`` its name, ``hook`` the hook (``cong_avoid``), ``time_s`` the
+    simulated time of the call; the hook's exception is ``__cause__``.
+    """
+
+    def __init__(self, field: str, control: str, hook: str, time_s: float, message: str) -> None:
+        message = " ".join(str(message).split())
+        super().__init__(
+            f"{field}: control {control!r} failed in {hook}() at t = {time_s:.9g} s: {message}"
+        )
+        self.field = field
+        self.control = control
+        self.hook = hook
+        self.time_s = time_s
+        self.message = message
 
 
 class Interrupted(KeyboardInterrupt):

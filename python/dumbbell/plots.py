@@ -42,10 +42,12 @@ def queue_figure(
     title: str,
     path: str | Path,
     buffer_pkts: int | None = None,
+    reference: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Path:
     """One column per case: the queue over time (top) and its CDF over time
     (bottom). Each case holds ``t_s``, ``pkts`` and ``weights`` (how long each
-    value held)."""
+    value held). ``reference``: per case, labelled levels (the paper's
+    values) drawn as dashed lines on both panels."""
     n = max(1, len(cases))
     fig, ax = _new(2, n, (5.0 * n, 6.5))
     ymax = max([float(np.max(d["pkts"])) for d in cases.values() if len(d["pkts"])] + [1.0])
@@ -68,6 +70,10 @@ def queue_figure(
         x, cdf = time_weighted_cdf(d["pkts"], d["weights"])
         if x.size:
             bottom.step(x, cdf, where="post")
+        for ref_label, level in (reference or {}).get(label, {}).items():
+            top.axhline(level, linestyle="--", linewidth=0.9, color="tab:red", label=ref_label)
+            bottom.axvline(level, linestyle="--", linewidth=0.9, color="tab:red", label=ref_label)
+            top.legend(fontsize=7, loc="upper right")
         bottom.set_title(f"{label}: CDF of the queue", fontsize=10)
         bottom.set_xlabel("queue (packets)")
         bottom.set_ylabel("fraction of time")

@@ -125,12 +125,17 @@ def _paper_table(paper: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, int
     counts = {"agree": 0, "differ": 0, "na": 0}
     if not paper:
         return "<p>(the paper states no number this experiment measures)</p>", counts
-    keys = [k for k in paper[0] if k not in ("relation", "value", "value_ci", "ours", "ours_ci", "source")]
+    keys = [k for k in paper[0] if k not in ("relation", "value", "value_ci", "ours", "ours_ci", "source", "verdict",
+                                              "reason", "doc")]
     head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
-    head += "<th>paper</th><th>ours</th><th>relative error</th><th>agreement</th><th>source</th>"
+    head += "<th>paper</th><th>ours</th><th>relative error</th><th>verdict</th><th>source</th>"
     body = []
     for p in paper:
-        verdict = agreement(p.get("relation", "="), p.get("value"), p.get("ours"), p.get("value_ci"), p.get("ours_ci"))
+        if p.get("verdict"):
+            verdict = {"agrees": "agree", "differs": "differ"}.get(p["verdict"])
+        else:
+            verdict = agreement(p.get("relation", "="), p.get("value"), p.get("ours"), p.get("value_ci"),
+                                p.get("ours_ci"))
         cls = verdict or "na"
         counts[cls] += 1
         v, o = _num(p.get("value")), _num(p.get("ours"))
@@ -141,10 +146,16 @@ def _paper_table(paper: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, int
         ours_cell = _fmt(p.get("ours"))
         if _num(p.get("ours_ci")):
             ours_cell += f" ± {_fmt(p.get('ours_ci'))}"
-        label = {"agree": "agrees", "differ": "differs", "na": "not measured"}[cls]
+        label = p.get("verdict") or {"agree": "agrees", "differ": "differs", "na": "not measured"}[cls]
+        why = ""
+        if p.get("reason"):
+            why = f"<br>{html.escape(p['reason'])}"
+            if p.get("doc"):
+                why += f" (<code>{html.escape(p['doc'])}</code>)"
         cells = "".join(f"<td class=\"t\">{_fmt(p.get(k))}</td>" for k in keys)
         cells += (f"<td>{paper_cell}</td><td>{ours_cell}</td><td>{rel}</td>"
-                  f"<td><span class=\"badge {cls}\">{label}</span></td><td class=\"src\">{_fmt(p.get('source'))}</td>")
+                  f"<td class=\"src\"><span class=\"badge {cls}\">{html.escape(label)}</span>{why}</td>"
+                  f"<td class=\"src\">{_fmt(p.get('source'))}</td>")
         body.append(f"<tr class=\"{cls}\">{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>", counts
 
@@ -170,6 +181,10 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
     meta = _read(d / "meta.json", {})
     timing = _read(d / "timings.json", {})
     name = result.get("experiment") or meta.get("experiment") or d.name
+    from .papers import PAPERS
+
+    if name in PAPERS:  # the one table of citations, whatever an older meta.json says
+        meta = {**meta, "paper": PAPERS[name].citation, "id": PAPERS[name].label, "title": PAPERS[name].title}
     label = meta.get("id", "")
     title = f"{label} {name}".strip()
     paper_html, counts = _paper_table(result.get("paper") or [])

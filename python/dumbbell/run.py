@@ -37,10 +37,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import _native
-from .errors import ConfigError, Interrupted, LimitError, SimulationError
+from .errors import ConfigError, ControlError, Interrupted, LimitError, SimulationError
 from .units import PS_PER_S
 
 # polars, numpy and the scenario models are imported where a run needs
@@ -126,19 +126,38 @@ def _native_errors(e: BaseException) -> BaseException:
     if isinstance(e, _native.NativeConfigError):
         fld, msg = (e.args[0], e.args[1]) if len(e.args) >= 2 else ("config", str(e))
         return ConfigError(_user_field(str(fld)), str(msg))
+    if isinstance(e, _native.NativeControlError):
+        fld, control, hook, time_ps, msg = e.args
+        out = ControlError(str(fld), str(control), str(hook), time_ps / PS_PER_S, str(msg))
+        out.__cause__ = e.__cause__
+        return out
     if isinstance(e, _native.NativeInternalError):
         return SimulationError(str(e.args[0]) if e.args else "internal error")
     return e
 
 
-def check_config(config: Mapping[str, Any]) -> None:
+_NATIVE = (_native.NativeConfigError, _native.NativeLimitError, _native.NativeInternalError,
+           _native.NativeControlError)
+
+
+def _reraise(e: BaseException) -> NoReturn:
+    """Raises the native error ``e`` as dumbbell's own (a control's error
+    keeps the hook's exception as its cause)."""
+    out = _native_errors(e)
+    if isinstance(out, ControlError):
+        raise out from out.__cause__
+    raise out from None
+
+
+def check_config(config: Mapping[str, Any], controls: Mapping[str, Any] | None = None) -> None:
     """Checks a core configuration exactly as a run would before simulating
     (decoding, every range, the topology, the recording estimate), builds its
-    world and throws it away. Raises :class:`ConfigError`."""
+    world and throws it away. ``controls``: the Python controls by id (see
+    :meth:`Scenario.python_controls`). Raises :class:`ConfigError`."""
     try:
-        _native.check_config(json.dumps(config, allow_nan=False))
-    except (_native.NativeConfigError, _native.NativeLimitError, _native.NativeInternalError) as e:
-        raise _native_errors(e) from None
+        _native.check_config(json.dumps(config, allow_nan=False), dict(controls) if controls else None)
+    except _NATIVE as e:
+        _reraise(e)
 
 
 def _progress_of(handle: Any, t0: float) -> Progress:
@@ -152,13 +171,14 @@ def _run_native(
     timeout_s: float | None,
     progress: Callable[[Progress], None] | None,
     progress_every_s: float,
+    controls: dict[str, Any] | None = None,
 ) -> tuple[Any, bool]:
     """Runs the core; returns (raw tables, interrupted by Ctrl-C)."""
     t0 = time.monotonic()
     watched = timeout_s is not None or progress is not None
     if not watched and threading.current_thread() is not threading.main_thread():
         # Nobody to watch and no Ctrl-C to catch here: run in this thread.
-        return _native.run_json(text, handle), False
+        return _native.run_json(text, handle, controls), False
     box: dict[str, Any] = {}
     # Completion is signalled by an Event: an interrupted Thread.join marks
     # the thread stopped while it still runs (CPython bpo-45274's fix).
@@ -166,7 +186,7 @@ def _run_native(
 
     def work() -> None:
         try:
-            box["raw"] = _native.run_json(text, handle)
+            box["raw"] = _native.run_json(text, handle, controls)
         except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
             box["error"] = e
         finally:
@@ -204,13 +224,17 @@ def run_config(
     timeout_s: float | None = None,
     progress: Callable[[Progress], None] | None = None,
     progress_every_s: float = 0.5,
+    controls: Mapping[str, Any] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Runs a core configuration (the ``config.rs`` document as a dict) and
     returns its tables (the summary's ``stopped`` says whether it ran to its
-    end). Raises :class:`ConfigError`, :class:`LimitError` or
-    :class:`SimulationError`; on Ctrl-C, :class:`Interrupted` whose
-    ``result`` holds the partial tables. See the module doc for stopping."""
-    tables, interrupted = _run_config(config, handle, timeout_s, progress, progress_every_s)
+    end). ``controls``: the Python controls its ``external`` entries name,
+    by id (:meth:`Scenario.python_controls`). Raises :class:`ConfigError`,
+    :class:`LimitError`, :class:`SimulationError` (:class:`ControlError`
+    when a Python control's hook fails); on Ctrl-C, :class:`Interrupted`
+    whose ``result`` holds the partial tables. See the module doc for
+    stopping."""
+    tables, interrupted = _run_config(config, handle, timeout_s, progress, progress_every_s, controls)
     if interrupted:
         raise Interrupted(tables)
     return tables
@@ -222,13 +246,15 @@ def _run_config(
     timeout_s: float | None,
     progress: Callable[[Progress], None] | None,
     progress_every_s: float,
+    controls: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, pl.DataFrame], bool]:
     text = json.dumps(config, allow_nan=False)
     handle = _native.RunHandle() if handle is None else handle
     try:
-        raw, interrupted = _run_native(text, handle, timeout_s, progress, progress_every_s)
-    except (_native.NativeConfigError, _native.NativeLimitError, _native.NativeInternalError) as e:
-        raise _native_errors(e) from None
+        raw, interrupted = _run_native(text, handle, timeout_s, progress, progress_every_s,
+                                       dict(controls) if controls else None)
+    except _NATIVE as e:
+        _reraise(e)
     return tables_from_native(raw), interrupted
 
 
@@ -362,7 +388,11 @@ class Result:
         for name, df in self.tables.items():
             df.write_parquet(d / f"{name}.parquet")
         (d / "config.json").write_text(json.dumps(self.config, indent=2) + "\n")
-        (d / "scenario.toml").write_text(self.scenario.model_copy(update={"seed": self.seed}).to_toml())
+        # a control written in Python is recorded by its class's name (such a
+        # scenario.toml is not read back: Result.load says so, naming the field)
+        (d / "scenario.toml").write_text(
+            self.scenario.model_copy(update={"seed": self.seed}).to_toml(python_controls="name")
+        )
         return d
 
     @classmethod
@@ -370,6 +400,10 @@ class Result:
         """Reads back what :meth:`to_parquet` or ``dumbbell run --out`` wrote:
         every ``<name>.parquet`` table, ``config.json`` and
         ``scenario.toml``. Raises :class:`ConfigError` naming what is missing."""
+        import polars as pl
+
+        from .scenario import Scenario
+
         d = Path(directory)
         if not d.is_dir():
             raise ConfigError(str(d), "no such directory (expected what Result.to_parquet or --out wrote)")
@@ -380,6 +414,10 @@ class Result:
             config = json.loads((d / "config.json").read_text())
         except (OSError, ValueError) as e:
             raise ConfigError(str(d / "config.json"), f"cannot read: {e}") from None
+        import polars as pl
+
+        from .scenario import Scenario
+
         scenario = Scenario.from_toml(d / "scenario.toml")
         tables = {p.stem: pl.read_parquet(p) for p in sorted(d.glob("*.parquet"))}
         return cls(scenario=scenario, seed=int(config.get("seed", scenario.seed)), config=config, tables=tables)
@@ -418,7 +456,8 @@ def run(
     """
     s = _as_scenario(scenario)
     config = s.to_core(seed)
-    tables, interrupted = _run_config(config, handle, timeout_s, progress, progress_every_s)
+    controls = s.python_controls()
+    tables, interrupted = _run_config(config, handle, timeout_s, progress, progress_every_s, controls)
     result = Result(scenario=s, seed=config["seed"], config=config, tables=tables)
     if interrupted:
         raise Interrupted(result)

@@ -52,6 +52,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
     BeforeValidator,
+    ConfigDict,
+    field_serializer,
     Discriminator,
     Field,
     Tag,
@@ -60,6 +62,7 @@ from pydantic import (
 )
 
 from .classes import Classifier, Scheduler
+from .controls import CongestionControl, check_control
 from .errors import ConfigError
 from .model import U32_MAX, U64_MAX
 from .model import Model as _Model
@@ -91,6 +94,8 @@ __all__ = [
     "Bbr",
     "HighSpeed",
     "Vegas",
+    "PythonCc",
+    "Registered",
     "CcConfig",
     "TcpOptions",
     "TcpFlow",
@@ -890,18 +895,114 @@ class Vegas(_Model):
         return {"kind": "vegas", **_drop_none(self.model_dump(exclude={"kind"}))}
 
 
-CONTROLS = ("reno", "cubic", "dctcp", "highspeed", "vegas", "bbr", "linear", "fractional", "expolinear")
-"""The congestion controls the core implements today."""
+BUILTIN_CONTROLS = ("reno", "cubic", "dctcp", "highspeed", "vegas", "bbr", "linear", "fractional", "expolinear")
+"""The controls with their own model here (and configuration variant in the core)."""
+
+
+def _registered() -> dict[str, str]:
+    from . import _native
+
+    return dict(_native.registered_controls())
+
+
+REGISTERED: dict[str, str] = _registered()
+"""The core's registered controls (``cc/registry.rs``), name → one sentence:
+added with one file and one line in the core, no model here (see
+``docs/controls.md``)."""
+
+CONTROLS = BUILTIN_CONTROLS + tuple(n for n in REGISTERED if n not in BUILTIN_CONTROLS)
+"""The congestion controls the core implements today, by name."""
+
+
+class Registered(_Model):
+    """A control of the core's registry (``crates/dumbbell-core/src/cc/registry.rs``),
+    by name, with its parameters: ``cc = "scalable"`` or ``cc = {kind =
+    "scalable", ai_cnt = 50}``. The core checks the parameters before the
+    run, naming ``cc.params.<name>``; unset ones take the control's
+    defaults (see its file in ``crates/dumbbell-core/src/cc/``)."""
+
+    kind: Annotated[str, Field(min_length=1, description="The registered name (`dumbbell list`).")]
+    params: dict[str, Any] = Field(default_factory=dict, description="The control's parameters (its own names and units).")
+
+    @field_validator("kind")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in REGISTERED:
+            raise ValueError(f"unknown registered control {v!r} (known: {', '.join(REGISTERED) or 'none'})")
+        return v
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "registered", "name": self.kind, "params": dict(self.params)}
+
+
+class PythonCc(_Model):
+    """A congestion control written in Python: an instance of a subclass of
+    :class:`dumbbell.controls.CongestionControl`, passed as ``cc=`` (see
+    ``docs/controls.md``). The core runs it through the embedding's
+    ``external`` controls; it exists in Python only, so a scenario holding
+    one cannot be written to TOML nor sent to another process."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    kind: Literal["python"] = "python"
+    control: Any = Field(
+        description="An instance of a subclass of `dumbbell.controls.CongestionControl`, written `cc=MyControl()` "
+        "(Python only: a TOML file cannot hold one)."
+    )
+
+    @field_validator("control", mode="plain")
+    @classmethod
+    def _usable(cls, v: Any) -> CongestionControl:
+        return check_control(v)
+
+    @field_serializer("control", when_used="json")
+    def _as_text(self, v: CongestionControl) -> str:
+        return f"python:{type(v).__module__}.{type(v).__qualname__}"
+
+    def to_core(self) -> dict[str, Any]:
+        # The id is the control's path in the scenario, set by Scenario.to_core.
+        return {"kind": "external", "id": ""}
 
 
 def _cc_shorthand(v: Any) -> Any:
-    """``"dctcp"`` → ``{"kind": "dctcp"}``; refuses unknown controls by name."""
+    """``"dctcp"`` → ``{"kind": "dctcp"}``; a :class:`CongestionControl`
+    instance → a :class:`PythonCc`; refuses unknown controls by name."""
+    if isinstance(v, CongestionControl) or isinstance(v, type):
+        return PythonCc(control=check_control(v))
+    if isinstance(v, str) and v.startswith("python:"):
+        raise ValueError(
+            f"{v[7:]} is a control written in Python: it cannot be read from a file; "
+            "pass an instance as cc= in Python"
+        )
+    if isinstance(v, PythonCc):
+        return v
+    if not isinstance(v, (str, dict)) and getattr(v, "kind", None) is None:
+        check_control(v)  # says what a cc= value may be
     kind = v if isinstance(v, str) else (v.get("kind") if isinstance(v, dict) else getattr(v, "kind", None))
+    if kind == "python" and isinstance(v, dict):
+        if isinstance(v.get("control"), str):
+            raise ValueError(
+                f"{v['control'].removeprefix('python:')} is a control written in Python: it cannot be read "
+                "from a file; pass an instance as cc= in Python"
+            )
+        return v
     if isinstance(v, dict) and kind is None:
         raise ValueError(f"missing `kind` (one of {', '.join(CONTROLS)})")
     if kind not in CONTROLS:
         raise ValueError(f"unknown congestion control {kind!r} (known: {', '.join(CONTROLS)})")
+    if kind in REGISTERED and kind not in BUILTIN_CONTROLS:
+        # `{kind = "scalable", ai_cnt = 50}` is `{kind = "scalable", params = {ai_cnt = 50}}`
+        if isinstance(v, str):
+            return {"kind": v}
+        if isinstance(v, dict) and "params" not in v:
+            return {"kind": kind, "params": {k: x for k, x in v.items() if k != "kind"}}
     return {"kind": v} if isinstance(v, str) else v
+
+
+def _cc_tag(v: Any) -> str | None:
+    """The union member of a control: its kind, or ``registered``."""
+    kind = _kind_of("cubic")(v)
+    return "registered" if kind in REGISTERED and kind not in BUILTIN_CONTROLS else kind
 
 
 CcConfig = Annotated[
@@ -915,11 +1016,15 @@ CcConfig = Annotated[
         Annotated[Bbr, Tag("bbr")],
         Annotated[HighSpeed, Tag("highspeed")],
         Annotated[Vegas, Tag("vegas")],
+        Annotated[PythonCc, Tag("python")],
+        Annotated[Registered, Tag("registered")],
     ],
-    Discriminator(_kind_of("cubic")),
+    Discriminator(_cc_tag),
     BeforeValidator(_cc_shorthand),
 ]
-"""A congestion control: a name (``"dctcp"``) or a table with ``kind`` and parameters."""
+"""A congestion control: a name (``"dctcp"``), a table with ``kind`` and
+parameters, or (in Python) an instance of a subclass of
+:class:`dumbbell.controls.CongestionControl`."""
 
 
 class TcpOptions(_Model):
@@ -1421,16 +1526,45 @@ class Scenario(_Model):
         except ConfigError as e:
             raise ConfigError(f"{p}: {e.field}", e.message) from None
 
-    def to_toml(self) -> str:
-        """The scenario as TOML (round-trips through :meth:`from_toml`)."""
+    def to_toml(self, *, python_controls: Literal["error", "name"] = "error") -> str:
+        """The scenario as TOML (round-trips through :meth:`from_toml`).
+
+        A control written in Python cannot be written: with
+        ``python_controls="error"`` (the default) that is a
+        :class:`ConfigError` naming its field; with ``"name"`` its class's
+        import path is written in its place (``control =
+        "python:module.Class"``), a record for people that
+        :meth:`from_toml` refuses, naming the field."""
         import tomli_w
 
+        for path, c in self.python_controls().items():
+            if python_controls == "name":
+                break
+            raise ConfigError(
+                path,
+                f"{type(c).__name__} is a control written in Python: a scenario holding one cannot be "
+                "written to TOML (a file names the core's controls only; see docs/controls.md to move "
+                "it to Rust)",
+            )
         data = self.model_dump(mode="json", exclude_none=True)
         return tomli_w.dumps(data)
 
+    def python_controls(self) -> dict[str, CongestionControl]:
+        """The controls written in Python, by their path in the scenario
+        (``flows[0].cc``): the ids :meth:`to_core` gives them."""
+        out: dict[str, CongestionControl] = {}
+        for key, items in (("flows", self.flows), ("workloads", self.workloads)):
+            for i, item in enumerate(items):
+                cc = getattr(item, "cc", None)
+                if isinstance(cc, PythonCc):
+                    out[f"{key}[{i}].cc"] = cc.control
+        return out
+
     def to_core(self, seed: int | None = None) -> dict[str, Any]:
         """The core's run configuration (``config.rs``): integer picoseconds and
-        bit/s, enums tagged by ``kind``. ``seed`` overrides the scenario's."""
+        bit/s, enums tagged by ``kind``. ``seed`` overrides the scenario's.
+        A control written in Python becomes ``{"kind": "external", "id":
+        "<its path>"}``; :meth:`python_controls` gives the objects by id."""
         s = self.validated()
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= U64_MAX:
@@ -1438,13 +1572,19 @@ class Scenario(_Model):
             run_seed = seed
         else:
             run_seed = s.seed
+        flows = [f.to_core(i) for i, f in enumerate(s.flows)]
+        workloads = [w.to_core() for w in s.workloads]
+        for key, docs in (("flows", flows), ("workloads", workloads)):
+            for i, doc in enumerate(docs):
+                if doc.get("cc", {}).get("kind") == "external":
+                    doc["cc"]["id"] = f"{key}[{i}].cc"
         return {
             "seed": run_seed,
             "duration_ps": seconds_to_ps(s.duration_s),
             "nodes": [n.to_core() for n in s.nodes],
             "links": [link.to_core() for link in s.links],
-            "flows": [f.to_core(i) for i, f in enumerate(s.flows)],
-            "workloads": [w.to_core() for w in s.workloads],
+            "flows": flows,
+            "workloads": workloads,
             "short_flow_max_bytes": s.short_flow_max_bytes,
             "record": s.record.to_core(),
         }

@@ -40,6 +40,12 @@ The design, in order of what a run goes through:
   ``SLURMCluster``). Workers only compute: each returns its tables as
   Parquet bytes, and this process alone writes the store, so workers need no
   shared file system and the store has one writer.
+- **Controls written in Python** (``cc=`` an instance of
+  :class:`~dumbbell.controls.CongestionControl`) run with the ``local``
+  executor only: they live in this process and are not sent to Dask
+  workers, which is refused naming the field. Their identity is the class's
+  module, name and source code and the instance's attributes, so editing the
+  class computes its runs again.
 - **Determinism.** A run's tables depend on its document and seed only;
   results come back in the order of the runs asked for whatever order they
   finish in; so the output does not depend on the executor or the number of
@@ -159,6 +165,8 @@ class RunSpec:
     config: dict[str, Any] | None
     labels: dict[str, Any]
     error: str | None = None
+    controls: dict[str, Any] | None = None
+    """The Python controls the config's ``external`` entries name, by id."""
 
     @classmethod
     def of(cls, scenario: Scenario, seed: int, labels: Mapping[str, Any], version: str) -> RunSpec:
@@ -170,7 +178,24 @@ class RunSpec:
             rid = hashlib.sha256(canonical_json({"unresolved": dump, "seed": seed, "simulator": version}).encode())
             return cls(run_id=rid.hexdigest()[:32], seed=seed, config=None, labels=labels,
                        error=f"ConfigError: {e}")
-        return cls(run_id=run_id_of(config, version), seed=config["seed"], config=config, labels=labels)
+        controls = scenario.python_controls() or None
+        ident = config if not controls else {**config, "python_controls": {k: _fingerprint(c) for k, c in controls.items()}}
+        return cls(run_id=run_id_of(ident, version), seed=config["seed"], config=config, labels=labels,
+                   controls=controls)
+
+
+def _fingerprint(control: Any) -> str:
+    """A Python control's identity: its class (module, name, source) and its
+    attributes."""
+    import inspect
+
+    cls = type(control)
+    try:
+        source = "".join(inspect.getsource(k) for k in cls.__mro__ if k.__module__ != "builtins")
+    except (OSError, TypeError):
+        source = "<no source>"
+    state = repr(sorted((k, repr(v)) for k, v in vars(control).items()))
+    return hashlib.sha256(f"{cls.__module__}.{cls.__qualname__}\n{source}\n{state}".encode()).hexdigest()[:32]
 
 
 def _parquet(df: pl.DataFrame) -> bytes:
@@ -179,15 +204,16 @@ def _parquet(df: pl.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-def compute(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Runs one core document and returns its outcome as plain data (tables
-    as Parquet bytes): what an executor's worker sends back. Never raises: a
-    failure comes back as ``{"status": "failed", "error": ...}``."""
+def compute(config: Mapping[str, Any], controls: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Runs one core document (with the Python controls it names, by id) and
+    returns its outcome as plain data (tables as Parquet bytes): what an
+    executor's worker sends back. Never raises: a failure comes back as
+    ``{"status": "failed", "error": ...}``."""
     from .run import run_config
 
     t0 = time.perf_counter()
     try:
-        tables = run_config(config)
+        tables = run_config(config, controls=controls)
         summary = tables["summary"].row(0, named=True)
         if not summary["conservation_ok"]:
             raise SimulationError("packet conservation failed")
@@ -229,10 +255,10 @@ class _LocalPool:
     def slots(self) -> int:
         return self.workers
 
-    def run(self, configs: Sequence[tuple[Any, Mapping[str, Any]]]) -> Iterator[tuple[Any, dict[str, Any]]]:
+    def run(self, configs: Sequence[tuple[Any, Mapping[str, Any], Any]]) -> Iterator[tuple[Any, dict[str, Any]]]:
         from concurrent.futures import as_completed
 
-        futures = {self._pool.submit(compute, cfg): tag for tag, cfg in configs}
+        futures = {self._pool.submit(compute, cfg, controls): tag for tag, cfg, controls in configs}
         try:
             for fut in as_completed(futures):
                 yield futures[fut], fut.result()
@@ -256,9 +282,13 @@ class _DaskPool:
             raise ConfigError("--executor", "dask needs the `distributed` package: pip install 'dumbbell[dask]'") from None
         self._own: list[Any] = []
         if scheduler is None:
+            # Even without a dashboard the scheduler serves HTTP (health,
+            # metrics), on port 8787 unless told otherwise; a second cluster
+            # on the machine (another sweep) then makes distributed warn and
+            # leak a socket. An ephemeral loopback port, no dashboard.
             cluster = distributed.LocalCluster(
                 n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
-                dashboard_address=None, silence_logs=40,
+                dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False}, silence_logs=40,
             )
             self._own.append(cluster)
             self.client = distributed.Client(cluster)
@@ -278,11 +308,11 @@ class _DaskPool:
     def slots(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
-    def run(self, configs: Sequence[tuple[Any, Mapping[str, Any]]]) -> Iterator[tuple[Any, dict[str, Any]]]:
+    def run(self, configs: Sequence[tuple[Any, Mapping[str, Any], Any]]) -> Iterator[tuple[Any, dict[str, Any]]]:
         from distributed import as_completed
 
         futures = {}
-        for tag, cfg in configs:
+        for tag, cfg, _controls in configs:  # execute() refuses Python controls here
             fut = self.client.submit(compute, cfg, key=f"dumbbell-run-{uuid.uuid4().hex}", pure=False)
             futures[fut] = tag
         try:
@@ -507,7 +537,10 @@ def execute(specs: Sequence[RunSpec], *, label: str = "runs", workers: int | Non
         spec = specs[todo[rid][0]]
         out = {"status": "failed", "error": spec.error, "summary": {}, "metrics": {}, "tables": {}, "wall_s": 0.0}
         _finish(ctx, stats, store, spec, out, version, todo.pop(rid), records, count=False)
-    pending = [(rid, specs[idx[0]].config) for rid, idx in todo.items()]
+    pending = [(rid, specs[idx[0]].config, specs[idx[0]].controls) for rid, idx in todo.items()]
+    if ctx.executor != "local":
+        for _, _, controls in pending:
+            _refuse_remote(controls, ctx.executor)
     if pending:
         pool = ctx.pool(workers)
         ctx.display.start(label, n, n - sum(len(v) for v in todo.values()), pool.slots())
@@ -529,6 +562,16 @@ def execute(specs: Sequence[RunSpec], *, label: str = "runs", workers: int | Non
         })
         store.flush()
     return [r for r in records if r is not None]
+
+
+def _refuse_remote(controls: Mapping[str, Any] | None, executor: str) -> None:
+    """Python controls live in this process: a remote executor cannot run them."""
+    for path, c in (controls or {}).items():
+        raise ConfigError(
+            path,
+            f"{type(c).__name__} is a control written in Python: it runs in this process only, so "
+            f"executor {executor!r} (Dask workers in other processes) cannot run it; use executor='local'",
+        )
 
 
 def _finish(ctx: Execution, stats: SweepStats, store: Store | None, spec: RunSpec, out: Mapping[str, Any],
@@ -644,12 +687,14 @@ def expand_grid(scenario: Scenario, grid: Mapping[str, Sequence[Any]] | None) ->
             raise ConfigError(f"--grid {k}", "has no values")
         values.append(list(v))
     base = scenario.model_dump(mode="json")
+    controls = scenario.python_controls()
     out = []
     for combo in itertools.product(*values):
         point = dict(zip(keys, combo))
         doc = json.loads(json.dumps(base))
         for k, v in point.items():
             set_path(doc, k, v)
+        _put_back(doc, controls)
         try:
             s = Scenario.from_dict(doc).validated()
         except ConfigError as e:
@@ -657,6 +702,17 @@ def expand_grid(scenario: Scenario, grid: Mapping[str, Sequence[Any]] | None) ->
             raise ConfigError(e.field, f"{e.message} (at grid point {where})") from None
         out.append((point, s))
     return out
+
+
+def _put_back(doc: dict[str, Any], controls: Mapping[str, Any]) -> None:
+    """Puts the Python controls (``flows[0].cc`` → object) back into a JSON
+    dump of their scenario, where the grid left them."""
+    for path, obj in controls.items():
+        key, _, rest = path.partition("[")
+        item = doc[key][int(rest.split("]", 1)[0])]
+        cc = item.get("cc")
+        if isinstance(cc, dict) and cc.get("kind") == "python":
+            item["cc"] = obj
 
 
 # ---------------------------------------------------------------- sweep()
@@ -763,6 +819,9 @@ def sweep(
     base_seed = s.seed if seed is None else seed
     if isinstance(base_seed, bool) or not isinstance(base_seed, int) or not 0 <= base_seed < 2**64:
         raise ConfigError("--seed", f"must be an integer in [0, 2^64), got {base_seed!r}")
+    ex_asked = executor or (_CURRENT.get().executor if _CURRENT.get() is not None else "local")
+    if ex_asked != "local":
+        _refuse_remote(s.python_controls(), ex_asked)
     points = expand_grid(s, grid)
     label = name or f"sweep:{s.name}"
     version = simulator_version()

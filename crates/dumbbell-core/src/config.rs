@@ -623,6 +623,35 @@ pub enum CcConfig {
     Bbr(#[serde(default)] BbrParams),
     Highspeed(#[serde(default)] HighSpeedParams),
     Vegas(#[serde(default)] VegasParams),
+    /// A control built outside the core: the embedding that runs the
+    /// configuration (the Python binding, for a class passed as `cc=`)
+    /// hands the run an [`ExternalControls`](crate::cc::ExternalControls)
+    /// that builds one for `id`. A run without one refuses the flow.
+    External(ExternalParams),
+    /// A control added to the core by one file in `cc/` and one line in
+    /// `cc::registry::REGISTRY` (see `docs/controls.md`), by its name, with
+    /// its parameters as a table that the control's file decodes.
+    Registered(RegisteredParams),
+}
+
+/// Names a control of `cc::registry::REGISTRY` and its parameters.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RegisteredParams {
+    /// The registered name (`scalable`).
+    pub name: String,
+    /// The control's parameters; unset ones take its defaults.
+    #[serde(default)]
+    pub params: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Names a control the embedding builds (`cc::ExternalControls`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalParams {
+    /// The key the embedding's factory knows the control by (the Python
+    /// binding uses the scenario path, `flows[0].cc`).
+    pub id: String,
 }
 
 impl Default for CcConfig {

@@ -40,6 +40,7 @@ use crate::tcp::sender::Sender;
 use crate::tcp::{Endpoints, Out, TimerKind};
 use crate::trace::{Column, Table};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 mod classes;
 mod tasks;
@@ -105,7 +106,18 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutput, RunError> {
 /// returns the tables of the time it reached, with `stopped = true` in its
 /// summary.
 pub fn run_monitored(cfg: &RunConfig, monitor: &RunMonitor) -> Result<RunOutput, RunError> {
-    let built = World::build(cfg);
+    run_with(cfg, monitor, None)
+}
+
+/// [`run_monitored`] with a factory of the configuration's `external`
+/// controls (`cc::ExternalControls`): how an embedding runs controls the
+/// core does not know.
+pub fn run_with(
+    cfg: &RunConfig,
+    monitor: &RunMonitor,
+    external: Option<Arc<dyn cc::ExternalControls>>,
+) -> Result<RunOutput, RunError> {
+    let built = World::build_with(cfg, external);
     let mut w = match built {
         Ok(w) => w,
         Err(e) => {
@@ -124,8 +136,18 @@ pub fn run_json(json: &str) -> Result<RunOutput, RunError> {
 
 /// Parses a JSON configuration and runs it under a monitor.
 pub fn run_json_monitored(json: &str, monitor: &RunMonitor) -> Result<RunOutput, RunError> {
+    run_json_with(json, monitor, None)
+}
+
+/// Parses a JSON configuration and runs it under a monitor, with a factory
+/// of its `external` controls (see [`run_with`]).
+pub fn run_json_with(
+    json: &str,
+    monitor: &RunMonitor,
+    external: Option<Arc<dyn cc::ExternalControls>>,
+) -> Result<RunOutput, RunError> {
     let cfg = RunConfig::from_json(json).inspect_err(|_| monitor.set_phase(Phase::Done))?;
-    run_monitored(&cfg, monitor)
+    run_with(&cfg, monitor, external)
 }
 
 struct TcpConn {
@@ -330,6 +352,9 @@ pub struct World {
     fault: Option<RunError>,
     /// `record.max_bytes`.
     record_budget: u64,
+    /// The embedding's factory of `external` controls, for the connections
+    /// tasks open while running.
+    external: Option<Arc<dyn cc::ExternalControls>>,
 }
 
 const NO_PIPELINE: u32 = u32::MAX;
@@ -362,7 +387,8 @@ fn check_tcp(tcp: &TcpConfig, f: &str) -> Result<(), ConfigError> {
     )
 }
 
-/// Both ends of a TCP connection (the control drawing from `rng`) and the
+/// Both ends of a TCP connection (the control drawing from `rng`, built by
+/// `external` if the configuration names an external one) and the
 /// control's name.
 fn tcp_conn(
     ep: Endpoints,
@@ -371,8 +397,9 @@ fn tcp_conn(
     rng: Rng,
     bytes: Option<u64>,
     stop: Option<Time>,
+    external: Option<&dyn cc::ExternalControls>,
 ) -> (Box<TcpConn>, &'static str) {
-    let control = cc::make(ccc, rng);
+    let control = cc::make_with(ccc, rng, external);
     let name = control.name();
     let echo = if control.needs_ecn() {
         EcnEcho::Accurate
@@ -657,7 +684,25 @@ impl World {
     /// Validates the configuration and builds the world. Every error names
     /// the field at fault; nothing is simulated before this succeeds.
     pub fn build(cfg: &RunConfig) -> Result<World, ConfigError> {
+        Self::build_with(cfg, None)
+    }
+
+    /// [`World::build`] with the embedding's factory of `external` controls;
+    /// every external control of the configuration must be one it builds.
+    pub fn build_with(
+        cfg: &RunConfig,
+        external: Option<Arc<dyn cc::ExternalControls>>,
+    ) -> Result<World, ConfigError> {
         crate::validate::check(cfg)?;
+        let ext = external.as_deref();
+        for (i, fc) in cfg.flows.iter().enumerate() {
+            if let FlowConfig::Tcp { cc: ccc, .. } = fc {
+                cc::check_external(ccc, &format!("flows[{i}].cc"), ext)?;
+            }
+        }
+        for (i, wc) in cfg.workloads.iter().enumerate() {
+            cc::check_external(&wc.cc, &format!("workloads[{i}].cc"), ext)?;
+        }
         if cfg.duration_ps == 0 {
             return Err(err("duration_ps", "the run duration must be positive"));
         }
@@ -866,7 +911,7 @@ impl World {
                     cc::validate(ccc, &format!("{f}.cc"))?;
                     let rng = rng_for(cfg.seed, &format!("flow:{name}:cc"));
                     let stop = stop_ps.map(Time::from_ps);
-                    let (conn, cc_name) = tcp_conn(ep, tcp, ccc, rng, *bytes, stop);
+                    let (conn, cc_name) = tcp_conn(ep, tcp, ccc, rng, *bytes, stop, ext);
                     let long = bytes.map_or(true, |b| b > cfg.short_flow_max_bytes);
                     (FlowKind::Tcp(conn), cc_name, long)
                 }
@@ -998,6 +1043,7 @@ impl World {
             stopped: false,
             fault: None,
             record_budget: cfg.record.max_bytes,
+            external,
         })
     }
 
@@ -1019,11 +1065,10 @@ impl World {
         // A stop requested before the loop starts is honoured at once.
         let mut finished = !monitor.poll(0, 0);
         self.stopped = !finished;
-        while let Some(t) = self.events.peek_time().filter(|_| finished) {
-            if t > self.end {
+        while finished {
+            let Some((t, ev)) = self.events.pop_until(self.end) else {
                 break;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
+            };
             if t == instant {
                 at_instant += 1;
                 if at_instant > instant_limit {
@@ -1344,8 +1389,9 @@ impl World {
         let (at, pkt) = p.pipe.pop_front().expect("Arrive on an empty pipe");
         debug_assert_eq!(at, self.now);
         let node = p.peer;
-        if let Some(&(next, _)) = p.pipe.front() {
+        if let Some(&(next, next_pkt)) = p.pipe.front() {
             self.events.schedule(next, Event::Arrive { port });
+            self.pool.prefetch(next_pkt);
         }
         let k = self.pool.get_mut(pkt);
         k.hops = k.hops.saturating_add(1);
@@ -1373,10 +1419,8 @@ impl World {
     fn receive(&mut self, node: u32, pkt: PktId, port: u32) {
         let dst = self.pool.get(pkt).dst;
         if dst == node {
-            let p = *self.pool.get(pkt);
-            self.pool.free(pkt);
             self.delivered += 1;
-            self.deliver_local(node, &p);
+            self.deliver_local(node, pkt);
             return;
         }
         self.ingress(node, pkt, port);
@@ -1589,10 +1633,15 @@ impl World {
         out.pkts.clear();
     }
 
-    fn deliver_local(&mut self, node: u32, p: &Packet) {
+    /// Hands `pkt` to its endpoint at `node`, read in place in the pool
+    /// (no copy), and frees it before the endpoint's answer is injected.
+    fn deliver_local(&mut self, node: u32, pkt: PktId) {
         let now = self.now;
+        let p = self.pool.get(pkt);
         let flow = p.flow;
-        match &mut self.flows[flow as usize].kind {
+        let f = &mut self.flows[flow as usize];
+        let has_task = f.task != NO_TASK;
+        match &mut f.kind {
             FlowKind::Tcp(c) => {
                 let mut out = std::mem::take(&mut self.out);
                 let at_receiver = node == c.sender.endpoints().dst;
@@ -1607,16 +1656,20 @@ impl World {
                         record_flow(&mut self.rec, true, now, flow, c);
                     }
                 }
+                // A task reads the packet after the answer went out.
+                let for_task = (has_task && !p.feedback).then_some(*p);
+                self.pool.free(pkt);
                 self.flush(flow, node, &mut out);
                 self.out = out;
-                if !p.feedback && self.flows[flow as usize].task != NO_TASK {
-                    self.task_progress(flow, at_receiver, p);
+                if let Some(p) = for_task {
+                    self.task_progress(flow, at_receiver, &p);
                 }
             }
             FlowKind::Udp(u) => {
                 u.recv_bytes += p.payload_bytes as u64;
+                self.pool.free(pkt);
             }
-            FlowKind::Closed => {}
+            FlowKind::Closed => self.pool.free(pkt),
         }
     }
 

@@ -338,3 +338,53 @@ fn splitting_a_flow_across_two_queues_reorders_it_and_a_fifo_does_not() {
     );
     assert!(split > 0, "RuN2C + RR reordered nothing");
 }
+
+/// Handshakes slower than the 1 s initial RTO (RTT 4 s: one-way 1 s per
+/// link): every SYN times out twice (at 1 s and 3 s) before its SYN-ACK
+/// arrives. With timestamps (Linux's default) the SYN-ACK echoes the first
+/// SYN's timestamp, so the timeouts were spurious: the data connection
+/// keeps its initial window and an RTO of 3·RTT from the echoed sample, a
+/// 10-segment file arrives in one round and the task takes 7 RTT, as on a
+/// fast path (`an_ftp_task_takes_the_round_trips_of_its_dialogue`).
+/// Without timestamps, two SYN retransmissions cut the window to 1
+/// (RFC 5681 §3.1, Linux `tcp_init_transfer`) and the file needs several
+/// rounds; the RTO falls back to 3 s (RFC 6298 §5.7), here shorter than
+/// the RTT, so the data connection also times out.
+#[test]
+fn late_syns_cost_nothing_with_timestamps_and_cut_the_window_without() {
+    let one_way = S;
+    let rtt = 4.0 * one_way as f64;
+    let file = 10 * 1448;
+    let run_with = |timestamps: bool| -> (f64, u64, u64, u64) {
+        let mut w = ftp("ftp", &[file], json!({"kind": "all_at_once"}));
+        w["tcp"] = json!({"timestamps": timestamps});
+        let cfg = with_workloads(
+            1,
+            120,
+            ftp_net(10_000_000_000, one_way, json!({"limit_pkts": 1000})),
+            vec![w],
+        );
+        let out = go(&cfg);
+        let fct = col_i64(&out, "tasks", "fct_ps")[0] as f64;
+        let retx = col_u64(&out, "tasks", "retransmits")[0];
+        let control = col_u64(&out, "tasks", "control_retransmits")[0];
+        (
+            fct / rtt,
+            col_u64(&out, "tasks", "syn_retransmits")[0],
+            retx - control,
+            col_u64(&out, "tasks", "undos")[0],
+        )
+    };
+    let (with_ts, syns, data_retx, undos) = run_with(true);
+    assert_eq!(syns, 4, "two SYN timeouts on each of the two handshakes");
+    assert!((with_ts - 7.0).abs() < 0.01, "fct {with_ts} RTT");
+    assert_eq!(data_retx, 0, "the data connection retransmits nothing");
+    assert!(
+        undos >= 1,
+        "the greeting's spurious timeout is undone (Eifel)"
+    );
+    let (without, syns, data_retx, _) = run_with(false);
+    assert_eq!(syns, 4);
+    assert!(without > 8.5, "fct {without} RTT: the window was cut to 1");
+    assert!(data_retx > 0, "RTO 3 s < RTT 4 s: a spurious timeout");
+}

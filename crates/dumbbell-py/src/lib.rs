@@ -18,12 +18,23 @@
 //! pure-Python wrapper (`dumbbell.run`) turns them into `dumbbell.ConfigError`,
 //! `dumbbell.LimitError` and `dumbbell.SimulationError`.
 //!
+//! Congestion controls written in Python (`control`): `run_json(config,
+//! handle, controls)` takes the `cc=` objects by the ids the configuration
+//! names them with (`{"kind": "external", "id": ...}`) and hands the core a
+//! factory of controls that call back into Python, taking the GIL only
+//! inside each callback. A hook that raises stops the run, which raises
+//! `NativeControlError(id, control, hook, time_ps, message)` with the
+//! Python exception as its `__cause__`.
+//!
 //! Stopping a run: every run polls a `RunHandle` (the core's `RunMonitor`).
 //! `RunHandle.stop()` stops one run from any thread; `request_stop()` stops
 //! every run of this process that is running (what Python does on Ctrl-C,
 //! and what a sweep does to cancel its running jobs). A stopped run returns
 //! the tables of the time it reached, its summary saying `stopped = true`.
 
+mod control;
+
+use dumbbell_core::cc::ExternalControls;
 use dumbbell_core::config::{ConfigError, RunConfig};
 use dumbbell_core::sim::{Phase, RunMonitor};
 use dumbbell_core::trace::{Column, Table};
@@ -33,6 +44,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, Once, Weak};
 
@@ -47,6 +59,12 @@ create_exception!(
     NativeLimitError,
     PyValueError,
     "A limit named by a field was reached while running; args are (field, message)."
+);
+create_exception!(
+    dumbbell._native,
+    NativeControlError,
+    PyRuntimeError,
+    "A hook of a control written in Python raised; args are (id, control, hook, time_ps, message), the cause the hook's exception."
 );
 create_exception!(
     dumbbell._native,
@@ -239,27 +257,75 @@ fn output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, Py
     Ok(tables)
 }
 
+/// The `cc=` objects of a run, by configuration id, as the core's factory.
+fn py_controls(
+    controls: Option<&Bound<'_, PyDict>>,
+    monitor: &Arc<RunMonitor>,
+) -> PyResult<Option<Arc<control::PyControls>>> {
+    let Some(controls) = controls else {
+        return Ok(None);
+    };
+    let mut templates = HashMap::new();
+    for (k, v) in controls.iter() {
+        templates.insert(k.extract::<String>()?, v.unbind());
+    }
+    Ok(Some(Arc::new(control::PyControls::new(
+        templates,
+        monitor.clone(),
+    ))))
+}
+
+/// The first failure of a Python control as `NativeControlError`, its
+/// cause the hook's own exception.
+fn control_err(py: Python<'_>, e: control::HookError) -> PyErr {
+    let message = e.err.value(py).str().map_or_else(
+        |_| "?".to_string(),
+        |m| {
+            format!(
+                "{}: {m}",
+                e.err
+                    .get_type(py)
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            )
+        },
+    );
+    let err = NativeControlError::new_err((e.id, e.control, e.hook, e.time_ps, message));
+    err.set_cause(py, Some(e.err));
+    err
+}
+
 /// Runs one scenario given as a `config.rs` JSON document and returns its
 /// tables: `{table: {column: (dtype, data)}}`, where `dtype` is one of
 /// `u64`, `i64`, `f64`, `u32`, `bool` (then `data` is the native-endian
 /// buffer as `bytes`) or `str` (then `data` is a `list[str]`). The summary
 /// has a `stopped` column (true if the run was stopped before its end).
 /// The GIL is released while the simulation runs; `handle` (a `RunHandle`)
-/// lets another thread stop it or read its progress.
+/// lets another thread stop it or read its progress. `controls` maps the
+/// ids of the configuration's `external` controls to Python objects
+/// (`dumbbell.controls.CongestionControl`); the GIL is taken back only to
+/// call their hooks.
 #[pyfunction]
-#[pyo3(signature = (config, handle = None))]
+#[pyo3(signature = (config, handle = None, controls = None))]
 fn run_json<'py>(
     py: Python<'py>,
     config: String,
     handle: Option<&RunHandle>,
+    controls: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     install_panic_hook();
     let monitor = handle.map_or_else(|| Arc::new(RunMonitor::new()), |h| h.monitor.clone());
+    let ext = py_controls(controls, &monitor)?;
     live().push(Arc::downgrade(&monitor));
     let m = monitor.clone();
-    let result = py.allow_threads(move || catch_panic(|| world::run_json_monitored(&config, &m)));
+    let factory = ext.clone().map(|e| e as Arc<dyn ExternalControls>);
+    let result =
+        py.allow_threads(move || catch_panic(|| world::run_json_with(&config, &m, factory)));
     let ptr = Arc::as_ptr(&monitor);
     live().retain(|w| w.strong_count() > 0 && !std::ptr::eq(w.as_ptr(), ptr));
+    if let Some(e) = ext.and_then(|x| x.shared.take_error()) {
+        return Err(control_err(py, e));
+    }
     output_to_py(py, &result.map_err(run_err)?)
 }
 
@@ -267,17 +333,29 @@ fn run_json<'py>(
 /// it: raises `NativeConfigError` for anything a run would refuse before
 /// simulating (unknown field, wrong type, a value out of range, an unknown
 /// node, a disconnected topology, a recording estimate over budget).
+/// `controls` as for `run_json`: building makes each connection's copy.
 #[pyfunction]
-fn check_config(py: Python<'_>, config: String) -> PyResult<()> {
+#[pyo3(signature = (config, controls = None))]
+fn check_config(
+    py: Python<'_>,
+    config: String,
+    controls: Option<&Bound<'_, PyDict>>,
+) -> PyResult<()> {
     install_panic_hook();
-    py.allow_threads(move || {
+    let monitor = Arc::new(RunMonitor::new());
+    let ext = py_controls(controls, &monitor)?;
+    let factory = ext.clone().map(|e| e as Arc<dyn ExternalControls>);
+    let result = py.allow_threads(move || {
         catch_panic(|| {
             let cfg = RunConfig::from_json(&config)?;
-            World::build(&cfg)?;
+            World::build_with(&cfg, factory)?;
             Ok(())
         })
-    })
-    .map_err(run_err)
+    });
+    if let Some(e) = ext.and_then(|x| x.shared.take_error()) {
+        return Err(control_err(py, e));
+    }
+    result.map_err(run_err)
 }
 
 /// Panics inside the core's error boundary, as a core bug would: for the
@@ -287,6 +365,16 @@ fn _panic_for_tests(py: Python<'_>, message: String) -> PyResult<()> {
     install_panic_hook();
     py.allow_threads(move || catch_panic(|| -> Result<(), RunError> { panic!("{message}") }))
         .map_err(run_err)
+}
+
+/// The controls of the core's registry (`cc::registry::REGISTRY`), as
+/// `(name, about)` pairs, in registration order.
+#[pyfunction]
+fn registered_controls() -> Vec<(&'static str, &'static str)> {
+    dumbbell_core::cc::registry::REGISTRY
+        .iter()
+        .map(|r| (r.name, r.about))
+        .collect()
 }
 
 /// The version of the core and binding (the Cargo workspace version).
@@ -310,8 +398,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(request_stop, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(registered_controls, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_class::<RunHandle>()?;
+    control::register(m)?;
+    m.add(
+        "NativeControlError",
+        m.py().get_type::<NativeControlError>(),
+    )?;
     m.add("NativeConfigError", m.py().get_type::<NativeConfigError>())?;
     m.add("NativeLimitError", m.py().get_type::<NativeLimitError>())?;
     m.add(

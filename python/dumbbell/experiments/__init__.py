@@ -111,7 +111,9 @@ class ExperimentResult:
     ``paper``: one row per published number: ``metric`` (a column of
     ``rows``, or a quantity we cannot measure), ``cc``, ``rate_bps``,
     ``relation`` (``=``, ``~``, ``<=``, ``>``), ``value``, ``ours`` (our
-    value of that metric for that point, null if none) and ``source``.
+    value of that metric for that point, null if none) and ``source``; and
+    the verdict :func:`dumbbell.claims.judge` adds: ``verdict``, ``reason``,
+    ``doc``.
     """
 
     experiment: str
@@ -122,6 +124,15 @@ class ExperimentResult:
     data: dict[str, Any] = field(default_factory=dict, repr=False)
     params: dict[str, Any] = field(default_factory=dict)
     """The experiment's parameters at this scale (shown in the HTML report)."""
+
+    def __post_init__(self) -> None:
+        # Every claim carries its verdict (agrees, differs with a reason and
+        # a doc section, not measurable, not run at this scale): in the
+        # printed report, in result.json and in paper.csv alike.
+        if {"relation", "value", "ours"} <= set(self.paper.columns):
+            from ..claims import judge, samples_of
+
+            self.paper = judge(self.experiment, self.scale, self.paper, samples=samples_of(self.rows))
 
     def to_json_doc(self) -> dict[str, Any]:
         """The SPEC §7 JSON document."""

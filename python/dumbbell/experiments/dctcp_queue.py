@@ -90,6 +90,7 @@ from .. import analysis
 from ..run import Result
 from ..scenario import CoDel, DropTail, FqCoDel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
 from ..topology import star
+from ..claims import count_line, verdict_cell
 from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, run_jobs
@@ -392,6 +393,9 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
             title=f"Bottleneck queue, {_rate_label(rate)} ({result.scale} scale, seed {result.seed})",
             path=p,
             buffer_pkts=BUFFER_PKTS,
+            # The paper's numbers: DCTCP's queue near K, TCP's up to the buffer.
+            reference={label["dctcp"]: {f"paper: near K = {k} packets": float(k)},
+                       label["reno"]: {f"paper: up to the {BUFFER_PKTS}-packet buffer": float(BUFFER_PKTS)}},
         )
         paths.append(p)
     labels = {"codel": "TCP + CoDel (5 ms)", "fq_codel": "TCP + FQ-CoDel (5 ms)", "pie": "TCP + PIE (15 ms)"}
@@ -415,6 +419,12 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
         for cc in CONTROLS
         if (cc, rate) in result.data
     }
+    # The CCDF carries information only where some deviation is not 0: with
+    # every back-to-back dequeue exactly one serialization time apart (an
+    # exact link, as dumbbell's are), it would be an empty plot, so it is
+    # not written and the report says why (see ``report``).
+    if not any(np.size(v) and float(np.max(v)) > 0.0 for v in curves.values()):
+        return paths
     p = out / "dequeue_ccdf.png"
     plots.ccdf_figure(
         curves,
@@ -456,14 +466,20 @@ def report(result: ExperimentResult) -> str:
     if result.rows.filter(pl.col("queue").is_in(list(COMPARISON))).height:
         lines.append("Rows with queue codel, fq_codel, pie: TCP (Reno) under Linux's CoDel (5 ms), FQ-CoDel (5 ms), "
                      "PIE (15 ms), a comparison the paper does not make; only the droptail and red rows are its cases.")
+    devs = [v for v in result.data.values() if isinstance(v, dict) and "dev_pct" in v]
+    if devs and not any(np.size(v["dev_pct"]) and float(np.max(v["dev_pct"])) > 0.0 for v in devs):
+        n = sum(int(np.size(v["dev_pct"])) for v in devs)
+        lines.append(f"inter-dequeue deviation: all {n} back-to-back dequeues exactly one serialization time apart "
+                     "(an exact link); no CCDF figure is written")
     lines.append("")
     lines.append("The paper beside ours:")
-    ptab = [["metric", "cc", "rate", "paper", "ours", "source"]]
+    ptab = [["metric", "cc", "rate", "paper", "ours", "verdict"]]
     for p in result.paper.iter_rows(named=True):
         ptab.append([
             p["metric"], p["cc"], _rate_label(p["rate_bps"]),
-            f"{p['relation']} {_fmt(p['value'], p['metric'])}", _fmt(p["ours"], p["metric"]), p["source"],
+            f"{p['relation']} {_fmt(p['value'], p['metric'])}", _fmt(p["ours"], p["metric"]), verdict_cell(p),
         ])
     pw = [max(len(row[i]) for row in ptab) for i in range(5)]
     lines += ["  ".join([*(cell.ljust(w) for cell, w in zip(row[:5], pw)), row[5]]) for row in ptab]
+    lines.append(count_line(result.paper))
     return "\n".join(lines)

@@ -190,6 +190,7 @@ from ..scenario import (
     TcpOptions,
     UdpFlow,
 )
+from ..claims import claims_lines
 from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, round_seed, run_jobs
@@ -906,4 +907,5 @@ def report(result: ExperimentResult) -> str:
             body.append([f"{r['rate_bps'] / 1e9:g}", r["case"], r["marking"], r["host"], str(r["l_s"]),
                          str(r["l_i"]), f"{r['goodput_bps'] / 1e9:.3f}"])
         lines += _table(["Gb/s", "case", "marking", "host", "L_S", "L_I", "TCP"], body)
+    lines += ["", *claims_lines(result.paper)]
     return "\n".join(lines)

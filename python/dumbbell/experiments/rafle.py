@@ -65,67 +65,31 @@ Means are over realizations with Student-t 95 % intervals (``*_ci95``).
 The ``paper`` table lists Tables 1–4 and the claims about Figure 5 with
 our value beside each.
 
-Where dumbbell and the paper differ, and why (paper scale, seed 1; the
-README has the run):
+Where dumbbell and the paper differ, and why: ``docs/experiments/e4.md``
+has every claim of the paper beside ours (paper scale, seed 1) with its
+verdict, and for each difference the traced cause with the command that
+prints it (``tools/e4_trace.py``). In short:
 
-- RAFLE's accuracy (Table 1) agrees under strict priority: PA_c·PA_l is
-  0.141, 0.111, 0.100, 0.093, 0.087, 0.070 for N = 10 … 100 against the
-  paper's 0.131, 0.094, 0.136, 0.092, 0.078, 0.086; PA_c is 1–6 points
-  lower than the paper's (0.960 against 0.979 at N = 40). Under round
-  robin PA_l is two to three times higher (0.270 at N = 40): the long
-  flows' packets reach the router in longer same-flow runs there, a
-  difference in the senders' ACK clocking we have not traced further. The
-  paper does not say which scheduler its Table 1 ran; priority matches it.
-- Drop-tail's first bin is four times faster than the paper's (41.7 s
-  against 168.3 s, σ 33.7 against 305.0), and that turns most of Table 3's
-  gains negative (only ideal + priority gains, 31 % against 45 %). The
-  traced cause is the first bin's content: 361 of our 438 first-bin files
-  fit in the initial window (IW10, 14 480 B; mean 10.8 kB), so under a FIFO
-  they complete when the first windows of all 564 transfers have drained
-  (the fair share of our sizes gives 40.4 s for that bin, drop-tail 41.7 s).
-  The file base follows the paper's statement that the short files weigh
-  about one last-bin file; a first bin spread uniformly over (0, 100] kB
-  would break that statement (its short files would weigh 0.15 of one) but
-  its fair share alone is 170 s, the paper's drop-tail value, and it would
-  put most first-bin files in the long class. The paper's Figure 1, which
-  would settle it, is not in our copy.
-- The FTP dialogue costs short tasks under round robin: with the ideal
-  classifier the 438 short tasks' dialogues share the short queue, which
-  packet round robin serves one 72-byte packet per 1 488-byte long packet,
-  so their dialogues take 37.5 s on average (1.5 s for the long tasks,
-  2.3 s for everyone under drop-tail): first bin 133 s, close to the
-  paper's ideal RR (138 s, from Table 3) but far from our drop-tail.
-- Spurious timeouts: behind queues of a minute or more, the 1 s initial
-  RTO and RTT samples taken before the queue built fire timeouts that
-  Linux's F-RTO and timestamps (on by default since 2.6.24) would detect
-  as spurious; without them our senders resend whole windows (go-back-N
-  from the Loss state). Drop-tail retransmits 72 000 segments for a base of
-  149 405 (+48 %), so the last task completes at 2 629 s where the fair
-  share of the base ends at 1 727 s. This inflates the long bins and the
-  closed loop's totals alike; it will go when dumbbell's TCP gains F-RTO
-  and timestamps.
-- RAFLE reorders flows: it decides packet by packet, so one flow's
-  packets go to both queues, and the queue that drains faster lets later
-  packets overtake earlier ones. With no packet lost, the clients receive
-  72 555 data segments out of order under RAFLE with priority (41 109
-  under round robin; RuN2C with round robin 1 666, when a flow crosses
-  16 KB; drop-tail and the ideal classifier none), and the senders take
-  that for loss: 5 286 and 5 922 fast recoveries, each retransmitting
-  segments that were only late (realization 1, column ``out_of_order`` of
-  the ``tasks`` table). The paper does not discuss reordering; Linux would
-  raise its reordering threshold after the first D-SACKs, which our stack
-  does not, so this cost is likely larger here than in the testbed.
-- Figure 5's early peak: RAFLE with priority finishes 0.76 of drop-tail's
-  tasks at its best in the first 100 s (paper: almost three times): RAFLE
-  sends 4 % of short packets to the long queue (PE_c), and under strict
-  priority such a packet waits behind every long flow, where drop-tail
-  already serves the short files in their first window.
-- Closed loop (Table 4): first-bin gains of −29 % (ideal, priority) to
-  +17 % (RAFLE, priority) against the paper's −6.8 % to +14 %; the signs
-  agree for ideal + priority, ideal RR, RuN2C RR and RAFLE RR. With strict
-  priority RuN2C's and the ideal classifier's long tasks accumulate until
-  all 300 are transferring their file (figure ``fig6_7_closed_loop.png``),
-  the paper's §6 mechanism, stronger here.
+- RAFLE's accuracy (Table 1) agrees under strict priority within the
+  paper's own scatter (PA_c within 0.031; PA_l 0.084 against 0.139 at
+  N = 40, the paper's non-monotone point); under round robin PA_l is
+  2.9–3.0 times higher.
+- Drop-tail's first bin is 4.4 times faster than the paper's (38.3 s
+  against 168.3 s): 361 of our 438 first-bin files fit in the initial
+  window, and a lossless FIFO delivers them in the first round of windows.
+  Table 3's gains are ratios to it and turn negative but for the ideal
+  classifier with priority (39 % against 45 %).
+- RAFLE reorders flows (one flow's packets in both queues): 51 666
+  segments received out of order under round robin, 109 148 retransmitted
+  (drop-tail: 2 836), the last task at 3041 s against drop-tail's 1803 s;
+  the bins above the first agree with the paper within about 11 % for
+  drop-tail, RAFLE with priority and RuN2C with round robin.
+- Closed loop (Table 4): the FTP dialogue crosses a FIFO of about 85 s six
+  times under drop-tail (508 s per task), which keeps 176 of the 300 tasks
+  out of their transfer; routers that prioritize the dialogue let all 300
+  transfer at once and pile up large files. Ideal RR (+9 %) agrees, the
+  ideal and RAFLE with priority agree in sign; RuN2C and RAFLE RR lose
+  17–39 % where the paper gains 6–14 %.
 """
 
 from __future__ import annotations
@@ -143,6 +107,7 @@ from .. import fairshare, filebase
 from ..errors import SimulationError
 from ..scenario import DropTail, Link, Node, Scenario, TcpOptions, Workload
 from ..workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
+from ..claims import claims_lines
 from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
@@ -794,8 +759,16 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
                 if not g.height:
                     continue
                 x = np.array([int(b.split("-")[0]) + 50 for b in g["bin_kb"]])
-                a.errorbar(x, g["fct_mean_s"].to_numpy(), yerr=g["fct_std_s"].to_numpy(), marker="o", markersize=3,
-                           capsize=2, linewidth=0.8, label=_label(combo))
+                line = a.errorbar(x, g["fct_mean_s"].to_numpy(), yerr=g["fct_std_s"].to_numpy(), marker="o",
+                                  markersize=3, capsize=2, linewidth=0.8, label=_label(combo))
+                # The paper's Table 2 means for the same router, beside ours.
+                pt = result.paper.filter((pl.col("part") == "simultaneous") & (pl.col("metric") == "fct_mean_s")
+                                         & (pl.col("classifier") == combo[0]) & (pl.col("scheduler") == combo[1])
+                                         & (pl.col("bin_kb") != "all"))
+                if pt.height:
+                    px = np.array([int(b.split("-")[0]) + 50 for b in pt["bin_kb"]])
+                    a.plot(px, pt["value"].to_numpy(), marker="x", linestyle="none", markersize=6,
+                           color=line.lines[0].get_color(), label=f"{_label(combo)}, paper (Table 2)")
             g = s.filter((pl.col("classifier") == "droptail"))
             x = np.array([int(b.split("-")[0]) + 50 for b in g["bin_kb"]])
             a.plot(x, g["ps_fct_s"].to_numpy(), "k--", label="fair share, real sizes")
@@ -985,4 +958,5 @@ def report(result: ExperimentResult) -> str:
     for r in fig5.iter_rows(named=True):
         lines += ["", f"Figure 5: RAFLE PrioSched's peak of finished tasks over drop-tail's in the first 100 s: "
                       f"ours {_f(r['ours'], '{:.2f}')}, paper ~{r['value']:g}"]
+    lines += ["", *claims_lines(result.paper)]
     return "\n".join(lines)

@@ -81,7 +81,9 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod highspeed;
+pub mod registry;
 pub mod reno;
+pub mod scalable;
 // Seed 001: Linear, Fractional, Expolinear and what they share.
 pub mod expolinear;
 pub mod fractional;
@@ -388,11 +390,47 @@ pub fn tcp_reno_ssthresh(tp: &TcpSock) -> u32 {
     (tp.snd_cwnd >> 1).max(2)
 }
 
+/// Builds the controls a configuration names `external` (`CcConfig::External`):
+/// the way an embedding adds controls the core does not know, without the
+/// core knowing anything of it (the Python binding implements it with
+/// classes written in Python; a Rust program can implement it directly).
+///
+/// The run asks [`check`](Self::check) for every external control before
+/// anything is built, and [`make`](Self::make) once per connection (a flow,
+/// or each connection of a task), in the order connections are created.
+pub trait ExternalControls: Send + Sync {
+    /// `Err(why)` if this factory cannot build a control for `id`.
+    fn check(&self, id: &str) -> Result<(), String>;
+
+    /// A new control for one connection. `rng` is the connection's own
+    /// stream, as [`make`] hands built-in controls.
+    fn make(&self, id: &str, rng: Rng) -> Box<dyn CongestionControl>;
+}
+
 /// Builds the control a configuration names. `rng` is the flow's own
 /// random stream (`flow:<name>:cc`, see `world.rs`) for the controls that
 /// draw (BBR's gain-cycle phase, Linux `prandom`); the others ignore it.
+/// An `external` control needs the run's factory: see [`make_with`].
 pub fn make(cfg: &CcConfig, rng: Rng) -> Box<dyn CongestionControl> {
+    make_with(cfg, rng, None)
+}
+
+/// [`make`], with the run's factory of external controls (`World::build`
+/// has checked with [`ExternalControls::check`] that it knows every id).
+pub fn make_with(
+    cfg: &CcConfig,
+    rng: Rng,
+    external: Option<&dyn ExternalControls>,
+) -> Box<dyn CongestionControl> {
     match cfg {
+        CcConfig::Registered(p) => {
+            let r = registry::find(&p.name).expect("checked by validate");
+            (r.make)(&p.params, rng).expect("checked by validate")
+        }
+        CcConfig::External(p) => match external {
+            Some(f) => f.make(&p.id, rng),
+            None => panic!("external control {:?} without a factory", p.id),
+        },
         CcConfig::Reno => Box::new(reno::Reno),
         CcConfig::Cubic(p) => Box::new(cubic::Cubic::new(p.clone())),
         CcConfig::Dctcp(p) => Box::new(dctcp::Dctcp::new(p.clone())),
@@ -442,12 +480,67 @@ pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
                 .map_err(|(name, why)| ConfigError::new(format!("{field}.{name}"), why))
         }
         CcConfig::Reno => Ok(()),
+        CcConfig::Registered(p) => {
+            let Some(r) = registry::find(&p.name) else {
+                let known: Vec<&str> = registry::REGISTRY.iter().map(|r| r.name).collect();
+                return Err(ConfigError::new(
+                    f("name"),
+                    format!(
+                        "unknown registered control {:?} (known: {})",
+                        p.name,
+                        known.join(", ")
+                    ),
+                ));
+            };
+            (r.make)(&p.params, crate::sim::rng_for(0, "cc:check"))
+                .map(drop)
+                .map_err(|e| {
+                    let at = e
+                        .param
+                        .map_or_else(|| f("params"), |n| f(&format!("params.{n}")));
+                    ConfigError::new(at, e.why)
+                })
+        }
+        CcConfig::External(p) => {
+            if p.id.is_empty() {
+                Err(ConfigError::new(f("id"), "an external control needs an id"))
+            } else {
+                Ok(())
+            }
+        }
     }
+}
+
+/// Refuses an external control the run's factory does not build (or any,
+/// when the run has no factory), naming `field.id`.
+pub fn check_external(
+    cfg: &CcConfig,
+    field: &str,
+    external: Option<&dyn ExternalControls>,
+) -> Result<(), ConfigError> {
+    let CcConfig::External(p) = cfg else {
+        return Ok(());
+    };
+    let why = match external {
+        None => "this run has no external controls: they are built by the embedding \
+                 (a Python class passed as `cc=` runs through `dumbbell.run`), \
+                 and a configuration file cannot name one"
+            .to_string(),
+        Some(f) => match f.check(&p.id) {
+            Ok(()) => return Ok(()),
+            Err(why) => why,
+        },
+    };
+    Err(ConfigError::new(format!("{field}.id"), why))
 }
 
 /// How many variables a control of this configuration traces per sample
 /// (the width of its `cc_vars` rows), for the recording estimate.
+/// An external control traces nothing.
 pub fn traced_var_count(cfg: &CcConfig) -> usize {
+    if let CcConfig::External(_) = cfg {
+        return 0;
+    }
     let control = make(cfg, crate::sim::rng_for(0, "cc:count"));
     let mut n = 0;
     control.trace_vars(&mut |_, _| n += 1);

@@ -78,9 +78,10 @@
 //! stays at 2 to 3 packets until another loss opens the gate, which on a
 //! clean link seldom comes). On E3's network with a clean 1 Gb/s link, 20 s,
 //! seed 1, Expolinear with the hook gets 185 Mb/s at the base round trip of
-//! 0.1 ms, 3.1 Mb/s with 20 ms added and 2.2 Mb/s with 100 ms, against 965,
-//! 732 and 170 Mb/s without it (the run of the Python test
-//! `test_module_hook_collapses_a_fresh_expolinear_connection`), where the
+//! 0.1 ms, 2.4 Mb/s with 20 ms added and 0.9 Mb/s with 100 ms, against 965,
+//! 343 and 70 Mb/s without it (`python examples/e3_evidence.py
+//! module-hook`; netem's 1000-packet limit caps the link at 600 and
+//! 120 Mb/s at 20 and 100 ms), where the
 //! paper reports Expolinear at about 96 % of every link (Fig. 2b). A module
 //! loaded once and used by earlier connections (earlier runs, iperf's own
 //! control connection) starts with the b_r, Δ_r and threshold they left in

@@ -225,6 +225,9 @@ impl QueueDisc for Fifo {
 
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Dequeued> {
         let pkt = self.q.pop_front()?;
+        if let Some(&next) = self.q.front() {
+            cx.pool.prefetch(next); // read by the next dequeue (see `prefetch`)
+        }
         self.bytes -= cx.pool.get(pkt).size_bytes as u64;
         let occ = Occupancy {
             pkts: self.q.len() as u32,

@@ -14,8 +14,13 @@
 //! classifier: PA_c = P(short | truly short), PE_c = 1 − PA_c,
 //! PA_l = P(long | truly long), PE_l = 1 − PA_l, and the index PA_c·PA_l.
 //! Decisions are counted at arrival, dropped packets included.
+//!
+//! The port also counts, per true class, the arrivals whose flow (the
+//! 4-tuple, RAFLE's flow id) is that of the arrival just before
+//! (`same_flow_as_previous`): how bursty the arrival order is, which sets
+//! how often RAFLE's probe finds a packet's own flow in its memory.
 
-use super::classify::{Class, Classifier};
+use super::classify::{Class, Classifier, FlowKey};
 use super::sched::Scheduler;
 use super::{Dequeued, QueueCtx, QueueDisc, Verdict};
 use crate::net::packet::PktId;
@@ -29,6 +34,8 @@ pub struct ClassCounts {
     pub dequeued: [u64; 2],
     pub dropped: [u64; 2],
     pub max_pkts: [u32; 2],
+    /// Arrivals, per true class, of the same flow as the arrival before.
+    pub same_flow_as_previous: [u64; 2],
 }
 
 impl ClassCounts {
@@ -77,6 +84,8 @@ pub struct TwoClass {
     /// Indexed by `Class`.
     queues: [Box<dyn QueueDisc>; 2],
     pub counts: ClassCounts,
+    /// The flow of the last arrival.
+    previous: Option<FlowKey>,
 }
 
 impl TwoClass {
@@ -91,6 +100,7 @@ impl TwoClass {
             scheduler,
             queues: [short, long],
             counts: ClassCounts::default(),
+            previous: None,
         }
     }
 
@@ -106,6 +116,11 @@ impl QueueDisc for TwoClass {
         let class = self.classifier.classify(p);
         let (t, c) = (truth.index(), class.index());
         self.counts.decisions[t][c] += 1;
+        let key = FlowKey::of(p);
+        if self.previous == Some(key) {
+            self.counts.same_flow_as_previous[t] += 1;
+        }
+        self.previous = Some(key);
         let v = self.queues[c].enqueue(pkt, cx);
         match v {
             Verdict::Enqueued { .. } => {

@@ -1,4 +1,4 @@
-//! The event queue: a binary heap keyed by (time, insertion sequence).
+//! The event queue: a binary min-heap keyed by (time, insertion sequence).
 //!
 //! Events that fall at the same instant run in the order they were scheduled
 //! (FIFO), which makes every run a pure function of its scenario and seed.
@@ -7,8 +7,6 @@
 //! many packets are in flight.
 
 use super::time::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// What happens when an event fires. Small and `Copy`: ids, never pointers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,35 +36,51 @@ pub enum Event {
     PipelineDone { pipeline: u32 },
 }
 
+/// A heap entry: the (time, sequence) key packed as one 128-bit number
+/// (time in the high half), so that ordering is one wide comparison.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: Time,
-    seq: u64,
+    key: Key,
     event: Event,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
+/// `(time_ps << 64) | seq`, stored as two words (8-byte aligned, so an
+/// entry is 24 bytes, not the 32 a `u128` field's alignment would make it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key {
+    time: u64,
+    seq: u64,
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
+
+impl Key {
+    #[inline(always)]
+    fn wide(self) -> u128 {
+        ((self.time as u128) << 64) | self.seq as u128
     }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+    #[inline(always)]
+    fn before(self, o: Key) -> bool {
+        self.wide() < o.wide()
     }
 }
 
-/// A deterministic future-event list.
+/// A deterministic future-event list: a binary min-heap on (time, seq).
+///
+/// Every key is unique (the sequence number grows with each schedule), so
+/// the order in which events come out does not depend on how the heap is
+/// organised, only on the keys: any correct priority queue gives the same
+/// run, bit for bit.
+///
+/// Most events schedule another one while they are handled (a departure
+/// schedules the next, an arrival an ACK, ...). So `pop` does not remove
+/// the earliest entry at once: it leaves it as a *hole* at the root, and
+/// the next `schedule` writes its entry into the hole and sifts it down,
+/// one pass instead of the pop's sift-down plus the push's sift-up. A hole
+/// not filled by the time of the next `pop`/`peek_time` is removed then.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: Vec<Entry>,
+    /// The root is an event already handed out (see the type's doc).
+    hole: bool,
     next_seq: u64,
     popped: u64,
 }
@@ -74,36 +88,65 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
+            heap: Vec::with_capacity(1024),
+            hole: false,
             next_seq: 0,
             popped: 0,
         }
     }
 
     /// Schedules `event` at `time`; ties run in scheduling order.
+    #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        let e = Entry {
+            key: Key {
+                time: time.ps(),
+                seq,
+            },
+            event,
+        };
+        if self.hole {
+            self.hole = false;
+            self.sift_down(0, e);
+        } else {
+            self.heap.push(e);
+            self.sift_up(self.heap.len() - 1, e);
+        }
     }
 
     /// Removes and returns the earliest event.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let e = self.heap.pop()?;
+        self.settle();
+        let e = *self.heap.first()?;
+        self.hole = true;
         self.popped += 1;
-        Some((e.time, e.event))
+        Some((Time::from_ps(e.key.time), e.event))
     }
 
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+    /// Removes and returns the earliest event if it falls at or before `end`.
+    #[inline]
+    pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
+        self.settle();
+        match self.heap.first() {
+            Some(e) if e.key.time <= end.ps() => self.pop(),
+            _ => None,
+        }
+    }
+
+    pub fn peek_time(&mut self) -> Option<Time> {
+        self.settle();
+        self.heap.first().map(|e| Time::from_ps(e.key.time))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.hole as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Number of events popped so far (the run's event count).
@@ -119,6 +162,62 @@ impl EventQueue {
             self.heap.try_reserve(len.max(1024))?;
         }
         Ok(())
+    }
+
+    /// Removes a hole left at the root by `pop`: the last entry takes its
+    /// place and sinks to where it belongs.
+    #[inline]
+    fn settle(&mut self) {
+        if !self.hole {
+            return;
+        }
+        self.hole = false;
+        let last = self.heap.pop().expect("a hole is an entry");
+        if !self.heap.is_empty() {
+            self.sift_down(0, last);
+        }
+    }
+
+    /// Places `e` at `i` (its old content is overwritten) and moves it up
+    /// while it is earlier than its parent.
+    #[inline]
+    fn sift_up(&mut self, mut i: usize, e: Entry) {
+        let h = &mut self.heap[..];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !e.key.before(h[parent].key) {
+                break;
+            }
+            h[i] = h[parent];
+            i = parent;
+        }
+        h[i] = e;
+    }
+
+    /// Places `e` at `i` (its old content is overwritten) and moves it down
+    /// while a child is earlier.
+    #[inline]
+    fn sift_down(&mut self, mut i: usize, e: Entry) {
+        let h = &mut self.heap[..];
+        let n = h.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && h[r].key.before(h[l].key) {
+                r
+            } else {
+                l
+            };
+            if !h[c].key.before(e.key) {
+                break;
+            }
+            h[i] = h[c];
+            i = c;
+        }
+        h[i] = e;
     }
 }
 
@@ -220,6 +319,41 @@ mod tests {
                 last = Some((t, flow));
             }
             prop_assert_eq!(q.popped(), times.len() as u64);
+        }
+
+        /// Interleaved schedules and pops (as a run does them: an event
+        /// schedules others while it is handled) come out exactly as a
+        /// sorted model of (time, seq) says, and `len` counts what is left.
+        #[test]
+        fn interleaved_ops_match_a_sorted_model(ops in proptest::collection::vec((0u8..4, 0u64..40), 1..400)) {
+            let mut q = EventQueue::new();
+            let mut model = std::collections::BTreeSet::new();
+            let (mut seq, mut now) = (0u32, 0u64);
+            for (op, dt) in ops {
+                if op == 0 {
+                    let got = q.pop();
+                    let want = model.pop_first();
+                    prop_assert_eq!(got.map(|(t, e)| (t.ps(), e)), want.map(|(t, s)| (t, Event::UdpSend { flow: s })));
+                    if let Some((t, _)) = got { now = t.ps(); }
+                } else if op == 1 && dt < 5 {
+                    let end = now + dt;
+                    let got = q.pop_until(Time::from_ps(end));
+                    let want = match model.first() {
+                        Some(&(t, _)) if t <= end => model.pop_first(),
+                        _ => None,
+                    };
+                    prop_assert_eq!(got.map(|(t, e)| (t.ps(), e)), want.map(|(t, s)| (t, Event::UdpSend { flow: s })));
+                } else if op == 1 && dt < 10 {
+                    // Settles a hole left by a pop; schedules then push.
+                    prop_assert_eq!(q.peek_time().map(|t| t.ps()), model.first().map(|&(t, _)| t));
+                } else {
+                    // Right after a pop: fills the hole at the root.
+                    q.schedule(Time::from_ps(now + dt), Event::UdpSend { flow: seq });
+                    model.insert((now + dt, seq));
+                    seq += 1;
+                }
+                prop_assert_eq!(q.len(), model.len());
+            }
         }
 
         /// A lazy timer fires exactly once, at its last deadline, however it was re-armed.

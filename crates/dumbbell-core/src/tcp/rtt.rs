@@ -65,6 +65,17 @@ impl RttEstimator {
         (s + k).max(self.min_rto).min(self.max_rto)
     }
 
+    /// Sets the RTO to `rto` with no back-off, keeping no sample: RFC 6298
+    /// §5.7's 3 s after a SYN timeout left no RTT sample.
+    pub fn fall_back(&mut self, rto: Dur) {
+        self.backoff = 0;
+        self.rto = rto.min(self.max_rto);
+    }
+
+    pub fn min_rto(&self) -> Dur {
+        self.min_rto
+    }
+
     /// Doubles the RTO after an expiry (§5.5).
     pub fn back_off(&mut self) {
         self.backoff += 1;

@@ -99,6 +99,10 @@ use crate::sim::{Dur, LazyTimer, Time, TimerFire, PS_PER_MS};
 use crate::tcp::ranges::RangeSet;
 use std::collections::VecDeque;
 
+/// RFC 6298 §5.7 (Linux `TCP_TIMEOUT_FALLBACK`): the RTO when data
+/// transmission begins after a SYN timeout left no RTT sample.
+const SYN_FALLBACK_RTO: Dur = Dur::from_ps(3 * crate::sim::PS_PER_S);
+
 /// Linux `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 1000): the slack added to the
 /// probe and reordering timeouts.
 const TIMEOUT_MIN: Dur = Dur::from_ps(2 * PS_PER_MS);
@@ -217,6 +221,11 @@ pub struct SenderStats {
     pub undos: u64,
     /// Of those, timeouts found spurious by F-RTO.
     pub spurious_rtos: u64,
+    /// SYN retransmissions (the handshake's timeouts, not in `timeouts`).
+    pub syn_retransmits: u64,
+    /// Of the connections whose SYN was retransmitted, 1 if the SYN-ACK
+    /// showed the first SYN was only late (its timestamp echoed).
+    pub spurious_syns: u64,
     pub completion: Option<Time>,
 }
 
@@ -236,6 +245,8 @@ pub struct Sender {
     pacing_timer: LazyTimer,
     syn_sent: Option<Time>,
     syn_retransmitted: bool,
+    /// The timestamp the first SYN carried (Linux `retrans_stamp` of a SYN).
+    first_syn_ts: Option<u32>,
     // Loss marking and retransmission hints (indices into `segs`).
     lost_hint: usize,
     sacked_below_hint: u32,
@@ -334,6 +345,7 @@ impl Sender {
             pacing_timer: LazyTimer::default(),
             syn_sent: None,
             syn_retransmitted: false,
+            first_syn_ts: None,
             lost_hint: 0,
             sacked_below_hint: 0,
             retx_hint: 0,
@@ -412,9 +424,15 @@ impl Sender {
         if self.wants_ecn() {
             f |= flags::ECE | flags::CWR; // RFC 3168 §6.1.1: ECN-setup SYN
         }
-        out.pkts.push(self.packet(now, f, 0, 0, Ecn::NotEct));
+        let mut syn = self.packet(now, f, 0, 0, Ecn::NotEct);
+        if self.cfg.timestamps {
+            syn.ts_val = ts_ms(now); // RFC 7323 §3.2: the SYN offers them
+        }
+        out.pkts.push(syn);
         if self.syn_sent.is_some() {
             self.syn_retransmitted = true;
+        } else {
+            self.first_syn_ts = Some(ts_ms(now));
         }
         self.syn_sent = Some(now);
         self.arm_xmit(XmitTimer::Rto, now + self.rtt.rto());
@@ -693,14 +711,45 @@ impl Sender {
         outcome
     }
 
-    /// The SYN-ACK: RTT from the SYN unless it was retransmitted, ECN
-    /// agreed if both asked, then the connection is established.
+    /// The SYN-ACK (Linux `tcp_rcv_synsent_state_process`, then
+    /// `tcp_init_transfer`):
+    /// - RTT: from the SYN if it was sent once (Karn); after a SYN
+    ///   retransmission, from the echoed timestamp when timestamps are on
+    ///   (Linux `tcp_ack_update_rtt` falls back to `tcp_rtt_tsopt_us`), to
+    ///   the millisecond;
+    /// - a SYN timeout is spurious when the SYN-ACK echoes the first SYN's
+    ///   timestamp (Linux `tcp_try_undo_spurious_syn`): that SYN was only
+    ///   late, not lost;
+    /// - no RTT sample at all (a SYN retransmitted without timestamps): the
+    ///   RTO falls back to 3 s (RFC 6298 §5.7, Linux `tcp_init_metrics`'s
+    ///   `TCP_TIMEOUT_FALLBACK`) instead of keeping the backed-off value;
+    /// - the initial window is cut to 1 when the SYN was retransmitted more
+    ///   than once and that was not found spurious (RFC 5681 §3.1; Linux
+    ///   `tcp_init_transfer`: `total_retrans > 1 && undo_marker`);
+    /// - ECN is agreed if both asked; the connection is established.
     fn on_syn_ack(&mut self, now: Time, p: &Packet, out: &mut Out) {
         if !(p.has(flags::SYN) && p.has(flags::ACK)) {
             return;
         }
-        if let (Some(t), false) = (self.syn_sent, self.syn_retransmitted) {
-            self.rtt.sample(now.since(t));
+        let echo = if self.cfg.timestamps { p.ts_ecr } else { 0 };
+        let mut spurious = false;
+        if let Some(t) = self.syn_sent {
+            if !self.syn_retransmitted {
+                self.rtt.sample(now.since(t));
+            } else if echo != 0 {
+                let ms = ts_ms(now).wrapping_sub(echo).max(1);
+                self.rtt.sample(Dur::from_ps(ms as u64 * PS_PER_MS));
+                spurious = self.first_syn_ts == Some(echo);
+            }
+        }
+        if self.rtt.srtt().is_none() {
+            self.rtt.fall_back(SYN_FALLBACK_RTO.max(self.rtt.min_rto()));
+        }
+        if self.stats.syn_retransmits > 1 && !spurious {
+            self.tp.snd_cwnd = 1;
+        }
+        if spurious {
+            self.stats.spurious_syns += 1;
         }
         self.rto_timer.disarm();
         self.tp.ecn_ok = self.wants_ecn() && p.has(flags::ECE);
@@ -1697,6 +1746,7 @@ impl Sender {
     fn on_rto(&mut self, now: Time, out: &mut Out) {
         match self.phase {
             Phase::SynSent => {
+                self.stats.syn_retransmits += 1;
                 self.rtt.back_off();
                 self.send_syn(now, out);
                 return;

@@ -104,6 +104,7 @@ impl World {
         let (mut node, mut peer, mut cls, mut sch) = (vec![], vec![], vec![], vec![]);
         let mut u = vec![Vec::<u64>::new(); 10];
         let mut maxes = [Vec::<u32>::new(), Vec::new()];
+        let mut same = [Vec::<u64>::new(), Vec::new()];
         let mut f = vec![Vec::<f64>::new(); 5];
         for (i, p) in self.ports.iter().enumerate() {
             let Some(r) = p.qdisc.class_report() else {
@@ -135,6 +136,8 @@ impl World {
             }
             maxes[0].push(c.max_pkts[s]);
             maxes[1].push(c.max_pkts[l]);
+            same[0].push(c.same_flow_as_previous[s]);
+            same[1].push(c.same_flow_as_previous[l]);
             for (k, v) in [c.pa_c(), c.pe_c(), c.pa_l(), c.pe_l(), c.index()]
                 .into_iter()
                 .enumerate()
@@ -164,9 +167,12 @@ impl World {
             t = t.with(name, Column::U64(col));
         }
         let [ms, ml] = maxes;
+        let [ss, sl] = same;
         t = t
             .with("short_max_pkts", Column::U32(ms))
-            .with("long_max_pkts", Column::U32(ml));
+            .with("long_max_pkts", Column::U32(ml))
+            .with("short_same_flow_as_previous", Column::U64(ss))
+            .with("long_same_flow_as_previous", Column::U64(sl));
         for (name, col) in ["pa_c", "pe_c", "pa_l", "pe_l", "index"].into_iter().zip(f) {
             t = t.with(name, Column::F64(col));
         }

@@ -100,15 +100,23 @@ struct ConnCounts {
     timeouts: u64,
     recoveries: u64,
     out_of_order: u64,
+    syn_retransmits: u64,
+    undos: u64,
+    control_retransmits: u64,
 }
 
 impl ConnCounts {
-    fn add(&mut self, c: &TcpConn) {
+    fn add(&mut self, c: &TcpConn, role: Role) {
         let s = &c.sender.stats;
         self.retransmits += s.retransmits;
         self.timeouts += s.timeouts;
         self.recoveries += s.recoveries;
         self.out_of_order += c.receiver.ooo_received;
+        self.syn_retransmits += s.syn_retransmits;
+        self.undos += s.undos;
+        if matches!(role, Role::Requests | Role::Replies) {
+            self.control_retransmits += s.retransmits;
+        }
     }
 }
 
@@ -403,6 +411,7 @@ impl World {
             rng_for(self.seed, &stream),
             bytes,
             None,
+            self.external.as_deref(),
         );
         if bytes.is_none() {
             conn.sender.set_open_stream();
@@ -499,9 +508,10 @@ impl World {
             if fid == NO_FLOW {
                 continue;
             }
-            let kind = std::mem::replace(&mut self.flows[fid as usize].kind, FlowKind::Closed);
+            let f = &mut self.flows[fid as usize];
+            let kind = std::mem::replace(&mut f.kind, FlowKind::Closed);
             if let FlowKind::Tcp(c) = kind {
-                t.counts.add(&c);
+                t.counts.add(&c, f.role);
             }
         }
         let w = t.workload;
@@ -524,8 +534,9 @@ impl World {
                 if fid == NO_FLOW {
                     continue;
                 }
-                if let FlowKind::Tcp(conn) = &self.flows[fid as usize].kind {
-                    c.add(conn);
+                let f = &self.flows[fid as usize];
+                if let FlowKind::Tcp(conn) = &f.kind {
+                    c.add(conn, f.role);
                 }
             }
             counts.push(c);
@@ -582,6 +593,9 @@ impl World {
             .with("timeouts", count(|c| c.timeouts))
             .with("recoveries", count(|c| c.recoveries))
             .with("out_of_order", count(|c| c.out_of_order))
+            .with("syn_retransmits", count(|c| c.syn_retransmits))
+            .with("undos", count(|c| c.undos))
+            .with("control_retransmits", count(|c| c.control_retransmits))
     }
 
     /// Tasks started and not completed, per workload.

@@ -189,3 +189,49 @@ fn an_empty_confusion_row_is_nan_not_zero() {
     let c = ClassCounts::default();
     assert!(c.pa_c().is_nan() && c.pa_l().is_nan() && c.index().is_nan());
 }
+
+/// Arrivals of the same 4-tuple as the one before are counted per true
+/// class: the burstiness RAFLE's probe feeds on.
+#[test]
+fn same_flow_runs_are_counted_per_true_class() {
+    let mut b = Bench::new();
+    let mut q = TwoClass::new(
+        Box::new(Ideal),
+        Box::new(StrictPriority),
+        fifo(1000),
+        fifo(1000),
+    );
+    let mut offer = |sport: u16, long: bool| {
+        let pkt = b.pool.alloc(Packet {
+            size_bytes: 1500,
+            payload_bytes: 1460,
+            sport,
+            long_flow: long,
+            ..Default::default()
+        });
+        let mut cx = QueueCtx {
+            now: Time::ZERO,
+            pool: &mut b.pool,
+            rng: &mut b.rng,
+        };
+        assert!(matches!(q.enqueue(pkt, &mut cx), Verdict::Enqueued { .. }));
+    };
+    // Long flow 1 in a run of 4, short flow 2 alone, long flow 3 and 1
+    // alternating, then short flow 2 twice.
+    for sport in [1, 1, 1, 1] {
+        offer(sport, true);
+    }
+    offer(2, false);
+    for sport in [3, 1, 3, 1] {
+        offer(sport, true);
+    }
+    offer(2, false);
+    offer(2, false);
+    let c = &q.counts;
+    assert_eq!(
+        c.same_flow_as_previous[Class::Long.index()],
+        3,
+        "three repeats in the run of 4, none alternating"
+    );
+    assert_eq!(c.same_flow_as_previous[Class::Short.index()], 1);
+}

@@ -818,6 +818,104 @@ fn sender_after_handshake(sender_ecn: bool, echo: EcnEcho) -> (Sender, Receiver,
     (s, r, out)
 }
 
+/// A handshake whose SYN is late: `timeouts` SYN timeouts fire (at 1 s,
+/// 3 s, 7 s, ...) before the receiver gets the first SYN at `arrive`; the
+/// SYN-ACK answering it comes back 1 ms later. Returns the sender and what
+/// it sent on the SYN-ACK.
+fn late_syn(c: TcpConfig, timeouts: u32, arrive: Time) -> (Sender, Out) {
+    let c = TcpConfig {
+        handshake: true,
+        ..c
+    };
+    let mut s = Sender::new(ep(), c.clone(), reno(), None, None);
+    let mut r = Receiver::new(ep(), &c, EcnEcho::Off);
+    let mut out = Out::default();
+    s.start(Time::ZERO, &mut out);
+    let syn = out.pkts[0];
+    let mut deadline = ms(1000);
+    for k in 0..timeouts {
+        assert_eq!(out.timers.last().map(|t| t.0), Some(deadline));
+        out = fire_rto(&mut s, deadline);
+        assert!(
+            out.pkts[0].has(flags::SYN),
+            "SYN timeout {k} resends the SYN"
+        );
+        deadline = deadline + Dur::from_ps(2000 * PS_PER_MS << k);
+    }
+    assert!(
+        arrive < deadline,
+        "the SYN-ACK comes before the next timeout"
+    );
+    assert_eq!(s.stats.syn_retransmits, timeouts as u64);
+    assert_eq!(s.stats.timeouts, 0, "SYN timeouts are not data timeouts");
+    let mut back = Out::default();
+    r.on_packet(arrive, &syn, &mut back);
+    let mut out = Out::default();
+    s.on_ack(arrive + Dur::from_ps(PS_PER_MS), &back.pkts[0], &mut out);
+    assert_eq!(s.phase, Phase::Established);
+    (s, out)
+}
+
+#[test]
+fn test_syn_sent_late_syn_with_timestamps_is_timed_by_its_echo_and_keeps_iw() {
+    // The first SYN waited 20 s in a queue; four SYN timeouts fired (1, 3,
+    // 7, 15 s). The SYN-ACK echoes the first SYN's timestamp: an RTT sample
+    // of 20.001 s (Linux times it with the echo where Karn forbids), and the
+    // timeouts were spurious (Linux tcp_try_undo_spurious_syn), so the
+    // initial window stays 10.
+    let (s, out) = late_syn(linux_cfg(), 4, ms(20_000));
+    assert_eq!(s.rtt.srtt(), Some(Dur::from_ps(20_001 * PS_PER_MS)));
+    // RTO = SRTT + 4·SRTT/2 = 3·SRTT: no spurious timeout of the first window.
+    assert_eq!(s.rtt.rto(), Dur::from_ps(3 * 20_001 * PS_PER_MS));
+    assert_eq!(s.rtt.backoff(), 0);
+    assert_eq!(s.stats.spurious_syns, 1);
+    assert_eq!(s.tp.snd_cwnd, 10);
+    assert_eq!(sent(&out).len(), 10);
+}
+
+#[test]
+fn test_syn_sent_retransmitted_syn_without_timestamps_falls_back_to_3_s() {
+    // RFC 6298 §5.7: no RTT sample from the handshake (Karn) → RTO 3 s
+    // when data starts, not the backed-off 8 s; RFC 5681 §3.1 as Linux
+    // applies it: more than one SYN retransmission → initial window 1.
+    let (s, out) = late_syn(cfg(), 3, ms(10_000));
+    assert_eq!(s.rtt.srtt(), None);
+    assert_eq!(s.rtt.rto(), Dur::from_secs(3));
+    assert_eq!(s.rtt.backoff(), 0);
+    assert_eq!(s.tp.snd_cwnd, 1);
+    assert_eq!(sent(&out).len(), 1);
+    assert_eq!(s.stats.spurious_syns, 0);
+    // One retransmission only: the window stays 10 (Linux: total_retrans > 1).
+    let (s, out) = late_syn(cfg(), 1, ms(2_000));
+    assert_eq!((s.rtt.rto(), s.tp.snd_cwnd), (Dur::from_secs(3), 10));
+    assert_eq!(sent(&out).len(), 10);
+}
+
+#[test]
+fn test_syn_sent_lost_first_syn_with_timestamps_cuts_the_window() {
+    // The first SYN is lost: the receiver answers the retransmission, whose
+    // timestamp is echoed. A real loss: a sample from the echo, but the
+    // window is cut to 1 after two SYN retransmissions.
+    let c = TcpConfig {
+        handshake: true,
+        ..linux_cfg()
+    };
+    let mut s = Sender::new(ep(), c.clone(), reno(), None, None);
+    let mut r = Receiver::new(ep(), &c, EcnEcho::Off);
+    let mut out = Out::default();
+    s.start(Time::ZERO, &mut out);
+    fire_rto(&mut s, ms(1000));
+    let second = fire_rto(&mut s, ms(3000)).pkts[0];
+    let mut back = Out::default();
+    r.on_packet(ms(3005), &second, &mut back);
+    let mut out = Out::default();
+    s.on_ack(ms(3010), &back.pkts[0], &mut out);
+    assert_eq!(s.rtt.srtt(), Some(Dur::from_ps(10 * PS_PER_MS)));
+    assert_eq!((s.stats.syn_retransmits, s.stats.spurious_syns), (2, 0));
+    assert_eq!(s.tp.snd_cwnd, 1);
+    assert_eq!(sent(&out).len(), 1);
+}
+
 #[test]
 fn test_syn_sent_ecn_negotiation() {
     let (s, r, out) = sender_after_handshake(true, EcnEcho::Classic);
@@ -1042,10 +1140,12 @@ fn test_syn_sent_rto_retransmits_syn_and_takes_no_sample() {
     assert_eq!(s.phase, Phase::Established);
     assert_eq!(s.rtt.srtt(), None, "Karn: the SYN was retransmitted");
     assert_eq!(sent(&out).len(), 10);
-    // The data's timer uses the backed-off RTO (2 s); the pending 3 s event
-    // will reschedule itself, so nothing is pushed.
+    // No sample: the data's timer uses RFC 6298 §5.7's 3 s, not the
+    // backed-off 2 s; the pending 3 s event will reschedule itself, so
+    // nothing is pushed.
+    assert_eq!(s.rtt.rto(), Dur::from_secs(3));
     assert_eq!(out.timers, []);
-    assert_eq!(s.rto_timer.deadline(), Some(ms(3050)));
+    assert_eq!(s.rto_timer.deadline(), Some(ms(4050)));
 }
 
 /// A lost retransmission is found when a segment sent after it is SACKed

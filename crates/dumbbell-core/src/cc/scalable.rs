@@ -1,0 +1,142 @@
+//! Scalable TCP (T. Kelly, "Scalable TCP: Improving Performance in Highspeed
+//! Wide Area Networks", ACM SIGCOMM CCR 33(2), 2003; Linux
+//! `tcp_scalable.c`): above ssthresh the window grows by one packet every
+//! `min(cwnd, ai_cnt)` packets acked — Reno's growth below `ai_cnt`
+//! packets, a fixed 1/`ai_cnt` per ACK (exponential in time) above — and a
+//! reduction removes `cwnd >> md_shift` packets (1/8 with Linux's 3).
+//!
+//! The worked example of `docs/controls.md`: written first in Python
+//! (`examples/scalable.py`), then moved here with one line in
+//! `registry::REGISTRY`; `tests/test_controls.py` checks that the two give
+//! the same tables bit for bit.
+
+use super::registry::{self, ParamError, Params, Registration};
+use super::{tcp_cong_avoid_ai, tcp_slow_start, CongestionControl, TcpSock};
+use crate::sim::Rng;
+use serde::Deserialize;
+
+/// Linux `TCP_SCALABLE_AI_CNT` and `TCP_SCALABLE_MD_SCALE`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScalableParams {
+    /// Above this window (packets) growth is 1/`ai_cnt` packet per ACK.
+    pub ai_cnt: u32,
+    /// A reduction removes `cwnd >> md_shift` packets.
+    pub md_shift: u32,
+}
+
+impl Default for ScalableParams {
+    fn default() -> Self {
+        ScalableParams {
+            ai_cnt: 100,
+            md_shift: 3,
+        }
+    }
+}
+
+/// The registration: `cc = "scalable"`, or `{kind = "scalable", ai_cnt = 50}`.
+pub const REGISTRATION: Registration = Registration {
+    name: "scalable",
+    about: "Scalable TCP (Kelly 2003; Linux tcp_scalable.c): +1 packet per ai_cnt (100) acked above ai_cnt, -1/8 on loss.",
+    make,
+};
+
+fn make(params: &Params, _rng: Rng) -> Result<Box<dyn CongestionControl>, ParamError> {
+    let p: ScalableParams = registry::decode(params)?;
+    if !(1..=1 << 20).contains(&p.ai_cnt) {
+        return Err(ParamError::new("ai_cnt", "must be in [1, 2^20] packets"));
+    }
+    if !(1..=16).contains(&p.md_shift) {
+        return Err(ParamError::new("md_shift", "must be in [1, 16]"));
+    }
+    Ok(Box::new(Scalable { p }))
+}
+
+#[derive(Clone, Debug)]
+pub struct Scalable {
+    p: ScalableParams,
+}
+
+impl CongestionControl for Scalable {
+    fn name(&self) -> &'static str {
+        "scalable"
+    }
+
+    fn ssthresh(&mut self, tp: &TcpSock) -> u32 {
+        (tp.snd_cwnd - (tp.snd_cwnd >> self.p.md_shift)).max(2)
+    }
+
+    fn cong_avoid(&mut self, tp: &mut TcpSock, _ack: u64, acked: u32) {
+        if !tp.is_cwnd_limited {
+            return;
+        }
+        let mut acked = acked;
+        if tp.in_slow_start() {
+            acked = tcp_slow_start(tp, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        tcp_cong_avoid_ai(tp, tp.snd_cwnd.min(self.p.ai_cnt), acked);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::rng_for;
+
+    fn control(json: &str) -> Result<Box<dyn CongestionControl>, ParamError> {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        make(v.as_object().unwrap(), rng_for(0, "t"))
+    }
+
+    #[test]
+    fn above_ai_cnt_growth_is_one_packet_per_ai_cnt_acked() {
+        let mut c = control("{}").unwrap();
+        let mut tp = TcpSock::new(1448, 1000);
+        tp.snd_ssthresh = 500;
+        tp.is_cwnd_limited = true;
+        for _ in 0..100 {
+            c.cong_avoid(&mut tp, 0, 1);
+        }
+        assert_eq!(tp.snd_cwnd, 1001); // Reno would need 1000 ACKs
+    }
+
+    #[test]
+    fn below_ai_cnt_it_is_reno() {
+        let mut c = control(r#"{"ai_cnt": 50}"#).unwrap();
+        let mut tp = TcpSock::new(1448, 20);
+        tp.snd_ssthresh = 10;
+        tp.is_cwnd_limited = true;
+        for _ in 0..20 {
+            c.cong_avoid(&mut tp, 0, 1);
+        }
+        assert_eq!(tp.snd_cwnd, 21);
+    }
+
+    #[test]
+    fn a_reduction_removes_an_eighth() {
+        let mut c = control("{}").unwrap();
+        let mut tp = TcpSock::new(1448, 800);
+        assert_eq!(c.ssthresh(&tp), 700);
+        tp.snd_cwnd = 2;
+        assert_eq!(c.ssthresh(&tp), 2);
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let e = control(r#"{"ai_cnt": 0}"#).err().unwrap();
+        assert_eq!(e.param.as_deref(), Some("ai_cnt"));
+        let e = control(r#"{"md_shift": 40}"#).err().unwrap();
+        assert_eq!(e.param.as_deref(), Some("md_shift"));
+        let e = control(r#"{"beta": 1}"#).err().unwrap();
+        assert!(
+            e.param.is_none() && e.why.contains("unknown field `beta`"),
+            "{}",
+            e.why
+        );
+        let e = control(r#"{"ai_cnt": "many"}"#).err().unwrap();
+        assert!(e.why.contains("invalid type"), "{}", e.why);
+    }
+}

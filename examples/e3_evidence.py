@@ -1,0 +1,341 @@
+"""The traced runs behind docs/experiments/e3.md (E3 ``lossy-cc``).
+
+Each section runs a few single simulations on E3's network
+(``dumbbell.experiments.lossy_cc.scenario``) with the senders' internal
+state recorded (``record.flow_sample_s`` and ``record.tcp_vars``) and prints
+what the docs quote: goodput, loss-recovery counters (timeouts, loss probes,
+recoveries, undos) and the control's own state (BBR's mode and long-term
+bandwidth, Cubic's HyStart exit, Vegas's diff, the seed-001 controls' phase
+and window). Runs are deterministic: the same section prints the same
+numbers on every machine with the same build.
+
+    python examples/e3_evidence.py --list
+    python examples/e3_evidence.py heavy-loss
+    python examples/e3_evidence.py all
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import polars as pl
+
+import dumbbell as db
+from dumbbell.experiments import lossy_cc as e3
+
+SAMPLE_S = 0.1
+BBR_MODES = {0: "STARTUP", 1: "DRAIN", 2: "PROBE_BW", 3: "PROBE_RTT"}
+SEED001_PHASES = {0: "slow start", 1: "recovery", 2: "avoidance"}
+
+
+def traced(s: db.Scenario, seed: int, sample_s: float = SAMPLE_S) -> db.Result:
+    s.record = db.Record(flow_sample_s=sample_s, tcp_vars=True)
+    return db.run(s, seed=seed)
+
+
+def var(r: db.Result, flow: int, name: str) -> list[float]:
+    v = r.tables["cc_vars"]
+    return v.filter((pl.col("flow") == flow) & (pl.col("var") == name)).sort("time_ps")["value"].to_list()
+
+
+def cwnd(r: db.Result, flow: int) -> list[int]:
+    f = r.tables["flow_samples"]
+    return f.filter(pl.col("flow") == flow).sort("time_ps")["cwnd_pkts"].to_list()
+
+
+def srtt_ms(r: db.Result, flow: int) -> list[float]:
+    f = r.tables["flow_samples"]
+    return [x / 1e9 for x in f.filter(pl.col("flow") == flow).sort("time_ps")["srtt_ps"].to_list() if x]
+
+
+def counters(r: db.Result, flow: int) -> str:
+    f = r.flows.row(flow, named=True)
+    return (f"goodput {f['goodput_bps'] / 1e6:.1f} Mb/s, data sent {f['data_pkts_sent']}, retransmits "
+            f"{f['retransmits']}, timeouts {f['timeouts']}, loss probes {f['loss_probes']}, recoveries "
+            f"{f['recoveries']}, undos {f['undos']}, D-SACKs {f['dsack_dups']}")
+
+
+def share(values: list[float], names: dict[int, str]) -> str:
+    n = len(values) or 1
+    parts = []
+    for k, label in names.items():
+        c = sum(1 for v in values if int(v) == k)
+        if c:
+            parts.append(f"{label} {100 * c / n:.0f} %")
+    return ", ".join(parts)
+
+
+def med(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def bottleneck(r: db.Result) -> str:
+    q = r.tables["queues"].filter((pl.col("node") == "r") & (pl.col("peer") == "srv")).row(0, named=True)
+    return (f"router→server port: netem loss {q['drops_link_loss']}, overflow (queue or netem limit) "
+            f"{q['drops_overflow']}, most queued {q['max_pkts']} packets")
+
+
+# ---------------------------------------------------------------- sections
+
+
+def module_hook() -> None:
+    """Expolinear with the authors' ssthresh hook (module_hook) and with the
+    paper's equations, clean 1 Gb/s link, 20 s, seed 1."""
+    for add_ms in (0, 20, 100):
+        for hook in (False, True):
+            s = e3.network(1e9, rtt_add_s=add_ms / 1e3, duration_s=20.0)
+            s.add_flow(db.TcpFlow(name="a", src="a", dst="srv", cc=db.Expolinear(module_hook=hook), tcp=e3._tcp()))
+            r = traced(s.validated(), seed=1)
+            w = cwnd(r, 0)
+            print(f"  +{add_ms} ms, module_hook={hook}: {counters(r, 0)}; cwnd median over the run "
+                  f"{med(w):.0f}, last 10 s {med(w[len(w) // 2:]):.0f} packets")
+
+
+def adaptive() -> None:
+    """The adaptive Linear's reduction R on the loss part's network (10 Gb/s),
+    counted per round and per loss-reporting ACK, 5 s, seed 1."""
+    for loss in (0.01, 0.05, 0.20):
+        for count in ("round", "ack"):
+            r, n, g = e3.adaptive_reduction(loss, count, duration_s=5.0)
+            print(f"  loss {loss:.0%}, count per {count}: mean R {r:.1f} % over {n} reductions, goodput {g / 1e6:.1f} Mb/s")
+
+
+def _single(cc: str, rate: float, rtt_ms: float, loss: float, dur: float, seed: int) -> db.Result:
+    return traced(e3.scenario(cc, rate, rtt_add_s=rtt_ms / 1e3, loss=loss, duration_s=dur), seed=seed)
+
+
+def _describe(cc: str, r: db.Result) -> None:
+    print(f"    {counters(r, 0)}")
+    w = cwnd(r, 0)
+    print(f"    cwnd median {med(w):.0f}, max {max(w) if w else 0} packets; srtt median {med(srtt_ms(r, 0)):.1f} ms")
+    if cc == "bbr":
+        modes = var(r, 0, "mode")
+        lt = var(r, 0, "lt_use_bw")
+        bw = var(r, 0, "bw_bps")
+        print(f"    BBR mode: {share(modes, BBR_MODES)}; long-term (policed) bandwidth in use "
+              f"{100 * sum(lt) / max(len(lt), 1):.0f} % of samples; bw estimate median {med(bw) / 1e6:.1f} Mb/s")
+    elif cc in ("expolinear", "linear", "fractional") or cc.startswith("linear"):
+        ph = var(r, 0, "phase")
+        print(f"    phase: {share(ph, SEED001_PHASES)}")
+    elif cc == "cubic":
+        print(f"    HyStart exit found: {var(r, 0, 'hystart_found')[-1:]}, w_max last {var(r, 0, 'w_max')[-1:]}")
+    print(f"    {bottleneck(r)}")
+
+
+def heavy_loss() -> None:
+    """Figure 5a's 20 % point (1 Gb/s, 20 ms added) and Figure 3b's (10 Gb/s,
+    no delay): BBR, Expolinear, Linear, 50 s and 20 s, seeds 1 and 2."""
+    for rate, rtt, dur in ((1e9, 20, 50.0), (10e9, 0, 20.0)):
+        for cc in ("bbr", "expolinear", "linear"):
+            for seed in (1, 2):
+                print(f"  {rate / 1e9:g} Gb/s, +{rtt} ms, 20 % loss, {cc}, {dur:g} s, seed {seed}:")
+                _describe(cc, _single(cc, rate, rtt, 0.20, dur, seed))
+
+
+def bbr_100ms() -> None:
+    """Figure 5b's 5 and 10 % points (1 Gb/s, 100 ms added): BBR and
+    Expolinear, 50 s, seed 1, with their state."""
+    for loss in (0.05, 0.10):
+        for cc in ("bbr", "expolinear", "linear"):
+            print(f"  1 Gb/s, +100 ms, {loss:.0%} loss, {cc}, 50 s, seed 1:")
+            _describe(cc, _single(cc, 1e9, 100, loss, 50.0, 1))
+
+
+def collapse() -> None:
+    """Figure 3b's 3, 5 and 10 % points (10 Gb/s): the final controls, 10 s,
+    seed 1, with their RTOs and median window."""
+    for loss in (0.03, 0.05, 0.10):
+        for cc in e3.FINAL:
+            r = _single(cc, 10e9, 0, loss, 10.0, 1)
+            f = r.flows.row(0, named=True)
+            print(f"  {loss:.0%} {cc}: goodput {f['goodput_bps'] / 1e6:.1f} Mb/s, timeouts {f['timeouts']}, "
+                  f"recoveries {f['recoveries']}, cwnd median {med(cwnd(r, 0)):.0f}")
+
+
+def fractional_modes() -> None:
+    """Fractional at Figure 5b's 1 and 3 % points (1 Gb/s, 100 ms added),
+    50 s, seed 1: the state behind its two outcomes."""
+    for loss in (0.01, 0.03):
+        print(f"  1 Gb/s, +100 ms, {loss:.0%} loss, fractional, 50 s, seed 1:")
+        r = _single("fractional", 1e9, 100, loss, 50.0, 1)
+        _describe("fractional", r)
+        w = cwnd(r, 0)
+        print(f"    cwnd at 1, 2, 5, 10, 20, 50 s: {[w[min(len(w) - 1, int(t / SAMPLE_S) - 1)] for t in (1, 2, 5, 10, 20, 50)]}")
+
+
+def delay() -> None:
+    """Figure 4b's ends (5 and 500 ms added, 1 Gb/s, no loss): every final
+    control, 20 s, seed 1, with netem's 1000-packet limit (the experiment's)
+    and without it."""
+    for limit in (e3.NETEM_LIMIT_PKTS, None):
+        for add_ms in (5, 500):
+            for cc in e3.FINAL:
+                s = e3.network(1e9, rtt_add_s=add_ms / 1e3, duration_s=20.0, netem_limit_pkts=limit)
+                s.add_flow(db.TcpFlow(name="a", src="a", dst="srv", cc=e3.CC[cc], tcp=e3._tcp()))
+                r = traced(s.validated(), seed=1)
+                f = r.flows.row(0, named=True)
+                w = cwnd(r, 0)
+                print(f"  limit {limit}, +{add_ms} ms, {cc}: goodput {f['goodput_bps'] / 1e6:.1f} Mb/s, timeouts "
+                      f"{f['timeouts']}, retransmits {f['retransmits']}, cwnd max {max(w)} median {med(w):.0f}; "
+                      f"{bottleneck(r)}")
+
+
+def cordiality() -> None:
+    """Table 2's column Expolinear (a) against each row (b), 1 Gb/s, 20 s,
+    seed 1, in both setups, and Fractional against Reno on drop-tail: per
+    flow goodput, window and RTT, and the row control's own state."""
+    pairs = [(setup, "expolinear", row) for setup in e3.SETUPS
+             for row in ("bbr", "cubic", "reno", "vegas", "expolinear")]
+    pairs.append(("droptail", "fractional", "reno"))
+    for setup, col, row in pairs:
+        s = e3.scenario(col, 1e9, duration_s=20.0, cc_b=row, setup=setup)
+        r = traced(s, seed=1)
+        ga, gb = (r.flows.row(i, named=True)["goodput_bps"] for i in (0, 1))
+        print(f"  {setup}, a = {col}, b = {row}: x = {ga / gb:.2f} ({ga / 1e6:.1f} / {gb / 1e6:.1f} Mb/s)")
+        for i, cc in ((0, col), (1, row)):
+            w = cwnd(r, i)
+            f = r.flows.row(i, named=True)
+            extra = ""
+            if cc == "bbr":
+                mr = var(r, i, "min_rtt_s")
+                at = {t: mr[min(len(mr) - 1, int(t / SAMPLE_S) - 1)] * 1e3 for t in (1, 5, 10, 15, 20)}
+                extra = (f"; mode {share(var(r, i, 'mode'), BBR_MODES)}; bw estimate median "
+                         f"{med(var(r, i, 'bw_bps')) / 1e6:.1f} Mb/s; min_rtt at "
+                         + ", ".join(f"{t} s {v:.2f} ms" for t, v in at.items()))
+            elif cc == "cubic":
+                extra = f"; HyStart exit {var(r, i, 'hystart_found')[-1:]}, first w_max {var(r, i, 'w_max')[:1]}"
+            elif cc == "vegas":
+                extra = f"; diff median {med(var(r, i, 'diff_pkts')):.1f} packets"
+            print(f"    {cc}: cwnd median {med(w):.0f} max {max(w) if w else 0}, srtt median "
+                  f"{med(srtt_ms(r, i)):.1f} ms, retransmits {f['retransmits']}, recoveries {f['recoveries']}{extra}")
+        print(f"    {bottleneck(r)}")
+
+
+def _table(title: str, points: list, ccs: tuple[str, ...], make, fmt) -> None:
+    """One round of a part at the paper's points: goodput (Mb/s), and
+    timeouts in brackets, per control and point."""
+    print(f"  {title}")
+    print("    " + "cc".rjust(20) + "".join(fmt(p).rjust(16) for p in points))
+    for cc in ccs:
+        cells = []
+        for p in points:
+            r = db.run(make(cc, p), seed=1)
+            f = r.flows.row(0, named=True)
+            cells.append(f"{f['goodput_bps'] / 1e6:.1f} ({f['timeouts']})")
+        print("    " + cc.rjust(20) + "".join(c.rjust(16) for c in cells))
+
+
+def bandwidth_sweep() -> None:
+    """Figure 2b at the paper's rates, 20 s, one round (seed 1): goodput in
+    Mb/s (timeouts)."""
+    rates = list(e3.POINTS["paper"]["bandwidth"]["rates_bps"])
+    _table("link rate", rates, e3.FINAL, lambda cc, rate: e3.scenario(cc, rate, duration_s=20.0),
+           lambda v: f"{v / 1e6:g} Mb/s")
+
+
+def small_link() -> None:
+    """Figure 2b's 10 Mb/s point, 20 s, seed 1: what the link carried for
+    Expolinear, Linear and Reno (packets sent, overflow drops at the router,
+    link utilization) against the in-order payload the receiver got."""
+    for cc in ("expolinear", "linear", "reno"):
+        r = db.run(e3.scenario(cc, 10e6, duration_s=20.0), seed=1)
+        f = r.flows.row(0, named=True)
+        q = r.tables["queues"].filter((pl.col("node") == "r") & (pl.col("peer") == "srv")).row(0, named=True)
+        carried = f["data_pkts_sent"] - q["drops_overflow"]
+        in_order = f["bytes_delivered"] // e3.MSS_BYTES
+        print(f"  {cc}: goodput {f['goodput_bps'] / 1e6:.2f} Mb/s; sent {f['data_pkts_sent']}, retransmits "
+              f"{f['retransmits']}, overflow drops {q['drops_overflow']}, link utilization {q['utilization']:.3f}, "
+              f"final cwnd {f['cwnd_pkts']}; "
+              f"segments not dropped {carried}, delivered in order {in_order}; the other {carried - in_order} were "
+              f"still queued, on the wire or held above a hole at the end (receive window "
+              f"{e3.RWND_BYTES // e3.MSS_BYTES} segments)")
+
+
+def loss_sweep() -> None:
+    """Figures 3a and 3b at the paper's loss rates, 10 Gb/s, 10 s (the paper
+    ran 100 s), one round (seed 1): goodput in Mb/s (timeouts)."""
+    losses = list(e3.POINTS["paper"]["loss"]["losses"])
+    _table("loss, 10 Gb/s", losses, e3.FINAL + e3.LINEAR_VARIANTS[1:],
+           lambda cc, loss: e3.scenario(cc, 10e9, loss=loss, duration_s=10.0), lambda v: f"{v:.0%}")
+
+
+def delay_sweep() -> None:
+    """Figures 4a and 4b at the paper's delays, 1 Gb/s, 20 s, one round
+    (seed 1): goodput in Mb/s (timeouts)."""
+    delays = list(e3.POINTS["paper"]["delay"]["delays_ms"])
+    _table("added delay, 1 Gb/s", delays, e3.FINAL + e3.LINEAR_VARIANTS[1:],
+           lambda cc, d: e3.scenario(cc, 1e9, rtt_add_s=d / 1e3, duration_s=20.0), lambda v: f"+{v} ms")
+
+
+def loss_rtt_sweep() -> None:
+    """Figures 5a and 5b at the paper's loss rates, 1 Gb/s, 20 and 100 ms
+    added, 50 s, one round (seed 1): goodput in Mb/s (timeouts)."""
+    losses = list(e3.POINTS["paper"]["loss-rtt"]["losses"])
+    for rtt in (20, 100):
+        _table(f"loss, 1 Gb/s, +{rtt} ms", losses, e3.FINAL,
+               lambda cc, loss, rtt=rtt: e3.scenario(cc, 1e9, rtt_add_s=rtt / 1e3, loss=loss, duration_s=50.0),
+               lambda v: f"{v:.0%}")
+
+
+def cordiality_table() -> None:
+    """Tables 1 and 2 in both setups, 1 Gb/s, 20 s, one round (seed 1):
+    x = a/b, a the column's control, b the row's; the paper's Table 1
+    (server BBR) and Table 2 (server Cubic) beside it (the server's control
+    changes nothing here: it only returns ACKs)."""
+    for setup in e3.SETUPS:
+        print(f"  setup {setup}: ours (paper Table 1 / Table 2)")
+        print("    " + "b \\ a".rjust(12) + "".join(c.rjust(26) for c in e3.PROPOSED))
+        for i, row in enumerate(e3.FINAL):
+            cells = []
+            for j, col in enumerate(e3.PROPOSED):
+                r = db.run(e3.scenario(col, 1e9, duration_s=20.0, cc_b=row, setup=setup), seed=1)
+                ga, gb = (r.flows.row(k, named=True)["goodput_bps"] for k in (0, 1))
+                t1, t2 = e3.PAPER_TABLES["bbr"][i][j][0], e3.PAPER_TABLES["cubic"][i][j][0]
+                cells.append(f"{ga / gb:.2f} ({t1:.2f} / {t2:.2f})")
+            print("    " + row.rjust(12) + "".join(c.rjust(26) for c in cells))
+
+
+SECTIONS = {
+    "bandwidth-sweep": bandwidth_sweep,
+    "small-link": small_link,
+    "loss-sweep": loss_sweep,
+    "delay-sweep": delay_sweep,
+    "loss-rtt-sweep": loss_rtt_sweep,
+    "module-hook": module_hook,
+    "adaptive": adaptive,
+    "heavy-loss": heavy_loss,
+    "bbr-100ms": bbr_100ms,
+    "collapse": collapse,
+    "fractional-modes": fractional_modes,
+    "delay": delay,
+    "cordiality": cordiality,
+    "cordiality-table": cordiality_table,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("section", nargs="?", default="all", help="a section name, or all")
+    p.add_argument("--list", action="store_true", help="list the sections")
+    a = p.parse_args(argv)
+    if a.list:
+        for name, fn in SECTIONS.items():
+            print(f"{name}: {' '.join((fn.__doc__ or '').split())}")
+        return 0
+    names = list(SECTIONS) if a.section == "all" else [a.section]
+    for name in names:
+        if name not in SECTIONS:
+            print(f"unknown section {name!r} (known: {', '.join(SECTIONS)})", file=sys.stderr)
+            return 2
+        t0 = time.perf_counter()
+        print(f"[{name}] {' '.join((SECTIONS[name].__doc__ or '').split())}")
+        SECTIONS[name]()
+        print(f"  ({time.perf_counter() - t0:.0f} s wall)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
