@@ -47,3 +47,15 @@ def test_bench_json(cli):
     assert r["events_per_packet"] > 2  # a departure and an arrival per hop, an ACK
     assert r["peak_rss_bytes"] > 10 * 2**20  # a Python process with numpy and polars
     assert "dctcp-100m" in res.stderr
+
+
+def test_reno_in_python_beside_rust(cli):
+    """The pair runs the same packets; the Python one's record says what it costs more."""
+    res = cli("bench", "--only", "reno-1g,reno-py-1g", "--json")
+    assert res.code == 0, res.stderr
+    rust, py = json.loads(res.stdout)
+    assert (rust["name"], py["name"]) == ("reno-1g", "reno-py-1g")
+    assert py["same_packets_as_rust"] and py["events"] == rust["events"]
+    assert py["ns_per_packet_over_rust"] == py["ns_per_packet"] - rust["ns_per_packet"]
+    assert py["cpu_vs_rust"] == py["cpu_s"] / rust["cpu_s"]
+    assert "Reno in Python costs" in res.stderr

@@ -526,3 +526,48 @@ def test_the_readme_control_runs_in_the_readme_scenario():
     r = db.run(s)
     row = r.flows.filter(pl.col("cc") == "gentle").row(0, named=True)
     assert row["src"] == "b" and row["bytes_delivered"] > 0
+
+
+# ---------------------------------------------------------------- state after the run
+
+
+def test_the_result_holds_each_connections_control_as_it_ended():
+    class Tracing(RenoPy):
+        name = "tracing"
+
+        def __init__(self):
+            self.cwnds: list[tuple[int, int]] = []
+
+        def cong_avoid(self, tp, ack, acked):
+            super().cong_avoid(tp, ack, acked)
+            self.cwnds.append((tp.now_ps, tp.snd_cwnd))
+
+    template = Tracing()
+    s = lossy(template, workload=True)
+    s.duration_s = 1.0
+    r = db.run(s)
+    assert sorted(r.controls) == ["flows[0].cc", "flows[1].cc", "flows[2].cc", "flows[3].cc", "workloads[0].cc"]
+    assert template.cwnds == []
+    (first,) = r.controls["flows[0].cc"]
+    assert first is not template and first.cwnds
+    # what the control saw is what the stack traced on every ACK
+    cwnd = r.table("cwnd").filter(pl.col("flow") == 0)
+    traced = set(zip(cwnd["time_ps"].to_list(), cwnd["cwnd_pkts"].to_list()))
+    assert set(first.cwnds) <= traced
+    # a workload: one copy per connection, in the order they were made
+    tasks = r.table("tasks")
+    assert len(r.controls["workloads[0].cc"]) == tasks.height >= 2
+
+
+def test_a_clone_that_fails_is_a_control_error():
+    class NoCopy(RenoPy):
+        name = "nocopy"
+
+        def clone(self):
+            raise RuntimeError("cannot copy")
+
+    with pytest.raises(db.ControlError) as ei:
+        db.run(_one_flow(NoCopy()))
+    e = ei.value
+    assert (e.field, e.hook, e.control) == ("flows[1].cc", "clone", "test_a_clone_that_fails_is_a_control_error.<locals>.NoCopy")
+    assert isinstance(e.__cause__, RuntimeError)

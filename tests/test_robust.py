@@ -352,6 +352,13 @@ def test_a_panic_in_the_core_is_an_ordinary_exception_with_its_message():
         _native._panic_for_tests("invariant broken")
     assert isinstance(info.value, _native.NativeInternalError)
     assert "panic: invariant broken at " in str(info.value) and "lib.rs" in str(info.value)
+    # What a run raises for it: dumbbell's SimulationError, an Exception,
+    # carrying the panic's message (the CLI reports it as an internal error).
+    from dumbbell.run import _native_errors
+
+    mapped = _native_errors(info.value)
+    assert isinstance(mapped, db.SimulationError) and isinstance(mapped, Exception)
+    assert "panic: invariant broken at " in str(mapped)
 
 
 def test_the_scenario_reference_is_generated_from_the_models():

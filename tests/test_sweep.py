@@ -318,3 +318,28 @@ def test_slurm_example_builds_its_job_script():
     assert res.returncode == 0, res.stderr
     assert "#SBATCH -p normal" in res.stdout and "#SBATCH --cpus-per-task=8" in res.stdout
     assert "--nthreads 1" in res.stdout and "--nworkers 8" in res.stdout
+
+
+def test_ctrl_c_stops_the_running_runs_stores_nothing_partial_and_the_block_goes_on(tmp_path):
+    """A real SIGINT to this process while two one-hour runs simulate (four
+    more queued) stops them at once, stores none of them, and leaves the
+    execution context usable: the next sweep in the same block computes."""
+    import os
+    import threading
+
+    long = db.star(["a", "b", "c"], rate="1Gbps", delay="75us", duration_s=3600.0, name="long")
+    for h in ("a", "b"):
+        long.add_flow(db.TcpFlow(name=f"{h}->c", src=h, dst="c", cc="cubic"))
+    with using(store=tmp_path / "st", workers=2):
+        timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+        t0 = time.monotonic()
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            db.sweep(long, repeats=6)
+        took = time.monotonic() - t0
+        timer.join()
+        short = db.sweep(two_flow_star(duration_s=0.2), repeats=2)
+    assert took < 1.5 + 2.0, took
+    assert [r.status for r in short.records] == ["ok", "ok"]
+    stored = Store(tmp_path / "st").query("SELECT count(*) AS n, count(*) FILTER (status = 'ok') AS ok FROM runs")
+    assert stored.row(0) == (2, 2)

@@ -23,8 +23,9 @@ packet sent), ``events_per_packet``, ``peak_rss_bytes``, plus ``sim_s``,
   Reno flow, the core's Rust ``reno`` and :class:`~dumbbell.controls.RenoPy`
   (Reno written in Python, called back on every ACK): the same packets bit
   for bit, so the difference in CPU per packet is the cost of a control
-  written in Python (``docs/controls.md``). Run together, the report adds
-  ``reno-py-1g``'s cost relative to ``reno-1g``.
+  written in Python (``docs/controls.md``). Run together (``dumbbell bench
+  --only reno-1g,reno-py-1g``), the report adds ``reno-py-1g``'s cost
+  relative to ``reno-1g``.
 
 Wall times depend on the machine and its load; tests never assert on them.
 """
@@ -172,8 +173,9 @@ def run_benchmark(name: str) -> dict[str, Any]:
 
 
 def run_all(only: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    """Runs every benchmark (or only ``only``), one subprocess each."""
-    names = [only] if only is not None else list(BENCHMARKS)
+    """Runs every benchmark (or only ``only``: a name, or names separated by
+    commas), one subprocess each."""
+    names = [n.strip() for n in only.split(",")] if only is not None else list(BENCHMARKS)
     for n in names:
         scenario_for(n)
     results = []

@@ -110,7 +110,7 @@ def _exit_codes() -> Iterator[None]:
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         _err("dumbbell: interrupted")
-        raise typer.Exit(130) from None
+        _exit_now(130)
     except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
         if os.environ.get("DUMBBELL_DEBUG"):
             traceback.print_exc()
@@ -358,9 +358,9 @@ StoreOpt = Annotated[
 
 
 def _display() -> Any:
-    from .sweep import Display, RichDisplay
+    from .sweep import LineDisplay, RichDisplay
 
-    return RichDisplay() if sys.stderr.isatty() else Display()
+    return RichDisplay() if sys.stderr.isatty() else LineDisplay(_progress)
 
 
 def _execution(store: Path | None, executor: str, scheduler: str | None, workers: int | None):
@@ -453,7 +453,8 @@ def sweep_cmd(
     repetitions) on stderr; with --json, prints {"sweep", "scenario",
     "seed", "repeats", "grid", "store", "runs", "points"} on stdout. A run
     that fails is stored as failed and the others go on; the exit status is
-    then 1.
+    then 1. Ctrl-C cancels the runs left and exits with status 130 (runs
+    finished before it stay in the store).
     """
     with _exit_codes():
         from .scenario import Scenario
@@ -489,12 +490,15 @@ IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg")
 
 
 def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any) -> Any:
-    """Runs one experiment in the execution context ``ctx``, writes its
-    tables, figures, meta.json and timings.json; returns its result."""
+    """Runs one experiment in the execution context ``ctx``, then writes its
+    tables, figures, meta.json and timings.json into ``out_dir`` atomically
+    (a temporary directory beside it, renamed into place once complete: a
+    kill or Ctrl-C leaves the earlier output or the new one, never a mix);
+    returns its result and module."""
     import time
 
     from . import experiments
-    from .store import atomic_write_text
+    from .outdir import write_atomically
     from .sweep import simulator_version
 
     module = experiments.get(name)
@@ -503,19 +507,13 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any) ->
     result = module.run(scale=scale, seed=seed, progress=_progress)
     wall = time.perf_counter() - t0
     stats = ctx.stats[n0:]
-    written = result.write(out_dir)
-    figs = module.figures(result, out_dir)
     info = experiments.PAPERS.get(name, {})
     params = result.params or (getattr(module, "POINTS", {}) or {}).get(scale, {})
-    meta = {
-        "experiment": name, "id": info.get("id", ""), "title": info.get("title", ""), "paper": info.get("paper", ""),
-        "scale": scale, "seed": seed, "version": simulator_version(), "params": params,
-        "figures": [p.name for p in figs if p.suffix.lower() in IMAGE_SUFFIXES],
-        "files": [p.name for p in figs if p.suffix.lower() not in IMAGE_SUFFIXES],
-        "setup": (module.__doc__ or "").strip(),
-    }
     packets = sum(st.sim_packets for st in stats)
     computed_packets = sum(st.computed_packets for st in stats)
+    # Everything that depends on the clock or the machine goes to
+    # timings.json only, so the other files of two reproductions with the
+    # same seed are byte-identical (docs/output.md).
     timings = {
         "wall_s": wall, "runs": sum(st.runs for st in stats), "computed": sum(st.computed for st in stats),
         "cached": sum(st.cached for st in stats), "failed": sum(st.failed for st in stats),
@@ -524,14 +522,29 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any) ->
         "executor": ctx.executor, "workers": ctx._pool.slots() if ctx._pool is not None else None,
         "store": str(ctx.store.root) if ctx.store is not None else None,
     }
-    atomic_write_text(out_dir / "meta.json", json.dumps(_json_safe(meta), indent=1, sort_keys=True) + "\n")
-    atomic_write_text(out_dir / "timings.json", json.dumps(_json_safe(timings), indent=1, sort_keys=True) + "\n")
-    result_files = written + figs
+    written: list[Path] = []
+
+    def write(tmp: Path) -> None:
+        files = result.write(tmp)
+        figs = module.figures(result, tmp)
+        meta = {
+            "experiment": name, "id": info.get("id", ""), "title": info.get("title", ""),
+            "paper": info.get("paper", ""), "scale": scale, "seed": seed, "version": simulator_version(),
+            "params": params,
+            "figures": [p.name for p in figs if p.suffix.lower() in IMAGE_SUFFIXES],
+            "files": [p.name for p in figs if p.suffix.lower() not in IMAGE_SUFFIXES],
+            "setup": (module.__doc__ or "").strip(),
+        }
+        (tmp / "meta.json").write_text(json.dumps(_json_safe(meta), indent=1, sort_keys=True) + "\n")
+        (tmp / "timings.json").write_text(json.dumps(_json_safe(timings), indent=1, sort_keys=True) + "\n")
+        written.extend(files + figs)
+
+    write_atomically(out_dir, write)
     label = f"{info.get('id', '')} {name}".strip()
     rate = f", {timings['sim_packets_per_s'] / 1e6:.2f} M packets/s" if timings["sim_packets_per_s"] else ""
     _progress(f"dumbbell: {label} done in {wall:.1f} s: {timings['runs']} runs ({timings['computed']} computed, "
               f"{timings['cached']} from the store, {timings['failed']} failed), {packets / 1e6:.1f} M simulated "
-              f"packets{rate}; {len(result_files)} files in {out_dir}/")
+              f"packets{rate}; {len(written)} files in {out_dir}/")
     return result, module
 
 
@@ -560,8 +573,12 @@ def reproduce_cmd(
     Runs go through the results store: what it holds is not computed again,
     so a reproduction that was interrupted resumes, and one that finished
     only re-renders. Writes rows.parquet, rows.csv, paper.parquet,
-    paper.csv, result.json, meta.json, timings.json and the figures (PNG)
-    into --out, and prints the comparison table on stderr. With --json,
+    paper.csv, result.json, meta.json, timings.json (the only file that
+    depends on the clock) and the figures (PNG) into --out, atomically (an
+    earlier output there is replaced whole, never mixed with the new one),
+    and prints the comparison table on stderr. Ctrl-C cancels the runs,
+    writes nothing and exits with status 130 (runs finished before it stay
+    in the store). With --json,
     prints {"experiment", "scale", "seed", "rows", "paper"} on stdout (for
     all: {"experiment": "all", "scale", "seed", "experiments": [...]}).
     `reproduce all` runs every registered experiment (one failing does not
@@ -582,6 +599,9 @@ def reproduce_cmd(
 
         if name == "all":
             root = check_out_dir(out if out is not None else Path("out"), "--out", replaced_whole=False)
+            assert root is not None
+            for n in names:  # each experiment's directory is replaced whole: check them all first
+                check_out_dir(root / n, "--out")
             docs, failures = [], []
             with _execution(store, executor, scheduler, workers) as ctx:
                 for n in names:
@@ -606,7 +626,8 @@ def reproduce_cmd(
                 _err(f"dumbbell: {len(failures)} of {len(names)} experiments failed: " + "; ".join(failures))
                 raise typer.Exit(1)
             return
-        out_dir = check_out_dir(out if out is not None else Path("out") / name, "--out", replaced_whole=False)
+        out_dir = check_out_dir(out if out is not None else Path("out") / name, "--out")
+        assert out_dir is not None
         with _execution(store, executor, scheduler, workers) as ctx:
             result, module = _reproduce_one(name, scale, seed, out_dir, ctx)
         _progress("")
@@ -905,7 +926,9 @@ def bench_cmd(
     only: Annotated[
         Optional[str],
         typer.Option(
-            "--only", help="Run one benchmark: dctcp-100m, cubic-1g, cubic-10g, many-10g, reno-1g or reno-py-1g."
+            "--only",
+            help="Run only these benchmarks (comma-separated): dctcp-100m, cubic-1g, cubic-10g, many-10g, "
+            "reno-1g, reno-py-1g.",
         ),
     ] = None,
 ) -> None:
@@ -916,7 +939,8 @@ def bench_cmd(
     {"name", "events", "wall_s", "cpu_s", "events_per_s", "sim_packets_per_s",
     "ns_per_packet", "events_per_packet", "peak_rss_bytes", "sim_s", "flows",
     "data_packets_sent"} on stdout. reno-1g and reno-py-1g run the same Reno
-    in Rust and in Python (docs/controls.md); when both run, reno-py-1g's
+    in Rust and in Python (docs/controls.md); when both run (--only
+    reno-1g,reno-py-1g), reno-py-1g's
     record adds "ns_per_packet_over_rust", "cpu_vs_rust" and
     "same_packets_as_rust".
     """
@@ -953,7 +977,21 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as e:
         _err(f"dumbbell: error: {e.format_message()}")
         code = e.exit_code
+    if code == 130:
+        _exit_now(130)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _exit_now(code: int) -> None:
+    """Ctrl-C: everything that needed cleaning (runs stopped, the pool
+    joined, the store's lock released, temporary output removed) was done on
+    the way here. The interpreter's own teardown of the native libraries
+    takes a second or more on a busy machine, so it is skipped: the streams
+    are flushed and the process exits at once, as promised."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

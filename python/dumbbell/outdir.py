@@ -10,12 +10,15 @@ of two runs behind if it is killed (new tables beside old figures, a
   be created or written, and an existing non-empty directory that is not a
   dumbbell output (it would be replaced);
 - :func:`write_atomically` writes everything into a fresh temporary
-  directory beside DIR and only then puts it in place with ``rename``: DIR
-  holds either the earlier output, complete, or the new one, complete. If
-  the process is killed between the two renames of a replacement, DIR is
-  briefly absent and the earlier output sits complete in ``.DIR.old-*``;
-  leftovers of killed writes (``.DIR.tmp-*``, ``.DIR.old-*``) are hidden
-  and never read.
+  directory beside DIR and only then puts it in place: DIR holds either the
+  earlier output, complete, or the new one, complete. Replacing an earlier
+  output is one atomic exchange of the two directories (Linux
+  ``renameat2(RENAME_EXCHANGE)``), so there is no moment without DIR; where
+  that call is missing (other systems, old kernels or file systems) it is
+  two renames, and a kill between them leaves DIR briefly absent with the
+  earlier output complete in ``.DIR.old-*``. Leftovers of killed writes
+  (``.DIR.tmp-PID-*``, ``.DIR.old-PID-*``) are hidden, never read, and
+  removed by the next write into DIR once their process is gone.
 
 A dumbbell output directory is recognised by the marker file
 :data:`MARKER`, written last into the temporary directory.
@@ -85,23 +88,79 @@ def write_atomically(out: Path, write: Callable[[Path], object]) -> Path:
     out = Path(out)
     parent = out.parent if str(out.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+    _remove_leftovers(parent, out.name)
+    pid = os.getpid()
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-{pid}-", dir=parent))
     try:
         write(tmp)
         (tmp / MARKER).write_text("")
         os.chmod(tmp, 0o777 & ~_umask())
         if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
-            os.rmdir(old)
-            os.rename(out, old)
-            os.rename(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
+            if _exchange(tmp, out):
+                shutil.rmtree(tmp, ignore_errors=True)  # tmp now holds the earlier output
+            else:
+                old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{pid}-", dir=parent))
+                os.rmdir(old)
+                os.rename(out, old)
+                os.rename(tmp, out)
+                shutil.rmtree(old, ignore_errors=True)
         else:
             os.rename(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swaps directories ``a`` and ``b`` in one atomic step; False if the
+    system cannot (then nothing happened)."""
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    import errno
+
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, f"cannot put {a} in place of {b}: {os.strerror(err)}")
+
+
+def _remove_leftovers(parent: Path, name: str) -> None:
+    """Removes ``.NAME.tmp-PID-*`` and ``.NAME.old-PID-*`` left by writers
+    that were killed (their process no longer exists)."""
+    for kind in ("tmp", "old"):
+        for p in parent.glob(f".{name}.{kind}-*"):
+            pid_text = p.name[len(f".{name}.{kind}-"):].partition("-")[0]
+            if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+                continue
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _umask() -> int:

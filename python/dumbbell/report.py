@@ -205,14 +205,15 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
         ("packets per second", f"{timing['sim_packets_per_s'] / 1e6:.2f} M/s"
          if _num(timing.get("sim_packets_per_s")) else None),
         ("executor", timing.get("executor")),
-        ("agreement with the paper", f"{counts['agree']} agree, {counts['differ']} differ, {counts['na']} not measured"),
+        ("agreement with the paper", f"{counts['agree']} agree, {counts['differ']} differ, {counts['na']} not compared "
+                                     "(not measurable, or not run at this scale)"),
     ]
     parts.append("<dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd>{_fmt(v) if not isinstance(v, str) else html.escape(v)}</dd>"
                                   for k, v in facts if v is not None) + "</dl>")
     parts.append("<h2>The paper beside ours</h2>")
     parts.append("<p class=\"sub\">Green: agrees (= within 5 % or overlapping intervals, ~ within 20 %, "
-                 "inequalities as written); red: differs. Where and why we differ is traced in the setup notes "
-                 "below.</p>")
+                 "inequalities as written); red: differs, with the reason and the section of docs/experiments/ "
+                 "that explains it. Where and why we differ is traced in the setup notes below.</p>")
     parts.append(paper_html)
     if figs:
         parts.append("<h2>Figures</h2>")
@@ -286,7 +287,7 @@ def write_report(out_dir: str | Path) -> Path:
         "Each page holds the figures, the paper's numbers beside ours, the parameters, the seed and the "
         "simulator version.</p>"
         "<table><thead><tr><th>experiment</th><th>what</th><th>scale</th><th>rows</th><th>figures</th>"
-        "<th>paper vs ours (agree / differ / not measured)</th><th>runs</th><th>failed</th><th>wall time</th>"
+        "<th>paper vs ours (agree / differ / not compared)</th><th>runs</th><th>failed</th><th>wall time</th>"
         "<th>M packets/s</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
         "<h2>Papers</h2><ul>" + "".join(
             f"<li><b>{html.escape(s['label'])}</b> {html.escape(s['paper'])}</li>" for _, s in summaries if s["paper"]) +

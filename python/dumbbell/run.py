@@ -240,6 +240,21 @@ def run_config(
     return tables
 
 
+class _Connections:
+    """Stands for a control written in Python in the native run: hands each
+    new connection its copy (``_dumbbell_connect``) and keeps it, so the
+    result can show the copies' state after the run."""
+
+    def __init__(self, template: Any) -> None:
+        self.template = template
+        self.made: list[Any] = []
+
+    def _dumbbell_connect(self, seed: int) -> Any:
+        c = self.template._dumbbell_connect(seed)
+        self.made.append(c)
+        return c
+
+
 def _run_config(
     config: Mapping[str, Any],
     handle: Any,
@@ -247,14 +262,20 @@ def _run_config(
     progress: Callable[[Progress], None] | None,
     progress_every_s: float,
     controls: Mapping[str, Any] | None = None,
+    made: dict[str, list[Any]] | None = None,
 ) -> tuple[dict[str, pl.DataFrame], bool]:
+    """Runs the core; fills ``made`` (if given) with each Python control's
+    per-connection copies, by id, in the order connections were made."""
     text = json.dumps(config, allow_nan=False)
     handle = _native.RunHandle() if handle is None else handle
+    wrapped = {k: _Connections(v) for k, v in (controls or {}).items()}
     try:
-        raw, interrupted = _run_native(text, handle, timeout_s, progress, progress_every_s,
-                                       dict(controls) if controls else None)
+        raw, interrupted = _run_native(text, handle, timeout_s, progress, progress_every_s, wrapped or None)
     except _NATIVE as e:
         _reraise(e)
+    finally:
+        if made is not None:
+            made.update({k: w.made for k, w in wrapped.items()})
     return tables_from_native(raw), interrupted
 
 
@@ -270,6 +291,11 @@ class Result:
     seed: int
     config: dict[str, Any]
     tables: dict[str, pl.DataFrame] = field(repr=False)
+    controls: dict[str, list[Any]] = field(default_factory=dict, repr=False)
+    """The controls written in Python as they ended the run: by their path
+    in the scenario (``flows[0].cc``), each connection's own copy, in the
+    order connections were made (one for a flow; one per connection for a
+    workload's tasks). Read a control's internal state here."""
 
     def table(self, name: str) -> pl.DataFrame:
         try:
@@ -457,8 +483,9 @@ def run(
     s = _as_scenario(scenario)
     config = s.to_core(seed)
     controls = s.python_controls()
-    tables, interrupted = _run_config(config, handle, timeout_s, progress, progress_every_s, controls)
-    result = Result(scenario=s, seed=config["seed"], config=config, tables=tables)
+    made: dict[str, list[Any]] = {}
+    tables, interrupted = _run_config(config, handle, timeout_s, progress, progress_every_s, controls, made)
+    result = Result(scenario=s, seed=config["seed"], config=config, tables=tables, controls=made)
     if interrupted:
         raise Interrupted(result)
     return result

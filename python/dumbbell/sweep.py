@@ -53,6 +53,11 @@ The design, in order of what a run goes through:
 - **Failures.** A run that raises (bad input the core refuses, a broken
   invariant, a worker that died) is stored with status ``failed`` and its
   error, and the other runs go on.
+- **Ctrl-C.** The first ``KeyboardInterrupt`` while runs are made cancels
+  the runs not started, stops the running ones through the core's stop flag
+  (local threads; a Dask cluster this process started is closed), and is
+  raised again: nothing is stored for the stopped runs, the ones finished
+  before it stay in the store (a later sweep resumes from them).
 
 :func:`using` sets the store, executor and progress display for everything
 run inside it (``dumbbell reproduce`` and ``dumbbell sweep`` use it); the
@@ -204,17 +209,23 @@ def _parquet(df: pl.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-def compute(config: Mapping[str, Any], controls: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def compute(config: Mapping[str, Any], controls: Mapping[str, Any] | None = None,
+            handle: Any = None) -> dict[str, Any]:
     """Runs one core document (with the Python controls it names, by id) and
     returns its outcome as plain data (tables as Parquet bytes): what an
     executor's worker sends back. Never raises: a failure comes back as
-    ``{"status": "failed", "error": ...}``."""
+    ``{"status": "failed", "error": ...}``, and a run stopped before its end
+    (``handle.stop()``, ``request_stop``) as ``{"status": "cancelled"}``
+    without tables (never stored as a result)."""
     from .run import run_config
 
     t0 = time.perf_counter()
     try:
-        tables = run_config(config, controls=controls)
+        tables = run_config(config, controls=controls, handle=handle)
         summary = tables["summary"].row(0, named=True)
+        if summary.get("stopped"):
+            return {"status": "cancelled", "error": "stopped before its end", "summary": {}, "metrics": {},
+                    "tables": {}, "wall_s": time.perf_counter() - t0}
         if not summary["conservation_ok"]:
             raise SimulationError("packet conservation failed")
         return {
@@ -241,30 +252,79 @@ def _record(spec: RunSpec, out: Mapping[str, Any], version: str) -> RunRecord:
 # ---------------------------------------------------------------- executors
 
 
+_POLL_S = 0.1
+"""How often the thread waiting for runs returns to the interpreter (so a
+Ctrl-C is acted on within about that long)."""
+
+
 class _LocalPool:
-    """Threads in this process (the core runs with the GIL released)."""
+    """Threads in this process (the core runs with the GIL released).
+
+    :meth:`cancel` (Ctrl-C) cancels the runs not started and stops the
+    running ones through their :class:`~dumbbell.run.RunHandle`; a run that
+    starts after it does not simulate at all. Runs stopped that way are
+    never returned (nor stored): :meth:`run` is abandoned by then."""
 
     name = "local"
 
     def __init__(self, workers: int) -> None:
+        import threading
         from concurrent.futures import ThreadPoolExecutor
 
         self.workers = workers
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dumbbell-run")
+        self._lock = threading.Lock()
+        self._handles: set[Any] = set()
+        self._cancelled = False
 
     def slots(self) -> int:
         return self.workers
 
-    def run(self, configs: Sequence[tuple[Any, Mapping[str, Any], Any]]) -> Iterator[tuple[Any, dict[str, Any]]]:
-        from concurrent.futures import as_completed
-
-        futures = {self._pool.submit(compute, cfg, controls): tag for tag, cfg, controls in configs}
+    def _compute(self, config: Mapping[str, Any], controls: Mapping[str, Any] | None) -> dict[str, Any]:
+        handle = _native.RunHandle()
+        with self._lock:
+            if self._cancelled:
+                return {"status": "cancelled", "error": "cancelled", "summary": {}, "metrics": {}, "tables": {},
+                        "wall_s": 0.0}
+            self._handles.add(handle)
         try:
-            for fut in as_completed(futures):
+            return compute(config, controls, handle)
+        finally:
+            with self._lock:
+                self._handles.discard(handle)
+
+    def run(self, configs: Sequence[tuple[Any, Mapping[str, Any], Any]]) -> Iterator[tuple[Any, dict[str, Any]]]:
+        import queue
+
+        finished: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        futures = {}
+        for tag, cfg, controls in configs:
+            fut = self._pool.submit(self._compute, cfg, controls)
+            futures[fut] = tag
+            fut.add_done_callback(finished.put)
+        left = len(futures)
+        try:
+            while left:
+                # Never block without a timeout: a Ctrl-C that the kernel hands
+                # to a worker thread only reaches Python when the main thread
+                # returns to the interpreter, which a bare lock wait never does.
+                try:
+                    fut = finished.get(timeout=_POLL_S)
+                except queue.Empty:
+                    continue
+                left -= 1
                 yield futures[fut], fut.result()
         finally:
             for fut in futures:
                 fut.cancel()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            handles = list(self._handles)
+        for h in handles:
+            h.stop()
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -312,11 +372,17 @@ class _DaskPool:
         from distributed import as_completed
 
         futures = {}
+        self._futures = futures
         for tag, cfg, _controls in configs:  # execute() refuses Python controls here
             fut = self.client.submit(compute, cfg, key=f"dumbbell-run-{uuid.uuid4().hex}", pure=False)
             futures[fut] = tag
+        done = as_completed(list(futures))
         try:
-            for fut in as_completed(list(futures)):
+            while not done.is_empty():
+                if not done.has_ready():
+                    time.sleep(_POLL_S)  # not a blocking wait: see _LocalPool.run
+                    continue
+                fut = next(done)
                 tag = futures.pop(fut)
                 try:
                     out = fut.result()
@@ -328,6 +394,14 @@ class _DaskPool:
         finally:
             for fut in futures:
                 fut.cancel()
+
+    def cancel(self) -> None:
+        """Cancels the runs not finished. A run already on a worker of a
+        cluster this pool started ends with the cluster (:meth:`close`); on
+        a cluster it did not start, Dask cannot interrupt it, and its result
+        is dropped."""
+        with contextlib.suppress(Exception):
+            self.client.cancel(list(getattr(self, "_futures", {})))
 
     def close(self) -> None:
         for thing in self._own:
@@ -346,6 +420,17 @@ class Display:
     def advance(self, *, failed: bool, packets: int) -> None: ...
 
     def finish(self) -> None: ...
+
+
+class LineDisplay(Display):
+    """One line when runs start (for a stderr that is not a terminal):
+    ``NAME: N runs (M from the store), K at a time ...``."""
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self.write = write
+
+    def start(self, label: str, total: int, cached: int, slots: int) -> None:
+        self.write(f"dumbbell: {label}: {total} runs ({cached} from the store), {slots} at a time ...")
 
 
 class RichDisplay(Display):
@@ -548,6 +633,13 @@ def execute(specs: Sequence[RunSpec], *, label: str = "runs", workers: int | Non
             for rid, out in pool.run(pending):
                 idx = todo.pop(rid)
                 _finish(ctx, stats, store, specs[idx[0]], out, version, idx, records)
+        except KeyboardInterrupt:
+            # Ctrl-C: nothing more is started, the running runs are stopped
+            # (and dropped, not stored); the runs that finished before it
+            # stay in the store, so the work resumes from there.
+            pool.cancel()
+            ctx.close()  # a later sweep in this block starts a fresh executor
+            raise
         finally:
             ctx.display.finish()
     stats.wall_s = time.perf_counter() - t0
@@ -577,7 +669,7 @@ def _refuse_remote(controls: Mapping[str, Any] | None, executor: str) -> None:
 def _finish(ctx: Execution, stats: SweepStats, store: Store | None, spec: RunSpec, out: Mapping[str, Any],
             version: str, idx: list[int], records: list[RunRecord | None], count: bool = True) -> None:
     rec = _record(spec, out, version)
-    if store is not None and store.writing_now:
+    if store is not None and store.writing_now and out["status"] != "cancelled":
         rec = store.put(rec, timing={"executor": ctx.executor})
         # read back the way a later sweep would, so both paths give the same thing
         rec = store.get(rec.run_id) or rec

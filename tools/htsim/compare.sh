@@ -20,8 +20,8 @@ PY=${PY:-$REPO/.venv/bin/python}
 mkdir -p "$WORK/sim" "$WORK/cfg"
 
 # htsim: only the objects the TCP/DCTCP scenarios link against.
-cp -r "$SRC"/sim/. "$WORK/sim/"
-cp "$HERE/main_compare.cpp" "$WORK/sim/"
+cp -ru "$SRC"/sim/. "$WORK/sim/"   # -u: a rerun rebuilds nothing
+cp -u "$HERE/main_compare.cpp" "$WORK/sim/"
 OBJS="eventlist tcppacket pipe queue ecnqueue tcp dctcp mtcp loggers logfile clock config network route
       trigger rng sent_packets eth_pause_packet fairpullqueue ndppacket main_compare"
 (
@@ -32,11 +32,14 @@ OBJS="eventlist tcppacket pipe queue ecnqueue tcp dctcp mtcp loggers logfile clo
   nice -n 10 g++ -O3 $(for o in $OBJS; do echo "$o.o"; done) -o htsim_compare
 )
 
-# dumbbell: the core alone, without Python.
-(cd "$REPO" && nice -n 10 cargo build --release -q -p dumbbell-core --example run_json)
+# dumbbell: the core alone, without Python (OURS: an already built run_json).
+if [ -z "${OURS:-}" ]; then
+  (cd "$REPO" && nice -n 10 cargo build --release -q -p dumbbell-core --example run_json)
+  OURS="$REPO/target/release/examples/run_json"
+fi
 "$PY" "$HERE/configs.py" "$WORK/cfg" >/dev/null
 
-"$PY" - "$WORK" "$REPO/target/release/examples/run_json" "$RUNS" <<'PYEOF'
+"$PY" - "$WORK" "$OURS" "$RUNS" <<'PYEOF'
 import re, statistics, subprocess, sys
 work, ours, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def htsim(s):

@@ -30,8 +30,8 @@ use crate::net::topology::{Routes, NO_ROUTE};
 use crate::queue::aqm::Threshold;
 use crate::queue::{
     Aqm, Codel, CodelParams, CopySize, Decision, DropReason, Feedback, Fifo, FqCodel,
-    FqCodelParams, Hysteresis, Limit, MarkPoint, Occupancy, Pie, PieParams, QueueCtx, Red,
-    RedParams, StepMark, Verdict,
+    FqCodelParams, Hysteresis, Limit, MarkPoint, Occupancy, Pie, PieParams, QueueCtx, QueueDisc,
+    Red, RedParams, StepMark, Verdict,
 };
 use crate::sim::monitor::{Phase, POLL_EVERY_EVENTS};
 use crate::sim::{rng_for, Dur, Event, EventQueue, Rng, RunMonitor, Time};
@@ -442,6 +442,9 @@ fn build_qdisc(
     seed: u64,
     label: &str,
 ) -> Result<Box<dyn crate::queue::QueueDisc>, ConfigError> {
+    if !q.aqm.is_own_discipline() {
+        return Ok(Box::new(build_fifo(q, rate_bps, field)?));
+    }
     ensure(
         q.limit_pkts != Some(0) && q.limit_bytes != Some(0),
         || format!("{field}.limit"),
@@ -505,12 +508,26 @@ fn build_qdisc(
             };
             return Ok(Box::new(Pie::new(limit, p)));
         }
-        _ => {}
+        _ => unreachable!("an own discipline"),
     }
+}
+
+/// The FIFO and marking policy configured by `q` (a port holds it
+/// unboxed: `net::port::PortQueue`).
+fn build_fifo(q: &QueueConfig, rate_bps: u64, field: &str) -> Result<Fifo, ConfigError> {
+    ensure(
+        q.limit_pkts != Some(0) && q.limit_bytes != Some(0),
+        || format!("{field}.limit"),
+        "a queue limit must be positive",
+    )?;
+    let limit = Limit {
+        pkts: q.limit_pkts,
+        bytes: q.limit_bytes,
+    };
     let aqm = match &q.aqm {
         AqmConfig::None => Aqm::None,
         AqmConfig::Codel { .. } | AqmConfig::FqCodel { .. } | AqmConfig::Pie { .. } => {
-            unreachable!("built above")
+            unreachable!("built by build_qdisc")
         }
         AqmConfig::Red {
             min_th,
@@ -591,7 +608,7 @@ fn build_qdisc(
             })
         }
     };
-    Ok(Box::new(Fifo::new(limit, aqm)))
+    Ok(Fifo::new(limit, aqm))
 }
 
 /// The packet-return policy of a queue, if it has one.

@@ -151,11 +151,7 @@ impl ExternalControls for PyControls {
                 Err(err) => {
                     shared.fail(HookError {
                         id: id.to_string(),
-                        control: template
-                            .bind(py)
-                            .get_type()
-                            .qualname()
-                            .map_or_else(|_| "?".into(), |q| q.to_string()),
+                        control: control_label(template.bind(py)),
                         hook: "clone",
                         time_ps: 0,
                         err,
@@ -165,6 +161,15 @@ impl ExternalControls for PyControls {
             },
         )
     }
+}
+
+/// What names a control whose copy failed: the class of the object (or of
+/// the template it stands for, `dumbbell.run._Connections.template`).
+fn control_label(obj: &Bound<'_, PyAny>) -> String {
+    let obj = obj.getattr("template").unwrap_or_else(|_| obj.clone());
+    obj.get_type()
+        .qualname()
+        .map_or_else(|_| "?".into(), |q| q.to_string())
 }
 
 /// One connection's control: the object's per-connection copy

@@ -20,7 +20,9 @@
 //!   around the discipline at its point of measurement.
 
 use crate::net::packet::PktId;
-use crate::queue::{DropReason, Feedback, QueueDisc};
+use crate::queue::{
+    ClassReport, Dequeued, DropReason, Feedback, Fifo, QueueCtx, QueueDisc, Verdict,
+};
 use crate::sim::{Dur, Rng, Time};
 use std::collections::VecDeque;
 
@@ -61,6 +63,64 @@ pub struct Netem {
     pub line: VecDeque<(Time, PktId)>,
 }
 
+/// A port's discipline: the FIFO (with its marking policy), the common
+/// case, held directly so that its calls are inlined on the per-packet
+/// path; any other discipline (two-class ports, ...) behind the trait
+/// object. Both behave alike: `PortQueue` is itself a [`QueueDisc`].
+pub enum PortQueue {
+    Fifo(Fifo),
+    Other(Box<dyn QueueDisc>),
+}
+
+/// Forwards one `QueueDisc` call to the variant's discipline.
+macro_rules! each {
+    ($self:expr, $q:ident => $e:expr) => {
+        match $self {
+            PortQueue::Fifo($q) => $e,
+            PortQueue::Other($q) => $e,
+        }
+    };
+}
+
+impl QueueDisc for PortQueue {
+    #[inline]
+    fn enqueue(&mut self, pkt: PktId, cx: &mut QueueCtx) -> Verdict {
+        each!(self, q => q.enqueue(pkt, cx))
+    }
+    #[inline]
+    fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Dequeued> {
+        each!(self, q => q.dequeue(cx))
+    }
+    #[inline]
+    fn len_pkts(&self) -> u32 {
+        each!(self, q => q.len_pkts())
+    }
+    #[inline]
+    fn len_bytes(&self) -> u64 {
+        each!(self, q => q.len_bytes())
+    }
+    #[inline]
+    fn is_empty(&self) -> bool {
+        each!(self, q => q.is_empty())
+    }
+    fn peek(&self) -> Option<PktId> {
+        each!(self, q => q.peek())
+    }
+    fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
+        each!(self, q => q.for_each_packet(f))
+    }
+    fn class_report(&self) -> Option<ClassReport> {
+        each!(self, q => q.class_report())
+    }
+    fn marking_state(&self) -> Option<bool> {
+        each!(self, q => q.marking_state())
+    }
+    #[inline]
+    fn take_drop(&mut self) -> Option<(PktId, crate::queue::DropReason)> {
+        each!(self, q => q.take_drop())
+    }
+}
+
 pub struct Port {
     pub node: u32,
     pub peer: u32,
@@ -70,7 +130,7 @@ pub struct Port {
     pub loss_rng: Rng,
     pub jitter: Dur,
     pub jitter_rng: Rng,
-    pub qdisc: Box<dyn QueueDisc>,
+    pub qdisc: PortQueue,
     /// Packet being serialized, if any, and when it started.
     pub tx: Option<(PktId, Time)>,
     /// Packets on the wire with their arrival times, oldest first.

@@ -1,8 +1,9 @@
 //! Two-class ports in the world: building them from the configuration
 //! (validation names the field) and the `classification` table.
 
-use super::{build_qdisc, ensure, World};
+use super::{build_fifo, build_qdisc, ensure, World};
 use crate::config::{ClassifierConfig, ConfigError, QueueConfig, SchedulerConfig};
+use crate::net::port::PortQueue;
 use crate::queue::classify::{Class, Classifier, Ideal, Rafle, Run2c};
 use crate::queue::sched::{Drr, RoundRobin, Scheduler, StrictPriority};
 use crate::queue::{QueueDisc, TwoClass};
@@ -11,14 +12,15 @@ use crate::trace::{Column, Table};
 
 /// The discipline of the port `label` (`<node>-><peer>`) configured by `q`
 /// at `field`: one queue, or a two-class port when `q` has a classifier.
-/// RAFLE draws from the stream `queue:<label>:rafle`.
+/// RAFLE draws from the stream `queue:<label>:rafle`. A single FIFO is
+/// held unboxed (`PortQueue::Fifo`), anything else boxed.
 pub(super) fn build_port_qdisc(
     q: &QueueConfig,
     rate_bps: u64,
     field: &str,
     seed: u64,
     label: &str,
-) -> Result<Box<dyn QueueDisc>, ConfigError> {
+) -> Result<PortQueue, ConfigError> {
     let Some(classifier) = &q.classifier else {
         ensure(
             q.long_queue.is_none(),
@@ -30,7 +32,12 @@ pub(super) fn build_port_qdisc(
             || format!("{field}.scheduler"),
             "a scheduler needs two queues: give this port a classifier",
         )?;
-        return build_qdisc(q, rate_bps, field, seed, label);
+        if q.aqm.is_own_discipline() {
+            return Ok(PortQueue::Other(build_qdisc(
+                q, rate_bps, field, seed, label,
+            )?));
+        }
+        return Ok(PortQueue::Fifo(build_fifo(q, rate_bps, field)?));
     };
     for (aqm, f) in [
         (Some(&q.aqm), format!("{field}.aqm")),
@@ -92,7 +99,9 @@ pub(super) fn build_port_qdisc(
             Box::new(Drr::new(quantum_short_bytes, quantum_long_bytes))
         }
     };
-    Ok(Box::new(TwoClass::new(classifier, scheduler, short, long)))
+    Ok(PortQueue::Other(Box::new(TwoClass::new(
+        classifier, scheduler, short, long,
+    ))))
 }
 
 impl World {

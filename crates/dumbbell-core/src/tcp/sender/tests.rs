@@ -1741,3 +1741,39 @@ fn test_dctcp_counts_a_returned_copy_as_one_marked_segment() {
     assert!(rose, "the marks must move alpha");
     assert_eq!(ret.stats.returns_received, 18);
 }
+
+#[test]
+fn test_recovery_widened_reordering_window_decays_once_its_persistence_is_spent() {
+    // RACK's window was widened by D-SACKs to 3 steps of min_rtt/4 and has
+    // `persist` recoveries of persistence left. Then a real loss: segment 2
+    // is lost, SACKs mark it, it is retransmitted, and the retransmission
+    // is delivered a round trip later (no D-SACK, nothing to undo). The
+    // recovery that ends so spends one recovery of persistence (Linux
+    // `tcp_try_undo_recovery`); once none is left, the next ACK that
+    // delivers data falls back to one step (`tcp_rack_update_reo_wnd`).
+    for (persist, steps_after) in [(1u32, 1u32), (2, 3)] {
+        let c = TcpConfig {
+            timestamps: false,
+            ..linux_cfg()
+        };
+        let mut s = sender_after_two_acks(c, reno(), None);
+        s.rack.reo_wnd_steps = 3;
+        s.rack.reo_wnd_persist = persist;
+        recv_ack(&mut s, ms(101), 2, &[(3, 4)], 0);
+        recv_ack(&mut s, ms(102), 2, &[(3, 5)], 0);
+        let out = recv_ack(&mut s, ms(103), 2, &[(3, 6)], 0);
+        assert_eq!(s.tp.ca_state, CaState::Recovery);
+        assert_eq!(sent(&out)[0], rtx(2));
+        let high = s.high_seq / MSS;
+        // The retransmission arrives: everything up to the recovery point
+        // is acknowledged, a round trip after it left.
+        recv_ack(&mut s, ms(203), high, &[], 0);
+        assert_eq!(s.tp.ca_state, CaState::Open, "persist {persist}");
+        assert_eq!(s.stats.undos, 0);
+        assert_eq!(s.stats.dsack_dups, 0);
+        assert_eq!(s.rack.reo_wnd_persist, persist - 1);
+        // The next ACK that delivers data.
+        recv_ack(&mut s, ms(204), high + 1, &[], 0);
+        assert_eq!(s.rack.reo_wnd_steps, steps_after, "persist {persist}");
+    }
+}
