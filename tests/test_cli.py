@@ -116,10 +116,12 @@ def test_reproduce_json_contract(reproduced):
     doc = json.loads(res.stdout)  # exactly one JSON document, nothing else
     assert set(doc) == {"experiment", "scale", "seed", "rows", "paper"}
     assert (doc["experiment"], doc["scale"], doc["seed"]) == ("dctcp-queue", "quick", 1)
-    assert len(doc["rows"]) == 6
+    # E1's six cases, and TCP under CoDel, FQ-CoDel and PIE at 100 Mb/s.
+    assert len(doc["rows"]) == 9
     for row in doc["rows"]:
         for key in (
             "cc",
+            "queue",
             "rate_bps",
             "queue_p5_pkts",
             "queue_p50_pkts",
@@ -131,9 +133,9 @@ def test_reproduce_json_contract(reproduced):
             "dequeue_dev_frac_over_10pct",
         ):
             assert key in row
-    assert {(r["cc"], r["rate_bps"]) for r in doc["rows"]} == {
-        (cc, rate) for cc in ("reno", "dctcp") for rate in (10**8, 10**9, 10**10)
-    }
+    assert {(r["cc"], r["queue"], r["rate_bps"]) for r in doc["rows"]} == {
+        (cc, q, rate) for cc, q in (("reno", "droptail"), ("dctcp", "red")) for rate in (10**8, 10**9, 10**10)
+    } | {("reno", q, 10**8) for q in ("codel", "fq_codel", "pie")}
     assert doc["paper"] and all({"metric", "cc", "rate_bps", "value", "source"} <= set(p) for p in doc["paper"])
     # The human table goes to stderr.
     assert "The paper beside ours" in res.stderr
@@ -147,7 +149,7 @@ def test_reproduce_writes_tables_and_figures(reproduced):
     # Exact links: every inter-dequeue deviation is 0, so no empty CCDF.
     assert not (out / "dequeue_ccdf.png").exists() and "no CCDF figure is written" in res.stderr
     pngs = sorted(p.name for p in out.glob("queue_*.png"))
-    assert pngs == ["queue_100Mbps.png", "queue_10Gbps.png", "queue_1Gbps.png"]
+    assert pngs == ["queue_100Mbps.png", "queue_10Gbps.png", "queue_1Gbps.png", "queue_aqm_comparison_100Mbps.png"]
     assert json.loads((out / "result.json").read_text()) == json.loads(res.stdout)
 
 

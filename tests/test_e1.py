@@ -21,8 +21,11 @@ def e1():
     return dctcp_queue.run(scale="quick", seed=1, rates_bps=(100_000_000,))
 
 
-def row(result, cc):
-    (r,) = [r for r in result.rows.iter_rows(named=True) if r["cc"] == cc and r["rate_bps"] == 100_000_000]
+def row(result, cc, queue=None):
+    """E1's own row for ``cc`` at 100 Mb/s, or TCP's under a comparison ``queue``."""
+    queue = queue or dctcp_queue.QUEUES[cc]
+    (r,) = [r for r in result.rows.iter_rows(named=True)
+            if r["cc"] == cc and r["queue"] == queue and r["rate_bps"] == 100_000_000]
     return r
 
 
@@ -43,8 +46,8 @@ def e1_fast():
 
 @pytest.mark.parametrize("rate", [1_000_000_000, 10_000_000_000])
 def test_dctcp_holds_k_and_the_link_at_high_rates(e1_fast, rate):
-    (d,) = [r for r in e1_fast.rows.iter_rows(named=True) if r["cc"] == "dctcp" and r["rate_bps"] == rate]
-    (t,) = [r for r in e1_fast.rows.iter_rows(named=True) if r["cc"] == "reno" and r["rate_bps"] == rate]
+    (d,) = [r for r in e1_fast.rows.iter_rows(named=True) if r["queue"] == "red" and r["rate_bps"] == rate]
+    (t,) = [r for r in e1_fast.rows.iter_rows(named=True) if r["queue"] == "droptail" and r["rate_bps"] == rate]
     k = d["k_pkts"]
     assert k - 6 <= d["queue_p50_pkts"] <= k + 4, d
     assert d["utilization"] > 0.95 and t["utilization"] > 0.95, (d, t)
@@ -91,7 +94,7 @@ def test_same_seed_same_rows():
 
 def test_figures(e1, tmp_path):
     paths = dctcp_queue.figures(e1, tmp_path)
-    assert [p.name for p in paths] == ["queue_100Mbps.png"]  # no empty CCDF: see test_no_empty_deviation_figure
+    assert [p.name for p in paths] == ["queue_100Mbps.png", "queue_aqm_comparison_100Mbps.png"]  # no empty CCDF
     assert all(p.stat().st_size > 10_000 for p in paths)
     assert "The paper beside ours" in dctcp_queue.report(e1)
 
@@ -118,7 +121,7 @@ def test_no_empty_deviation_figure(e1, tmp_path):
 
     assert all(float(np.max(d["dev_pct"])) == 0.0 for d in e1.data.values() if np.size(d["dev_pct"]))
     names = {p.name for p in dctcp_queue.figures(e1, tmp_path)}
-    assert "dequeue_ccdf.png" not in names and names == {"queue_100Mbps.png"}
+    assert "dequeue_ccdf.png" not in names and names == {"queue_100Mbps.png", "queue_aqm_comparison_100Mbps.png"}
     assert "no CCDF figure is written" in dctcp_queue.report(e1)
     # Where some deviation is not 0, the figure is written.
     import copy
@@ -126,3 +129,33 @@ def test_no_empty_deviation_figure(e1, tmp_path):
     noisy = copy.copy(e1)
     noisy.data = {k: {**v, "dev_pct": np.concatenate([v["dev_pct"], [12.5]])} for k, v in e1.data.items()}
     assert "dequeue_ccdf.png" in {p.name for p in dctcp_queue.figures(noisy, tmp_path / "noisy")}
+
+
+# ---------------------------------------------------------------- comparison: CoDel, FQ-CoDel, PIE
+
+
+def test_the_comparison_leaves_e1s_own_rows_and_claims_unchanged(e1):
+    """The comparison adds rows keyed by ``queue``; E1's own rows (droptail,
+    red) and the paper-beside-ours table are the same with it or without."""
+    alone = dctcp_queue.run(scale="quick", seed=1, rates_bps=(100_000_000,), comparison=False)
+    own = e1.rows.filter(e1.rows["queue"].is_in(["droptail", "red"]))
+    assert own.equals(alone.rows)
+    assert e1.paper.equals(alone.paper)
+    assert sorted(e1.rows["queue"]) == ["codel", "droptail", "fq_codel", "pie", "red"]
+    assert set(e1.rows.filter(e1.rows["queue"].is_in(list(dctcp_queue.COMPARISON)))["cc"]) == {"reno"}
+
+
+@pytest.mark.parametrize("queue, target_ms, lo, hi", [("codel", 5, 35, 70), ("fq_codel", 5, 35, 70),
+                                                      ("pie", 15, 90, 170)])
+def test_tcp_under_a_delay_aqm_holds_its_target_between_dctcp_and_drop_tail(e1, queue, target_ms, lo, hi):
+    """Two Reno flows, 0.3 ms RTT, 100 Mb/s: the delay target in packets is
+    5 ms = 41.7 packets (CoDel, FQ-CoDel) or 15 ms = 125 packets (PIE); the
+    median queue sits near it (measured 57, 53, 129), far below drop-tail's
+    ~300 and above DCTCP's K = 20, with the link kept busy."""
+    r = row(e1, "reno", queue)
+    assert r["target_pkts"] == pytest.approx(target_ms * 1e-3 * 100e6 / 12_000)
+    assert lo <= r["queue_p50_pkts"] <= hi, r
+    assert row(e1, "dctcp")["queue_p50_pkts"] < r["queue_p50_pkts"] < row(e1, "reno")["queue_p50_pkts"]
+    assert r["queue_max_pkts"] < 425, "the AQM drops before the buffer fills"
+    assert r["dropped_pkts"] > 0 and r["marked_pkts"] == 0, "Reno without ECN: drops"
+    assert r["utilization"] > 0.95 and r["conservation_ok"], r

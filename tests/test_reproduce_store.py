@@ -59,8 +59,9 @@ def test_reproduce_after_a_completed_sweep_only_re_renders(reproduced, tmp_path)
     res = run_cli("reproduce", "dctcp-queue", "--out", str(again), "--store", str(store))
     assert res.code == 0, res.stderr
     timing = json.loads((again / "timings.json").read_text())
-    assert timing["computed"] == 0 and timing["cached"] == timing["runs"] == 6
-    assert "0 computed, 6 from the store" in res.stderr
+    # E1's 6 cases and the 3 comparison runs (CoDel, FQ-CoDel, PIE).
+    assert timing["computed"] == 0 and timing["cached"] == timing["runs"] == 9
+    assert "0 computed, 9 from the store" in res.stderr
     # Two reproductions of the same thing are byte-identical but for their timings.
     assert _digest(again) == _digest(out / "dctcp-queue")
 
@@ -70,12 +71,12 @@ def test_store_commands(reproduced):
     ls = run_cli("store", "ls", "--store", str(store), "--json")
     assert ls.code == 0, ls.stderr
     rows = {r["experiment"]: r for r in json.loads(ls.stdout)}
-    assert rows["dctcp-queue"]["runs"] == 6 and rows["dctcp-queue"]["failed"] == 0
+    assert rows["dctcp-queue"]["runs"] == 9 and rows["dctcp-queue"]["failed"] == 0
     sql = run_cli("store", "sql", "--store", str(store), "--json",
                   "SELECT r.experiment, count(*) AS flows FROM runs r JOIN flows f USING (run_id) "
                   "WHERE r.experiment = 'dctcp-queue' GROUP BY 1")
     assert sql.code == 0, sql.stderr
-    assert json.loads(sql.stdout) == [{"experiment": "dctcp-queue", "flows": 12}]
+    assert json.loads(sql.stdout) == [{"experiment": "dctcp-queue", "flows": 18}]
     rid = json.loads(run_cli("store", "sql", "--store", str(store), "--json",
                              "SELECT run_id FROM runs ORDER BY run_id LIMIT 1").stdout)[0]["run_id"]
     show = run_cli("store", "show", rid[:10], "--store", str(store), "--json")

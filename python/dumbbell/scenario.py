@@ -78,6 +78,9 @@ __all__ = [
     "Red",
     "Step",
     "Hysteresis",
+    "CoDel",
+    "FqCoDel",
+    "Pie",
     "QueueConfig",
     "Return",
     "Pipeline",
@@ -134,6 +137,13 @@ MAX_DUPTHRESH = 65535
 MAX_TSQ_BYTES = 2**40
 MAX_FLOW_BYTES = 2**62
 MAX_RED_TH = 1e12
+MIN_AQM_TIME_S, MAX_AQM_TIME_S = 1e-6, 3600.0
+"""CoDel's, FQ-CoDel's and PIE's target, interval and update period: 1 µs to one hour."""
+MAX_FQ_FLOWS = 65536
+"""Linux's largest number of FQ-CoDel flow queues."""
+MIN_FQ_QUANTUM_BYTES, MAX_FQ_QUANTUM_BYTES = 256, 2**20
+MAX_PIE_GAIN = 2.0
+"""PIE's alpha and beta: Linux takes 0 to 32 sixteenths."""
 MAX_PKT_BYTES = 65535
 DEFAULT_RECORD_MAX_BYTES = 2 * 2**30
 MIN_RECORD_MAX_BYTES, MAX_RECORD_MAX_BYTES = 2**20, 2**50
@@ -258,7 +268,9 @@ class Return(_Model):
                 "at": self.at, "copy": copy}
 
 
-class _QueueBase(_Model):
+class _QueueLimits(_Model):
+    """What every queue of a port has: limits, a service rate, packet return."""
+
     limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
         None, description="Packet limit, packets. If neither limit is given: 1000 packets (the core's default queue)."
     )
@@ -271,6 +283,22 @@ class _QueueBase(_Model):
         "unset: the link rate.",
     )
     feedback: Return | None = Field(None, description="Packet return at this queue (switch ports only).")
+
+    def _core_limits(self) -> dict[str, Any]:
+        if self.limit_pkts is None and self.limit_bytes is None:
+            limits: dict[str, Any] = {"limit_pkts": 1000, "limit_bytes": None}
+        else:
+            limits = {"limit_pkts": self.limit_pkts, "limit_bytes": self.limit_bytes}
+        if self.service_pps is not None:
+            limits["service_pps"] = float(self.service_pps)
+        if self.feedback is not None:
+            limits["feedback"] = self.feedback.to_core()
+        return limits
+
+
+class _QueueBase(_QueueLimits):
+    """A FIFO with a marking policy; two of them make a two-class port."""
+
     classifier: Classifier | None = Field(
         None, description="Makes this a two-class port (see dumbbell.classes): ideal, run2c or rafle."
     )
@@ -288,6 +316,9 @@ class _QueueBase(_Model):
                 raise ConfigError("scheduler", "a scheduler needs two queues: give this port a classifier")
         elif self.long_queue is not None:
             lq = self.long_queue
+            if lq.kind in ("codel", "fq_codel", "pie"):
+                raise ConfigError("long_queue", f"{lq.kind} is a whole discipline, not a class of a two-class port "
+                                  "(which takes droptail, red, step or hysteresis queues)")
             for name in ("classifier", "scheduler", "long_queue"):
                 if getattr(lq, name) is not None:
                     raise ConfigError(f"long_queue.{name}", "two-class ports do not nest: the long-flow queue is one queue")
@@ -298,14 +329,7 @@ class _QueueBase(_Model):
         return self
 
     def _core_limits(self) -> dict[str, Any]:
-        if self.limit_pkts is None and self.limit_bytes is None:
-            limits: dict[str, Any] = {"limit_pkts": 1000, "limit_bytes": None}
-        else:
-            limits = {"limit_pkts": self.limit_pkts, "limit_bytes": self.limit_bytes}
-        if self.service_pps is not None:
-            limits["service_pps"] = float(self.service_pps)
-        if self.feedback is not None:
-            limits["feedback"] = self.feedback.to_core()
+        limits = super()._core_limits()
         if self.classifier is not None:
             limits["classifier"] = self.classifier.to_core()
             limits["scheduler"] = (self.scheduler.to_core() if self.scheduler is not None else {"kind": "prio"})
@@ -433,7 +457,102 @@ class Hysteresis(_QueueBase):
         }
 
 
-_QUEUE_KINDS = ("droptail", "red", "step", "hysteresis")
+AqmTime = Annotated[Seconds, Field(ge=MIN_AQM_TIME_S, le=MAX_AQM_TIME_S)]
+
+
+class _DelayAqm(_QueueLimits):
+    """A discipline of its own (CoDel, FQ-CoDel, PIE): a whole port's queue,
+    never a class of a two-class port (so it has no classifier)."""
+
+
+class CoDel(_DelayAqm):
+    """CoDel with Linux ``sch_codel`` semantics (Nichols and Jacobson; RFC 8289):
+    drops (or, with ``ecn``, marks) at dequeue once packets have waited more
+    than ``target_s`` for a whole ``interval_s``, then at intervals of
+    ``interval_s / sqrt(count)``. Linux's defaults: 5 ms, 100 ms, ECN off,
+    1000 packets."""
+
+    kind: Literal["codel"] = "codel"
+    target_s: AqmTime = Field(0.005, description="Acceptable standing sojourn time, s.")
+    interval_s: AqmTime = Field(
+        0.1, description="Window the sojourn must stay above target before dropping; control-law scale, s."
+    )
+    ecn: bool = Field(False, description="Mark ECT packets instead of dropping them.")
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            **self._core_limits(),
+            "aqm": {"kind": "codel", "target_ps": seconds_to_ps(self.target_s),
+                    "interval_ps": seconds_to_ps(self.interval_s), "ecn": self.ecn},
+        }
+
+
+class FqCoDel(_DelayAqm):
+    """FQ-CoDel with Linux ``sch_fq_codel`` semantics (RFC 8290): flows hashed
+    to ``flows`` queues (the hash key drawn from the run's seed), deficit round
+    robin with ``quantum_bytes`` over new and old flow lists (a sparse flow is
+    served first), a CoDel per queue, and on overflow drops from the head of
+    the fattest queue. Linux's defaults: 1024 queues, 1514 B, 5 ms, 100 ms,
+    ECN on, 10240 packets (the limit counts all queues together)."""
+
+    kind: Literal["fq_codel"] = "fq_codel"
+    limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
+        None, description="Packet limit over all flow queues, packets. If neither limit is given: 10240 (Linux's)."
+    )
+    target_s: AqmTime = Field(0.005, description="CoDel's target per flow queue, s.")
+    interval_s: AqmTime = Field(0.1, description="CoDel's interval per flow queue, s.")
+    ecn: bool = Field(True, description="Mark ECT packets instead of dropping them (Linux: on).")
+    flows: Annotated[int, Field(ge=1, le=MAX_FQ_FLOWS)] = Field(1024, description="Number of flow queues.")
+    quantum_bytes: Annotated[int, Field(ge=MIN_FQ_QUANTUM_BYTES, le=MAX_FQ_QUANTUM_BYTES)] = Field(
+        1514, description="DRR quantum, bytes."
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        limits = self._core_limits()
+        if self.limit_pkts is None and self.limit_bytes is None:
+            limits["limit_pkts"] = 10240
+        return {
+            **limits,
+            "aqm": {"kind": "fq_codel", "target_ps": seconds_to_ps(self.target_s),
+                    "interval_ps": seconds_to_ps(self.interval_s), "ecn": self.ecn,
+                    "flows": self.flows, "quantum_bytes": self.quantum_bytes},
+        }
+
+
+class Pie(_DelayAqm):
+    """PIE with Linux ``sch_pie`` semantics (RFC 8033), in Linux's default
+    timestamp mode (the delay is the last departure's sojourn time): every
+    ``tupdate_s`` the drop probability moves by ``alpha (delay - target) +
+    beta (delay - previous delay)``; arrivals are dropped (with ``ecn``,
+    ECT ones marked while the probability is at most 10 %) after a burst
+    allowance of ``max_burst_s``. Linux's defaults: 15 ms, 15 ms, 1/8, 5/4,
+    150 ms, ECN off, 1000 packets."""
+
+    kind: Literal["pie"] = "pie"
+    target_s: AqmTime = Field(0.015, description="Target queueing delay, s.")
+    tupdate_s: AqmTime = Field(0.015, description="Period of the probability update, s.")
+    alpha: Annotated[float, Field(ge=0, le=MAX_PIE_GAIN)] = Field(
+        0.125, description="Gain on the delay error, per second of delay (Linux: 2/16)."
+    )
+    beta: Annotated[float, Field(ge=0, le=MAX_PIE_GAIN)] = Field(
+        1.25, description="Gain on the delay change, per second of delay (Linux: 20/16)."
+    )
+    max_burst_s: Annotated[Seconds, Field(le=MAX_AQM_TIME_S)] = Field(
+        0.15, description="Burst allowance: no early drop for this long after the queue was quiet, s."
+    )
+    ecn: bool = Field(False, description="Mark ECT packets while the probability is at most 10 %.")
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            **self._core_limits(),
+            "aqm": {"kind": "pie", "target_ps": seconds_to_ps(self.target_s),
+                    "tupdate_ps": seconds_to_ps(self.tupdate_s), "alpha": float(self.alpha),
+                    "beta": float(self.beta), "max_burst_ps": seconds_to_ps(self.max_burst_s),
+                    "ecn": self.ecn},
+        }
+
+
+_QUEUE_KINDS = ("droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie")
 
 
 QueueConfig = Annotated[
@@ -442,12 +561,15 @@ QueueConfig = Annotated[
         Annotated[Red, Tag("red")],
         Annotated[Step, Tag("step")],
         Annotated[Hysteresis, Tag("hysteresis")],
+        Annotated[CoDel, Tag("codel")],
+        Annotated[FqCoDel, Tag("fq_codel")],
+        Annotated[Pie, Tag("pie")],
     ],
     Discriminator(_kind_of("droptail")),
 ]
 """A queue discipline, tagged by ``kind`` (default ``droptail``)."""
 
-for _q in (DropTail, Red, Step, Hysteresis):
+for _q in (DropTail, Red, Step, Hysteresis, CoDel, FqCoDel, Pie):
     _q.model_rebuild()
 
 
@@ -1346,7 +1468,9 @@ class Scenario(_Model):
                 return link
         raise KeyError(f"no link between {a!r} and {b!r}")
 
-    def set_queue(self, node: str, peer: str, queue: DropTail | Red | Step | Hysteresis) -> None:
+    def set_queue(
+        self, node: str, peer: str, queue: DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie
+    ) -> None:
         """Puts ``queue`` at ``node``'s port toward ``peer``."""
         link = self.link(node, peer)
         if link.a == node:

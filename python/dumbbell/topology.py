@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .scenario import DropTail, Hysteresis, Link, Node, Red, Scenario, Step
+from .scenario import CoDel, DropTail, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
 
 __all__ = ["star", "dumbbell", "chain"]
 
-Queue = DropTail | Red | Step | Hysteresis
+Queue = DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie
 
 
 def _names(spec: int | Sequence[str], prefix: str) -> list[str]:

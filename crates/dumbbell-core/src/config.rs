@@ -303,6 +303,84 @@ pub enum AqmConfig {
         #[serde(default = "dequeue")]
         at: MarkAt,
     },
+    /// CoDel (`queue::codel`, Linux `sch_codel`); the queue's limit applies.
+    Codel {
+        #[serde(default = "codel_target")]
+        target_ps: u64,
+        #[serde(default = "codel_interval")]
+        interval_ps: u64,
+        #[serde(default)]
+        ecn: bool,
+    },
+    /// FQ-CoDel (`queue::fq_codel`, Linux `sch_fq_codel`); the queue's
+    /// limit applies to all flow queues together.
+    FqCodel {
+        #[serde(default = "codel_target")]
+        target_ps: u64,
+        #[serde(default = "codel_interval")]
+        interval_ps: u64,
+        /// Linux's FQ-CoDel marks by default.
+        #[serde(default = "yes")]
+        ecn: bool,
+        #[serde(default = "fq_flows")]
+        flows: u32,
+        #[serde(default = "fq_quantum")]
+        quantum_bytes: u32,
+    },
+    /// PIE (`queue::pie`, Linux `sch_pie`, timestamp mode).
+    Pie {
+        #[serde(default = "pie_target")]
+        target_ps: u64,
+        #[serde(default = "pie_tupdate")]
+        tupdate_ps: u64,
+        #[serde(default = "pie_alpha")]
+        alpha: f64,
+        #[serde(default = "pie_beta")]
+        beta: f64,
+        #[serde(default = "pie_max_burst")]
+        max_burst_ps: u64,
+        #[serde(default)]
+        ecn: bool,
+    },
+}
+
+impl AqmConfig {
+    /// A discipline of its own (CoDel, FQ-CoDel, PIE) rather than a policy
+    /// of the FIFO.
+    pub fn is_own_discipline(&self) -> bool {
+        matches!(
+            self,
+            AqmConfig::Codel { .. } | AqmConfig::FqCodel { .. } | AqmConfig::Pie { .. }
+        )
+    }
+}
+
+fn codel_target() -> u64 {
+    crate::queue::codel::DEFAULT_TARGET.ps()
+}
+fn codel_interval() -> u64 {
+    crate::queue::codel::DEFAULT_INTERVAL.ps()
+}
+fn fq_flows() -> u32 {
+    crate::queue::fq_codel::DEFAULT_FLOWS
+}
+fn fq_quantum() -> u32 {
+    crate::queue::fq_codel::DEFAULT_QUANTUM_BYTES
+}
+fn pie_target() -> u64 {
+    crate::queue::pie::DEFAULT_TARGET.ps()
+}
+fn pie_tupdate() -> u64 {
+    crate::queue::pie::DEFAULT_TUPDATE.ps()
+}
+fn pie_alpha() -> f64 {
+    crate::queue::pie::DEFAULT_ALPHA
+}
+fn pie_beta() -> f64 {
+    crate::queue::pie::DEFAULT_BETA
+}
+fn pie_max_burst() -> u64 {
+    crate::queue::pie::DEFAULT_MAX_BURST.ps()
 }
 
 fn yes() -> bool {

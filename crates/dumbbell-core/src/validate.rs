@@ -68,6 +68,12 @@ pub const MAX_UDP_PAYLOAD_BYTES: u32 = 65_507;
 pub const MAX_RED_TH: f64 = 1e12;
 /// Largest RED average packet size: the largest packet.
 pub const MAX_AVPKT_BYTES: u32 = 65_535;
+/// CoDel's, FQ-CoDel's and PIE's times (target, interval, tupdate): 1 µs
+/// to one hour. PIE's burst allowance may also be zero (none).
+pub const MIN_AQM_TIME_PS: u64 = PS_PER_US;
+pub const MAX_AQM_TIME_PS: u64 = 3600 * PS_PER_S;
+/// PIE's gains, per second of delay: Linux takes 0 to 32 sixteenths.
+pub const MAX_PIE_GAIN: f64 = crate::queue::pie::MAX_GAIN;
 /// Largest RAFLE memory, slots (the paper tries 10 to 100).
 pub const MAX_RAFLE_N: u32 = 1 << 20;
 /// Most tasks a closed loop keeps active.
@@ -317,7 +323,56 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
                 " packets",
             )?;
         }
+        AqmConfig::Codel {
+            target_ps,
+            interval_ps,
+            ..
+        } => check_codel_times(*target_ps, *interval_ps, f)?,
+        AqmConfig::FqCodel {
+            target_ps,
+            interval_ps,
+            flows,
+            quantum_bytes,
+            ..
+        } => {
+            use crate::queue::fq_codel::{MAX_FLOWS, MIN_QUANTUM_BYTES};
+            check_codel_times(*target_ps, *interval_ps, f)?;
+            int_in(*flows, 1, MAX_FLOWS, || format!("{f}.aqm.flows"), " queues")?;
+            int_in(
+                *quantum_bytes,
+                MIN_QUANTUM_BYTES,
+                1 << 20,
+                || format!("{f}.aqm.quantum_bytes"),
+                " bytes",
+            )?;
+        }
+        AqmConfig::Pie {
+            target_ps,
+            tupdate_ps,
+            alpha,
+            beta,
+            max_burst_ps,
+            ..
+        } => {
+            let fa = |n: &str| format!("{f}.aqm.{n}");
+            time_in(*target_ps, MIN_AQM_TIME_PS, MAX_AQM_TIME_PS, || {
+                fa("target_ps")
+            })?;
+            time_in(*tupdate_ps, MIN_AQM_TIME_PS, MAX_AQM_TIME_PS, || {
+                fa("tupdate_ps")
+            })?;
+            time_in(*max_burst_ps, 0, MAX_AQM_TIME_PS, || fa("max_burst_ps"))?;
+            float_in(*alpha, (0.0, false), (MAX_PIE_GAIN, false), || fa("alpha"))?;
+            float_in(*beta, (0.0, false), (MAX_PIE_GAIN, false), || fa("beta"))?;
+        }
         _ => {}
+    }
+    if q.aqm.is_own_discipline() && q.classifier.is_some() {
+        return fail(
+            format!("{f}.aqm"),
+            "CoDel, FQ-CoDel and PIE are whole disciplines, not a class of a two-class port \
+             (which takes drop-tail, RED, step or hysteresis queues)",
+        );
     }
     if let Some(FeedbackConfig::Hysteresis { upper_pkts, .. }) = &q.feedback {
         int_in(
@@ -353,6 +408,15 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
         check_queue(lq, &format!("{f}.long_queue"))?;
     }
     Ok(())
+}
+
+fn check_codel_times(target_ps: u64, interval_ps: u64, f: &str) -> Result<(), ConfigError> {
+    time_in(target_ps, MIN_AQM_TIME_PS, MAX_AQM_TIME_PS, || {
+        format!("{f}.aqm.target_ps")
+    })?;
+    time_in(interval_ps, MIN_AQM_TIME_PS, MAX_AQM_TIME_PS, || {
+        format!("{f}.aqm.interval_ps")
+    })
 }
 
 fn check_workload(w: &WorkloadConfig, f: &str) -> Result<(), ConfigError> {

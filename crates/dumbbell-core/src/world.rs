@@ -29,8 +29,9 @@ use crate::net::port::{Netem, Port, PortStats, PortTrace};
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::queue::aqm::Threshold;
 use crate::queue::{
-    Aqm, CopySize, Decision, DropReason, Feedback, Fifo, Hysteresis, Limit, MarkPoint, Occupancy,
-    QueueCtx, QueueDisc, Red, RedParams, StepMark, Verdict,
+    Aqm, Codel, CodelParams, CopySize, Decision, DropReason, Feedback, Fifo, FqCodel,
+    FqCodelParams, Hysteresis, Limit, MarkPoint, Occupancy, Pie, PieParams, QueueCtx, QueueDisc,
+    Red, RedParams, StepMark, Verdict,
 };
 use crate::sim::monitor::{Phase, POLL_EVERY_EVENTS};
 use crate::sim::{rng_for, Dur, Event, EventQueue, Rng, RunMonitor, Time};
@@ -326,6 +327,10 @@ pub struct World {
     node_kinds: Vec<NodeKind>,
     ports: Vec<Port>,
     aqm_rngs: Vec<Rng>,
+    /// Some port runs CoDel, FQ-CoDel or PIE: the queues table then has
+    /// their drop columns (absent otherwise, so older tables keep their
+    /// shape).
+    delay_aqm: bool,
     /// Software-switch pipelines, and each node's index into them
     /// ([`NO_PIPELINE`] for none).
     pipelines: Vec<Pipeline>,
@@ -426,12 +431,85 @@ fn at(m: MarkAt) -> MarkPoint {
     }
 }
 
+/// The discipline `q` configures at the port `label` (`<node>-><peer>`):
+/// a FIFO with its marking policy, or CoDel, FQ-CoDel or PIE (FQ-CoDel's
+/// hash key is drawn from the stream `queue:<label>:fq_codel`). Ranges were
+/// checked by `validate`.
 fn build_qdisc(
     q: &QueueConfig,
     rate_bps: u64,
     field: &str,
+    seed: u64,
+    label: &str,
 ) -> Result<Box<dyn crate::queue::QueueDisc>, ConfigError> {
-    Ok(Box::new(build_fifo(q, rate_bps, field)?))
+    if !q.aqm.is_own_discipline() {
+        return Ok(Box::new(build_fifo(q, rate_bps, field)?));
+    }
+    ensure(
+        q.limit_pkts != Some(0) && q.limit_bytes != Some(0),
+        || format!("{field}.limit"),
+        "a queue limit must be positive",
+    )?;
+    let limit = Limit {
+        pkts: q.limit_pkts,
+        bytes: q.limit_bytes,
+    };
+    let mtu_bytes = crate::queue::codel::MTU_BYTES;
+    match &q.aqm {
+        AqmConfig::Codel {
+            target_ps,
+            interval_ps,
+            ecn,
+        } => {
+            let p = CodelParams {
+                target: Dur::from_ps(*target_ps),
+                interval: Dur::from_ps(*interval_ps),
+                ecn: *ecn,
+                mtu_bytes,
+            };
+            return Ok(Box::new(Codel::new(limit, p)));
+        }
+        AqmConfig::FqCodel {
+            target_ps,
+            interval_ps,
+            ecn,
+            flows,
+            quantum_bytes,
+        } => {
+            let p = FqCodelParams {
+                codel: CodelParams {
+                    target: Dur::from_ps(*target_ps),
+                    interval: Dur::from_ps(*interval_ps),
+                    ecn: *ecn,
+                    mtu_bytes,
+                },
+                flows: *flows,
+                quantum_bytes: *quantum_bytes,
+                hash_key: rng_for(seed, &format!("queue:{label}:fq_codel")).next_u64(),
+            };
+            return Ok(Box::new(FqCodel::new(limit, p)));
+        }
+        AqmConfig::Pie {
+            target_ps,
+            tupdate_ps,
+            alpha,
+            beta,
+            max_burst_ps,
+            ecn,
+        } => {
+            let p = PieParams {
+                target: Dur::from_ps(*target_ps),
+                tupdate: Dur::from_ps(*tupdate_ps),
+                alpha: *alpha,
+                beta: *beta,
+                max_burst: Dur::from_ps(*max_burst_ps),
+                ecn: *ecn,
+                mtu_bytes,
+            };
+            return Ok(Box::new(Pie::new(limit, p)));
+        }
+        _ => unreachable!("an own discipline"),
+    }
 }
 
 /// The FIFO and marking policy configured by `q` (a port holds it
@@ -448,6 +526,9 @@ fn build_fifo(q: &QueueConfig, rate_bps: u64, field: &str) -> Result<Fifo, Confi
     };
     let aqm = match &q.aqm {
         AqmConfig::None => Aqm::None,
+        AqmConfig::Codel { .. } | AqmConfig::FqCodel { .. } | AqmConfig::Pie { .. } => {
+            unreachable!("built by build_qdisc")
+        }
         AqmConfig::Red {
             min_th,
             max_th,
@@ -955,6 +1036,12 @@ impl World {
             pool: PacketPool::with_capacity(4096),
             node_names: cfg.nodes.iter().map(|n| n.name.clone()).collect(),
             node_kinds,
+            delay_aqm: cfg.links.iter().any(|l| {
+                [&l.queue_ab, &l.queue_ba]
+                    .into_iter()
+                    .flatten()
+                    .any(|q| q.aqm.is_own_discipline())
+            }),
             ports,
             aqm_rngs,
             pipelines,
@@ -1156,8 +1243,11 @@ impl World {
             pool: &mut self.pool,
             rng: &mut self.aqm_rngs[port as usize],
         };
-        match p.qdisc.enqueue(pkt, &mut cx) {
+        let verdict = p.qdisc.enqueue(pkt, &mut cx);
+        self.drain_queue_drops(port);
+        match verdict {
             Verdict::Enqueued { marked } => {
+                let p = &mut self.ports[port as usize];
                 if let (Some(found), Some(fb)) = (found, p.feedback.as_deref_mut()) {
                     if fb.consult(found, self.pool.get(pkt)) {
                         self.send_return(port, pkt);
@@ -1190,9 +1280,16 @@ impl World {
             pool: &mut self.pool,
             rng: &mut self.aqm_rngs[port as usize],
         };
-        let Some(d) = p.qdisc.dequeue(&mut cx) else {
+        let d = p.qdisc.dequeue(&mut cx);
+        let dropped = self.drain_queue_drops(port);
+        let Some(d) = d else {
+            // CoDel may have dropped everything it held.
+            if dropped {
+                self.trace_change(port);
+            }
             return;
         };
+        let p = &mut self.ports[port as usize];
         p.stats.dequeued += 1;
         if d.marked {
             p.stats.marked += 1;
@@ -1460,6 +1557,18 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Counts and frees the packets a discipline dropped from inside its
+    /// queue (CoDel at dequeue, FQ-CoDel's fattest flow on overflow).
+    /// Returns true if there was any.
+    fn drain_queue_drops(&mut self, port: u32) -> bool {
+        let mut any = false;
+        while let Some((pkt, reason)) = self.ports[port as usize].qdisc.take_drop() {
+            self.drop(port, pkt, reason, false);
+            any = true;
+        }
+        any
     }
 
     fn log_drop(&mut self, port: u32, flow: u32, reason: &'static str) {
@@ -1939,12 +2048,20 @@ impl World {
             .with("enqueued_pkts", u64col(&|p| p.stats.enqueued))
             .with("dequeued_pkts", u64col(&|p| p.stats.dequeued))
             .with("marked_pkts", u64col(&|p| p.stats.marked));
-        for r in [
+        let delay_aqm: &[DropReason] = if self.delay_aqm {
+            &[DropReason::Codel, DropReason::Pie]
+        } else {
+            &[]
+        };
+        for &r in [
             DropReason::Overflow,
             DropReason::RedEarly,
             DropReason::RedForced,
             DropReason::LinkLoss,
-        ] {
+        ]
+        .iter()
+        .chain(delay_aqm)
+        {
             t = t.with(
                 &format!("drops_{}", r.name()),
                 u64col(&|p| p.stats.drops[r as usize]),

@@ -61,6 +61,20 @@ Measured per (cc, rate), over the measurement window:
 The paper's numbers (``PAPER``) are the ones the Mininet-HiFi write-up states; figures mirror
 its Figure 2 (queue over time and its CDF, TCP beside DCTCP) per rate, and
 its Figure 3 (CCDF of the inter-dequeue deviation).
+
+A comparison the paper does not make: the same two TCP (Reno, ECN off)
+flows with the bottleneck run by the delay-based disciplines Linux ships
+beside RED, at Linux's defaults and the same 425-packet buffer: CoDel
+(5 ms target), FQ-CoDel (per-flow queues, 5 ms), PIE (15 ms). Their rows
+carry ``queue`` = ``codel``, ``fq_codel``, ``pie`` (E1's own rows:
+``droptail`` for TCP, ``red`` for DCTCP, and only these are compared with
+the paper) and ``target_pkts``, the delay target in packets at that rate.
+They run at 100 Mb/s at quick scale (CoDel needs 100 ms intervals and PIE
+starts its controller after 500 ms, longer than the quick runs at 1 and
+10 Gb/s) and at every rate at paper scale; a figure draws them beside
+DCTCP/RED per rate. With a 0.3 ms RTT, a 5 ms target is 42 packets at
+100 Mb/s and 417 at 1 Gb/s: targets made for the Internet's RTTs hold far
+more queue than DCTCP's K in a data center.
 """
 
 from __future__ import annotations
@@ -74,7 +88,7 @@ import polars as pl
 
 from .. import analysis
 from ..run import Result
-from ..scenario import DropTail, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
+from ..scenario import CoDel, DropTail, FqCoDel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
 from ..topology import star
 from ..claims import count_line, verdict_cell
 from ..papers import cite, citation
@@ -98,6 +112,12 @@ DURATION_S = {
     "paper": {100_000_000: 20.0, 1_000_000_000: 20.0, 10_000_000_000: 20.0},
     "quick": {100_000_000: 6.0, 1_000_000_000: 0.5, 10_000_000_000: 0.2},
 }
+QUEUES = {"reno": "droptail", "dctcp": "red"}
+"""The queue of each of E1's own cases (the paper's)."""
+COMPARISON = ("codel", "fq_codel", "pie")
+"""Disciplines run with TCP (Reno) as a comparison beside DCTCP/RED."""
+COMPARISON_RATES_BPS = {"quick": (100_000_000,), "paper": RATES_BPS}
+COMPARISON_TARGET_S = {"codel": 0.005, "fq_codel": 0.005, "pie": 0.015}
 MAX_DEQUEUES = 2_000_000
 EVERY_CHANGE_MAX_ROWS = 250_000
 SAMPLED_ROWS = 200_000
@@ -127,6 +147,17 @@ def bottleneck_queue(cc: str, rate_bps: int) -> Red | DropTail:
     return DropTail(limit_pkts=BUFFER_PKTS)
 
 
+def comparison_queue(kind: str) -> CoDel | FqCoDel | Pie:
+    """A comparison discipline at Linux's defaults with E1's buffer."""
+    if kind == "codel":
+        return CoDel(limit_pkts=BUFFER_PKTS)
+    if kind == "fq_codel":
+        return FqCoDel(limit_pkts=BUFFER_PKTS)
+    if kind == "pie":
+        return Pie(limit_pkts=BUFFER_PKTS)
+    raise ValueError(f"queue must be one of {COMPARISON}, got {kind!r}")
+
+
 def _window(rate_bps: int, duration_s: float) -> tuple[float, float]:
     """The measurement window [from, to) in seconds."""
     w0 = WARMUP_FRACTION * duration_s
@@ -141,16 +172,22 @@ def scenario(
     *,
     record: bool = True,
     host_jitter_s: float = HOST_JITTER_S,
+    queue: str | None = None,
 ) -> Scenario:
-    """One E1 case: ``cc`` is ``"reno"`` (drop-tail) or ``"dctcp"`` (RED/ECN).
+    """One E1 case: ``cc`` is ``"reno"`` (drop-tail) or ``"dctcp"`` (RED/ECN);
+    with ``queue`` (one of :data:`COMPARISON`), TCP (Reno) under that
+    discipline instead of drop-tail.
 
     With ``record``, the bottleneck's occupancy and dequeue times are traced
     over the measurement window and both flows are sampled 1000 times.
     """
     if cc not in CONTROLS:
         raise ValueError(f"cc must be one of {CONTROLS}, got {cc!r}")
-    s = star(["a", "b", "c"], rate=rate_bps, delay=DELAY_S, switch="s1", duration_s=duration_s, name=f"e1-{cc}-{rate_bps}")
-    s.set_queue("s1", "c", bottleneck_queue(cc, rate_bps))
+    if queue is not None and cc != "reno":
+        raise ValueError(f"the comparison disciplines run with TCP (reno), got cc {cc!r}")
+    tag = f"{cc}-{queue}" if queue else cc
+    s = star(["a", "b", "c"], rate=rate_bps, delay=DELAY_S, switch="s1", duration_s=duration_s, name=f"e1-{tag}-{rate_bps}")
+    s.set_queue("s1", "c", comparison_queue(queue) if queue else bottleneck_queue(cc, rate_bps))
     for h in ("a", "b"):
         s.link(h, "s1").jitter_s = host_jitter_s
         s.add_flow(
@@ -182,8 +219,11 @@ def _goodput_bps(samples: pl.DataFrame, w0_ps: int, w1_ps: int) -> float:
     return total
 
 
-def measure(res: Result, cc: str, rate_bps: int, duration_s: float) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The row for one case, and the raw arrays its figures need."""
+def measure(
+    res: Result, cc: str, rate_bps: int, duration_s: float, queue: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The row for one case (``queue``: a comparison discipline, or None for
+    E1's own), and the raw arrays its figures need."""
     w0, w1 = _window(rate_bps, duration_s)
     w0_ps, w1_ps = round(w0 * 1e12), round(w1 * 1e12)
     port = res.queues.filter((pl.col("node") == "s1") & (pl.col("peer") == "c")).row(0, named=True)
@@ -202,10 +242,13 @@ def measure(res: Result, cc: str, rate_bps: int, duration_s: float) -> tuple[dic
     dev, gaps = analysis.inter_dequeue_deviation(dt_ps, size, rate_bps, t, q, trace_sampled=traced["sample_ps"] > 0)
     summary = res.summary
     k, _, _ = red_thresholds_bytes(rate_bps)
+    target_pkts = (COMPARISON_TARGET_S[queue] * rate_bps / (PKT_BYTES * 8)) if queue else None
     row = {
         "cc": cc,
+        "queue": queue or QUEUES[cc],
         "rate_bps": rate_bps,
         "k_pkts": k if cc == "dctcp" else None,
+        "target_pkts": target_pkts,
         "buffer_pkts": BUFFER_PKTS,
         "duration_s": duration_s,
         "warmup_s": w0,
@@ -223,7 +266,8 @@ def measure(res: Result, cc: str, rate_bps: int, duration_s: float) -> tuple[dic
         "dequeue_dev_frac_over_100pct": float((dev > 100.0).mean()) if dev.size else float("nan"),
         "dequeue_pairs": int(dev.size),
         "marked_pkts": int(port["marked_pkts"]),
-        "dropped_pkts": int(port["drops_overflow"] + port["drops_red_early"] + port["drops_red_forced"]),
+        "dropped_pkts": int(port["drops_overflow"] + port["drops_red_early"] + port["drops_red_forced"]
+                            + port.get("drops_codel", 0) + port.get("drops_pie", 0)),
         "events": int(summary["events"]),
         "conservation_ok": bool(summary["conservation_ok"]),
     }
@@ -268,7 +312,8 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
     for p in PAPER:
         ours = None
         if p["metric"] in rows.columns:
-            hit = rows.filter((pl.col("cc") == p["cc"]) & (pl.col("rate_bps") == p["rate_bps"]))
+            hit = rows.filter((pl.col("cc") == p["cc"]) & (pl.col("queue") == QUEUES[p["cc"]])
+                              & (pl.col("rate_bps") == p["rate_bps"]))
             if hit.height:
                 v = hit[p["metric"]][0]
                 ours = float(v) if v is not None else None
@@ -287,39 +332,51 @@ def run(
     *,
     rates_bps: tuple[int, ...] = RATES_BPS,
     host_jitter_s: float = HOST_JITTER_S,
+    comparison: bool = True,
 ) -> ExperimentResult:
-    """Runs every case (TCP and DCTCP at each rate) through the sweep engine
-    (:func:`~dumbbell.experiments.repeat.run_jobs`: in parallel, from and
-    into the store of the enclosing :func:`dumbbell.sweep.using` block) and
-    measures it."""
+    """Runs every case (TCP and DCTCP at each rate, and with ``comparison``
+    TCP under CoDel, FQ-CoDel and PIE at :data:`COMPARISON_RATES_BPS`)
+    through the sweep engine (:func:`~dumbbell.experiments.repeat.run_jobs`:
+    in parallel, from and into the store of the enclosing
+    :func:`dumbbell.sweep.using` block) and measures it."""
     check_scale(scale)
-    cases = [(cc, rate, DURATION_S[scale][rate]) for rate in rates_bps for cc in CONTROLS]
-    jobs = [Job(key=(cc, rate, 0), scenario=scenario(cc, rate, duration, host_jitter_s=host_jitter_s), seed=seed)
-            for cc, rate, duration in cases]
+    cases: list[tuple[str, int, float, str | None]] = [
+        (cc, rate, DURATION_S[scale][rate], None) for rate in rates_bps for cc in CONTROLS
+    ]
+    if comparison:
+        cases += [("reno", rate, DURATION_S[scale][rate], q)
+                  for rate in rates_bps if rate in COMPARISON_RATES_BPS[scale] for q in COMPARISON]
+    jobs = [Job(key=(cc, q or QUEUES[cc], rate, 0),
+                scenario=scenario(cc, rate, duration, host_jitter_s=host_jitter_s, queue=q), seed=seed)
+            for cc, rate, duration, q in cases]
     outcomes = run_jobs(jobs, label=NAME)
     rows = []
     data: dict[str, Any] = {}
-    for (cc, rate, duration), out in zip(cases, outcomes):
-        row, raw = measure(out.result(), cc, rate, duration)
+    for (cc, rate, duration, q), out in zip(cases, outcomes):
+        row, raw = measure(out.result(), cc, rate, duration, queue=q)
         rows.append(row)
-        data[(cc, rate)] = raw
+        data[(cc, rate) if q is None else (q, rate)] = raw
         if progress:
             how = "from the store" if out.cached else f"simulated in {out.wall_s:.2f} s"
             progress(
-                f"{NAME}: {cc:5s} at {_rate_label(rate):>9s}, {duration:g} s {how}: "
+                f"{NAME}: {cc:5s} {row['queue']:8s} at {_rate_label(rate):>9s}, {duration:g} s {how}: "
                 f"queue p50 {row['queue_p50_pkts']:g} pkts, utilization {row['utilization']:.3f}"
             )
     df = pl.DataFrame(rows, infer_schema_length=None)
     params = {"rates_bps": list(rates_bps), "duration_s": {str(r): DURATION_S[scale][r] for r in rates_bps},
               "buffer_pkts": BUFFER_PKTS, "delay_s": DELAY_S, "mss_bytes": MSS_BYTES, "host_jitter_s": host_jitter_s,
-              "warmup_fraction": WARMUP_FRACTION, "k_pkts": {str(r): red_thresholds_bytes(r)[0] for r in rates_bps}}
+              "warmup_fraction": WARMUP_FRACTION, "k_pkts": {str(r): red_thresholds_bytes(r)[0] for r in rates_bps},
+              "comparison": list(COMPARISON) if comparison else [],
+              "comparison_rates_bps": [r for r in rates_bps if comparison and r in COMPARISON_RATES_BPS[scale]]}
     return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=df, paper=_paper_frame(df), data=data,
                             params=params)
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     """Per rate, queue over time and its CDF, TCP beside DCTCP (like the write-up's
-    Figure 2), and the CCDF of inter-dequeue deviation (like its Figure 3)."""
+    Figure 2); per rate with comparison rows, TCP under CoDel, FQ-CoDel and
+    PIE beside DCTCP; and the CCDF of inter-dequeue deviation (like its
+    Figure 3)."""
     from .. import plots
 
     out = Path(out_dir)
@@ -339,6 +396,21 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
             # The paper's numbers: DCTCP's queue near K, TCP's up to the buffer.
             reference={label["dctcp"]: {f"paper: near K = {k} packets": float(k)},
                        label["reno"]: {f"paper: up to the {BUFFER_PKTS}-packet buffer": float(BUFFER_PKTS)}},
+        )
+        paths.append(p)
+    labels = {"codel": "TCP + CoDel (5 ms)", "fq_codel": "TCP + FQ-CoDel (5 ms)", "pie": "TCP + PIE (15 ms)"}
+    for rate in rates:
+        cases = {labels[q]: result.data[(q, rate)] for q in COMPARISON if (q, rate) in result.data}
+        if not cases or ("dctcp", rate) not in result.data:
+            continue
+        k, _, _ = red_thresholds_bytes(rate)
+        p = out / f"queue_aqm_comparison_{_rate_label(rate).replace(' ', '').replace('/', 'p')}.png"
+        plots.queue_figure(
+            {f"DCTCP (RED/ECN, K = {k} pkts)": result.data[("dctcp", rate)], **cases},
+            title=f"Bottleneck queue, TCP under CoDel, FQ-CoDel, PIE beside DCTCP, {_rate_label(rate)} "
+                  f"({result.scale} scale, seed {result.seed})",
+            path=p,
+            buffer_pkts=BUFFER_PKTS,
         )
         paths.append(p)
     curves = {
@@ -380,7 +452,7 @@ def _fmt(v: Any, metric: str = "") -> str:
 def report(result: ExperimentResult) -> str:
     """A plain-text table: our rows, then each published number beside ours."""
     cols = [
-        ("cc", "cc"), ("rate_bps", "rate"), ("queue_p5_pkts", "q p5"), ("queue_p50_pkts", "q p50"),
+        ("cc", "cc"), ("queue", "queue"), ("rate_bps", "rate"), ("queue_p5_pkts", "q p5"), ("queue_p50_pkts", "q p50"),
         ("queue_p95_pkts", "q p95"), ("queue_max_pkts", "q max"), ("utilization", "util"),
         ("goodput_bps", "goodput"), ("dequeue_dev_p99_pct", "dev p99%"),
         ("dequeue_dev_frac_over_10pct", "dev>10%"),
@@ -391,6 +463,9 @@ def report(result: ExperimentResult) -> str:
         table.append([_rate_label(r[c]) if c == "rate_bps" else _fmt(r[c], c) for c, _ in cols])
     widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
     lines += ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in table]
+    if result.rows.filter(pl.col("queue").is_in(list(COMPARISON))).height:
+        lines.append("Rows with queue codel, fq_codel, pie: TCP (Reno) under Linux's CoDel (5 ms), FQ-CoDel (5 ms), "
+                     "PIE (15 ms), a comparison the paper does not make; only the droptail and red rows are its cases.")
     devs = [v for v in result.data.values() if isinstance(v, dict) and "dev_pct" in v]
     if devs and not any(np.size(v["dev_pct"]) and float(np.max(v["dev_pct"])) > 0.0 for v in devs):
         n = sum(int(np.size(v["dev_pct"])) for v in devs)

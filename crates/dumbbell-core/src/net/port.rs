@@ -115,6 +115,10 @@ impl QueueDisc for PortQueue {
     fn marking_state(&self) -> Option<bool> {
         each!(self, q => q.marking_state())
     }
+    #[inline]
+    fn take_drop(&mut self) -> Option<(PktId, crate::queue::DropReason)> {
+        each!(self, q => q.take_drop())
+    }
 }
 
 pub struct Port {

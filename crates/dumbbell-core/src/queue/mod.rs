@@ -11,16 +11,30 @@
 //!
 //! A two-class port ([`twoclass::TwoClass`]) is a discipline made of two
 //! disciplines, a [`classify::Classifier`] and a [`sched::Scheduler`].
+//!
+//! The delay-based disciplines Linux ships beside RED are disciplines of
+//! their own, not FIFO policies, because they keep each packet's arrival
+//! time: [`codel::Codel`] (`sch_codel`), [`fq_codel::FqCodel`]
+//! (`sch_fq_codel`) and [`pie::Pie`] (`sch_pie`). CoDel and FQ-CoDel drop
+//! packets that are already queued (at dequeue, or from the fattest flow on
+//! overflow); such drops are handed to the port through
+//! [`QueueDisc::take_drop`], so the port still counts and frees every packet.
 
 pub mod aqm;
 pub mod classify;
+pub mod codel;
 pub mod feedback;
+pub mod fq_codel;
+pub mod pie;
 pub mod red;
 pub mod sched;
 pub mod twoclass;
 
 pub use aqm::{Aqm, Decision, Hysteresis, MarkPoint, StepMark};
+pub use codel::{Codel, CodelParams};
 pub use feedback::{CopySize, Feedback};
+pub use fq_codel::{FqCodel, FqCodelParams};
+pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
 pub use twoclass::{ClassCounts, ClassReport, TwoClass};
 
@@ -44,18 +58,25 @@ pub enum DropReason {
     NoRoute = 4,
     /// A software switch's packet-processing pipeline was full (`net::pipeline`).
     Pipeline = 5,
+    /// CoDel's control law dropped a queued packet at dequeue (CoDel and
+    /// FQ-CoDel; Linux `drop_count`).
+    Codel = 6,
+    /// PIE's probabilistic early drop at enqueue (Linux `pie_drop_early`).
+    Pie = 7,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 6] = [
+    pub const ALL: [DropReason; 8] = [
         DropReason::Overflow,
         DropReason::RedEarly,
         DropReason::RedForced,
         DropReason::LinkLoss,
         DropReason::NoRoute,
         DropReason::Pipeline,
+        DropReason::Codel,
+        DropReason::Pie,
     ];
-    pub const COUNT: usize = 6;
+    pub const COUNT: usize = 8;
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
@@ -64,6 +85,8 @@ impl DropReason {
             DropReason::LinkLoss => "link_loss",
             DropReason::NoRoute => "no_route",
             DropReason::Pipeline => "pipeline",
+            DropReason::Codel => "codel",
+            DropReason::Pie => "pie",
         }
     }
 }
@@ -115,6 +138,14 @@ pub trait QueueDisc {
     fn marking_state(&self) -> Option<bool> {
         None
     }
+    /// A packet the discipline dropped from inside since the last call
+    /// (CoDel's drops at dequeue, FQ-CoDel's drops from the fattest flow),
+    /// oldest first. The port calls it after every `enqueue` and `dequeue`
+    /// until it returns None, then counts and frees each packet. A FIFO
+    /// only ever drops the arriving packet (its `Verdict`) and has none.
+    fn take_drop(&mut self) -> Option<(PktId, DropReason)> {
+        None
+    }
 }
 
 /// Limits of a queue; `None` means unlimited in that unit.
@@ -125,7 +156,7 @@ pub struct Limit {
 }
 
 impl Limit {
-    fn admits(&self, len_pkts: u32, len_bytes: u64, size: u32) -> bool {
+    pub(crate) fn admits(&self, len_pkts: u32, len_bytes: u64, size: u32) -> bool {
         self.pkts.map_or(true, |l| len_pkts < l)
             && self.bytes.map_or(true, |l| len_bytes + size as u64 <= l)
     }
@@ -245,5 +276,7 @@ pub enum AqmAction {
     Drop(DropReason),
 }
 
+#[cfg(test)]
+pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;

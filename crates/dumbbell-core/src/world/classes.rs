@@ -32,9 +32,28 @@ pub(super) fn build_port_qdisc(
             || format!("{field}.scheduler"),
             "a scheduler needs two queues: give this port a classifier",
         )?;
+        if q.aqm.is_own_discipline() {
+            return Ok(PortQueue::Other(build_qdisc(
+                q, rate_bps, field, seed, label,
+            )?));
+        }
         return Ok(PortQueue::Fifo(build_fifo(q, rate_bps, field)?));
     };
-    let short = build_qdisc(q, rate_bps, field)?;
+    for (aqm, f) in [
+        (Some(&q.aqm), format!("{field}.aqm")),
+        (
+            q.long_queue.as_ref().map(|l| &l.aqm),
+            format!("{field}.long_queue.aqm"),
+        ),
+    ] {
+        ensure(
+            !aqm.is_some_and(|a| a.is_own_discipline()),
+            || f,
+            "CoDel, FQ-CoDel and PIE are whole disciplines, not a class of a two-class port \
+             (which takes drop-tail, RED, step or hysteresis queues)",
+        )?;
+    }
+    let short = build_qdisc(q, rate_bps, field, seed, label)?;
     let long = match &q.long_queue {
         Some(lq) => {
             let lf = format!("{field}.long_queue");
@@ -43,9 +62,9 @@ pub(super) fn build_port_qdisc(
                 || format!("{lf}.classifier"),
                 "two-class ports do not nest: the long-flow queue is one queue",
             )?;
-            build_qdisc(lq, rate_bps, &lf)?
+            build_qdisc(lq, rate_bps, &lf, seed, label)?
         }
-        None => build_qdisc(q, rate_bps, field)?,
+        None => build_qdisc(q, rate_bps, field, seed, label)?,
     };
     let classifier: Box<dyn Classifier> = match classifier {
         ClassifierConfig::Ideal => Box::new(Ideal),
