@@ -195,3 +195,27 @@ def test_ctrl_c_in_sweep_exits_130_at_once(tmp_path):
 
     runs = Store(tmp_path / "store").query("SELECT count(*) AS n FROM runs")
     assert runs["n"][0] == 0
+
+
+def test_a_ctrl_c_that_duckdb_turned_into_its_own_error_still_exits_130():
+    """A SIGINT landing while the store's catalog runs a DuckDB query comes
+    back as DuckDB's "Query interrupted" error, not KeyboardInterrupt (seen
+    on a quiet machine in `reproduce lossy-cc --scale paper`); it is still
+    Ctrl-C: exit 130, "dumbbell: interrupted". Any other error stays an
+    internal error (exit 1)."""
+    code = (
+        "import sys, duckdb\n"
+        "from dumbbell.cli import _exit_codes\n"
+        "errors = {'duckdb': duckdb.InterruptException('Query interrupted'),\n"
+        "          'runtime': RuntimeError('Query interrupted'), 'other': RuntimeError('disk full')}\n"
+        "with _exit_codes():\n"
+        "    raise errors[sys.argv[1]]\n"
+    )
+    for kind, want_code, want_line in (("duckdb", 130, "dumbbell: interrupted"),
+                                       ("runtime", 130, "dumbbell: interrupted"),
+                                       ("other", 1, "dumbbell: internal error (RuntimeError): disk full")):
+        p = subprocess.run([sys.executable, "-c", code, kind], capture_output=True, text=True, timeout=60)
+        assert p.returncode == want_code, (kind, p.stderr)
+        # (outside the CLI app the exit-1 path surfaces as click's Exit; the
+        # message line comes first either way)
+        assert p.stderr.strip().splitlines()[0 if want_code == 1 else -1] == want_line, (kind, p.stderr)

@@ -112,11 +112,30 @@ def _exit_codes() -> Iterator[None]:
         _err("dumbbell: interrupted")
         _exit_now(130)
     except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
+        if _is_interrupt(e):
+            _err("dumbbell: interrupted")
+            _exit_now(130)
         if os.environ.get("DUMBBELL_DEBUG"):
             traceback.print_exc()
         kind = "internal error" if isinstance(e, SimulationError) else f"internal error ({type(e).__name__})"
         _err(f"dumbbell: {kind}: {e}")
         raise typer.Exit(1) from None
+
+
+def _is_interrupt(e: BaseException) -> bool:
+    """A Ctrl-C that reached us disguised: DuckDB, when the signal lands
+    during one of its queries (the store's catalog), turns the
+    KeyboardInterrupt into its own "Query interrupted" error."""
+    seen: set[int] = set()
+    x: BaseException | None = e
+    while x is not None and id(x) not in seen:
+        seen.add(id(x))
+        if isinstance(x, KeyboardInterrupt) or type(x).__name__ == "InterruptException":
+            return True
+        if type(x).__module__.split(".")[0] in ("duckdb", "_duckdb", "builtins") and str(x).strip() == "Query interrupted":
+            return True
+        x = x.__cause__ or x.__context__
+    return False
 
 
 def _json_safe(v: Any) -> Any:
