@@ -71,14 +71,6 @@ def get(name: str) -> ModuleType:
         raise ConfigError("NAME", f"unknown experiment {name!r} (known: {', '.join(EXPERIMENTS)})") from None
 
 
-def check_parts(parts: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]:
-    """``parts`` if every one is in ``known``; ``ValueError`` naming the others."""
-    unknown = [p for p in parts if p not in known]
-    if unknown:
-        raise ValueError(f"unknown parts {unknown} (known: {', '.join(known)})")
-    return parts
-
-
 def check_scale(scale: str) -> str:
     if scale not in SCALES:
         raise ConfigError("--scale", f"unknown scale {scale!r} (known: {', '.join(SCALES)})")
