@@ -16,14 +16,13 @@ numbers on every machine with the same build.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
-import time
 
 import polars as pl
 
 import dumbbell as db
+import evidence_sections  # beside this file
 from dumbbell.experiments import lossy_cc as e3
 
 SAMPLE_S = 0.1
@@ -317,24 +316,7 @@ SECTIONS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("section", nargs="?", default="all", help="a section name, or all")
-    p.add_argument("--list", action="store_true", help="list the sections")
-    a = p.parse_args(argv)
-    if a.list:
-        for name, fn in SECTIONS.items():
-            print(f"{name}: {' '.join((fn.__doc__ or '').split())}")
-        return 0
-    names = list(SECTIONS) if a.section == "all" else [a.section]
-    for name in names:
-        if name not in SECTIONS:
-            print(f"unknown section {name!r} (known: {', '.join(SECTIONS)})", file=sys.stderr)
-            return 2
-        t0 = time.perf_counter()
-        print(f"[{name}] {' '.join((SECTIONS[name].__doc__ or '').split())}")
-        SECTIONS[name]()
-        print(f"  ({time.perf_counter() - t0:.0f} s wall)")
-    return 0
+    return evidence_sections.main(SECTIONS, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":
