@@ -846,6 +846,8 @@ impl World {
                     trace: None,
                     service,
                     feedback,
+                    hold_cache: (0, Dur::serialization(0, l.rate_bps).max(service)),
+                    plain: loss == 0.0 && reorder == 0.0 && l.jitter_ps == 0 && service.is_zero(),
                 });
                 aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
             }
@@ -1299,7 +1301,7 @@ impl World {
         // With a service rate the port is held for the longer of the
         // serialization and the service interval (`tx_done` puts the packet
         // on the wire when its serialization ends).
-        let done = now + Dur::serialization(size as u64, p.rate_bps).max(p.service);
+        let done = now + p.hold(size);
         if let Some(tr) = &p.trace {
             if tr.dequeue_times && now >= tr.from && now < tr.to {
                 self.rec.d_time.push(now.ps());
@@ -1360,7 +1362,15 @@ impl World {
         } else {
             started + Dur::serialization(size as u64, p.rate_bps)
         };
-        if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
+        if p.plain {
+            // No loss, reordering or jitter: the branch below, its draws
+            // and tests all skipped.
+            let arrival = on_wire + p.delay;
+            p.pipe.push_back((arrival, pkt));
+            if p.pipe.len() == 1 {
+                self.events.schedule(arrival, Event::Arrive { port });
+            }
+        } else if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
             self.drop(port, pkt, DropReason::LinkLoss, true);
         } else if p.reorder > 0.0 && p.reorder_rng.chance(p.reorder) {
             // The slow lane: held back, overtaken by what follows.
@@ -1562,6 +1572,7 @@ impl World {
     /// Counts and frees the packets a discipline dropped from inside its
     /// queue (CoDel at dequeue, FQ-CoDel's fattest flow on overflow).
     /// Returns true if there was any.
+    #[inline]
     fn drain_queue_drops(&mut self, port: u32) -> bool {
         let mut any = false;
         while let Some((pkt, reason)) = self.ports[port as usize].qdisc.take_drop() {
