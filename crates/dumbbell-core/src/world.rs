@@ -1406,10 +1406,8 @@ impl World {
         if proto == Proto::Tcp && src == node && self.node_kinds[node as usize] == NodeKind::Host {
             if let FlowKind::Tcp(c) = &mut self.flows[flow as usize].kind {
                 if c.sender.endpoints().src == node {
-                    let mut out = std::mem::take(&mut self.out);
-                    c.sender.on_nic_tx(now, size, &mut out);
-                    self.flush(flow, node, &mut out);
-                    self.out = out;
+                    c.sender.on_nic_tx(now, size, &mut self.out);
+                    self.flush(flow, node);
                 }
             }
         }
@@ -1641,10 +1639,13 @@ impl World {
     // Endpoints.
     // ------------------------------------------------------------------
 
-    /// Injects what an endpoint produced: packets into the host's egress
-    /// port, timers into the event queue.
-    fn flush(&mut self, flow: u32, node: u32, out: &mut Out) {
-        for &(at, kind) in &out.timers {
+    /// Injects what an endpoint produced into `self.out`: packets into the
+    /// host's egress port, timers into the event queue. Endpoints write
+    /// into `self.out` in place (a field apart from the flows, so both
+    /// borrow at once); nothing that injecting a packet runs writes to it.
+    fn flush(&mut self, flow: u32, node: u32) {
+        for i in 0..self.out.timers.len() {
+            let (at, kind) = self.out.timers[i];
             self.events.schedule(
                 at,
                 Event::TcpTimer {
@@ -1653,10 +1654,10 @@ impl World {
                 },
             );
         }
-        out.timers.clear();
+        self.out.timers.clear();
         let long = self.flows[flow as usize].long;
-        for i in 0..out.pkts.len() {
-            let mut p = out.pkts[i];
+        for i in 0..self.out.pkts.len() {
+            let mut p = self.out.pkts[i];
             p.long_flow = long;
             if p.payload_bytes > 0 {
                 self.data_sent += 1;
@@ -1667,7 +1668,7 @@ impl World {
             let id = self.pool.alloc(p);
             self.forward(node, id);
         }
-        out.pkts.clear();
+        self.out.pkts.clear();
     }
 
     /// Hands `pkt` to its endpoint at `node`, read in place in the pool
@@ -1680,15 +1681,14 @@ impl World {
         let has_task = f.task != NO_TASK;
         match &mut f.kind {
             FlowKind::Tcp(c) => {
-                let mut out = std::mem::take(&mut self.out);
                 let at_receiver = node == c.sender.endpoints().dst;
                 if p.feedback {
                     // A returned copy, at the sender (cc/mod.rs, "Returned copies").
                     c.sender.on_returned(now);
                 } else if at_receiver {
-                    c.receiver.on_packet(now, p, &mut out);
+                    c.receiver.on_packet(now, p, &mut self.out);
                 } else {
-                    c.sender.on_ack(now, p, &mut out);
+                    c.sender.on_ack(now, p, &mut self.out);
                     if self.rec.cwnd_every_ack {
                         record_flow(&mut self.rec, true, now, flow, c);
                     }
@@ -1696,8 +1696,7 @@ impl World {
                 // A task reads the packet after the answer went out.
                 let for_task = (has_task && !p.feedback).then_some(*p);
                 self.pool.free(pkt);
-                self.flush(flow, node, &mut out);
-                self.out = out;
+                self.flush(flow, node);
                 if let Some(p) = for_task {
                     self.task_progress(flow, at_receiver, &p);
                 }
@@ -1716,16 +1715,14 @@ impl World {
         let FlowKind::Tcp(c) = &mut f.kind else {
             return;
         };
-        let mut out = std::mem::take(&mut self.out);
         let node = if kind == TimerKind::DelAck {
-            c.receiver.on_delack_timer(now, &mut out);
+            c.receiver.on_delack_timer(now, &mut self.out);
             f.dst
         } else {
-            c.sender.on_timer(now, kind, &mut out);
+            c.sender.on_timer(now, kind, &mut self.out);
             f.src
         };
-        self.flush(flow, node, &mut out);
-        self.out = out;
+        self.flush(flow, node);
     }
 
     fn udp_send(&mut self, flow: u32) {
