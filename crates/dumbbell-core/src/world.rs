@@ -19,6 +19,7 @@
 //! for it before being routed; without one it is routed at once.
 
 use crate::cc;
+use crate::cc::CongestionControl as _;
 use crate::config::{
     AqmConfig, CcConfig, ConfigError, CopyConfig, FeedbackConfig, FlowConfig, MarkAt, NodeKind,
     QueueConfig, RunConfig, TcpConfig,
@@ -403,7 +404,7 @@ fn tcp_conn(
     stop: Option<Time>,
     external: Option<&dyn cc::ExternalControls>,
 ) -> (Box<TcpConn>, &'static str) {
-    let control = cc::make_with(ccc, rng, external);
+    let control = cc::make_control(ccc, rng, external);
     let name = control.name();
     let echo = if control.needs_ecn() {
         EcnEcho::Accurate

@@ -92,7 +92,9 @@
 use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::{ts_before, ts_ms, Endpoints, Out, TimerKind};
-use crate::cc::{ack_flags, AckSample, CaEvent, CaState, CongestionControl, RateSample, TcpSock};
+use crate::cc::{
+    ack_flags, AckSample, CaEvent, CaState, CongestionControl, Control, RateSample, TcpSock,
+};
 use crate::config::TcpConfig;
 use crate::net::packet::{flags, Ecn, Packet, Proto};
 use crate::sim::{Dur, LazyTimer, Time, TimerFire, PS_PER_MS};
@@ -233,7 +235,7 @@ pub struct Sender {
     ep: Endpoints,
     cfg: TcpConfig,
     pub tp: TcpSock,
-    pub cc: Box<dyn CongestionControl>,
+    pub cc: Control,
     /// What the control declares of itself, asked once at construction
     /// (a control's answers are constant): its hooks are not called on the
     /// per-packet path to learn them.
@@ -369,12 +371,13 @@ impl Sender {
     pub fn new(
         ep: Endpoints,
         cfg: TcpConfig,
-        cc: Box<dyn CongestionControl>,
+        cc: impl Into<Control>,
         app_end: Option<u64>,
         stop: Option<Time>,
     ) -> Self {
+        let cc = cc.into();
         let mut tp = TcpSock::new(cfg.mss_bytes, cfg.init_cwnd_pkts);
-        let caps = CcCaps::of(cc.as_ref());
+        let caps = CcCaps::of(&cc);
         tp.ecn_ok = !cfg.handshake && (cfg.ecn || caps.needs_ecn);
         let rtt = RttEstimator::new(
             Dur::from_ps(cfg.init_rto_ps),
