@@ -63,7 +63,7 @@ impl Key {
     }
 }
 
-/// A deterministic future-event list: two binary min-heaps on (time, seq),
+/// A deterministic future-event list: two min-heaps on (time, seq),
 /// one for the network's events (a port's end of transmission, a wire's
 /// next arrival, a netem line's or pipeline's next release: a few per
 /// port, handled millions of times) and one for everything else (timers
@@ -88,15 +88,18 @@ impl Key {
 /// `pop`/`peek_time` is removed then.
 #[derive(Default)]
 pub struct EventQueue {
-    near: Heap,
-    far: Heap,
+    near: Heap<2>,
+    far: Heap<4>,
     next_seq: u64,
     popped: u64,
 }
 
-/// One binary min-heap of [`EventQueue`], with its hole.
+/// One `D`-ary min-heap of [`EventQueue`], with its hole. The per-packet
+/// heap is binary (a handful of entries); the other is 4-ary: with many
+/// flows it holds thousands of timers, and a pop that moves its last
+/// entry down from the root crosses half the levels a binary heap has.
 #[derive(Default)]
-struct Heap {
+struct Heap<const D: usize> {
     heap: Vec<Entry>,
     /// The root is an event already handed out (see [`EventQueue`]).
     hole: bool,
@@ -149,9 +152,12 @@ impl EventQueue {
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let h = self.earliest()?;
-        let e = h.heap[0];
-        h.hole = true;
+        let near = self.earliest()?;
+        let e = if near {
+            self.near.take_root()
+        } else {
+            self.far.take_root()
+        };
         self.popped += 1;
         Some((Time::from_ps(e.key.time), e.event))
     }
@@ -159,18 +165,32 @@ impl EventQueue {
     /// Removes and returns the earliest event if it falls at or before `end`.
     #[inline]
     pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
-        let h = self.earliest()?;
-        let e = h.heap[0];
-        if e.key.time > end.ps() {
+        let near = self.earliest()?;
+        let root = if near {
+            self.near.heap[0]
+        } else {
+            self.far.heap[0]
+        };
+        if root.key.time > end.ps() {
             return None;
         }
-        h.hole = true;
+        if near {
+            self.near.hole = true;
+        } else {
+            self.far.hole = true;
+        }
         self.popped += 1;
-        Some((Time::from_ps(e.key.time), e.event))
+        Some((Time::from_ps(root.key.time), root.event))
     }
 
     pub fn peek_time(&mut self) -> Option<Time> {
-        self.earliest().map(|h| Time::from_ps(h.heap[0].key.time))
+        let near = self.earliest()?;
+        let root = if near {
+            self.near.heap[0]
+        } else {
+            self.far.heap[0]
+        };
+        Some(Time::from_ps(root.key.time))
     }
 
     pub fn len(&self) -> usize {
@@ -192,26 +212,22 @@ impl EventQueue {
         self.far.make_room()
     }
 
-    /// The heap whose root is the earliest event (holes removed first),
-    /// or None if both are empty.
+    /// Whether the earliest event is the per-packet heap's root (holes
+    /// removed first), or None if both heaps are empty.
     #[inline]
-    fn earliest(&mut self) -> Option<&mut Heap> {
+    fn earliest(&mut self) -> Option<bool> {
         self.near.settle();
         self.far.settle();
         match (self.near.heap.first(), self.far.heap.first()) {
-            (Some(a), Some(b)) => Some(if a.key.before(b.key) {
-                &mut self.near
-            } else {
-                &mut self.far
-            }),
-            (Some(_), None) => Some(&mut self.near),
-            (None, Some(_)) => Some(&mut self.far),
+            (Some(a), Some(b)) => Some(a.key.before(b.key)),
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
             (None, None) => None,
         }
     }
 }
 
-impl Heap {
+impl<const D: usize> Heap<D> {
     fn with_capacity(n: usize) -> Self {
         Heap {
             heap: Vec::with_capacity(n),
@@ -221,6 +237,13 @@ impl Heap {
 
     fn len(&self) -> usize {
         self.heap.len() - self.hole as usize
+    }
+
+    /// The root, handed out: it stays as the hole.
+    #[inline]
+    fn take_root(&mut self) -> Entry {
+        self.hole = true;
+        self.heap[0]
     }
 
     fn make_room(&mut self) -> Result<(), std::collections::TryReserveError> {
@@ -269,7 +292,7 @@ impl Heap {
     fn sift_up(&mut self, mut i: usize, e: Entry) {
         let h = &mut self.heap[..];
         while i > 0 {
-            let parent = (i - 1) / 2;
+            let parent = (i - 1) / D;
             if !e.key.before(h[parent].key) {
                 break;
             }
@@ -286,16 +309,16 @@ impl Heap {
         let h = &mut self.heap[..];
         let n = h.len();
         loop {
-            let l = 2 * i + 1;
+            let l = D * i + 1;
             if l >= n {
                 break;
             }
-            let r = l + 1;
-            let c = if r < n && h[r].key.before(h[l].key) {
-                r
-            } else {
-                l
-            };
+            let mut c = l;
+            for j in l + 1..(l + D).min(n) {
+                if h[j].key.before(h[c].key) {
+                    c = j;
+                }
+            }
             if !h[c].key.before(e.key) {
                 break;
             }
