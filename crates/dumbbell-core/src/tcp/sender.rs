@@ -158,6 +158,10 @@ struct AckFacts {
 }
 
 // Scoreboard bits of a segment (Linux `TCPCB_*`).
+/// How far ahead of the cumulative ACK `cumulative_ack` prefetches the
+/// scoreboard (segments; an ACK covers about two).
+const SEG_AHEAD: usize = 8;
+
 const SACKED: u8 = 1;
 const LOST: u8 = 2;
 /// Retransmitted and the retransmission still outstanding.
@@ -976,6 +980,13 @@ impl Sender {
             f.newest_delivered = f.newest_delivered.max((seg.sent, seg.end()));
             self.segs.pop_front();
             popped += 1;
+        }
+        // The segments the next ACKs will cover, sent an RTT ago (one
+        // 64-byte entry each): their lines a few ACKs ahead. A hint only.
+        for ahead in [SEG_AHEAD, SEG_AHEAD + 1] {
+            if let Some(s) = self.segs.get(ahead) {
+                crate::net::packet::prefetch_line(s);
+            }
         }
         if retrans_acked {
             // Karn, as Linux (FLAG_RETRANS_DATA_ACKED): an ACK that
