@@ -47,7 +47,7 @@ def test_verdicts_and_count():
 
 
 def test_intervals_from_two_samples_do_not_make_agreement():
-    row = {"metric": "a", "relation": "=", "value": 10.0, "ours": 20.0, "ours_ci": 15.0}
+    row = {"metric": "a", "relation": "=", "value": 10.0, "ours": 11.5, "ours_ci": 1.8}
     assert judge("x", "paper", _paper([row]), known=[], samples=10)["verdict"][0] == "agrees"  # intervals overlap
     assert judge("x", "quick", _paper([row]), known=[], samples=2)["verdict"][0] == "differs"  # a point
 

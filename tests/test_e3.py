@@ -215,5 +215,6 @@ def test_claims_carry_verdicts(quick):
     check_count_line(text, rows)
     # Two rounds per point at quick scale: their means show the two rounds'
     # range, not a 99 % interval, and those intervals do not make agreement.
+    assert "goodput in Mb/s, mean [the two rounds]" in text and "99 % CI over" not in text
     assert quick.rows["rounds"].max() == 2 and " [" in text and "±" not in text.split("[bandwidth]")[1].split("[cordiality]")[0]
     check_claims(rows, text, json.dumps(quick.to_json_doc()))

@@ -117,6 +117,13 @@ def test_sweep_from_the_shell(tmp_path):
 def test_agreement_rule():
     assert agreement("=", 20.0, 20.9) == "agree" and agreement("=", 20.0, 22.0) == "differ"
     assert agreement("=", 1.56, 1.9, value_ci=0.3, ours_ci=0.1) == "agree"
+    # An interval wider than ±20 % of the paper's value only says the runs
+    # scatter: E3 at paper scale had x = 57.5 ± 167.5 against the paper's
+    # 1.00 ± 0.009 (one round of ten where the other client starved).
+    assert agreement("=", 1.0, 57.47, value_ci=0.009, ours_ci=167.5) == "differ"
+    assert agreement("=", 1.01, 1.23, value_ci=0.001, ours_ci=0.25) == "differ"
+    assert agreement("=", 1.01, 1.2, value_ci=0.001, ours_ci=0.2) == "agree"
+    assert agreement("=", 1.01, 1.03, value_ci=0.001, ours_ci=5.0) == "agree"  # within 5 % as a point
     assert agreement("~", 0.96, 0.80) == "agree" and agreement("~", 0.96, 0.70) == "differ"
     assert agreement("<=", 700, 699.9) == "agree" and agreement(">", 1.0, 1.0) == "differ"
     assert agreement("=", 1.0, None) is None

@@ -17,7 +17,8 @@ the paper's value and ours. :func:`judge` adds three columns:
 - ``doc``: where that account is (``docs/experiments/eN.md#section``).
 
 The rule for agreement is :func:`dumbbell.report.agreement` (``=`` within
-5 % or overlapping intervals, ``~`` within 20 %, inequalities as written).
+5 % or overlapping intervals when ours is no wider than ±20 % of the
+paper's value, ``~`` within 20 %, inequalities as written).
 A ``differs`` without an account is a failure of ours, not of the paper:
 each experiment's ``test_claims_carry_verdicts`` (``tests/claims_check.py``) fails on it, and on an account whose section does
 not exist in the docs.

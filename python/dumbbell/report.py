@@ -16,8 +16,11 @@ atomically.
 
 Agreement with the paper, per published number (the ``paper`` table): a
 relation ``=`` agrees when ours is within 5 % of the paper's value, or, when
-the paper gives an interval, when the two intervals overlap; ``~`` within
-20 %; ``<``, ``<=``, ``>``, ``>=`` as written. A number we do not measure is
+the paper gives an interval, when the two intervals overlap and ours is
+narrow enough to say so (a half-width of at most 20 % of the paper's value:
+an interval wider than what ``~`` allows cannot show that two numbers are
+the same, only that the runs scatter); ``~`` within 20 %; ``<``, ``<=``,
+``>``, ``>=`` as written. A number we do not measure is
 shown as such, neither agreeing nor not.
 """
 
@@ -56,9 +59,9 @@ def agreement(relation: str, value: Any, ours: Any, value_ci: Any = None, ours_c
         return None
     if relation in ("=", "~"):
         vci, oci = _num(value_ci) or 0.0, _num(ours_ci) or 0.0
-        if relation == "=" and (vci or oci) and abs(o - v) <= vci + oci:
-            return "agree"
         scale = abs(v) if v != 0 else 1.0
+        if relation == "=" and (vci or oci) and abs(o - v) <= vci + oci and oci <= TOLERANCE["~"] * scale:
+            return "agree"
         return "agree" if abs(o - v) / scale <= TOLERANCE[relation] else "differ"
     ok = {"<": o < v, "<=": o <= v, ">": o > v, ">=": o >= v}.get(relation)
     if ok is None:
@@ -211,7 +214,7 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
     parts.append("<dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd>{_fmt(v) if not isinstance(v, str) else html.escape(v)}</dd>"
                                   for k, v in facts if v is not None) + "</dl>")
     parts.append("<h2>The paper beside ours</h2>")
-    parts.append("<p class=\"sub\">Green: agrees (= within 5 % or overlapping intervals, ~ within 20 %, "
+    parts.append("<p class=\"sub\">Green: agrees (= within 5 % or overlapping intervals, ours no wider than ±20 %, ~ within 20 %, "
                  "inequalities as written); red: differs, with the reason and the section of docs/experiments/ "
                  "that explains it. Where and why we differ is traced in the setup notes below.</p>")
     parts.append(paper_html)

@@ -612,8 +612,9 @@ def report(result: ExperimentResult) -> str:
     """Plain-text tables: each part's means ± 99 % CI, the cordiality tables
     beside the paper's, and the paper's claims with our ratios."""
     rows = result.rows
-    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; goodput in Mb/s, mean ± 99 % CI "
-             "(from 2 rounds: mean [the two rounds])"]
+    rounds = POINTS[result.scale]["rounds"]
+    how = "mean [the two rounds]" if rounds == 2 else f"mean ± 99 % CI over {rounds} rounds"
+    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; goodput in Mb/s, {how}"]
     for part, xcol, fmt in (("bandwidth", "rate_bps", lambda v: f"{v / 1e6:g}M"), ("loss", "loss", lambda v: f"{v:.0%}"),
                             ("delay", "delay_ms", lambda v: f"{v:g}ms"), ("loss-rtt", None, None)):
         f = rows.filter(pl.col("part") == part)
