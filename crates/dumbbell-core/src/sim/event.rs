@@ -1,4 +1,4 @@
-//! The event queue: binary min-heaps keyed by (time, insertion sequence).
+//! The event queue: min-heaps keyed by (time, insertion sequence).
 //!
 //! Events that fall at the same instant run in the order they were scheduled
 //! (FIFO), which makes every run a pure function of its scenario and seed.
