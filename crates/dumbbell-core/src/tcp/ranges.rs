@@ -35,7 +35,7 @@ impl RangeSet {
     pub fn insert(&mut self, s: u64, e: u64, mut new_part: impl FnMut(u64, u64)) -> usize {
         debug_assert!(s < e);
         // First range whose end reaches s (touching ranges merge).
-        let i = self.r.partition_point(|&(_, re)| re < s);
+        let i = self.search(|re| re < s);
         let mut j = i;
         let mut cursor = s;
         let mut lo = s;
@@ -53,8 +53,42 @@ impl RangeSet {
         if cursor < e {
             new_part(cursor, e);
         }
-        self.r.splice(i..j, std::iter::once((lo, hi)));
+        // In place: the common cases (extend one range, or add one) move
+        // nothing or shift the tail once, with no splice machinery.
+        if j == i {
+            self.r.insert(i, (lo, hi));
+        } else {
+            self.r[i] = (lo, hi);
+            if j > i + 1 {
+                self.r.drain(i + 1..j);
+            }
+        }
         i
+    }
+
+    /// `partition_point(|r| before(r.end))` for a `before` that holds for
+    /// a prefix of the ranges. Both users work mostly at the top of the
+    /// sequence space (new out-of-order data, the newest SACK blocks, which
+    /// name the most recently changed ranges), so the last `TOP` ranges are
+    /// checked from the end before a binary search of the rest: at 1 % loss
+    /// on a 10 Gb/s path the set holds a hundred ranges.
+    #[inline(always)]
+    fn search(&self, before: impl Fn(u64) -> bool) -> usize {
+        const TOP: usize = 4;
+        let n = self.r.len();
+        let low = n.saturating_sub(TOP);
+        let mut k = n;
+        while k > low {
+            if before(self.r[k - 1].1) {
+                return k;
+            }
+            k -= 1;
+        }
+        if low == 0 {
+            0
+        } else {
+            self.r[..low].partition_point(|&(_, re)| before(re))
+        }
     }
 
     /// Removes everything below `seq`.
@@ -70,7 +104,7 @@ impl RangeSet {
 
     /// The range containing `seq`, if any.
     pub fn containing(&self, seq: u64) -> Option<(u64, u64)> {
-        let i = self.r.partition_point(|&(_, re)| re <= seq);
+        let i = self.search(|re| re <= seq);
         self.r.get(i).copied().filter(|&(rs, _)| rs <= seq)
     }
 
