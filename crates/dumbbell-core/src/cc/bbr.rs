@@ -143,6 +143,28 @@ pub const BW_UNIT: u64 = 1 << BW_SCALE;
 
 /// Phases of the ProbeBW pacing-gain cycle (Linux `CYCLE_LEN`).
 pub const CYCLE_LEN: usize = 8;
+
+/// `n / d` for a 128-bit `n`, done in 64 bits when `n` fits there (nearly
+/// always: a 128-bit division is a library call, a 64-bit division by a
+/// constant a multiplication). The same value either way.
+#[inline(always)]
+fn div_wide(n: u128, d: u64) -> u128 {
+    if n >> 64 == 0 {
+        ((n as u64) / d) as u128
+    } else {
+        n / d as u128
+    }
+}
+
+/// `⌈n / d⌉`, as [`div_wide`].
+#[inline(always)]
+fn div_ceil_wide(n: u128, d: u64) -> u128 {
+    if n >> 64 == 0 {
+        (n as u64).div_ceil(d) as u128
+    } else {
+        n.div_ceil(d as u128)
+    }
+}
 /// The starting phase is drawn among this many (Linux `bbr_cycle_rand`).
 const CYCLE_RAND: u64 = 7;
 /// Packets kept in flight at least, and in ProbeRTT (Linux
@@ -615,8 +637,8 @@ impl Bbr {
         }
         let w = bw as u128 * self.min_rtt.ps() as u128;
         let scaled = (w * gain as u128) >> BBR_SCALE;
-        let unit = BW_UNIT as u128 * PS_PER_US as u128;
-        scaled.div_ceil(unit).min(u32::MAX as u128) as u32
+        let unit = BW_UNIT * PS_PER_US;
+        div_ceil_wide(scaled, unit).min(u32::MAX as u128) as u32
     }
 
     /// Linux `bbr_quantization_budget`: room for three TSO bursts, an even
@@ -641,7 +663,7 @@ impl Bbr {
     fn packets_in_net_at_edt(&self, tp: &TcpSock, inflight_now: u32) -> u32 {
         let edt = tp.wstamp.max(tp.now);
         let interval_ps = edt.since(tp.now).ps() as u128;
-        let delivered = (self.bw() as u128 * interval_ps / PS_PER_US as u128) >> BW_SCALE;
+        let delivered = div_wide(self.bw() as u128 * interval_ps, PS_PER_US) >> BW_SCALE;
         let mut at_edt = inflight_now;
         if self.pacing_gain > BBR_UNIT {
             at_edt = at_edt.saturating_add(self.tso_segs_goal(tp));
@@ -870,7 +892,10 @@ impl Bbr {
             self.packet_conservation = false;
         }
         self.lt_bw_sampling(tp, rs.losses, rs.is_app_limited);
-        let bw = delivered as u128 * BW_UNIT as u128 * PS_PER_US as u128 / rs.interval.ps() as u128;
+        let bw = div_wide(
+            delivered as u128 * BW_UNIT as u128 * PS_PER_US as u128,
+            rs.interval.ps(),
+        );
         let bw = bw.min(u64::MAX as u128) as u64;
         // App-limited samples only count when they raise the estimate.
         if !rs.is_app_limited || bw >= self.max_bw() {
@@ -900,9 +925,11 @@ impl Bbr {
             .delivered_mstamp
             .saturating_since(self.ack_epoch_mstamp)
             .ps();
-        let mut expected =
-            (self.bw() as u128 * epoch_ps as u128 / PS_PER_US as u128 / BW_UNIT as u128)
-                .min(u32::MAX as u128) as u32;
+        let mut expected = div_wide(
+            div_wide(self.bw() as u128 * epoch_ps as u128, PS_PER_US),
+            BW_UNIT,
+        )
+        .min(u32::MAX as u128) as u32;
         if self.ack_epoch_acked <= expected
             || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_ACKED_RESET
         {
@@ -1175,6 +1202,26 @@ mod tests {
     use std::collections::VecDeque;
 
     const MSS: u32 = 1448;
+
+    proptest::proptest! {
+        /// The 64-bit shortcut gives the 128-bit quotient, on both sides
+        /// of 2⁶⁴ and for the constant divisors the model uses.
+        #[test]
+        fn wide_division_equals_the_128_bit_one(
+            hi in proptest::prop_oneof![proptest::strategy::Just(0u64), 0u64..4, proptest::num::u64::ANY],
+            lo in proptest::num::u64::ANY,
+            d in proptest::prop_oneof![
+                proptest::strategy::Just(PS_PER_US),
+                proptest::strategy::Just(BW_UNIT),
+                proptest::strategy::Just(BW_UNIT * PS_PER_US),
+                1u64..,
+            ],
+        ) {
+            let n = ((hi as u128) << 64) | lo as u128;
+            proptest::prop_assert_eq!(div_wide(n, d), n / d as u128);
+            proptest::prop_assert_eq!(div_ceil_wide(n, d), n.div_ceil(d as u128));
+        }
+    }
 
     fn bbr(p: BbrParams) -> Bbr {
         Bbr::new(p, rng_for(1, "flow:test:cc"))
