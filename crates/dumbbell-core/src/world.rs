@@ -19,6 +19,7 @@
 //! for it before being routed; without one it is routed at once.
 
 use crate::cc;
+use crate::cc::CongestionControl as _;
 use crate::config::{
     AqmConfig, CcConfig, ConfigError, CopyConfig, FeedbackConfig, FlowConfig, MarkAt, NodeKind,
     QueueConfig, RunConfig, TcpConfig,
@@ -175,6 +176,10 @@ enum FlowKind {
     /// packets still in the network are delivered and discarded.
     Closed,
 }
+
+/// How far ahead on a wire's ring `arrive` prefetches (16-byte entries:
+/// two cache lines ahead).
+const PIPE_AHEAD: usize = 8;
 
 /// `Flow::task` of a flow that belongs to no task.
 const NO_TASK: u32 = u32::MAX;
@@ -399,7 +404,7 @@ fn tcp_conn(
     stop: Option<Time>,
     external: Option<&dyn cc::ExternalControls>,
 ) -> (Box<TcpConn>, &'static str) {
-    let control = cc::make_with(ccc, rng, external);
+    let control = cc::make_control(ccc, rng, external);
     let name = control.name();
     let echo = if control.needs_ecn() {
         EcnEcho::Accurate
@@ -846,6 +851,8 @@ impl World {
                     trace: None,
                     service,
                     feedback,
+                    hold_cache: (0, Dur::serialization(0, l.rate_bps).max(service)),
+                    plain: loss == 0.0 && reorder == 0.0 && l.jitter_ps == 0 && service.is_zero(),
                 });
                 aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
             }
@@ -1299,7 +1306,7 @@ impl World {
         // With a service rate the port is held for the longer of the
         // serialization and the service interval (`tx_done` puts the packet
         // on the wire when its serialization ends).
-        let done = now + Dur::serialization(size as u64, p.rate_bps).max(p.service);
+        let done = now + p.hold(size);
         if let Some(tr) = &p.trace {
             if tr.dequeue_times && now >= tr.from && now < tr.to {
                 self.rec.d_time.push(now.ps());
@@ -1360,7 +1367,15 @@ impl World {
         } else {
             started + Dur::serialization(size as u64, p.rate_bps)
         };
-        if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
+        if p.plain {
+            // No loss, reordering or jitter: the branch below, its draws
+            // and tests all skipped.
+            let arrival = on_wire + p.delay;
+            p.pipe.push_back((arrival, pkt));
+            if p.pipe.len() == 1 {
+                self.events.schedule(arrival, Event::Arrive { port });
+            }
+        } else if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
             self.drop(port, pkt, DropReason::LinkLoss, true);
         } else if p.reorder > 0.0 && p.reorder_rng.chance(p.reorder) {
             // The slow lane: held back, overtaken by what follows.
@@ -1392,10 +1407,8 @@ impl World {
         if proto == Proto::Tcp && src == node && self.node_kinds[node as usize] == NodeKind::Host {
             if let FlowKind::Tcp(c) = &mut self.flows[flow as usize].kind {
                 if c.sender.endpoints().src == node {
-                    let mut out = std::mem::take(&mut self.out);
-                    c.sender.on_nic_tx(now, size, &mut out);
-                    self.flush(flow, node, &mut out);
-                    self.out = out;
+                    c.sender.on_nic_tx(now, size, &mut self.out);
+                    self.flush(flow, node);
                 }
             }
         }
@@ -1408,7 +1421,12 @@ impl World {
         let node = p.peer;
         if let Some(&(next, next_pkt)) = p.pipe.front() {
             self.events.schedule(next, Event::Arrive { port });
-            self.pool.prefetch(next_pkt);
+            self.pool.prefetch_whole(next_pkt);
+            // The wire's ring, read one entry per arrival, last written a
+            // propagation delay ago: its line eight entries ahead.
+            if let Some(e) = p.pipe.get(PIPE_AHEAD) {
+                crate::net::packet::prefetch_line(e);
+            }
         }
         let k = self.pool.get_mut(pkt);
         k.hops = k.hops.saturating_add(1);
@@ -1562,6 +1580,7 @@ impl World {
     /// Counts and frees the packets a discipline dropped from inside its
     /// queue (CoDel at dequeue, FQ-CoDel's fattest flow on overflow).
     /// Returns true if there was any.
+    #[inline]
     fn drain_queue_drops(&mut self, port: u32) -> bool {
         let mut any = false;
         while let Some((pkt, reason)) = self.ports[port as usize].qdisc.take_drop() {
@@ -1621,10 +1640,13 @@ impl World {
     // Endpoints.
     // ------------------------------------------------------------------
 
-    /// Injects what an endpoint produced: packets into the host's egress
-    /// port, timers into the event queue.
-    fn flush(&mut self, flow: u32, node: u32, out: &mut Out) {
-        for &(at, kind) in &out.timers {
+    /// Injects what an endpoint produced into `self.out`: packets into the
+    /// host's egress port, timers into the event queue. Endpoints write
+    /// into `self.out` in place (a field apart from the flows, so both
+    /// borrow at once); nothing that injecting a packet runs writes to it.
+    fn flush(&mut self, flow: u32, node: u32) {
+        for i in 0..self.out.timers.len() {
+            let (at, kind) = self.out.timers[i];
             self.events.schedule(
                 at,
                 Event::TcpTimer {
@@ -1633,10 +1655,10 @@ impl World {
                 },
             );
         }
-        out.timers.clear();
+        self.out.timers.clear();
         let long = self.flows[flow as usize].long;
-        for i in 0..out.pkts.len() {
-            let mut p = out.pkts[i];
+        for i in 0..self.out.pkts.len() {
+            let mut p = self.out.pkts[i];
             p.long_flow = long;
             if p.payload_bytes > 0 {
                 self.data_sent += 1;
@@ -1647,7 +1669,7 @@ impl World {
             let id = self.pool.alloc(p);
             self.forward(node, id);
         }
-        out.pkts.clear();
+        self.out.pkts.clear();
     }
 
     /// Hands `pkt` to its endpoint at `node`, read in place in the pool
@@ -1660,15 +1682,14 @@ impl World {
         let has_task = f.task != NO_TASK;
         match &mut f.kind {
             FlowKind::Tcp(c) => {
-                let mut out = std::mem::take(&mut self.out);
                 let at_receiver = node == c.sender.endpoints().dst;
                 if p.feedback {
                     // A returned copy, at the sender (cc/mod.rs, "Returned copies").
                     c.sender.on_returned(now);
                 } else if at_receiver {
-                    c.receiver.on_packet(now, p, &mut out);
+                    c.receiver.on_packet(now, p, &mut self.out);
                 } else {
-                    c.sender.on_ack(now, p, &mut out);
+                    c.sender.on_ack(now, p, &mut self.out);
                     if self.rec.cwnd_every_ack {
                         record_flow(&mut self.rec, true, now, flow, c);
                     }
@@ -1676,8 +1697,7 @@ impl World {
                 // A task reads the packet after the answer went out.
                 let for_task = (has_task && !p.feedback).then_some(*p);
                 self.pool.free(pkt);
-                self.flush(flow, node, &mut out);
-                self.out = out;
+                self.flush(flow, node);
                 if let Some(p) = for_task {
                     self.task_progress(flow, at_receiver, &p);
                 }
@@ -1696,16 +1716,14 @@ impl World {
         let FlowKind::Tcp(c) = &mut f.kind else {
             return;
         };
-        let mut out = std::mem::take(&mut self.out);
         let node = if kind == TimerKind::DelAck {
-            c.receiver.on_delack_timer(now, &mut out);
+            c.receiver.on_delack_timer(now, &mut self.out);
             f.dst
         } else {
-            c.sender.on_timer(now, kind, &mut out);
+            c.sender.on_timer(now, kind, &mut self.out);
             f.src
         };
-        self.flush(flow, node, &mut out);
-        self.out = out;
+        self.flush(flow, node);
     }
 
     fn udp_send(&mut self, flow: u32) {

@@ -448,6 +448,101 @@ pub fn make_with(
     }
 }
 
+/// A connection's control as the sender holds it: the built-in controls
+/// the benchmarks and most experiments run (Reno, Cubic, DCTCP) held
+/// directly, so that their hooks are static calls the compiler can inline
+/// on the per-ACK path; every other control (BBR, the seed-001 family,
+/// registered and external ones, ...) behind the trait object. Both
+/// behave alike: `Control` is itself a [`CongestionControl`].
+pub enum Control {
+    Reno(reno::Reno),
+    Cubic(Box<cubic::Cubic>),
+    Dctcp(Box<dctcp::Dctcp>),
+    Dyn(Box<dyn CongestionControl>),
+}
+
+impl From<Box<dyn CongestionControl>> for Control {
+    fn from(cc: Box<dyn CongestionControl>) -> Self {
+        Control::Dyn(cc)
+    }
+}
+
+/// Forwards one `CongestionControl` call to the variant's control.
+macro_rules! each_control {
+    ($self:expr, $c:ident => $e:expr) => {
+        match $self {
+            Control::Reno($c) => $e,
+            Control::Cubic($c) => $e,
+            Control::Dctcp($c) => $e,
+            Control::Dyn($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for Control {
+    fn name(&self) -> &'static str {
+        each_control!(self, c => c.name())
+    }
+    fn init(&mut self, tp: &mut TcpSock) {
+        each_control!(self, c => c.init(tp))
+    }
+    #[inline]
+    fn ssthresh(&mut self, tp: &TcpSock) -> u32 {
+        each_control!(self, c => c.ssthresh(tp))
+    }
+    #[inline]
+    fn cong_avoid(&mut self, tp: &mut TcpSock, ack: u64, acked: u32) {
+        each_control!(self, c => c.cong_avoid(tp, ack, acked))
+    }
+    #[inline]
+    fn set_state(&mut self, tp: &mut TcpSock, new_state: CaState) {
+        each_control!(self, c => c.set_state(tp, new_state))
+    }
+    #[inline]
+    fn cwnd_event(&mut self, tp: &mut TcpSock, ev: CaEvent) {
+        each_control!(self, c => c.cwnd_event(tp, ev))
+    }
+    #[inline]
+    fn in_ack_event(&mut self, tp: &mut TcpSock, flags: u32) {
+        each_control!(self, c => c.in_ack_event(tp, flags))
+    }
+    #[inline]
+    fn pkts_acked(&mut self, tp: &mut TcpSock, sample: &AckSample) {
+        each_control!(self, c => c.pkts_acked(tp, sample))
+    }
+    #[inline]
+    fn undo_cwnd(&mut self, tp: &TcpSock) -> u32 {
+        each_control!(self, c => c.undo_cwnd(tp))
+    }
+    fn has_cong_control(&self) -> bool {
+        each_control!(self, c => c.has_cong_control())
+    }
+    #[inline]
+    fn cong_control(&mut self, tp: &mut TcpSock, ack: u64, rs: &RateSample) {
+        each_control!(self, c => c.cong_control(tp, ack, rs))
+    }
+    fn needs_ecn(&self) -> bool {
+        each_control!(self, c => c.needs_ecn())
+    }
+    fn wants_pacing(&self) -> bool {
+        each_control!(self, c => c.wants_pacing())
+    }
+    fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        each_control!(self, c => c.trace_vars(out))
+    }
+}
+
+/// [`make_with`] as a [`Control`]: Reno, Cubic and DCTCP built the same
+/// way, held directly; every other control as `make_with` builds it.
+pub fn make_control(cfg: &CcConfig, rng: Rng, external: Option<&dyn ExternalControls>) -> Control {
+    match cfg {
+        CcConfig::Reno => Control::Reno(reno::Reno),
+        CcConfig::Cubic(p) => Control::Cubic(Box::new(cubic::Cubic::new(p.clone()))),
+        CcConfig::Dctcp(p) => Control::Dctcp(Box::new(dctcp::Dctcp::new(p.clone()))),
+        _ => Control::Dyn(make_with(cfg, rng, external)),
+    }
+}
+
 /// Largest Cubic C, packets/s³ (Linux's default 0.4, `bic_scale` 41).
 pub const MAX_CUBIC_C: f64 = 100.0;
 /// Largest DCTCP gain exponent, g = 2^-shift_g (Linux's default 4).
@@ -572,6 +667,50 @@ mod tests {
             tcp_reno_cong_avoid(&mut tp, 1);
         }
         assert_eq!(tp.snd_cwnd, 12);
+    }
+
+    /// The sender's `Control` holds Reno, Cubic and DCTCP directly and
+    /// every other control behind the trait object, each built as
+    /// `make_with` builds it: same name, declarations and window answers.
+    #[test]
+    fn control_matches_the_boxed_control() {
+        use crate::config::{BbrParams, CubicParams, DctcpParams, VegasParams};
+        let cases = [
+            (CcConfig::Reno, "static"),
+            (CcConfig::Cubic(CubicParams::default()), "static"),
+            (CcConfig::Dctcp(DctcpParams::default()), "static"),
+            (CcConfig::Bbr(BbrParams::default()), "dyn"),
+            (CcConfig::Vegas(VegasParams::default()), "dyn"),
+        ];
+        for (cfg, held) in cases {
+            let rng = || crate::sim::rng_for(3, "flow:f:cc");
+            let mut a = make_control(&cfg, rng(), None);
+            let mut b = make_with(&cfg, rng(), None);
+            let is_dyn = matches!(a, Control::Dyn(_));
+            assert_eq!(is_dyn, held == "dyn", "{}", b.name());
+            assert_eq!(a.name(), b.name());
+            assert_eq!(a.has_cong_control(), b.has_cong_control());
+            assert_eq!(a.needs_ecn(), b.needs_ecn());
+            assert_eq!(a.wants_pacing(), b.wants_pacing());
+            let (mut ta, mut tb) = (TcpSock::new(1448, 10), TcpSock::new(1448, 10));
+            a.init(&mut ta);
+            b.init(&mut tb);
+            for t in [&mut ta, &mut tb] {
+                t.snd_cwnd = 100;
+                t.snd_ssthresh = 50;
+                t.is_cwnd_limited = true;
+                t.srtt = Dur::from_ps(20_000_000_000);
+                t.min_rtt = t.srtt;
+            }
+            for i in 0..200u64 {
+                ta.now = Time::from_ps(i * 1_000_000_000);
+                tb.now = ta.now;
+                a.cong_avoid(&mut ta, i * 1448, 1);
+                b.cong_avoid(&mut tb, i * 1448, 1);
+            }
+            assert_eq!(ta.snd_cwnd, tb.snd_cwnd, "{}", a.name());
+            assert_eq!(a.ssthresh(&ta), b.ssthresh(&tb), "{}", a.name());
+        }
     }
 
     #[test]

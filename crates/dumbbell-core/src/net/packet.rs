@@ -56,7 +56,15 @@ pub struct SackBlock {
     pub end: u64,
 }
 
+/// Laid out by hand (`repr(C)`) in two cache lines: the first holds what
+/// ports and switches read (size, addresses, flow, protocol, hop count,
+/// flags) and the sequence numbers; the second the SACK blocks and
+/// timestamps, which only the endpoints read. A slot is 128 bytes and
+/// starts on a line, so one prefetch brings in a forwarded packet's fields
+/// (left to the compiler, they sat at the end of the struct and straddled
+/// lines).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
 pub struct Packet {
     /// Size on the wire, headers included.
     pub size_bytes: u32,
@@ -87,9 +95,10 @@ pub struct Packet {
     pub ack: u64,
     /// Receive window advertised, in bytes.
     pub rwnd_bytes: u64,
-    pub sack: [SackBlock; MAX_SACK_BLOCKS],
     /// When the packet was created (for one-way delay tracing).
     pub born_ps: u64,
+    // The second cache line.
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
     /// TCP timestamps option (RFC 7323), milliseconds; 0 = absent.
     pub ts_val: u32,
     pub ts_ecr: u32,
@@ -105,6 +114,20 @@ impl Packet {
     pub fn sacks(&self) -> &[SackBlock] {
         &self.sack[..self.n_sack as usize]
     }
+}
+
+/// Asks the CPU to bring the cache line at `at` into the cache: a hint,
+/// never a fault, no effect on any value.
+#[inline(always)]
+pub fn prefetch_line<T>(at: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and changes no memory, whatever the
+    // address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast::<i8>())
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
 }
 
 /// A slab of packets with a free list.
@@ -158,20 +181,24 @@ impl PacketPool {
     /// effect on results. Packets on a long wire or in a deep queue were
     /// last touched thousands of packets ago; the port prefetches the one
     /// behind the head it hands out, which is needed a serialization later.
+    ///
+    /// This brings the first cache line, what a port or switch reads.
     #[inline(always)]
     pub fn prefetch(&self, id: PktId) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(slot) = self.slots.get(id.0 as usize) {
-            // SAFETY: a prefetch never faults and changes no memory; the
-            // address is that of a live element of `slots` anyway.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    (slot as *const Packet).cast::<i8>(),
-                )
-            }
+            prefetch_line((slot as *const Packet).cast::<u8>());
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
+    }
+
+    /// [`prefetch`](Self::prefetch) of both cache lines, for a packet an
+    /// endpoint will read (SACK blocks and timestamps are in the second).
+    #[inline(always)]
+    pub fn prefetch_whole(&self, id: PktId) {
+        if let Some(slot) = self.slots.get(id.0 as usize) {
+            let at = (slot as *const Packet).cast::<u8>();
+            prefetch_line(at);
+            prefetch_line(at.wrapping_add(64));
+        }
     }
 
     /// Packets allocated and not yet freed.
@@ -226,10 +253,27 @@ mod tests {
 
     #[test]
     fn packet_stays_small() {
-        assert!(
-            std::mem::size_of::<Packet>() <= 136,
-            "{}",
-            std::mem::size_of::<Packet>()
-        );
+        assert_eq!(std::mem::size_of::<Packet>(), 128);
+        assert_eq!(std::mem::align_of::<Packet>(), 64);
+    }
+
+    /// What a switch reads of a packet lies in its first cache line.
+    #[test]
+    fn forwarding_fields_share_the_first_line() {
+        use std::mem::offset_of;
+        for (name, end) in [
+            ("size_bytes", offset_of!(Packet, size_bytes) + 4),
+            ("flow", offset_of!(Packet, flow) + 4),
+            ("src", offset_of!(Packet, src) + 4),
+            ("dst", offset_of!(Packet, dst) + 4),
+            ("proto", offset_of!(Packet, proto) + 1),
+            ("ecn", offset_of!(Packet, ecn) + 1),
+            ("hops", offset_of!(Packet, hops) + 1),
+            ("feedback", offset_of!(Packet, feedback) + 1),
+            ("long_flow", offset_of!(Packet, long_flow) + 1),
+            ("seq", offset_of!(Packet, seq) + 8),
+        ] {
+            assert!(end <= 64, "{name} ends at byte {end}");
+        }
     }
 }

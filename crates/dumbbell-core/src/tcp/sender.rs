@@ -92,7 +92,9 @@
 use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::{ts_before, ts_ms, Endpoints, Out, TimerKind};
-use crate::cc::{ack_flags, AckSample, CaEvent, CaState, CongestionControl, RateSample, TcpSock};
+use crate::cc::{
+    ack_flags, AckSample, CaEvent, CaState, CongestionControl, Control, RateSample, TcpSock,
+};
 use crate::config::TcpConfig;
 use crate::net::packet::{flags, Ecn, Packet, Proto};
 use crate::sim::{Dur, LazyTimer, Time, TimerFire, PS_PER_MS};
@@ -156,6 +158,10 @@ struct AckFacts {
 }
 
 // Scoreboard bits of a segment (Linux `TCPCB_*`).
+/// How far ahead of the cumulative ACK `cumulative_ack` prefetches the
+/// scoreboard (segments; an ACK covers about two).
+const SEG_AHEAD: usize = 8;
+
 const SACKED: u8 = 1;
 const LOST: u8 = 2;
 /// Retransmitted and the retransmission still outstanding.
@@ -233,7 +239,11 @@ pub struct Sender {
     ep: Endpoints,
     cfg: TcpConfig,
     pub tp: TcpSock,
-    pub cc: Box<dyn CongestionControl>,
+    pub cc: Control,
+    /// What the control declares of itself, asked once at construction
+    /// (a control's answers are constant): its hooks are not called on the
+    /// per-packet path to learn them.
+    caps: CcCaps,
     pub phase: Phase,
     segs: VecDeque<Seg>,
     sacked: RangeSet,
@@ -306,6 +316,54 @@ pub struct Sender {
     pub stats: SenderStats,
 }
 
+/// A control's constant declarations (`has_cong_control`, `needs_ecn`,
+/// `wants_pacing`), cached by the sender.
+#[derive(Clone, Copy, Debug)]
+struct CcCaps {
+    cong_control: bool,
+    needs_ecn: bool,
+    wants_pacing: bool,
+}
+
+/// TCP small queues' budget without a pacing rate: one millisecond of
+/// `pct` % of cwnd/srtt, in bytes (Linux `tcp_update_pacing_rate` then
+/// `tcp_small_queue_check`'s `sk_pacing_rate >> 10`, here /1000). Exactly
+/// `min(cwnd·mss·8·pct·10¹² / 100 / srtt, 2⁶⁴−1) / 8 / 1000` (integer
+/// divisions), computed as `cwnd·mss·pct·10⁷ / srtt` in 64 bits when that
+/// product fits (nested floor divisions compose, and 10¹²·8/100/8000 =
+/// 10⁷), else in 128 bits; the clamp becomes a clamp of the quotient.
+#[inline]
+fn tsq_window_bytes_per_ms(cwnd: u32, mss: u32, pct: u64, srtt: Dur) -> u64 {
+    const CLAMPED: u64 = u64::MAX / 8 / 1000;
+    let srtt = srtt.ps().max(1);
+    match (cwnd as u64 * mss as u64)
+        .checked_mul(pct)
+        .and_then(|a| a.checked_mul(10_000_000))
+    {
+        Some(n) => (n / srtt).min(CLAMPED),
+        None => tsq_window_wide(cwnd, mss, pct, srtt),
+    }
+}
+
+/// [`tsq_window_bytes_per_ms`] in 128 bits, as first written.
+#[cold]
+fn tsq_window_wide(cwnd: u32, mss: u32, pct: u64, srtt_ps: u64) -> u64 {
+    let bits = cwnd as u128 * mss as u128 * 8;
+    let rate = (bits * pct as u128 * crate::sim::PS_PER_S as u128 / 100 / srtt_ps as u128)
+        .min(u64::MAX as u128) as u64;
+    rate / 8 / 1000
+}
+
+impl CcCaps {
+    fn of(cc: &dyn CongestionControl) -> Self {
+        CcCaps {
+            cong_control: cc.has_cong_control(),
+            needs_ecn: cc.needs_ecn(),
+            wants_pacing: cc.wants_pacing(),
+        }
+    }
+}
+
 /// What an ACK did, for the caller's tracing.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AckOutcome {
@@ -317,12 +375,14 @@ impl Sender {
     pub fn new(
         ep: Endpoints,
         cfg: TcpConfig,
-        cc: Box<dyn CongestionControl>,
+        cc: impl Into<Control>,
         app_end: Option<u64>,
         stop: Option<Time>,
     ) -> Self {
+        let cc = cc.into();
         let mut tp = TcpSock::new(cfg.mss_bytes, cfg.init_cwnd_pkts);
-        tp.ecn_ok = !cfg.handshake && (cfg.ecn || cc.needs_ecn());
+        let caps = CcCaps::of(&cc);
+        tp.ecn_ok = !cfg.handshake && (cfg.ecn || caps.needs_ecn);
         let rtt = RttEstimator::new(
             Dur::from_ps(cfg.init_rto_ps),
             Dur::from_ps(cfg.min_rto_ps),
@@ -335,6 +395,7 @@ impl Sender {
             cfg,
             tp,
             cc,
+            caps,
             phase: Phase::Idle,
             segs: VecDeque::with_capacity(256),
             sacked: RangeSet::new(),
@@ -402,7 +463,7 @@ impl Sender {
     }
 
     fn wants_ecn(&self) -> bool {
-        self.cfg.ecn || self.cc.needs_ecn()
+        self.cfg.ecn || self.caps.needs_ecn
     }
 
     /// The application starts: open the connection.
@@ -670,7 +731,7 @@ impl Sender {
         self.rate_gen(now, f.newly, newly_lost, ca_rtt, &mut rs, prior_delivered);
 
         // 8. Window: cong_control, or the stack's reduction / growth.
-        if self.cc.has_cong_control() {
+        if self.caps.cong_control {
             self.cc.cong_control(&mut self.tp, ack, &rs);
         } else if matches!(self.tp.ca_state, CaState::Cwr | CaState::Recovery) {
             self.cwnd_reduction(f.newly, newly_lost, f.una_advanced);
@@ -919,6 +980,13 @@ impl Sender {
             f.newest_delivered = f.newest_delivered.max((seg.sent, seg.end()));
             self.segs.pop_front();
             popped += 1;
+        }
+        // The segments the next ACKs will cover, sent an RTT ago (one
+        // 64-byte entry each): their lines a few ACKs ahead. A hint only.
+        for ahead in [SEG_AHEAD, SEG_AHEAD + 1] {
+            if let Some(s) = self.segs.get(ahead) {
+                crate::net::packet::prefetch_line(s);
+            }
         }
         if retrans_acked {
             // Karn, as Linux (FLAG_RETRANS_DATA_ACKED): an ACK that
@@ -1435,7 +1503,7 @@ impl Sender {
     /// Linux `tcp_end_cwnd_reduction`: cwnd = ssthresh, unless the
     /// reduction was undone.
     fn end_cwnd_reduction(&mut self) {
-        if self.cc.has_cong_control() {
+        if self.caps.cong_control {
             return;
         }
         if self.tp.snd_ssthresh < crate::cc::INFINITE_SSTHRESH
@@ -1849,7 +1917,7 @@ impl Sender {
         if self.tp.in_flight() != prior_in_flight {
             if self.tp.ca_state != CaState::Recovery {
                 self.enter_recovery(false);
-                if !self.cc.has_cong_control() {
+                if !self.caps.cong_control {
                     self.cwnd_reduction(1, 0, false);
                 }
             }
@@ -1902,7 +1970,7 @@ impl Sender {
     /// Pacing rate in bit/s, if the sender paces.
     fn pacing_rate_bps(&self) -> Option<u64> {
         let cap = self.cfg.max_rate_bps;
-        if self.cc.wants_pacing() && self.tp.pacing_rate_bps > 0 {
+        if self.caps.wants_pacing && self.tp.pacing_rate_bps > 0 {
             Some(if cap > 0 {
                 self.tp.pacing_rate_bps.min(cap)
             } else {
@@ -1919,16 +1987,15 @@ impl Sender {
     /// two packets) waits in the NIC queue, capped by `tsq_bytes`.
     fn tsq_limit(&self) -> u64 {
         let two = 2 * (self.cfg.mss_bytes + self.cfg.header_bytes) as u64;
-        let rate_bps = self.pacing_rate_bps().unwrap_or_else(|| {
-            // Linux tcp_update_pacing_rate: 200 % of cwnd/srtt in slow start, 120 % after.
-            let srtt = self.tp.srtt.ps().max(1) as u128;
-            let pct: u128 = if self.tp.in_slow_start() { 200 } else { 120 };
-            let bits = self.tp.snd_cwnd as u128 * self.cfg.mss_bytes as u128 * 8;
-            (bits * pct * crate::sim::PS_PER_S as u128 / 100 / srtt).min(u64::MAX as u128) as u64
-        });
-        (rate_bps / 8 / 1000)
-            .max(two)
-            .min(self.cfg.tsq_bytes.max(two))
+        let per_ms = match self.pacing_rate_bps() {
+            Some(rate_bps) => rate_bps / 8 / 1000,
+            None => {
+                // Linux tcp_update_pacing_rate: 200 % of cwnd/srtt in slow start, 120 % after.
+                let pct = if self.tp.in_slow_start() { 200 } else { 120 };
+                tsq_window_bytes_per_ms(self.tp.snd_cwnd, self.cfg.mss_bytes, pct, self.tp.srtt)
+            }
+        };
+        per_ms.max(two).min(self.cfg.tsq_bytes.max(two))
     }
 
     /// The world tells the sender one of its packets was dropped before
@@ -2143,7 +2210,7 @@ impl Sender {
     /// bus limit, spaces whole wire packets. The larger gap wins.
     fn schedule_next_departure(&mut self, now: Time, payload: u32, wire: u32) {
         let cap = self.cfg.max_rate_bps;
-        let cc_rate = if self.cc.wants_pacing() {
+        let cc_rate = if self.caps.wants_pacing {
             self.tp.pacing_rate_bps
         } else {
             0
@@ -2186,7 +2253,7 @@ impl Sender {
         if self.tp.ecn_ok {
             // RFC 3168 §6.1.5: retransmissions are not ECT; DCTCP-style
             // controls mark everything ECT (Linux tcp_ecn_send).
-            if !retrans || self.cc.needs_ecn() {
+            if !retrans || self.caps.needs_ecn {
                 ecn = Ecn::Ect0;
             }
             if !retrans && self.queue_cwr {

@@ -438,10 +438,8 @@ impl World {
             return;
         };
         let node = c.sender.endpoints().src;
-        let mut out = std::mem::take(&mut self.out);
-        c.sender.write(now, bytes as u64, &mut out);
-        self.flush(flow, node, &mut out);
-        self.out = out;
+        c.sender.write(now, bytes as u64, &mut self.out);
+        self.flush(flow, node);
     }
 
     /// A packet of a task's connection was delivered (to its receiver if

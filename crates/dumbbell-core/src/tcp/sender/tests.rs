@@ -1777,3 +1777,58 @@ fn test_recovery_widened_reordering_window_decays_once_its_persistence_is_spent(
         assert_eq!(s.rack.reo_wnd_steps, steps_after, "persist {persist}");
     }
 }
+
+/// The TSQ budget's 64-bit path equals the 128-bit formula it replaces,
+/// including the clamp of a rate above 2⁶⁴−1 bit/s and the fallback when
+/// cwnd·mss·pct·10⁷ does not fit in 64 bits.
+mod tsq_window {
+    use super::super::{tsq_window_bytes_per_ms, tsq_window_wide};
+    use crate::sim::Dur;
+    use proptest::prelude::*;
+
+    fn reference(cwnd: u32, mss: u32, pct: u64, srtt: Dur) -> u64 {
+        tsq_window_wide(cwnd, mss, pct, srtt.ps().max(1))
+    }
+
+    #[test]
+    fn edges() {
+        let cases = [
+            (10, 1448, 200, 0),
+            (10, 1448, 120, 1),
+            (u32::MAX, u32::MAX, 200, 1),
+            (u32::MAX, 1448, 120, 20_000_000_000),
+            (1, 1, 120, u64::MAX),
+            // 10 Gb/s with a 20 ms RTT: 16 667 packets of 1448 bytes.
+            (16_667, 1448, 120, 20_000_000_000),
+            // Just past the 64-bit bound of cwnd·mss·pct·10⁷.
+            (1_000_000, 9000, 200, 3),
+        ];
+        for (cwnd, mss, pct, srtt) in cases {
+            let d = Dur::from_ps(srtt);
+            assert_eq!(
+                tsq_window_bytes_per_ms(cwnd, mss, pct, d),
+                reference(cwnd, mss, pct, d),
+                "cwnd {cwnd} mss {mss} pct {pct} srtt {srtt}"
+            );
+        }
+        // 16 667 × 1448 B per 20 ms at 120 %: 1.448 MB per ms.
+        assert_eq!(
+            tsq_window_bytes_per_ms(16_667, 1448, 120, Dur::from_ps(20_000_000_000)),
+            16_667 * 1448 * 120 / 100 / 20
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn equals_the_wide_formula(
+            cwnd in prop_oneof![1u32..100_000, any::<u32>()],
+            mss in prop_oneof![500u32..9001, any::<u32>()],
+            slow in any::<bool>(),
+            srtt in prop_oneof![0u64..1_000_000, 1_000_000u64..1_000_000_000_000, any::<u64>()],
+        ) {
+            let pct = if slow { 200 } else { 120 };
+            let d = Dur::from_ps(srtt);
+            prop_assert_eq!(tsq_window_bytes_per_ms(cwnd, mss, pct, d), reference(cwnd, mss, pct, d));
+        }
+    }
+}
