@@ -213,6 +213,74 @@ def cordiality() -> None:
         print(f"    {bottleneck(r)}")
 
 
+# The paper-scale rounds that escaped their point's bulk (the loss part,
+# 10 Gb/s, 100 s; seeds from the results store of the paper-scale run).
+ESCAPES = (
+    ("linear", 0.03, 1625019846623529754, "rep 7, 1560.6 Mb/s; its other nine rounds 321-338"),
+    ("linear", 0.10, 7850871340262908861, "rep 2, 2189.8 Mb/s; six rounds at 47-57"),
+    ("linear", 0.10, 12907212625577219595, "rep 0, 50.5 Mb/s, a slow round"),
+    ("fractional", 0.10, 8613651761938430528, "rep 9, 82.5 Mb/s; the other nine at 8.3-8.7 Gb/s"),
+)
+WRAP = 2**32
+
+
+def shut_gates(r: db.Result, min_s: float = 2.0) -> list[tuple[float, float, float, float]]:
+    """Spans of at least ``min_s`` in which the control stayed in recovery
+    with the same recovery point while data flowed: start and end (s),
+    median cwnd, and how far the next reduction's point lay beyond this
+    one, in units of 2^32 bytes (nan if none came before the end). Spans
+    that a reduction ends within 2^31 bytes (an RTO's silence, no ACKs)
+    are left out: a gate shut by a wrap opens only 2^32 bytes later."""
+    fs = r.tables["flow_samples"].filter(pl.col("flow") == 0).sort("time_ps")
+    t = fs["time_s"].to_list()
+    w = fs["cwnd_pkts"].to_list()
+    rp, ph = var(r, 0, "recovery_point"), var(r, 0, "phase")
+    spans, i = [], 0
+    while i < len(rp):
+        j = i
+        while j + 1 < len(rp) and rp[j + 1] == rp[i] and ph[j + 1] == 1:
+            j += 1
+        if ph[i] == 1 and t[j] - t[i] >= min_s:
+            jump = (rp[j + 1] - rp[i]) / WRAP if j + 1 < len(rp) else float("nan")
+            if not jump < 0.5:
+                spans.append((t[i], t[j], med(w[i:j + 1]), jump))
+        i = j + 1
+    return spans
+
+
+def escapes() -> None:
+    """The paper-scale loss-part rounds that escaped their point's bulk
+    (10 Gb/s, 100 s, their stored seeds), with the reduction gate's state:
+    as the build runs them, and with the gate's sequence numbers forced to
+    32 bits (wrap_seq) or to 64 bits."""
+    for cc, loss, seed, what in ESCAPES:
+        print(f"  {cc}, {loss:.0%} loss, seed {seed} ({what}):")
+        base = e3.scenario(cc, 10e9, loss=loss, duration_s=100.0)
+        variants = [("default", {})]
+        if cc == "linear":
+            variants += [("wrap_seq=True", {"wrap_seq": True}), ("module_hook=True", {"module_hook": True})]
+        for label, update in variants:
+            s = base.model_copy(deep=True)
+            s.flows[0].cc = s.flows[0].cc.model_copy(update=update)
+            r = traced(s.validated(), seed, sample_s=0.05)
+            f = r.flows.row(0, named=True)
+            print(f"    {label}: goodput {f['goodput_bps'] / 1e6:.1f} Mb/s, timeouts {f['timeouts']}")
+            for a, b, w, jump in shut_gates(r):
+                nxt = "none before the end" if jump != jump else f"{jump:.4f} x 2^32 bytes later"
+                print(f"      gate shut {a:.2f}-{b:.2f} s at cwnd {w:.0f} packets; next reduction {nxt}")
+            if cc == "fractional":
+                d = var(r, 0, "delta_pkts")
+                rto = r.tables["cc_vars"].filter((pl.col("var") == "tcp.timeouts") & (pl.col("value") >= 1)).sort("time_ps")
+                print(f"      delta_r (packets) in the last sample {d[-1]:.0f}; first RTO by "
+                      f"{rto['time_s'][0]:.2f} s; cwnd at 10 s and 50 s: {cwnd(r, 0)[199]}, {cwnd(r, 0)[999]}")
+        if cc == "fractional":
+            s = e3.scenario(cc, 10e9, loss=loss, duration_s=5.0)
+            s.flows[0].cc = s.flows[0].cc.model_copy(update={"wrap_seq": False})
+            f = db.run(s.validated(), seed=seed).flows.row(0, named=True)
+            print(f"    wrap_seq=False, first 5 s: goodput {f['goodput_bps'] / 1e6:.1f} Mb/s (default, first 5 s: "
+                  f"{db.run(e3.scenario(cc, 10e9, loss=loss, duration_s=5.0), seed=seed).flows['goodput_bps'][0] / 1e6:.1f})")
+
+
 def _table(title: str, points: list, ccs: tuple[str, ...], make, fmt) -> None:
     """One round of a part at the paper's points: goodput (Mb/s), and
     timeouts in brackets, per control and point."""
@@ -312,6 +380,7 @@ SECTIONS = {
     "delay": delay,
     "cordiality": cordiality,
     "cordiality-table": cordiality_table,
+    "escapes": escapes,
 }
 
 

@@ -42,3 +42,38 @@ def test_small_link_section_prints_what_e3_docs_quote():
     assert util == 1.0 and kept == sent - drops and in_order < kept
     assert abs(retx - drops) <= 1, "every overflow is retransmitted once"
     assert rows["reno"][0] == 9.65 and rows["reno"][3] < drops / 10
+
+
+def test_escapes_section_traces_the_escaping_rounds_to_the_gates_sequence_wrap():
+    """E3's paper-scale loss-part rounds that escaped (10 Gb/s, 100 s, the
+    stored seeds): Linear's were frozen by a recovery point just below a
+    32-bit sequence wrap, held at b_r for exactly 2^32 bytes, which only
+    the 32-bit gate with the paper's hook gives (the build's default no
+    longer does); Fractional's is its module's own freeze, Δ_r = 0."""
+    text = run_script("e3_evidence.py", "escapes")
+    blocks = re.split(r"\n  (?=\w+, \d+% loss, seed )", text)[1:]
+    assert len(blocks) == 4
+    for block in blocks:
+        head = block.splitlines()[0]
+        runs = {m.group(1): float(m.group(2)) for m in re.finditer(r"\n    (\S+): goodput ([\d.]+) Mb/s", block)}
+        spans = re.findall(r"\n    (\S+):[^\n]*((?:\n      gate shut [^\n]*)*)", block)
+        shut = {label: re.findall(r"gate shut ([\d.]+)-([\d.]+) s at cwnd (\d+) packets; next reduction (none|[\d.]+)", s)
+                for label, s in spans}
+        if head.startswith("linear"):
+            assert shut["default"] == [] and shut["module_hook=True"] == []
+            assert runs["module_hook=True"] < runs["default"]
+            if "slow round" in head:
+                assert runs["wrap_seq=True"] == runs["default"] == 50.5
+                continue
+            assert runs["wrap_seq=True"] > 4 * runs["default"], head
+            assert runs["wrap_seq=True"] in (1560.6, 2189.8)  # the stored rounds, reproduced
+            first = shut["wrap_seq=True"][0]
+            assert int(first[2]) > 40 and first[3] == "1.0000", first
+            assert shut["wrap_seq=True"][-1][1] == "100.00" and shut["wrap_seq=True"][-1][3] == "none"
+        else:
+            assert runs["default"] == 82.5
+            (a, b, w, nxt), = shut["default"]
+            assert float(a) < 1 and b == "100.00" and nxt == "none" and w == "1"
+            assert "delta_r (packets) in the last sample 0" in block
+            m = re.search(r"wrap_seq=False, first 5 s: goodput ([\d.]+) Mb/s \(default, first 5 s: ([\d.]+)\)", block)
+            assert m and float(m.group(1)) > 10 * float(m.group(2))

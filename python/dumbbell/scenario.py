@@ -726,9 +726,11 @@ class Linear(_Model):
     the loss-reporting ACK alone (``"ack"``);
     initial threshold 200 and b_r 1 packets. ``module_hook`` (default
     false) makes the ``ssthresh`` hook enter recovery as ``linha01.c``'s
-    does (see ``cc/seed001.rs``). ``wrap_seq`` (default true) compares
-    sequence numbers in 32 bits from a random initial one in the reduction
-    gate, as the compiled module does."""
+    does (see ``cc/seed001.rs``). ``wrap_seq`` compares sequence numbers
+    in 32 bits from a random initial one in the reduction gate, as the
+    compiled module does; unset, it follows ``module_hook`` (the module's
+    hook moves the recovery point at every Recovery entry; without it a
+    wrapped point would shut the gate for 4 GiB of data)."""
 
     kind: Literal["linear"] = "linear"
     ss_alpha: _Slope | None = None
@@ -764,8 +766,9 @@ class Fractional(_Model):
     its source seems to say, see ``cc/fractional.rs``), reduction 20 %,
     Δ_r = 10 % of the reduction (``delta_pct``), recovery J += γ_r·Δ_r per
     ACK event with γ_r cycling through ``gamma_r`` = [0, 4, 5, 1], avoidance
-    J += max(J·5/100, 1) per ACK event (``gamma_a_pct``); ``wrap_seq`` as
-    for Linear."""
+    J += max(J·5/100, 1) per ACK event (``gamma_a_pct``); ``wrap_seq``
+    (default true) compares sequence numbers in the reduction gate in 32
+    bits from a random initial one, as the compiled module does."""
 
     kind: Literal["fractional"] = "fractional"
     slow_start: Literal["per_ack", "cubic_time"] | None = None

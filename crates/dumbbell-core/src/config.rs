@@ -768,9 +768,16 @@ pub struct LinearParams {
     /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
     /// sequence numbers from a random initial one, as the module's `u32`
     /// comparison does in Linux: once per 4 GiB sent, a recovery point just
-    /// below the wrap keeps the gate shut until recovery ends (or, if it
-    /// never ends, until 4 GiB more are sent). False: 64-bit, never wraps.
-    pub wrap_seq: bool,
+    /// below the wrap keeps the gate shut until the point moves again.
+    /// False: 64-bit, never wraps. Unset (default): as `module_hook`. The
+    /// module's hook moves the point at every Recovery entry, which bounds
+    /// a wrap's effect to milliseconds; without the hook only a reduction
+    /// moves it, and the hook's reset of t (which keeps the recovery window
+    /// at b_r under frequent losses) can keep the gate shut for 4 GiB of
+    /// data: a state neither the module nor the paper's equations reach
+    /// (`cc::seed001`, "The compiled modules against their source", 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrap_seq: Option<bool>,
 }
 
 impl Default for LinearParams {
@@ -788,7 +795,7 @@ impl Default for LinearParams {
             initial_threshold_pkts: 200,
             initial_base_pkts: 1,
             module_hook: false,
-            wrap_seq: true,
+            wrap_seq: None,
         }
     }
 }
@@ -887,9 +894,16 @@ pub struct ExpolinearParams {
     /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
     /// sequence numbers from a random initial one, as the module's `u32`
     /// comparison does in Linux: once per 4 GiB sent, a recovery point just
-    /// below the wrap keeps the gate shut until recovery ends (or, if it
-    /// never ends, until 4 GiB more are sent). False: 64-bit, never wraps.
-    pub wrap_seq: bool,
+    /// below the wrap keeps the gate shut until the point moves again.
+    /// False: 64-bit, never wraps. Unset (default): as `module_hook`. The
+    /// module's hook moves the point at every Recovery entry, which bounds
+    /// a wrap's effect to milliseconds; without the hook only a reduction
+    /// moves it, and the hook's reset of t (which keeps the recovery window
+    /// at b_r under frequent losses) can keep the gate shut for 4 GiB of
+    /// data: a state neither the module nor the paper's equations reach
+    /// (`cc::seed001`, "The compiled modules against their source", 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrap_seq: Option<bool>,
 }
 
 impl Default for ExpolinearParams {
@@ -906,7 +920,7 @@ impl Default for ExpolinearParams {
             initial_delta_pkts: 1,
             shift_mod_32: true,
             module_hook: false,
-            wrap_seq: true,
+            wrap_seq: None,
         }
     }
 }

@@ -105,7 +105,7 @@ impl Law for ExpolinearLaw {
     }
 
     fn wrap_seq(&self) -> bool {
-        self.p.wrap_seq
+        self.p.wrap_seq.unwrap_or(self.p.module_hook)
     }
 
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {

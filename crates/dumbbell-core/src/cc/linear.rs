@@ -102,7 +102,7 @@ impl Law for LinearLaw {
     }
 
     fn wrap_seq(&self) -> bool {
-        self.p.wrap_seq
+        self.p.wrap_seq.unwrap_or(self.p.module_hook)
     }
 
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
@@ -469,5 +469,56 @@ mod tests {
         assert_eq!(a.cc.state.threshold_pkts, 1000);
         assert_eq!(a.ack(5), 905);
         assert_eq!(a.cc.name(), "linear");
+    }
+
+    #[test]
+    fn a_wrapped_recovery_point_freezes_the_window_only_in_the_hybrid_of_hook_and_gate() {
+        // E3's loss part (10 Gb/s, 3 % loss): a reduction 100 → 90 sets
+        // the recovery point 100 bytes below 2^32 in sequence space, then
+        // every millisecond one segment leaves, the stack enters Recovery
+        // (the hook resets t), an ACK delivers and the next one reports a
+        // loss after new data was sent. With the paper's hook and the
+        // module's 32-bit gate, the wrapped snd_nxt looks smaller than the
+        // point: the gate stays shut and, t being reset before every ACK,
+        // the recovery window stays at b_r = 90 whatever the losses (a
+        // round in this state ran at 8.9 Gb/s until 4 GiB more were sent).
+        // The module's hook moves the point at each Recovery entry, and a
+        // 64-bit gate never wraps: both reduce on the first loss.
+        let cases = [
+            (false, None, 81),
+            (false, Some(false), 81),
+            (false, Some(true), 90),
+            (true, None, 81),
+            (true, Some(true), 81),
+            (true, Some(false), 81),
+        ];
+        for (hook, wrap, want) in cases {
+            let mut d = Drive::new(
+                linear(|p| {
+                    p.module_hook = hook;
+                    p.wrap_seq = wrap;
+                }),
+                100,
+            );
+            d.set_isn(0u32.wrapping_sub(100).wrapping_sub(1000 * MSS as u32));
+            assert_eq!(d.loss(0, 1), 90);
+            let mut lows = u32::MAX;
+            for ms in 1..=20 {
+                d.send(1);
+                d.enter_recovery(ms);
+                d.ack(ms);
+                d.send(1);
+                lows = lows.min(d.loss(ms, 1));
+                if ms == 1 {
+                    assert_eq!(d.tp.snd_cwnd, want, "module_hook {hook}, wrap_seq {wrap:?}");
+                }
+            }
+            if want == 90 {
+                assert_eq!(lows, 90, "frozen at b_r for 20 ms of losses");
+                assert!(d.cc.state.recovery);
+            } else {
+                assert!(lows < 30, "a reduction per loss: {lows}");
+            }
+        }
     }
 }

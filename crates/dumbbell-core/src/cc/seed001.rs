@@ -130,14 +130,26 @@
 //!    start at a random value and wrap every 4 GiB, and the modules compare
 //!    them with a plain `>`, not `after()`. A recovery point set shortly
 //!    before a wrap makes every later `snd_nxt` look smaller: the gate stays
-//!    shut until recovery ends by itself (Linear and Expolinear: J reaches
-//!    the threshold, within milliseconds; Fractional: after a γ cycle, or
-//!    never when Δ_r = 0, for windows below 50) or until 4 GiB more are
-//!    sent. Fractional with Δ_r = 0 therefore freezes its window at its
-//!    first wrap inside recovery. dumbbell: the same by default
-//!    (`wrap_seq`, the initial sequence number drawn from the flow's stream
-//!    `flow:<name>:cc`); false compares 64-bit numbers from 0, which never
-//!    wrap.
+//!    shut until the point moves or recovery ends. In `linha01.c` and
+//!    `expolin01.c` the `ssthresh` hook moves the point to `snd_nxt` at
+//!    every Recovery entry, so a wrap shuts the gate only until the stack
+//!    next enters Recovery. `frac01.c`'s hook does not touch it: the gate
+//!    stays shut until recovery ends by itself (after a γ cycle, or never
+//!    when Δ_r = 0, for windows below 50) or until 4 GiB more are sent, and
+//!    Fractional with Δ_r = 0 freezes its window at its first wrap inside
+//!    recovery (E3 at 10 Gb/s and 10 % loss: one round in ten at 6
+//!    packets, then at 1 after an RTO, 82.5 Mb/s against 8.3–8.7 Gb/s).
+//!    dumbbell: the same (`wrap_seq`, the initial sequence number drawn
+//!    from the flow's stream `flow:<name>:cc`) for Fractional always and
+//!    for Linear and Expolinear with `module_hook`; false compares 64-bit
+//!    numbers from 0, which never wrap. For Linear and Expolinear
+//!    `wrap_seq` defaults to `module_hook`: with the paper's hook (which
+//!    resets t but does not move the point), a wrapped point would stay
+//!    until 4 GiB more were sent, each Recovery entry resetting t so that
+//!    the recovery window stays at b_r whatever the losses (Linear at
+//!    10 Gb/s and 3 % loss held 89 packets from 77.5 s and got 1560.6 Mb/s
+//!    over 100 s, where its other rounds got 321–338), a state neither the
+//!    modules nor the paper's equations reach.
 //! 4. **u32 products and sums that wrap** (not reproduced; dumbbell
 //!    computes in 64 bits, saturates, and keeps cwnd within
 //!    1..=`tp.snd_cwnd_clamp`, 2^31 − 1; slopes, which are parameters and
@@ -182,9 +194,8 @@
 //! values the globals have when the module is loaded (threshold 200, b_r 1,
 //! Δ_r 1, parameters `initial_*`).
 //!
-//! Other details: sequence numbers are 64-bit and never wrap, so the
-//! module's plain `u32` comparison `snd_nxt > recovery_point` is exact here;
-//! `init` in the modules forces cwnd to `TCP_INIT_CWND` (10), we keep the
+//! Other details: the stack's sequence numbers are 64-bit from 0; the gate
+//! reads them in 32 bits as case 3 above says; `init` in the modules forces cwnd to `TCP_INIT_CWND` (10), we keep the
 //! configured initial window (whose default is 10); `undo_cwnd` returns
 //! max(cwnd, 2), as the modules.
 //!
