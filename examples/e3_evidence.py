@@ -281,6 +281,116 @@ def escapes() -> None:
                   f"{db.run(e3.scenario(cc, 10e9, loss=loss, duration_s=5.0), seed=seed).flows['goodput_bps'][0] / 1e6:.1f})")
 
 
+RWND_PKTS = e3.RWND_BYTES // e3.MSS_BYTES
+
+
+def _paper_rounds(rtt_ms: int, loss: float) -> list:
+    """The paper-scale run's ten rounds (seed 1) of Expolinear's loss-rtt
+    point ``(rtt_ms, loss)``, as ``dumbbell reproduce lossy-cc --scale paper``
+    builds them: jobs whose ``seed`` is the round's stored seed."""
+    return [j for j in e3._jobs("paper", 1, ("loss-rtt",), ("expolinear",)) if j.key[2] == (rtt_ms, loss)]
+
+
+def _above_rwnd(r: db.Result) -> tuple[float, float, float, float]:
+    """From 10 ms samples: the window before the first reduction (the
+    largest threshold of the run), when that reduction came (s), the last
+    time cwnd was above the receive window (s), and goodput (Mb/s) before
+    and after that time."""
+    fs = r.tables["flow_samples"].filter(pl.col("flow") == 0).sort("time_ps")
+    t, w, d = fs["time_s"].to_list(), fs["cwnd_pkts"].to_list(), fs["delivered_bytes"].to_list()
+    thr = var(r, 0, "threshold_pkts")
+    first = next(t[i] for i, x in enumerate(thr) if x != thr[0])
+    i = max((k for k, x in enumerate(w) if x > RWND_PKTS), default=0)
+    end = t[-1]
+    before = d[i] * 8 / t[i] / 1e6 if t[i] else float("nan")
+    after = (d[-1] - d[i]) * 8 / (end - t[i]) / 1e6 if end > t[i] else float("nan")
+    return max(thr), first, t[i], before, after
+
+
+def _reductions(r: db.Result) -> pl.DataFrame:
+    """Every reduction of the run (cwnd_every_ack): its time, the window
+    it cut (the new threshold), the gap since the previous one (ms), and
+    how far ``snd_nxt`` (the recovery point it set) was beyond the
+    receiver's in-order edge ``rcv_nxt``, in receive windows (1.0: the
+    sender stood at the receive window's edge)."""
+    c = r.tables["cwnd"].filter(pl.col("flow") == 0).select("time_ps", "time_s", "delivered_bytes", "cwnd_pkts")
+    v = (r.tables["cc_vars"].filter((pl.col("flow") == 0) & pl.col("var").is_in(["base_pkts", "threshold_pkts",
+                                                                                  "recovery_point"]))
+         .pivot(on="var", index="time_ps", values="value", aggregate_function="last"))
+    x = c.join(v, on="time_ps", how="left").sort("time_ps")
+    return (x.filter(pl.col("threshold_pkts") != pl.col("threshold_pkts").shift(1))
+            .with_columns(gap_ms=pl.col("time_s").diff() * 1e3,
+                          edge=(pl.col("recovery_point") - pl.col("delivered_bytes")) / e3.RWND_BYTES))
+
+
+def expolinear_rounds() -> None:
+    """Expolinear's paper-scale loss-rtt rounds at 100 ms (1 Gb/s, 50 s,
+    their stored seeds): for each round of the 10 % and 5 % points, the
+    window before the first reduction, how long cwnd stayed above the
+    receive window and the goodput on either side; then round 5 (53.8 Mb/s)
+    against round 1 (29.1 Mb/s) at 10 %, per ACK: reductions, where they
+    found snd_nxt, and the window per 5 s."""
+    for loss in (0.10, 0.05):
+        print(f"  +100 ms, {loss:.0%} loss: round, goodput, window before the first reduction (at), cwnd above the "
+              f"receive window ({RWND_PKTS} packets) until, goodput until then / after")
+        for j in _paper_rounds(100, loss):
+            s = j.scenario.model_copy(deep=True)
+            r = traced(s.validated(), j.seed, sample_s=0.01)
+            peak, first, until, before, after = _above_rwnd(r)
+            g = r.flows["goodput_bps"][0] / 1e6
+            print(f"    round {j.key[3]}: {g:.1f} Mb/s, window {peak:.3g} packets (at {first:.2f} s), above until "
+                  f"{until:.2f} s, {before:.1f} / {after:.1f} Mb/s")
+    jobs = _paper_rounds(100, 0.10)
+    for rep in (5, 1):
+        j = jobs[rep]
+        s = j.scenario.model_copy(deep=True)
+        s.record = db.Record(cwnd_every_ack=True, drop_log=True)
+        r = db.run(s.validated(), seed=j.seed)
+        f = r.flows.row(0, named=True)
+        print(f"  round {rep}, seed {j.seed}: goodput {f['goodput_bps'] / 1e6:.1f} Mb/s, retransmits "
+              f"{f['retransmits']}, timeouts {f['timeouts']}, recoveries {f['recoveries']}")
+        c = r.tables["cwnd"].filter(pl.col("flow") == 0).sort("time_ps")
+        red = _reductions(r)
+        fst = red.row(0, named=True)
+        steps = (c.filter(pl.col("time_s") < fst["time_s"]).with_columns(step=pl.col("cwnd_pkts").diff())
+                 .filter(pl.col("step") > 0).group_by("step").agg(pl.len(), pl.col("time_s").min()).sort("step"))
+        grew = ", ".join(f"{n} of +{st} from {t:.3f} s" for st, n, t in steps.iter_rows())
+        print(f"    slow start (2 t^3 per ACK event, t in ms since the handshake, {c['time_s'][0]:.3f} s): {grew}; the first reduction, "
+              f"at {fst['time_s']:.3f} s, cuts {fst['threshold_pkts']:.0f} packets to {fst['cwnd_pkts']}")
+        drops = r.tables["drops"].with_columns(pl.col("time_s").floor().cast(pl.Int64) // 5 * 5)
+        per = (c.with_columns(pl.col("time_s").floor().cast(pl.Int64) // 5 * 5)
+               .group_by("time_s").agg(pl.col("cwnd_pkts").median().alias("cwnd"),
+                                       (pl.col("ca_state") != 0).mean().alias("rec"),
+                                       (pl.col("srtt_ps").median() / 1e9).alias("srtt"),
+                                       pl.col("delivered_bytes").max().alias("d"))
+               .sort("time_s"))
+        rb = (red.with_columns(pl.col("time_s").floor().cast(pl.Int64) // 5 * 5)
+              .group_by("time_s").agg(pl.len().alias("n"), (pl.col("gap_ms") < 4).mean().alias("close"),
+                                      pl.col("edge").median().alias("edge")))
+        dk = drops.group_by("time_s", "reason").len().pivot(on="reason", index="time_s", values="len")
+        ph = (r.tables["cc_vars"].filter((pl.col("flow") == 0) & (pl.col("var") == "phase"))
+              .with_columns(pl.col("time_s").floor().cast(pl.Int64) // 5 * 5)
+              .group_by("time_s").agg((pl.col("value") == 1).mean().alias("cc_rec")))
+        per = (per.join(rb, on="time_s", how="left").join(dk, on="time_s", how="left").join(ph, on="time_s", how="left")
+               .fill_null(0))
+        prev = 0
+        for row in per.iter_rows(named=True):
+            mbps = (row["d"] - prev) * 8 / 5 / 1e6
+            prev = row["d"]
+            print(f"    {row['time_s']:2d}-{row['time_s'] + 5:2d} s: cwnd median {row['cwnd']:>10.0f}, {row['n']:3d} "
+                  f"reductions ({100 * row['close']:3.0f} % within 4 ms of the previous; snd_nxt at "
+                  f"{row['edge']:.2f} of the receive window), in recovery: Expolinear {100 * row['cc_rec']:3.0f} %, "
+                  f"the stack {100 * row['rec']:3.0f} %, srtt "
+                  f"{row['srtt']:.1f} ms, netem losses {row.get('link_loss', 0):4d}, overflow {row.get('overflow', 0):5d}, "
+                  f"{mbps:5.1f} Mb/s")
+        i = max((k for k, x in enumerate(red["cwnd_pkts"].to_list()) if x > RWND_PKTS), default=0)
+        run = red.slice(i, 8)
+        print(f"    the run of reductions that took cwnd below the receive window (time s, ms since the previous, "
+              f"window cut -> left): "
+              + "; ".join(f"{x['time_s']:.4f} {x['gap_ms']:.1f} {x['threshold_pkts']:.0f}->{x['cwnd_pkts']}"
+                          for x in run.iter_rows(named=True)))
+
+
 def _table(title: str, points: list, ccs: tuple[str, ...], make, fmt) -> None:
     """One round of a part at the paper's points: goodput (Mb/s), and
     timeouts in brackets, per control and point."""
@@ -381,6 +491,7 @@ SECTIONS = {
     "cordiality": cordiality,
     "cordiality-table": cordiality_table,
     "escapes": escapes,
+    "expolinear-rounds": expolinear_rounds,
 }
 
 

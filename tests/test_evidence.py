@@ -77,3 +77,50 @@ def test_escapes_section_traces_the_escaping_rounds_to_the_gates_sequence_wrap()
             assert "delta_r (packets) in the last sample 0" in block
             m = re.search(r"wrap_seq=False, first 5 s: goodput ([\d.]+) Mb/s \(default, first 5 s: ([\d.]+)\)", block)
             assert m and float(m.group(1)) > 10 * float(m.group(2))
+
+
+def test_expolinear_rounds_section_traces_the_fast_round_to_a_window_above_the_receive_window():
+    """E3's loss-rtt part at 100 ms (the stored paper-scale seeds): every
+    Expolinear round starts with a window far above the receive window,
+    where the sender waits at the window's edge and reductions come one at
+    a time; it leaves that state by a run of closely spaced reductions, and
+    a round's goodput follows how long it stayed. Round 5 at 10 % (53.8
+    Mb/s) stayed until 37.6 s, its first window 30 times round 1's."""
+    text = run_script("e3_evidence.py", "expolinear-rounds")
+    rows = re.findall(r"\n    round (\d): ([\d.]+) Mb/s, window ([\d.e+]+) packets \(at ([\d.]+) s\), above until "
+                      r"([\d.]+) s, ([\d.]+) / ([\d.a-z]+) Mb/s", text)
+    assert len(rows) == 20
+    ten = {int(r[0]): [float(x) for x in r[1:]] for r in rows[:10]}
+    five = {int(r[0]): [float(x) for x in r[1:]] for r in rows[10:]}
+    # The stored rounds, reproduced (docs/experiments/e3.md, paper scale).
+    assert [ten[k][0] for k in range(10)] == [31.3, 29.1, 38.0, 29.2, 35.4, 53.8, 33.3, 35.0, 30.1, 28.9]
+    assert min(v[0] for v in five.values()) == 45.8 and max(v[0] for v in five.values()) == 74.7
+    for point in (ten, five):
+        for g, peak, first, until, before, after in point.values():
+            assert peak > 1e6 and first < 1.5, "slow start overshoots the receive window by orders of magnitude"
+            assert after != after or after < before / 2, "below the receive window the flow carries far less"
+        # Goodput ranks with the time spent above the receive window.
+        order = sorted(point, key=lambda k: point[k][3])
+        assert order[-1] == max(point, key=lambda k: point[k][0])
+        assert order[0] == min(point, key=lambda k: point[k][0]) or point is ten
+    assert ten[5][3] == 37.6 and max(v[3] for k, v in ten.items() if k != 5) < 32
+    assert ten[5][1] > 25 * ten[1][1]
+    detail = re.split(r"\n  round (?=\d, seed )", text)[1:]
+    assert [d[:1] for d in detail] == ["5", "1"]
+    for d in detail:
+        until = ten[int(d[0])][3]
+        spans = re.findall(r"\n +(\d+)- ?(\d+) s: cwnd median +(\d+), +(\d+) reductions \( *(\d+) % within 4 ms of the "
+                           r"previous; snd_nxt at ([\d.]+) of the receive window\)", d)
+        assert len(spans) == 10
+        above = [s[2:] for s in spans if int(s[1]) <= until]
+        below = [s[2:] for s in spans if int(s[0]) >= until]
+        assert len(above) + len(below) == 9 and all(int(s[0]) > 2172 for s in above)
+        assert all(int(s[0]) < 300 for s in below)
+        # Above: the sender waits at the receive window's edge; reductions are
+        # spaced out. Below: twice as many, most within 4 ms of another.
+        assert all(float(s[3]) >= 0.99 and int(s[2]) <= 15 for s in above)
+        assert all(float(s[3]) < 0.4 and int(s[2]) >= 55 for s in below)
+        assert min(int(s[1]) for s in below) > 2 * max(int(s[1]) for s in above)
+        cuts = re.search(r"window cut -> left\): (.*)", d).group(1).split("; ")
+        first_below = [c for c in cuts if int(c.split("->")[1]) < 1000][0]
+        assert cuts.index(first_below) >= 4, "several cuts in a row took the window down"
