@@ -355,8 +355,9 @@ def expolinear_rounds() -> None:
         steps = (c.filter(pl.col("time_s") < fst["time_s"]).with_columns(step=pl.col("cwnd_pkts").diff())
                  .filter(pl.col("step") > 0).group_by("step").agg(pl.len(), pl.col("time_s").min()).sort("step"))
         grew = ", ".join(f"{n} of +{st} from {t:.3f} s" for st, n, t in steps.iter_rows())
-        print(f"    slow start (2 t^3 per ACK event, t in ms since the handshake, {c['time_s'][0]:.3f} s): {grew}; the first reduction, "
-              f"at {fst['time_s']:.3f} s, cuts {fst['threshold_pkts']:.0f} packets to {fst['cwnd_pkts']}")
+        print(f"    slow start (2 t^3 per ACK event, t in ms since the handshake, {c['time_s'][0]:.3f} s): {grew}; "
+              f"the first reduction, at {fst['time_s']:.3f} s, cuts {fst['threshold_pkts']:.0f} packets to "
+              f"{fst['cwnd_pkts']}")
         drops = r.tables["drops"].with_columns(pl.col("time_s").floor().cast(pl.Int64) // 5 * 5)
         per = (c.with_columns(pl.col("time_s").floor().cast(pl.Int64) // 5 * 5)
                .group_by("time_s").agg(pl.col("cwnd_pkts").median().alias("cwnd"),
@@ -380,10 +381,19 @@ def expolinear_rounds() -> None:
             print(f"    {row['time_s']:2d}-{row['time_s'] + 5:2d} s: cwnd median {row['cwnd']:>10.0f}, {row['n']:3d} "
                   f"reductions ({100 * row['close']:3.0f} % within 4 ms of the previous; snd_nxt at "
                   f"{row['edge']:.2f} of the receive window), in recovery: Expolinear {100 * row['cc_rec']:3.0f} %, "
-                  f"the stack {100 * row['rec']:3.0f} %, srtt "
-                  f"{row['srtt']:.1f} ms, netem losses {row.get('link_loss', 0):4d}, overflow {row.get('overflow', 0):5d}, "
-                  f"{mbps:5.1f} Mb/s")
+                  f"the stack {100 * row['rec']:3.0f} %, srtt {row['srtt']:.1f} ms, netem losses "
+                  f"{row.get('link_loss', 0):4d}, overflow {row.get('overflow', 0):5d}, {mbps:5.1f} Mb/s")
         i = max((k for k, x in enumerate(red["cwnd_pkts"].to_list()) if x > RWND_PKTS), default=0)
+        up = (red.slice(1, i).with_columns(ratio=pl.col("threshold_pkts") / pl.col("threshold_pkts").shift(1))
+              .filter(pl.col("gap_ms").is_not_null()))
+        classes = []
+        for lo, hi in ((0, 4), (4, 8), (8, 68), (68, 1e9)):
+            g = up.filter((pl.col("gap_ms") >= lo) & (pl.col("gap_ms") < hi))["ratio"]
+            if g.len():
+                classes.append(f"{lo}-{hi if hi < 1e9 else ''} ms: {g.len()}, median {g.median():.3f} "
+                               f"({g.min():.3f}-{g.max():.3f})")
+        print("    above the receive window, reductions by time since the previous one, and the window each cut "
+              "over the one the previous cut: " + "; ".join(classes))
         run = red.slice(i, 8)
         print(f"    the run of reductions that took cwnd below the receive window (time s, ms since the previous, "
               f"window cut -> left): "
