@@ -327,7 +327,8 @@ def expolinear_rounds() -> None:
     """Expolinear's paper-scale loss-rtt rounds at 100 ms (1 Gb/s, 50 s,
     their stored seeds): for each round of the 10 % and 5 % points, the
     window before the first reduction, how long cwnd stayed above the
-    receive window and the goodput on either side; then round 5 (53.8 Mb/s)
+    receive window and the goodput on either side, and the same rounds with
+    the modules' own ssthresh hook (module_hook); then round 5 (53.8 Mb/s)
     against round 1 (29.1 Mb/s) at 10 %, per ACK: reductions, where they
     found snd_nxt, and the window per 5 s."""
     for loss in (0.10, 0.05):
@@ -340,6 +341,15 @@ def expolinear_rounds() -> None:
             g = r.flows["goodput_bps"][0] / 1e6
             print(f"    round {j.key[3]}: {g:.1f} Mb/s, window {peak:.3g} packets (at {first:.2f} s), above until "
                   f"{until:.2f} s, {before:.1f} / {after:.1f} Mb/s")
+        hook = []
+        for j in _paper_rounds(100, loss):
+            s = j.scenario.model_copy(deep=True)
+            s.flows[0].cc = s.flows[0].cc.model_copy(update={"module_hook": True})
+            r = traced(s.validated(), j.seed, sample_s=0.01)
+            w = cwnd(r, 0)
+            hook.append(f"{r.flows['goodput_bps'][0] / 1e6:.1f} ({sum(x > RWND_PKTS for x in w) / 100:.1f} s)")
+        print(f"    with the modules' ssthresh hook (module_hook=True), rounds 0-9: Mb/s (time with cwnd above the "
+              f"receive window): {', '.join(hook)}")
     jobs = _paper_rounds(100, 0.10)
     for rep in (5, 1):
         j = jobs[rep]
