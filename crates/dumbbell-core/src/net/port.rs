@@ -174,6 +174,27 @@ impl Port {
         d
     }
 
+    /// A packet of `size` bytes reaching this port would go straight to
+    /// the serializer: the port is idle, its discipline a FIFO without
+    /// marking that is empty and admits it, and nothing watches the queue
+    /// (no return policy, no trace). Then the enqueue and the dequeue that
+    /// follows it at once reduce to their counters (see `World::enqueue`).
+    #[inline]
+    pub fn passes_through(&self, size: u32) -> bool {
+        self.tx.is_none()
+            && self.feedback.is_none()
+            && self.trace.is_none()
+            && matches!(&self.qdisc, PortQueue::Fifo(f) if f.passes_through(size))
+    }
+
+    /// Whether the discipline certainly holds nothing to send: an empty
+    /// FIFO (which never drops from inside). Any other discipline is
+    /// asked by a dequeue.
+    #[inline]
+    pub fn fifo_empty(&self) -> bool {
+        matches!(&self.qdisc, PortQueue::Fifo(f) if f.is_empty())
+    }
+
     pub fn in_flight_pkts(&self) -> u64 {
         self.pipe.len() as u64
             + self.late_pipe.len() as u64
