@@ -1676,7 +1676,9 @@ impl World {
         self.out.timers.clear();
         let long = self.flows[flow as usize].long;
         for i in 0..self.out.pkts.len() {
-            let mut p = self.out.pkts[i];
+            // Tagged in place and copied once, from `out` into its slot
+            // (a copy to the stack first cost a store-forwarding stall).
+            let p = &mut self.out.pkts[i];
             p.long_flow = long;
             if p.payload_bytes > 0 {
                 self.data_sent += 1;
@@ -1684,7 +1686,7 @@ impl World {
                 self.acks_sent += 1;
             }
             self.created += 1;
-            let id = self.pool.alloc(p);
+            let id = self.pool.alloc_copy(&self.out.pkts[i]);
             self.forward(node, id);
         }
         self.out.pkts.clear();

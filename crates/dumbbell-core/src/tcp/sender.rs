@@ -525,6 +525,7 @@ impl Sender {
         self.try_send(now, out);
     }
 
+    #[inline]
     fn packet(&self, now: Time, tcp_flags: u8, seq: u64, len: u32, ecn: Ecn) -> Packet {
         Packet {
             size_bytes: len + self.cfg.header_bytes,
@@ -2312,11 +2313,14 @@ impl Sender {
         if !self.open_stream && self.app_end == Some(seq + len as u64) {
             f |= flags::FIN;
         }
-        let mut p = self.packet(now, f, seq, len, ecn);
+        // Built in place at the end of `out` (no copy of the whole packet).
+        out.pkts.push(self.packet(now, f, seq, len, ecn));
+        let p = out.pkts.last_mut().expect("just pushed");
         p.retransmit = retrans;
         if self.cfg.timestamps {
             p.ts_val = ts_ms(now);
         }
+        let size = p.size_bytes;
         if retrans {
             self.tp.retrans_out += 1;
             self.stats.retransmits += 1;
@@ -2328,9 +2332,8 @@ impl Sender {
         }
         self.stats.bytes_sent += len as u64;
         self.stats.data_pkts_sent += 1;
-        self.nic_bytes += p.size_bytes as u64;
-        self.schedule_next_departure(now, len, p.size_bytes);
-        out.pkts.push(p);
+        self.nic_bytes += size as u64;
+        self.schedule_next_departure(now, len, size);
         if !self.rto_timer.is_armed() {
             self.arm_xmit(XmitTimer::Rto, now + self.rtt.rto());
         }
