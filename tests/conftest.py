@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,9 +16,18 @@ import dumbbell as db
 REPO = Path(__file__).resolve().parent.parent
 
 # Commands that run simulations keep them in a results store (default
-# ./dumbbell-results); the tests' commands share one in a temporary directory
-# unless a test passes its own --store.
-_STORE = tempfile.TemporaryDirectory(prefix="dumbbell-test-store-")
+# ./dumbbell-results); the tests' commands share one unless a test passes its
+# own --store. It lives in pytest's base temporary directory, which pytest
+# prunes to its last few sessions, so a killed session leaves nothing behind
+# for good (a TemporaryDirectory here was never removed when pytest was killed).
+_STORE: Path | None = None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _test_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    global _STORE
+    _STORE = tmp_path_factory.mktemp("store")
+    return _STORE
 
 
 @dataclass
@@ -30,13 +38,16 @@ class CliResult:
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> CliResult:
+    if _STORE is None:
+        raise RuntimeError("run_cli needs pytest's session store (the _test_store fixture)")
+    store = _STORE
     p = subprocess.run(
         [sys.executable, "-m", "dumbbell", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=600,
-        env={**os.environ, "DUMBBELL_STORE": os.environ.get("DUMBBELL_STORE", _STORE.name)},
+        env={**os.environ, "DUMBBELL_STORE": os.environ.get("DUMBBELL_STORE", str(store))},
     )
     return CliResult(p.returncode, p.stdout, p.stderr)
 

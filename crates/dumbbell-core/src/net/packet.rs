@@ -161,6 +161,23 @@ impl PacketPool {
         }
     }
 
+    /// [`alloc`](Self::alloc) of a copy of `*p`, written straight into its
+    /// slot.
+    #[inline]
+    pub fn alloc_copy(&mut self, p: &Packet) -> PktId {
+        self.live += 1;
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = *p;
+                PktId(i)
+            }
+            None => {
+                self.slots.push(*p);
+                PktId((self.slots.len() - 1) as u32)
+            }
+        }
+    }
+
     pub fn free(&mut self, id: PktId) {
         debug_assert!((id.0 as usize) < self.slots.len());
         self.live -= 1;

@@ -174,6 +174,27 @@ impl Port {
         d
     }
 
+    /// A packet of `size` bytes reaching this port would go straight to
+    /// the serializer: the port is idle, its discipline a FIFO without
+    /// marking that is empty and admits it, and nothing watches the queue
+    /// (no return policy, no trace). Then the enqueue and the dequeue that
+    /// follows it at once reduce to their counters (see `World::enqueue`).
+    #[inline]
+    pub fn passes_through(&self, size: u32) -> bool {
+        self.tx.is_none()
+            && self.feedback.is_none()
+            && self.trace.is_none()
+            && matches!(&self.qdisc, PortQueue::Fifo(f) if f.passes_through(size))
+    }
+
+    /// Whether the discipline certainly holds nothing to send: an empty
+    /// FIFO (which never drops from inside). Any other discipline is
+    /// asked by a dequeue.
+    #[inline]
+    pub fn fifo_empty(&self) -> bool {
+        matches!(&self.qdisc, PortQueue::Fifo(f) if f.is_empty())
+    }
+
     pub fn in_flight_pkts(&self) -> u64 {
         self.pipe.len() as u64
             + self.late_pipe.len() as u64
@@ -239,6 +260,70 @@ mod tests {
             hold_cache: (0, Dur::serialization(0, rate_bps).max(service)),
             plain: service.is_zero(),
         }
+    }
+
+    /// Only an idle port with an empty, unmarking FIFO that admits the
+    /// packet, and no return policy or trace, lets it pass straight through.
+    #[test]
+    fn passes_through_only_when_nothing_could_tell() {
+        use crate::queue::aqm::Threshold;
+        use crate::queue::{Aqm, Limit, MarkPoint, QueueCtx, QueueDisc, StepMark};
+        let mut p = port(1_000_000_000, Dur::ZERO);
+        assert!(p.passes_through(1500));
+        assert!(p.fifo_empty());
+        // The limit is 10 packets and no byte limit: any size is admitted,
+        // unless a byte limit says otherwise.
+        p.qdisc = PortQueue::Fifo(Fifo::drop_tail(Limit {
+            pkts: Some(10),
+            bytes: Some(1000),
+        }));
+        assert!(p.passes_through(1000));
+        assert!(
+            !p.passes_through(1001),
+            "over the byte limit: dropped, not passed"
+        );
+        // Busy.
+        p.tx = Some((PktId(0), Time::ZERO));
+        assert!(!p.passes_through(100));
+        p.tx = None;
+        // A packet waiting.
+        let mut pool = crate::net::packet::PacketPool::with_capacity(1);
+        let id = pool.alloc(crate::net::packet::Packet {
+            size_bytes: 100,
+            ..Default::default()
+        });
+        let mut rng = rng_for(1, "q");
+        let mut cx = QueueCtx {
+            now: Time::ZERO,
+            pool: &mut pool,
+            rng: &mut rng,
+        };
+        assert!(matches!(
+            p.qdisc.enqueue(id, &mut cx),
+            crate::queue::Verdict::Enqueued { .. }
+        ));
+        assert!(!p.passes_through(100));
+        assert!(!p.fifo_empty());
+        // A marking policy (it sees every packet).
+        p.qdisc = PortQueue::Fifo(Fifo::new(
+            Limit {
+                pkts: Some(10),
+                bytes: None,
+            },
+            Aqm::Step(StepMark {
+                k: Threshold::Pkts(5),
+                at: MarkPoint::Enqueue,
+            }),
+        ));
+        assert!(!p.passes_through(100));
+        assert!(p.fifo_empty());
+        // A trace.
+        p.qdisc = PortQueue::Fifo(Fifo::drop_tail(Limit {
+            pkts: Some(10),
+            bytes: None,
+        }));
+        p.trace = Some(PortTrace::default());
+        assert!(!p.passes_through(100));
     }
 
     /// The cached hold time is the serialization (or the service interval

@@ -200,6 +200,16 @@ impl Fifo {
     pub fn aqm(&self) -> &Aqm {
         &self.aqm
     }
+
+    /// Whether a packet of `size` bytes would pass straight through: the
+    /// queue is empty, has no marking policy and admits it. Then
+    /// `enqueue` followed at once by `dequeue` hands the same packet back
+    /// unmarked and leaves the queue as it was (empty, no bytes), which
+    /// is what an idle port's `World::enqueue` would do.
+    #[inline]
+    pub fn passes_through(&self, size: u32) -> bool {
+        self.q.is_empty() && matches!(self.aqm, Aqm::None) && self.limit.admits(0, 0, size)
+    }
 }
 
 impl QueueDisc for Fifo {

@@ -177,23 +177,12 @@ impl Receiver {
             self.send_ack(now, out);
             return;
         }
-        if s < self.rcv_nxt {
-            // Partly old (Linux tcp_data_queue: seq < rcv_nxt < end_seq).
-            self.set_dsack(s, self.rcv_nxt);
-        } else if let Some((rs, _)) = (s > self.rcv_nxt && !self.ooo.is_empty())
-            .then(|| self.ooo.containing(s))
-            .flatten()
-            .filter(|&(_, re)| re >= e)
-        {
-            // Already held out of order: the block holding it goes first
-            // after the D-SACK (RFC 2883 §4.2: so the sender can tell).
-            self.set_dsack(s, e);
-            self.touch_recent(rs);
-            self.send_ack(now, out);
-            return;
-        }
         let had_holes = !self.ooo.is_empty();
         if s <= self.rcv_nxt {
+            if s < self.rcv_nxt {
+                // Partly old (Linux tcp_data_queue: seq < rcv_nxt < end_seq).
+                self.set_dsack(s, self.rcv_nxt);
+            }
             self.rcv_nxt = e;
             if let Some(&(rs, re)) = self.ooo.ranges().first() {
                 if rs <= self.rcv_nxt {
@@ -205,9 +194,21 @@ impl Receiver {
                 immediate = true; // filled (part of) a hole
             }
         } else {
-            self.ooo_received += 1;
-            let idx = self.ooo.insert(s, e, |_, _| {});
+            // Above a hole. Inserting reports what is new; a segment with
+            // nothing new was already held (inserting it changed nothing),
+            // which one search tells, instead of a lookup before the insert.
+            let mut fresh = false;
+            let idx = self.ooo.insert(s, e, |_, _| fresh = true);
             let start = self.ooo.ranges()[idx].0;
+            if !fresh {
+                // Already held out of order: the block holding it goes first
+                // after the D-SACK (RFC 2883 §4.2: so the sender can tell).
+                self.set_dsack(s, e);
+                self.touch_recent(start);
+                self.send_ack(now, out);
+                return;
+            }
+            self.ooo_received += 1;
             self.touch_recent(start);
             immediate = true;
         }
@@ -281,7 +282,8 @@ impl Receiver {
     }
 
     fn emit(&mut self, now: Time, tcp_flags: u8, out: &mut Out) {
-        let mut p = Packet {
+        // Built in place at the end of `out` (no copy of the whole packet).
+        out.pkts.push(Packet {
             size_bytes: self.header,
             payload_bytes: 0,
             flow: self.ep.flow,
@@ -296,7 +298,8 @@ impl Receiver {
             rwnd_bytes: self.rwnd,
             born_ps: now.ps(),
             ..Default::default()
-        };
+        });
+        let p = out.pkts.last_mut().expect("just pushed");
         if self.timestamps {
             p.ts_val = ts_ms(now);
             p.ts_ecr = self.ts_recent;
@@ -323,7 +326,6 @@ impl Receiver {
         }
         p.n_sack = n as u8;
         self.acks_sent += 1;
-        out.pkts.push(p);
     }
 
     pub fn ecn_ok(&self) -> bool {

@@ -332,7 +332,9 @@ struct CcCaps {
 /// divisions), computed as `cwnd·mss·pct·10⁷ / srtt` in 64 bits when that
 /// product fits (nested floor divisions compose, and 10¹²·8/100/8000 =
 /// 10⁷), else in 128 bits; the clamp becomes a clamp of the quotient.
-#[inline]
+/// The sender asks only [`tsq_window_reached`]; this is kept as its
+/// definition, for the tests.
+#[cfg(test)]
 fn tsq_window_bytes_per_ms(cwnd: u32, mss: u32, pct: u64, srtt: Dur) -> u64 {
     const CLAMPED: u64 = u64::MAX / 8 / 1000;
     let srtt = srtt.ps().max(1);
@@ -345,8 +347,23 @@ fn tsq_window_bytes_per_ms(cwnd: u32, mss: u32, pct: u64, srtt: Dur) -> u64 {
     }
 }
 
+/// `bytes >= tsq_window_bytes_per_ms(cwnd, mss, pct, srtt)` without the
+/// division: with N = cwnd·mss·pct·10⁷ and d = max(srtt, 1), the budget is
+/// min(⌊N/d⌋, CLAMPED), and `bytes ≥ ⌊N/d⌋` exactly when
+/// (bytes + 1)·d > N. Every product fits in 128 bits (N < 2⁹⁶). The TSQ
+/// check only asks this question, on every send: on a path where the
+/// control's cwnd is huge (Fractional's sits at 2³¹−1 on E3's lossy path)
+/// the budget itself takes the 128-bit division.
+#[inline]
+fn tsq_window_reached(bytes: u64, cwnd: u32, mss: u32, pct: u64, srtt: Dur) -> bool {
+    const CLAMPED: u64 = u64::MAX / 8 / 1000;
+    let n = cwnd as u128 * mss as u128 * pct as u128 * 10_000_000;
+    let d = srtt.ps().max(1) as u128;
+    bytes >= CLAMPED || (bytes as u128 + 1) * d > n
+}
+
 /// [`tsq_window_bytes_per_ms`] in 128 bits, as first written.
-#[cold]
+#[cfg(test)]
 fn tsq_window_wide(cwnd: u32, mss: u32, pct: u64, srtt_ps: u64) -> u64 {
     let bits = cwnd as u128 * mss as u128 * 8;
     let rate = (bits * pct as u128 * crate::sim::PS_PER_S as u128 / 100 / srtt_ps as u128)
@@ -508,6 +525,7 @@ impl Sender {
         self.try_send(now, out);
     }
 
+    #[inline]
     fn packet(&self, now: Time, tcp_flags: u8, seq: u64, len: u32, ecn: Ecn) -> Packet {
         Packet {
             size_bytes: len + self.cfg.header_bytes,
@@ -1983,8 +2001,39 @@ impl Sender {
         }
     }
 
+    /// TCP small queues hold the sender: its NIC queue holds at least
+    /// [`Self::tsq_limit`]. The limit is never below two packets, so below
+    /// that the answer is no without computing it (a rate division, in
+    /// 128 bits when cwnd is huge): on a path whose NIC is not the
+    /// bottleneck the queue holds a packet or none at nearly every send.
+    ///
+    /// `nic ≥ min(max(per_ms, two), cap)` is `nic ≥ cap`, or `nic ≥ two`
+    /// and `nic ≥ per_ms`; the last is asked without dividing
+    /// ([`tsq_window_reached`]). Equal to `nic_bytes >= tsq_limit()`
+    /// (`tests::tsq_window::full_is_the_limit_reached`).
+    #[inline]
+    fn tsq_full(&self) -> bool {
+        let nic = self.nic_bytes;
+        let two = 2 * (self.cfg.mss_bytes + self.cfg.header_bytes) as u64;
+        if nic < two {
+            return false;
+        }
+        if nic >= self.cfg.tsq_bytes.max(two) {
+            return true;
+        }
+        match self.pacing_rate_bps() {
+            Some(rate_bps) => nic >= rate_bps / 8 / 1000,
+            None => {
+                let pct = if self.tp.in_slow_start() { 200 } else { 120 };
+                tsq_window_reached(nic, self.tp.snd_cwnd, self.cfg.mss_bytes, pct, self.tp.srtt)
+            }
+        }
+    }
+
     /// Linux TCP small queues: at most ~1 ms of the sending rate (at least
-    /// two packets) waits in the NIC queue, capped by `tsq_bytes`.
+    /// two packets) waits in the NIC queue, capped by `tsq_bytes`. The
+    /// sender asks [`Self::tsq_full`] instead; this is its definition.
+    #[cfg(test)]
     fn tsq_limit(&self) -> u64 {
         let two = 2 * (self.cfg.mss_bytes + self.cfg.header_bytes) as u64;
         let per_ms = match self.pacing_rate_bps() {
@@ -2101,7 +2150,7 @@ impl Sender {
                 }
                 break;
             }
-            if self.cfg.tsq_bytes > 0 && self.nic_bytes >= self.tsq_limit() {
+            if self.cfg.tsq_bytes > 0 && self.tsq_full() {
                 self.tsq_throttled = true;
                 break;
             }
@@ -2264,11 +2313,14 @@ impl Sender {
         if !self.open_stream && self.app_end == Some(seq + len as u64) {
             f |= flags::FIN;
         }
-        let mut p = self.packet(now, f, seq, len, ecn);
+        // Built in place at the end of `out` (no copy of the whole packet).
+        out.pkts.push(self.packet(now, f, seq, len, ecn));
+        let p = out.pkts.last_mut().expect("just pushed");
         p.retransmit = retrans;
         if self.cfg.timestamps {
             p.ts_val = ts_ms(now);
         }
+        let size = p.size_bytes;
         if retrans {
             self.tp.retrans_out += 1;
             self.stats.retransmits += 1;
@@ -2280,9 +2332,8 @@ impl Sender {
         }
         self.stats.bytes_sent += len as u64;
         self.stats.data_pkts_sent += 1;
-        self.nic_bytes += p.size_bytes as u64;
-        self.schedule_next_departure(now, len, p.size_bytes);
-        out.pkts.push(p);
+        self.nic_bytes += size as u64;
+        self.schedule_next_departure(now, len, size);
         if !self.rto_timer.is_armed() {
             self.arm_xmit(XmitTimer::Rto, now + self.rtt.rto());
         }

@@ -1782,7 +1782,7 @@ fn test_recovery_widened_reordering_window_decays_once_its_persistence_is_spent(
 /// including the clamp of a rate above 2⁶⁴−1 bit/s and the fallback when
 /// cwnd·mss·pct·10⁷ does not fit in 64 bits.
 mod tsq_window {
-    use super::super::{tsq_window_bytes_per_ms, tsq_window_wide};
+    use super::super::{tsq_window_bytes_per_ms, tsq_window_reached, tsq_window_wide};
     use crate::sim::Dur;
     use proptest::prelude::*;
 
@@ -1829,6 +1829,66 @@ mod tsq_window {
             let pct = if slow { 200 } else { 120 };
             let d = Dur::from_ps(srtt);
             prop_assert_eq!(tsq_window_bytes_per_ms(cwnd, mss, pct, d), reference(cwnd, mss, pct, d));
+        }
+
+        /// The sender's TSQ check equals `nic_bytes >= tsq_limit()`, with
+        /// and without a pacing rate (and a rate cap), in and out of slow
+        /// start, for NIC occupancies around two packets, the budget and
+        /// the `tsq_bytes` cap.
+        #[test]
+        fn full_is_the_limit_reached(
+            cwnd in prop_oneof![1u32..100_000, Just(i32::MAX as u32)],
+            ssthresh in prop_oneof![Just(crate::cc::INFINITE_SSTHRESH), 1u32..100_000],
+            srtt in prop_oneof![0u64..1_000_000, 1_000_000u64..1_000_000_000_000],
+            pacing in prop_oneof![Just(0u64), 1u64..100_000_000_000],
+            wants_pacing in any::<bool>(),
+            cap in prop_oneof![Just(0u64), 1u64..100_000_000_000],
+            tsq_bytes in prop_oneof![1u64..10_000, 10_000u64..10_000_000],
+            nic in prop_oneof![0u64..10_000, 0u64..10_000_000, any::<u64>()],
+        ) {
+            let cfg = crate::config::TcpConfig {
+                handshake: false,
+                tsq_bytes,
+                max_rate_bps: cap,
+                ..Default::default()
+            };
+            let cc = crate::cc::make(&crate::config::CcConfig::Reno, crate::sim::rng_for(0, "cc"));
+            let mut s = super::super::Sender::new(super::ep(), cfg, cc, None, None);
+            s.caps.wants_pacing = wants_pacing;
+            s.tp.snd_cwnd = cwnd;
+            s.tp.snd_ssthresh = ssthresh;
+            s.tp.srtt = Dur::from_ps(srtt);
+            s.tp.pacing_rate_bps = pacing;
+            let limit = s.tsq_limit();
+            let two = 2 * (s.cfg.mss_bytes + s.cfg.header_bytes) as u64;
+            for n in [nic, limit, limit.saturating_sub(1), limit + 1, two, two - 1, tsq_bytes] {
+                s.nic_bytes = n;
+                prop_assert_eq!(s.tsq_full(), n >= limit, "nic {} limit {}", n, limit);
+            }
+        }
+
+        /// The division-free test equals the comparison with the budget,
+        /// for byte counts around the budget, far from it, and at the clamp.
+        #[test]
+        fn reached_is_the_comparison_with_the_budget(
+            cwnd in prop_oneof![1u32..100_000, Just(i32::MAX as u32), any::<u32>()],
+            mss in prop_oneof![500u32..9001, any::<u32>()],
+            slow in any::<bool>(),
+            srtt in prop_oneof![0u64..1_000_000, 1_000_000u64..1_000_000_000_000, any::<u64>()],
+            off in -3i64..4,
+            far in any::<u64>(),
+        ) {
+            let pct = if slow { 200 } else { 120 };
+            let d = Dur::from_ps(srtt);
+            let budget = tsq_window_bytes_per_ms(cwnd, mss, pct, d);
+            let near = budget.saturating_add_signed(off);
+            for bytes in [near, far, 0, u64::MAX] {
+                prop_assert_eq!(
+                    tsq_window_reached(bytes, cwnd, mss, pct, d),
+                    bytes >= budget,
+                    "bytes {} budget {}", bytes, budget
+                );
+            }
         }
     }
 }
