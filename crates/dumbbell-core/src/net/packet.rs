@@ -147,22 +147,14 @@ impl PacketPool {
         }
     }
 
+    #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
-        self.live += 1;
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = p;
-                PktId(i)
-            }
-            None => {
-                self.slots.push(p);
-                PktId((self.slots.len() - 1) as u32)
-            }
-        }
+        self.alloc_copy(&p)
     }
 
-    /// [`alloc`](Self::alloc) of a copy of `*p`, written straight into its
-    /// slot.
+    /// Stores a copy of `*p` in a free slot (or a new one), written
+    /// straight into it: `World::flush` copies an endpoint's packet from
+    /// its output buffer this way, without a copy on the stack first.
     #[inline]
     pub fn alloc_copy(&mut self, p: &Packet) -> PktId {
         self.live += 1;
