@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds dumbbell's Python extension with profile-guided optimisation (PGO):
+# `make setup` runs it.
+#
+#   tools/pgo/build.sh VENV
+#
+# 1. builds the core's `pgo_train` example instrumented (rustc
+#    -Cprofile-generate), in target/pgo/gen;
+# 2. runs it on tools/pgo/training.jsonl, the experiments' own runs cut short
+#    (tools/pgo/training.py writes them), a few seconds in all;
+# 3. merges the counts with the toolchain's llvm-profdata (rustup's
+#    llvm-tools component, installed here if missing);
+# 4. builds the extension with them (rustc -Cprofile-use), in target/pgo/use,
+#    and installs it into VENV as `maturin develop --release` does.
+#
+# The counts only steer the optimiser (which code to lay out together, which
+# branches to expect, what to inline): the simulator's results are the same,
+# bit for bit, with or without them; it runs 1.15-1.3x faster with them
+# (docs/performance.md). Without llvm-profdata, or with DUMBBELL_PGO=0 (for
+# quick rebuilds while editing the core), or if a step fails, it builds
+# without PGO and says why.
+set -uo pipefail
+VENV=${1:?usage: build.sh VENV}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+WORK=$ROOT/target/pgo
+MATURIN=$ROOT/$VENV/bin/maturin
+
+plain() {
+  echo "dumbbell: $1: building without profile-guided optimisation (the simulator runs about 1.2x slower)" >&2
+  VIRTUAL_ENV=$ROOT/$VENV "$MATURIN" develop --release
+  exit $?
+}
+
+[ "${DUMBBELL_PGO:-1}" = 0 ] && plain "DUMBBELL_PGO=0"
+host=$(rustc -vV | sed -n 's/^host: //p')
+profdata="$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata"
+if [ ! -x "$profdata" ] && command -v rustup >/dev/null 2>&1; then
+  echo "dumbbell: installing rustup's llvm-tools (llvm-profdata) for the profile-guided build" >&2
+  timeout 300 rustup component add llvm-tools >/dev/null 2>&1 || true
+fi
+[ -x "$profdata" ] || plain "llvm-profdata not found (rustup component add llvm-tools)"
+
+echo "dumbbell: profile-guided build: instrumented core, then $(grep -c . tools/pgo/training.jsonl) training runs" >&2
+rm -rf "$WORK/profiles" && mkdir -p "$WORK/profiles" || plain "cannot write $WORK"
+RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$WORK/profiles" CARGO_TARGET_DIR=$WORK/gen \
+  cargo build --release --quiet -p dumbbell-core --example pgo_train || plain "the instrumented build failed"
+LLVM_PROFILE_FILE="$WORK/profiles/%p-%m.profraw" "$WORK/gen/release/examples/pgo_train" \
+  tools/pgo/training.jsonl >"$WORK/training.log" 2>&1 || plain "a training run failed (see $WORK/training.log)"
+tail -n 1 "$WORK/training.log" >&2
+"$profdata" merge -o "$WORK/merged.profdata" "$WORK/profiles" || plain "llvm-profdata merge failed"
+# Named by its content: a new profile changes RUSTFLAGS, so cargo rebuilds.
+prof="$WORK/dumbbell-$(sha256sum "$WORK/merged.profdata" | cut -c1-16).profdata"
+mv -f "$WORK/merged.profdata" "$prof" || plain "cannot write $prof"
+RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$prof" CARGO_TARGET_DIR=$WORK/use VIRTUAL_ENV=$ROOT/$VENV \
+  "$MATURIN" develop --release || plain "the profile-guided build failed"
