@@ -10,6 +10,13 @@
 # example runs the same scenarios (tools/htsim/configs.py). Both run
 # interleaved RUNS times (default 5), each under `nice -n 10`, and the
 # script prints CPU ns per data packet per run, the medians and the ratio.
+#
+# Profile guidance, the same on both sides or said: dumbbell's run_json is
+# built with the profile `make setup` made (target/pgo/dumbbell-*.profdata,
+# as the Python extension is; none: a plain build, and the script says so).
+# HTSIM_PGO=1 builds htsim the same way with gcc (-fprofile-generate, one
+# run of each scenario, -fprofile-use); otherwise htsim is plain -O3, as its
+# own build makes it. OURS=<a run_json> overrides dumbbell's build.
 set -euo pipefail
 SRC=${1:?usage: compare.sh HTSIM_SRC [RUNS]}
 RUNS=${2:-5}
@@ -24,26 +31,54 @@ cp -ru "$SRC"/sim/. "$WORK/sim/"   # -u: a rerun rebuilds nothing
 cp -u "$HERE/main_compare.cpp" "$WORK/sim/"
 OBJS="eventlist tcppacket pipe queue ecnqueue tcp dctcp mtcp loggers logfile clock config network route
       trigger rng sent_packets eth_pause_packet fairpullqueue ndppacket main_compare"
-(
-  cd "$WORK/sim"
-  for o in $OBJS; do
-    [ "$o.o" -nt "$o.cpp" ] || nice -n 10 g++ -std=c++11 -O3 -w -c "$o.cpp" -o "$o.o"
-  done
-  nice -n 10 g++ -O3 $(for o in $OBJS; do echo "$o.o"; done) -o htsim_compare
-)
+build_htsim() {  # build_htsim DIR EXTRA_FLAGS...
+  local dir=$1; shift
+  mkdir -p "$dir"
+  (
+    cd "$WORK/sim"
+    for o in $OBJS; do
+      [ "$dir/$o.o" -nt "$o.cpp" ] || nice -n 10 g++ -std=c++11 -O3 -w "$@" -c "$o.cpp" -o "$dir/$o.o"
+    done
+    nice -n 10 g++ -O3 "$@" $(for o in $OBJS; do echo "$dir/$o.o"; done) -o "$dir/htsim_compare"
+  )
+}
+if [ "${HTSIM_PGO:-0}" = 1 ]; then
+  # The counts (.gcda) land beside the objects; the second build, in the
+  # same directory, finds them there.
+  rm -rf "$WORK/pgo"
+  build_htsim "$WORK/pgo" -fprofile-generate
+  for s in reno-1g reno-10g dctcp-100m; do "$WORK/pgo/htsim_compare" "$s" >/dev/null; done
+  rm -f "$WORK"/pgo/*.o "$WORK/pgo/htsim_compare"
+  build_htsim "$WORK/pgo" -fprofile-use -fprofile-correction -Wno-missing-profile
+  HTSIM="$WORK/pgo/htsim_compare"
+  echo "htsim: gcc -O3, profile-guided (HTSIM_PGO=1)"
+else
+  build_htsim "$WORK/plain"
+  HTSIM="$WORK/plain/htsim_compare"
+  echo "htsim: gcc -O3 (HTSIM_PGO=1 for a profile-guided build)"
+fi
 
 # dumbbell: the core alone, without Python (OURS: an already built run_json).
 if [ -z "${OURS:-}" ]; then
-  (cd "$REPO" && nice -n 10 cargo build --release -q -p dumbbell-core --example run_json)
-  OURS="$REPO/target/release/examples/run_json"
+  PROF=$(ls -t "$REPO"/target/pgo/dumbbell-*.profdata 2>/dev/null | head -n 1 || true)
+  if [ -n "$PROF" ]; then
+    (cd "$REPO" && RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$PROF" CARGO_TARGET_DIR="$REPO/target/pgo/use" \
+       nice -n 10 cargo build --release -q -p dumbbell-core --example run_json)
+    OURS="$REPO/target/pgo/use/release/examples/run_json"
+    echo "dumbbell: run_json, profile-guided with make setup's profile ($(basename "$PROF"))"
+  else
+    (cd "$REPO" && nice -n 10 cargo build --release -q -p dumbbell-core --example run_json)
+    OURS="$REPO/target/release/examples/run_json"
+    echo "dumbbell: run_json, plain build (no profile from make setup in target/pgo)"
+  fi
 fi
 "$PY" "$HERE/configs.py" "$WORK/cfg" >/dev/null
 
-"$PY" - "$WORK" "$OURS" "$RUNS" <<'PYEOF'
+"$PY" - "$HTSIM" "$OURS" "$RUNS" "$WORK" <<'PYEOF'
 import re, statistics, subprocess, sys
-work, ours, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+htsim_bin, ours, runs, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 def htsim(s):
-    out = subprocess.run(["nice", "-n", "10", f"{work}/sim/htsim_compare", s], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(["nice", "-n", "10", htsim_bin, s], capture_output=True, text=True, check=True).stdout
     m = re.search(r"data_pkts (\d+) cpu \S+ cpu_ns_per_pkt ([\d.]+)", out)
     return float(m.group(2)), int(m.group(1))
 def dumbbell(s):
