@@ -32,7 +32,7 @@ $(DEPS_STAMP): requirements.txt | $(PY)
 # python/dumbbell/ and installs the package into the venv in editable mode
 # (Python sources are used in place: editing them needs no rebuild).
 # tools/pgo/build.sh runs it with profile-guided optimisation (trained on the
-# experiments' runs, tools/pgo/training.jsonl: same results, 1.15-1.3x
+# experiments' runs, tools/pgo/training.jsonl: same results, 1.1-1.25x
 # faster); DUMBBELL_PGO=0 make setup builds without it, which is quicker.
 $(EXT_STAMP): $(DEPS_STAMP) $(RUST_INPUTS) tools/pgo/build.sh tools/pgo/training.jsonl
 	tools/pgo/build.sh $(VENV)

@@ -47,6 +47,13 @@ def test_bench_json(cli):
     assert r["events_per_packet"] > 2  # a departure and an arrival per hop, an ACK
     assert r["peak_rss_bytes"] > 10 * 2**20  # a Python process with numpy and polars
     assert "dctcp-100m" in res.stderr
+    # How the extension was compiled is said and recorded, as the binding
+    # reports it (make setup builds it profile-guided where it can).
+    from dumbbell import _native
+
+    assert r["build"] == _native.build()
+    assert r["build"] == "plain" or r["build"].startswith("profile-guided (dumbbell-")
+    assert f"extension built {r['build']}" in res.stderr
 
 
 def test_reno_in_python_beside_rust(cli):

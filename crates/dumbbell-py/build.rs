@@ -1,4 +1,6 @@
-//! Embeds a hash of the simulator's sources (`DUMBBELL_SOURCE_HASH`).
+//! Embeds a hash of the simulator's sources (`DUMBBELL_SOURCE_HASH`), and
+//! how the extension was compiled (`DUMBBELL_BUILD`: `plain`, or
+//! `profile-guided (<profile>)` when `tools/pgo/build.sh` built it).
 //!
 //! A run stored by `dumbbell.sweep` is identified by its configuration, its
 //! seed and the simulator that produced it. The Cargo version alone does not
@@ -66,4 +68,13 @@ fn main() {
         h = fnv1a(h, &[0]);
     }
     println!("cargo:rustc-env=DUMBBELL_SOURCE_HASH={h:016x}");
+
+    // How the extension was compiled, for `dumbbell bench` to say:
+    // tools/pgo/build.sh names its profile in DUMBBELL_PGO_PROFILE.
+    println!("cargo:rerun-if-env-changed=DUMBBELL_PGO_PROFILE");
+    let build = match std::env::var("DUMBBELL_PGO_PROFILE") {
+        Ok(p) if !p.is_empty() => format!("profile-guided ({p})"),
+        _ => "plain".to_string(),
+    };
+    println!("cargo:rustc-env=DUMBBELL_BUILD={build}");
 }

@@ -158,3 +158,7 @@ def version() -> str:
 
 def source_hash() -> str:
     """A hash of the simulator's source files at build time (16 hex digits)."""
+
+def build() -> str:
+    """How the extension was compiled: ``plain``, or ``profile-guided
+    (<profile>)`` (``tools/pgo/build.sh``). Results do not depend on it."""

@@ -9,7 +9,9 @@ CPU time the run used, all threads: on a loaded machine it moves less than
 the wall time), ``events_per_s``, ``sim_packets_per_s``
 (``data_packets_sent / wall_s``), ``ns_per_packet`` (``cpu_s`` per data
 packet sent), ``events_per_packet``, ``peak_rss_bytes``, plus ``sim_s``,
-``flows`` and ``data_packets_sent``.
+``flows``, ``data_packets_sent`` and ``build`` (how the extension was
+compiled: ``plain``, or ``profile-guided (<profile>)`` as ``make setup``
+builds it, 1.1-1.25x faster; the results are the same either way).
 
 - ``dctcp-100m``: E1's DCTCP case at 100 Mb/s, 20 s;
 - ``cubic-1g``: one Cubic flow, ``snd`` —10 Gb/s, 0 delay— ``r`` —1 Gb/s,
@@ -178,11 +180,18 @@ def run_all(only: str | None = None, progress: Callable[[str], None] | None = No
     names = [n.strip() for n in only.split(",")] if only is not None else list(BENCHMARKS)
     for n in names:
         scenario_for(n)
+    from . import _native
+
+    build = _native.build()
+    if progress:
+        progress(f"bench: extension built {build}" + ("" if build != "plain" else
+                 " (make setup builds it profile-guided, 1.1-1.25x faster: docs/performance.md)"))
     results = []
     for n in names:
         if progress:
             progress(f"bench: {n} ...")
         r = run_benchmark(n)
+        r["build"] = build
         if progress:
             progress(
                 f"bench: {n}: {r['events']} events in {r['wall_s']:.2f} s "

@@ -15,7 +15,7 @@
 #
 # The counts only steer the optimiser (which code to lay out together, which
 # branches to expect, what to inline): the simulator's results are the same,
-# bit for bit, with or without them; it runs 1.15-1.3x faster with them
+# bit for bit, with or without them; it runs 1.1-1.25x faster with them
 # (docs/performance.md). Without llvm-profdata, or with DUMBBELL_PGO=0 (for
 # quick rebuilds while editing the core), or if a step fails, it builds
 # without PGO and says why.
@@ -27,7 +27,7 @@ WORK=$ROOT/target/pgo
 MATURIN=$ROOT/$VENV/bin/maturin
 
 plain() {
-  echo "dumbbell: $1: building without profile-guided optimisation (the simulator runs about 1.2x slower)" >&2
+  echo "dumbbell: $1: building without profile-guided optimisation (the simulator runs 1.1-1.25x slower)" >&2
   VIRTUAL_ENV=$ROOT/$VENV "$MATURIN" develop --release
   exit $?
 }
@@ -53,4 +53,4 @@ tail -n 1 "$WORK/training.log" >&2
 prof="$WORK/dumbbell-$(sha256sum "$WORK/merged.profdata" | cut -c1-16).profdata"
 mv -f "$WORK/merged.profdata" "$prof" || plain "cannot write $prof"
 RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$prof" CARGO_TARGET_DIR=$WORK/use VIRTUAL_ENV=$ROOT/$VENV \
-  "$MATURIN" develop --release || plain "the profile-guided build failed"
+  DUMBBELL_PGO_PROFILE=$(basename "$prof") "$MATURIN" develop --release || plain "the profile-guided build failed"

@@ -390,6 +390,15 @@ fn source_hash() -> &'static str {
     env!("DUMBBELL_SOURCE_HASH")
 }
 
+/// How this extension was compiled: `plain`, or `profile-guided
+/// (<profile>)` when `make setup` built it with profile guidance
+/// (`tools/pgo/build.sh`; see `build.rs`). Results do not depend on it;
+/// speed does.
+#[pyfunction]
+fn build() -> &'static str {
+    env!("DUMBBELL_BUILD")
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
@@ -400,6 +409,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(registered_controls, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_class::<RunHandle>()?;
     control::register(m)?;
     m.add(
