@@ -74,7 +74,7 @@ def collect() -> list[dict[str, Any]]:
     from dumbbell.experiments import repeat
     from dumbbell.sweep import using
 
-    seen: list[tuple[str, dict[str, Any]]] = []
+    seen: list[tuple[str, int | None, dict[str, Any]]] = []
     real_execute = repeat.execute
 
     def recording(specs, **kw):
@@ -98,17 +98,14 @@ def collect() -> list[dict[str, Any]]:
         name = next((n for n in EXPERIMENTS if label.startswith(n)), label)
         if rep not in (0, None):
             continue
-        cfg = dict(cfg)
         cap_ps = int(MAX_SIM_S.get(name, 1.0) * 1e12)
-        cfg["duration_ps"] = min(int(cfg["duration_ps"]), cap_ps)
-        text = json.dumps(cfg, sort_keys=True, separators=(",", ":"))
-        if text in unique:
-            continue
-        unique.add(text)
+        cfg = {**cfg, "duration_ps": min(int(cfg["duration_ps"]), cap_ps)}
+        text = json.dumps(cfg, sort_keys=True)
         kind = (name, _kind(cfg))
-        if kept.get(kind, 0) < PER_KIND:
+        if text not in unique and kept.get(kind, 0) < PER_KIND:
+            unique.add(text)
             kept[kind] = kept.get(kind, 0) + 1
-            out.append(json.loads(text))
+            out.append(cfg)
     return out
 
 
