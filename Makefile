@@ -34,7 +34,7 @@ $(DEPS_STAMP): requirements.txt | $(PY)
 # tools/pgo/build.sh runs it with profile-guided optimisation (trained on the
 # experiments' runs, tools/pgo/training.jsonl: same results, 1.1-1.25x
 # faster); DUMBBELL_PGO=0 make setup builds without it, which is quicker.
-$(EXT_STAMP): $(DEPS_STAMP) $(RUST_INPUTS) tools/pgo/build.sh tools/pgo/training.jsonl
+$(EXT_STAMP): $(DEPS_STAMP) $(RUST_INPUTS) tools/pgo/build.sh tools/pgo/train.py tools/pgo/training.jsonl
 	tools/pgo/build.sh $(VENV)
 	@touch $@
 

@@ -12,11 +12,15 @@
 # script prints CPU ns per data packet per run, the medians and the ratio.
 #
 # Profile guidance, the same on both sides or said: dumbbell's run_json is
-# built with the profile `make setup` made (target/pgo/dumbbell-*.profdata,
-# as the Python extension is; none: a plain build, and the script says so).
-# HTSIM_PGO=1 builds htsim the same way with gcc (-fprofile-generate, one
-# run of each scenario, -fprofile-use); otherwise htsim is plain -O3, as its
-# own build makes it. OURS=<a run_json> overrides dumbbell's build.
+# built profile-guided as `make setup` builds the extension, on the same
+# training runs (tools/pgo/training.jsonl), but trained through the core's
+# `pgo_train` example: a profile names functions by their mangled names,
+# which differ between the extension's build of the core and this one, so
+# make setup's profile would not apply here (without llvm-profdata: a plain
+# build, and the script says so). HTSIM_PGO=1 builds htsim the same way with
+# gcc (-fprofile-generate, one run of each scenario, -fprofile-use);
+# otherwise htsim is plain -O3, as its own build makes it. OURS=<a run_json>
+# overrides dumbbell's build.
 set -euo pipefail
 SRC=${1:?usage: compare.sh HTSIM_SRC [RUNS]}
 RUNS=${2:-5}
@@ -60,16 +64,24 @@ fi
 
 # dumbbell: the core alone, without Python (OURS: an already built run_json).
 if [ -z "${OURS:-}" ]; then
-  PROF=$(ls -t "$REPO"/target/pgo/dumbbell-*.profdata 2>/dev/null | head -n 1 || true)
-  if [ -n "$PROF" ]; then
-    (cd "$REPO" && RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$PROF" CARGO_TARGET_DIR="$REPO/target/pgo/use" \
+  host=$(rustc -vV | sed -n 's/^host: //p')
+  profdata="$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata"
+  PGO=$REPO/target/pgo/run_json
+  if [ -x "$profdata" ]; then
+    rm -rf "$PGO/profiles" && mkdir -p "$PGO/profiles"
+    (cd "$REPO" && RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$PGO/profiles" CARGO_TARGET_DIR="$PGO/gen" \
+       nice -n 10 cargo build --release -q -p dumbbell-core --example pgo_train)
+    LLVM_PROFILE_FILE="$PGO/profiles/%p-%m.profraw" nice -n 10 "$PGO/gen/release/examples/pgo_train" \
+      "$REPO/tools/pgo/training.jsonl" >/dev/null
+    "$profdata" merge -o "$PGO/run_json.profdata" "$PGO/profiles"
+    (cd "$REPO" && RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$PGO/run_json.profdata" CARGO_TARGET_DIR="$PGO/use" \
        nice -n 10 cargo build --release -q -p dumbbell-core --example run_json)
-    OURS="$REPO/target/pgo/use/release/examples/run_json"
-    echo "dumbbell: run_json, profile-guided with make setup's profile ($(basename "$PROF"))"
+    OURS="$PGO/use/release/examples/run_json"
+    echo "dumbbell: run_json, profile-guided (trained on tools/pgo/training.jsonl through pgo_train)"
   else
     (cd "$REPO" && nice -n 10 cargo build --release -q -p dumbbell-core --example run_json)
     OURS="$REPO/target/release/examples/run_json"
-    echo "dumbbell: run_json, plain build (no profile from make setup in target/pgo)"
+    echo "dumbbell: run_json, plain build (no llvm-profdata: rustup component add llvm-tools)"
   fi
 fi
 "$PY" "$HERE/configs.py" "$WORK/cfg" >/dev/null

@@ -1,8 +1,13 @@
 //! Runs every configuration of a JSON-lines file, one after the other: the
-//! training step of the profile-guided build (`tools/pgo/build.sh`, which
-//! builds this example instrumented and runs it on
-//! `tools/pgo/training.jsonl`). Prints one line per run and the total; exits
-//! with status 1 if a configuration is rejected or a run fails.
+//! training step of the profile-guided build of the `run_json` example that
+//! `tools/htsim/compare.sh` measures (it builds this example instrumented
+//! and runs it on `tools/pgo/training.jsonl`). The Python extension is
+//! trained through itself instead (`tools/pgo/build.sh`, `train.py`): a
+//! profile names functions by their mangled names, and Cargo builds the core
+//! for an example against a serde with the features the dev-dependencies
+//! add, which changes the core's crate hash and so every name.
+//! Prints one line per run and the total; exits with status 1 if a
+//! configuration is rejected or a run fails.
 
 fn main() {
     let path = std::env::args()
