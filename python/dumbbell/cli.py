@@ -5,7 +5,7 @@
 - ``dumbbell reproduce NAME|all``: the reproduced papers' experiments (and,
   for ``all``, the HTML report);
 - ``dumbbell list``: experiments, controls, queue kinds, benchmarks;
-- ``dumbbell store ls|show|gc|sql``: the results store;
+- ``dumbbell store ls|show|verify|gc|sql``: the results store;
 - ``dumbbell report DIR``: the HTML report of reproduced experiments;
 - ``dumbbell optimize SCENARIO.toml --param KEY=LO..HI --metric EXPR``;
 - ``dumbbell bench``: simulator speed.
@@ -686,7 +686,7 @@ def report_cmd(
 # ---------------------------------------------------------------- store
 
 store_app = typer.Typer(
-    help="The results store: list, show, clean and query runs (the catalog is DuckDB; "
+    help="The results store: list, show, verify, clean and query runs (the catalog is DuckDB; "
     "see docs/sweeps.md for its tables).",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -763,12 +763,11 @@ def store_show(
         rec = st.get(rid)
         if rec is None:
             raise ConfigError("RUN_ID", f"run {rid} is in the catalog but its files are gone (dumbbell store gc repairs it)")
-        man = json.loads((rec.directory / "run.json").read_text())
-        timing = json.loads((rec.directory / "timing.json").read_text()) if (rec.directory / "timing.json").exists() else {}
-        import polars as pl
+        from .storecheck import check_run
 
-        tables = {n: pl.scan_parquet(rec.directory / f"{n}.parquet").select(pl.len()).collect().item()
-                  for n in rec.table_names}
+        man = check_run(rec.directory, rid).manifest  # a damaged file: one line naming it (exit 2)
+        timing = json.loads((rec.directory / "timing.json").read_text()) if (rec.directory / "timing.json").exists() else {}
+        tables = {n: rec.table(n).height for n in rec.table_names}
         doc = {**man, "timing": timing, "directory": str(rec.directory), "table_rows": tables}
         doc.pop("tables", None)
         if json_out:
@@ -793,8 +792,8 @@ def store_gc(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what would be removed.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Clean the store: always removes what killed writers left and repairs
-    the catalog from the files; --failed, --stale and --experiment also
+    """Clean the store: always removes what killed writers left and the
+    quarantined (damaged) runs, and repairs the catalog from the files; --failed, --stale and --experiment also
     remove those runs."""
     with _exit_codes():
         from .sweep import simulator_version
@@ -806,6 +805,29 @@ def store_gc(
         _progress(f"dumbbell: {verb} {len(res['runs'])} runs ({res['bytes'] / 1e6:.1f} MB) from {store}/")
         if json_out:
             _print_json(res)
+
+
+@store_app.command("verify")
+def store_verify(
+    store: StoreOpt = Path("dumbbell-results"),
+    quarantine: Annotated[bool, typer.Option("--quarantine", help="Move each damaged run to the store's quarantine/ "
+                                             "folder (the next sweep or reproduce computes it again).")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Check every stored run's files against the checksums written with
+    them and name each damaged run, its file and what is wrong (one line
+    each, on stderr). Exit status 0 if every run is intact, 1 if one is
+    not. With --json, prints {"runs", "bad": [{"run_id", "file", "reason",
+    "quarantined"}]} on stdout."""
+    with _exit_codes():
+        st = _open_store(store)
+        res = st.verify(quarantine=quarantine, progress=_progress)
+        _progress(f"dumbbell: {store}/: {res['runs']} runs checked, {len(res['bad'])} damaged"
+                  + ("" if not res["bad"] or quarantine else " (--quarantine sets them aside)"))
+        if json_out:
+            _print_json(res)
+        if res["bad"]:
+            raise typer.Exit(1)
 
 
 @store_app.command("sql")

@@ -232,13 +232,21 @@ class RunRecord:
     directory: Path | None = None
     cached: bool = False
     labels: dict[str, Any] = field(default_factory=dict)
+    checksums: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    """Each stored table's ``{"bytes", "sha256"}`` from ``run.json``: a
+    table read from ``directory`` is checked against it before use."""
+    store: Store | None = field(default=None, repr=False, compare=False)
+    """The store it was read from (to quarantine it if a table is damaged)."""
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
 
     def table(self, name: str) -> pl.DataFrame:
-        """The table ``name`` of this run (docs/output.md)."""
+        """The table ``name`` of this run (docs/output.md). A table read from
+        the store is checked against its checksum first: a damaged one raises
+        :class:`~dumbbell.storecheck.CorruptRun` naming the file (and the run
+        is quarantined when this process writes the store)."""
         if name not in self.table_names:
             raise KeyError(f"run {self.run_id} has no table {name!r} (have: {', '.join(self.table_names) or 'none'})")
         if self.tables is not None and name in self.tables:
@@ -246,19 +254,49 @@ class RunRecord:
 
             return pl.read_parquet(io.BytesIO(self.tables[name]))
         if self.directory is not None:
-            return pl.read_parquet(self.directory / f"{name}.parquet")
+            from .storecheck import CorruptRun, _read, check_table_bytes, decode_table
+
+            path = self.directory / f"{name}.parquet"
+            try:
+                data = _read(path, self.run_id)
+                info = self.checksums.get(name)
+                if info is None:
+                    raise CorruptRun(self.run_id, self.directory / "run.json", f"no checksum for table {name!r}")
+                check_table_bytes(self.run_id, path, data, info)
+                return decode_table(self.run_id, path, data)
+            except CorruptRun as fault:
+                raise self._corrupt(fault) from None
         raise KeyError(f"run {self.run_id}: table {name!r} is not held in memory")
 
+    def _corrupt(self, fault: Any) -> Any:
+        """The error to raise for a damaged table found after the run was
+        served: quarantined (and computed again by the next command) if this
+        process writes the store."""
+        from .storecheck import CorruptRun, log
+
+        st = self.store
+        if st is not None and st.writing_now and self.directory is not None and self.directory.exists():
+            st.quarantine(self.run_id, fault, labels=self.labels, action="stopping")
+            return CorruptRun(self.run_id, fault.path, fault.reason,
+                              "it was moved to the store's quarantine; run the command again to compute it again")
+        log.debug("damaged run %s not quarantined (this process does not write the store)", self.run_id)
+        return CorruptRun(self.run_id, fault.path, fault.reason,
+                          "`dumbbell store verify --quarantine` sets it aside, and the next run computes it again")
+
     def manifest(self) -> dict[str, Any]:
-        """``run.json``: everything about the run but when and where it ran."""
+        """``run.json``: everything about the run but when and where it ran,
+        with the checksum of every file it consists of and a seal over all
+        of it (:mod:`dumbbell.storecheck`)."""
+        import hashlib
+
+        from .storecheck import config_bytes, seal_of
+
         tables = {}
         if self.tables is not None:
-            import hashlib
-
             for name in self.table_names:
                 data = self.tables[name]
                 tables[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-        return _json_safe({
+        man = _json_safe({
             "run_id": self.run_id,
             "seed": self.seed,
             "status": self.status,
@@ -272,6 +310,10 @@ class RunRecord:
             "metrics": self.metrics,
             "tables": tables,
         })
+        if self.config is not None:
+            man["config_sha256"] = hashlib.sha256(config_bytes(self.config)).hexdigest()
+        man["seal"] = seal_of(man)
+        return man
 
 
 def metrics_of(summary: Mapping[str, Any], flows: pl.DataFrame | None) -> dict[str, Any]:
@@ -409,7 +451,9 @@ class Store:
         for name in rec.table_names:
             _write_synced(tmp / f"{name}.parquet", rec.tables[name])  # type: ignore[index]
         if rec.config is not None:
-            _write_synced(tmp / "config.json", _pretty(rec.config).encode())
+            from .storecheck import config_bytes
+
+            _write_synced(tmp / "config.json", config_bytes(rec.config))
         finished = _utc_now()
         _write_synced(tmp / "timing.json", _pretty(_json_safe({
             "wall_s": rec.wall_s, "finished_at": finished, "host": socket.gethostname(), **(timing or {})
@@ -443,14 +487,105 @@ class Store:
             return None
         except (OSError, ValueError):
             return None  # unreadable: treated as absent and computed again
+        if not isinstance(man, dict) or not isinstance(man.get("tables") or {}, dict):
+            return None
+        return self._record_of(d, man)
+
+    def _record_of(self, d: Path, man: Mapping[str, Any]) -> RunRecord:
         timing = _read_json_or(d / "timing.json", {})
+        if not isinstance(timing, dict):
+            timing = {}
+        try:
+            wall_s = float(timing.get("wall_s") or 0.0)
+        except (TypeError, ValueError):
+            wall_s = 0.0  # timing.json is not part of the result: read leniently
+        tables = man.get("tables") or {}
         return RunRecord(
             run_id=man["run_id"], seed=int(man["seed"]), status=man["status"], error=man.get("error"),
             summary=man.get("summary") or {}, metrics=man.get("metrics") or {},
-            wall_s=float(timing.get("wall_s") or 0.0), version=man.get("version", ""),
-            config=None, table_names=tuple(man.get("tables") or ()), directory=d, cached=True,
+            wall_s=wall_s, version=man.get("version", ""),
+            config=None, table_names=tuple(tables), directory=d, cached=True,
             labels={k: man.get(k) for k in ("experiment", "point", "rep", "scenario")},
+            checksums={k: dict(v) for k, v in tables.items() if isinstance(v, dict)}, store=self,
         )
+
+    def get_checked(self, run_id: str, config: Mapping[str, Any] | None = None,
+                    labels: Mapping[str, Any] | None = None) -> RunRecord | None:
+        """The stored run ``run_id`` after checking every one of its files
+        against its checksums (and, with ``config``, that it is the run of
+        that document; ``labels`` name it in the logged line); None if the
+        store does not hold it. A damaged run is
+        quarantined (when this process writes the store), one line naming
+        the run, the file and the reason is logged, and None is returned, so
+        the caller computes it again."""
+        from .storecheck import CorruptRun, check_run
+
+        d = self.run_dir(run_id)
+        if not d.exists():
+            return None
+        try:
+            checked = check_run(d, run_id, config)
+        except CorruptRun as fault:
+            if labels is None:
+                man = _read_json_or(d / "run.json", None)
+                labels = man if isinstance(man, dict) else None
+            self.quarantine(run_id, fault, labels=labels)
+            return None
+        return self._record_of(d, checked.manifest)
+
+    def quarantine(self, run_id: str, fault: Any, labels: Mapping[str, Any] | None = None,
+                   action: str = "computing it again") -> Path | None:
+        """Moves the damaged run ``run_id`` to ``quarantine/`` (if this
+        process writes the store; else leaves it) and logs one line naming
+        the run, the file and the reason. Returns where it went."""
+        from .storecheck import fault_line, log, quarantine
+
+        moved = None
+        if self._lock_fd is not None:
+            moved = quarantine(self.root, self.run_dir(run_id), run_id, fault)
+            self._pending = [r for r in self._pending if r.get("run_id") != run_id]
+            with contextlib.suppress(Exception):
+                with self._connect() as con:
+                    con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
+        log.warning(fault_line(fault, self.root, moved, labels, action=action))
+        return moved
+
+    def verify(self, quarantine: bool = False, progress: Any = None) -> dict[str, Any]:
+        """Checks every stored run's files against their checksums (see
+        :mod:`dumbbell.storecheck`). Returns ``{"runs": checked, "bad":
+        [{"run_id", "file", "reason", "quarantined"}]}``; with
+        ``quarantine``, moves each bad run aside (taking the writer's lock)."""
+        from .storecheck import CorruptRun, check_run, fault_line, quarantine as move
+
+        self.require()
+        bad: list[dict[str, Any]] = []
+        n = 0
+        ctx = self.writing() if quarantine else contextlib.nullcontext()
+        with ctx:
+            for d in self._run_dirs():
+                n += 1
+                try:
+                    check_run(d)
+                except CorruptRun as fault:
+                    moved = move(self.root, d, d.name, fault) if quarantine else None
+                    labels = _read_json_or(d / "run.json", None) if moved is None else None
+                    if progress:
+                        progress(fault_line(fault, self.root, moved, labels if isinstance(labels, dict) else None,
+                                            action="computed again when next asked for" if moved else "left in place"))
+                    bad.append({"run_id": d.name, "file": str(fault.path), "reason": fault.reason,
+                                "quarantined": str(moved) if moved is not None else None})
+            if quarantine and bad:
+                self.reconcile()
+        return {"runs": n, "bad": bad}
+
+    def _run_dirs(self) -> Iterator[Path]:
+        """Every run directory under ``runs/`` (readable manifest or not)."""
+        runs = self.root / "runs"
+        if not runs.is_dir():
+            return
+        for sub in sorted(runs.iterdir()):
+            if sub.is_dir():
+                yield from sorted(d for d in sub.iterdir() if d.is_dir())
 
     def config_of(self, run_id: str) -> dict[str, Any]:
         return _read_json(self.run_dir(run_id) / "config.json")
@@ -673,12 +808,20 @@ class Store:
 
     def gc(self, *, failed: bool = False, stale_versions: bool = False, current_version: str | None = None,
            experiment: str | None = None, dry_run: bool = False) -> dict[str, Any]:
-        """Removes leftovers of killed writers (always), and stored runs that
-        match: ``failed`` (failed runs), ``stale_versions`` (runs of another
+        """Removes leftovers of killed writers and quarantined runs (always),
+        and stored runs that match: ``failed`` (failed runs), ``stale_versions`` (runs of another
         simulator version than ``current_version``), ``experiment`` (every
         run labelled with it). Returns what was (or would be) removed."""
+        from .storecheck import QUARANTINE
+
         with self.writing():
             victims = []
+            qroot = self.root / QUARANTINE
+            quarantined = sorted(p for p in qroot.iterdir() if p.is_dir()) if qroot.is_dir() else []
+            for q in quarantined:
+                note = _read_json_or(q / "quarantine.json", {})
+                why = f"quarantined: {note.get('reason', 'damaged')}" if isinstance(note, dict) else "quarantined"
+                victims.append((q.name.split("-", 1)[0], why, _dir_bytes(q)))
             for d, man in self.iter_manifests():
                 why = []
                 if failed and man.get("status") != "ok":
@@ -690,7 +833,9 @@ class Store:
                 if why:
                     victims.append((man["run_id"], ", ".join(why), _dir_bytes(d)))
             if not dry_run:
-                for rid, _, _ in victims:
+                for q in quarantined:
+                    shutil.rmtree(q, ignore_errors=True)
+                for rid, _, _ in victims[len(quarantined):]:
                     self.remove_run(rid)
             return {"runs": [{"run_id": r, "why": w, "bytes": b} for r, w, b in victims],
                     "bytes": sum(b for _, _, b in victims), "dry_run": dry_run}

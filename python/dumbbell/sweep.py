@@ -609,7 +609,8 @@ def execute(specs: Sequence[RunSpec], *, label: str = "runs", workers: int | Non
         if spec.run_id in todo:
             todo[spec.run_id].append(i)
             continue
-        got = store.get(spec.run_id) if store is not None else None
+        # every file checked against its checksum; a damaged run is set aside and computed again
+        got = store.get_checked(spec.run_id, spec.config, spec.labels) if store is not None else None
         if got is not None and got.ok:
             records[i] = got
             stats.cached += 1
