@@ -112,7 +112,7 @@ BAD = [
     ("missing field", lambda d: d["links"][0].pop("rate_bps"), "links[0].rate_bps", "missing"),
     ("missing duration", lambda d: d.pop("duration_s"), "duration_s", "missing"),
     ("zero duration", lambda d: d.update(duration_s=0), "duration_s", "positive"),
-    ("duplicate node", lambda d: d["hosts"].append("a"), "nodes[3].name", "duplicate"),
+    ("duplicate node", lambda d: d["hosts"].append("a"), "hosts[3]", "duplicate"),
     ("duplicate flow name", lambda d: [f.update(name="x") for f in d["flows"]], "flows[1].name", "duplicate"),
     ("stop before start", lambda d: d["flows"][0].update(stop_s=0.001), "flows[0].stop_s", "after start_s"),
     ("bad tcp option", lambda d: d["flows"][0]["tcp"].update(mss_bytes=0), "flows[0].tcp.mss_bytes", ""),
