@@ -115,6 +115,11 @@ def _exit_codes() -> Iterator[None]:
         if _is_interrupt(e):
             _err("dumbbell: interrupted")
             _exit_now(130)
+        from .diskfull import DiskFull, is_disk_full, path_of
+
+        if is_disk_full(e):  # a write no writer named: the path the error knows
+            _err(f"dumbbell: error: {DiskFull(path_of(e, 'a file being written') or 'a file being written')}")
+            raise typer.Exit(2) from None
         if os.environ.get("DUMBBELL_DEBUG"):
             traceback.print_exc()
         kind = "internal error" if isinstance(e, SimulationError) else f"internal error ({type(e).__name__})"

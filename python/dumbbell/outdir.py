@@ -26,6 +26,7 @@ A dumbbell output directory is recognised by the marker file
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -106,8 +107,16 @@ def write_atomically(out: Path, write: Callable[[Path], object]) -> Path:
                 shutil.rmtree(old, ignore_errors=True)
         else:
             os.rename(tmp, out)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
+        from .diskfull import DiskFull, is_disk_full, path_of
+
+        if isinstance(e, Exception) and is_disk_full(e):
+            # named as the user knows it: the file inside --out, not the temporary folder
+            where = Path(path_of(e, out) or out)
+            with contextlib.suppress(ValueError):
+                where = out / where.relative_to(tmp)
+            raise DiskFull(where) from None
         raise
     return out
 

@@ -156,16 +156,19 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Writes ``data`` to ``path`` atomically: a temporary file beside it,
     flushed and fsync-ed, renamed over ``path``, the directory fsync-ed. A
     reader sees the old file or the new one, never a part of it."""
+    from .diskfull import naming
+
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        _write_synced(tmp, data)
-        os.replace(tmp, p)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-    _fsync_dir(p.parent)
+    with naming(p):
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            _write_synced(tmp, data)
+            os.replace(tmp, p)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+        _fsync_dir(p.parent)
     return p
 
 
@@ -391,6 +394,12 @@ class Store:
         catalog with the files."""
         if self._lock_fd is not None:
             return self
+        from .diskfull import naming
+
+        with naming(self.root):
+            return self._open_writer(wait, notify)
+
+    def _open_writer(self, wait: bool, notify: Any) -> Store:
         for sub in ("runs", "tmp", "sweeps", "studies"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
@@ -407,9 +416,13 @@ class Store:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
         self._lock_fd = fd
-        shutil.rmtree(self.root / "tmp", ignore_errors=True)
-        (self.root / "tmp").mkdir(exist_ok=True)
-        self.reconcile()
+        try:
+            shutil.rmtree(self.root / "tmp", ignore_errors=True)
+            (self.root / "tmp").mkdir(exist_ok=True)
+            self.reconcile()
+        except BaseException:
+            self._unlock()
+            raise
         return self
 
     def close(self) -> None:
@@ -419,6 +432,10 @@ class Store:
         try:
             self.flush()
         finally:
+            self._unlock()
+
+    def _unlock(self) -> None:
+        if self._lock_fd is not None:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = None
@@ -444,9 +461,26 @@ class Store:
         now pointing at its directory."""
         if self._lock_fd is None:
             raise RuntimeError("Store.put outside a writing session (use `with store.writing():`)")
+        from .diskfull import naming
+
         man = rec.manifest()
-        final = self.run_dir(rec.run_id)
         tmp = self.root / "tmp" / f"{rec.run_id}.{os.getpid()}.{uuid.uuid4().hex[:8]}"
+        try:
+            with naming(self.root / "runs"):
+                finished = self._put_files(rec, man, tmp, timing)
+        except BaseException:
+            # Out of space (or any failure) before the rename: the run's
+            # temporary folder goes, what was stored before is untouched.
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        rec.directory = self.run_dir(rec.run_id)
+        rec.tables = None
+        self._pending.append(self._catalog_row(man, rec.wall_s, finished))
+        self._maybe_flush()
+        return rec
+
+    def _put_files(self, rec: RunRecord, man: Mapping[str, Any], tmp: Path, timing: Mapping[str, Any] | None) -> str:
+        final = self.run_dir(rec.run_id)
         tmp.mkdir(parents=True)
         for name in rec.table_names:
             _write_synced(tmp / f"{name}.parquet", rec.tables[name])  # type: ignore[index]
@@ -472,11 +506,7 @@ class Store:
         else:
             os.rename(tmp, final)
         _fsync_dir(final.parent)
-        rec.directory = final
-        rec.tables = None
-        self._pending.append(self._catalog_row(man, rec.wall_s, finished))
-        self._maybe_flush()
-        return rec
+        return finished
 
     def get(self, run_id: str) -> RunRecord | None:
         """The stored run ``run_id``, or None."""
@@ -683,7 +713,9 @@ class Store:
         """Writes pending catalog rows (one transaction)."""
         if not (self._pending or self._pending_sweeps or self._pending_trials):
             return
-        with self._connect() as con:
+        from .diskfull import naming
+
+        with naming(self.catalog_path), self._connect() as con:
             con.execute("BEGIN")
             _upsert(con, "runs", CATALOG_COLUMNS, self._pending)
             _upsert(con, "sweeps", SWEEP_COLUMNS, [_sweep_row(d) for d in self._pending_sweeps])
@@ -702,16 +734,20 @@ class Store:
         refreshed; a catalog DuckDB cannot open is moved aside and rebuilt."""
         import duckdb
 
+        from .diskfull import DiskFull, is_disk_full, naming
+
         try:
             con = self._connect()
-        except duckdb.Error:
+        except duckdb.Error as e:
+            if is_disk_full(e):  # full, not broken: the catalog stays as it is
+                raise DiskFull(self.catalog_path) from None
             broken = self.catalog_path.with_name(f"catalog.duckdb.broken-{int(time.time())}")
             os.replace(self.catalog_path, broken)
             with contextlib.suppress(FileNotFoundError):
                 os.replace(self.catalog_path.with_name("catalog.duckdb.wal"), broken.with_name(broken.name + ".wal"))
             con = self._connect()
         counts = {"added": 0, "removed": 0, "refreshed": 0}
-        with con:
+        with naming(self.catalog_path), con:
             have = dict(con.execute("SELECT run_id, status FROM runs").fetchall())
             rows = []
             seen = set()

@@ -634,10 +634,11 @@ def execute(specs: Sequence[RunSpec], *, label: str = "runs", workers: int | Non
             for rid, out in pool.run(pending):
                 idx = todo.pop(rid)
                 _finish(ctx, stats, store, specs[idx[0]], out, version, idx, records)
-        except KeyboardInterrupt:
-            # Ctrl-C: nothing more is started, the running runs are stopped
-            # (and dropped, not stored); the runs that finished before it
-            # stay in the store, so the work resumes from there.
+        except BaseException:
+            # Ctrl-C (or the store failing, e.g. a full disk): nothing more is
+            # started, the running runs are stopped (and dropped, not stored);
+            # the runs that finished before it stay in the store, so the work
+            # resumes from there.
             pool.cancel()
             ctx.close()  # a later sweep in this block starts a fresh executor
             raise
