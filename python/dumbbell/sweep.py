@@ -330,17 +330,59 @@ class _LocalPool:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Blocks SIGINT in this thread while the block runs, then lets a
+    Ctrl-C that came meanwhile through (a ``KeyboardInterrupt`` at the end).
+
+    Processes and threads started inside inherit the blocked signal, and a
+    blocked signal stays blocked across ``exec``: so the worker processes of
+    a LocalCluster never see the terminal's Ctrl-C (which the kernel sends
+    to the whole process group) and never print their own
+    ``KeyboardInterrupt`` tracebacks; this process alone handles it, stops
+    the runs and closes the cluster, and the user sees one line."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    # multiprocessing's resource tracker, when the first worker starts it,
+    # unblocks SIGINT in the thread that starts it, and every later process
+    # started from that thread would get the terminal's Ctrl-C: start it now,
+    # before the block (it ignores SIGINT itself).
+    with contextlib.suppress(Exception):
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class _DaskPool:
     """A Dask cluster: a new ``LocalCluster`` or an existing scheduler."""
 
     name = "dask"
 
     def __init__(self, workers: int | None, scheduler: Any) -> None:
-        try:
-            import distributed
-        except ImportError:
-            raise ConfigError("--executor", "dask needs the `distributed` package: pip install 'dumbbell[dask]'") from None
         self._own: list[Any] = []
+        try:
+            with _sigint_held():  # from the import on: distributed starts its threads there
+                try:
+                    import distributed
+                except ImportError:
+                    raise ConfigError("--executor",
+                                      "dask needs the `distributed` package: pip install 'dumbbell[dask]'") from None
+                self._connect(distributed, workers, scheduler)
+        except BaseException:
+            # a Ctrl-C held during the start lands here: close what started
+            self.close()
+            raise
+
+    def _connect(self, distributed: Any, workers: int | None, scheduler: Any) -> None:
         if scheduler is None:
             # Even without a dashboard the scheduler serves HTTP (health,
             # metrics), on port 8787 unless told otherwise; a second cluster
