@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -73,36 +73,13 @@ class Progress:
         """Share of the simulated duration done, in [0, 1]."""
         return min(1.0, self.now_ps / self.end_ps) if self.end_ps else 0.0
 
-_NUMPY = {"u64": "uint64", "i64": "int64", "f64": "float64", "u32": "uint32", "bool": "bool"}
-
-
-def _series(name: str, dtype: str, data: Any) -> pl.Series:
-    import numpy as np
-    import polars as pl
-
-    if dtype == "str":
-        return pl.Series(name, data, dtype=pl.String)
-    try:
-        np_dtype = _NUMPY[dtype]
-    except KeyError:
-        raise SimulationError(f"column {name!r} has an unknown type {dtype!r}") from None
-    return pl.Series(name, np.frombuffer(data, dtype=np_dtype))
-
-
 def tables_from_native(raw: Mapping[str, Mapping[str, tuple[str, Any]]]) -> dict[str, pl.DataFrame]:
     """The native module's ``{table: {column: (dtype, data)}}`` as DataFrames,
-    with ``time_s`` added after ``time_ps``."""
-    import polars as pl
+    with ``time_s`` added after ``time_ps`` (every table converted now; a
+    run's :class:`~dumbbell.tables.Tables` converts each when first read)."""
+    from .tables import convert_table
 
-    out: dict[str, pl.DataFrame] = {}
-    for tname, cols in raw.items():
-        series = [_series(cname, dtype, data) for cname, (dtype, data) in cols.items()]
-        df = pl.DataFrame(series)
-        if "time_ps" in df.columns and "time_s" not in df.columns:
-            at = df.columns.index("time_ps") + 1
-            df = df.insert_column(at, (df["time_ps"].cast(pl.Float64) / PS_PER_S).alias("time_s"))
-        out[tname] = df
-    return out
+    return {tname: convert_table(dict(cols)) for tname, cols in raw.items()}
 
 
 def _user_field(core_field: str) -> str:
@@ -276,21 +253,27 @@ def _run_config(
     finally:
         if made is not None:
             made.update({k: w.made for k, w in wrapped.items()})
-    return tables_from_native(raw), interrupted
+    from .tables import Tables
+
+    tables = Tables(raw)  # each table converted when first read
+    del raw
+    return tables, interrupted
 
 
 @dataclass
 class Result:
     """The outcome of one run.
 
-    ``tables`` holds every table of ``docs/output.md`` as a polars DataFrame;
-    the properties below are shortcuts.
+    ``tables`` maps every table of ``docs/output.md`` to a polars DataFrame
+    (a :class:`~dumbbell.tables.Tables`: each table is converted from the
+    core's columns when first read, so tables never read cost no
+    conversion); the properties below are shortcuts.
     """
 
     scenario: Scenario
     seed: int
     config: dict[str, Any]
-    tables: dict[str, pl.DataFrame] = field(repr=False)
+    tables: MutableMapping[str, pl.DataFrame] = field(repr=False)
     controls: dict[str, list[Any]] = field(default_factory=dict, repr=False)
     """The controls written in Python as they ended the run: by their path
     in the scenario (``flows[0].cc``), each connection's own copy, in the
@@ -411,8 +394,9 @@ class Result:
         :meth:`Result.load` reads it back."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
-        for name, df in self.tables.items():
-            df.write_parquet(d / f"{name}.parquet")
+        peek = getattr(self.tables, "peek", self.tables.__getitem__)
+        for name in self.tables:  # one converted table at a time (dumbbell.tables)
+            peek(name).write_parquet(d / f"{name}.parquet")
         (d / "config.json").write_text(json.dumps(self.config, indent=2) + "\n")
         # a control written in Python is recorded by its class's name (such a
         # scenario.toml is not read back: Result.load says so, naming the field)

@@ -228,11 +228,14 @@ def compute(config: Mapping[str, Any], controls: Mapping[str, Any] | None = None
                     "tables": {}, "wall_s": time.perf_counter() - t0}
         if not summary["conservation_ok"]:
             raise SimulationError("packet conservation failed")
+        metrics = metrics_of(summary, tables.get("flows"))
+        # one table at a time: converted, written as Parquet, released
+        # (with its native columns), so the peak holds one converted table
+        parquet = {name: _parquet(tables.pop(name)) for name in list(tables)}
+        del tables
         return {
             "status": "ok", "error": None, "summary": _json_safe(summary),
-            "metrics": metrics_of(summary, tables.get("flows")),
-            "tables": {name: _parquet(df) for name, df in tables.items()},
-            "wall_s": time.perf_counter() - t0,
+            "metrics": metrics, "tables": parquet, "wall_s": time.perf_counter() - t0,
         }
     except Exception as e:  # noqa: BLE001 - a failed run is data, not a crash
         return {"status": "failed", "error": f"{type(e).__name__}: {' '.join(str(e).split())}", "summary": {},

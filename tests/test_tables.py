@@ -1,0 +1,74 @@
+"""A run's tables are converted from the core's columns only when read
+(issue 30): ``dumbbell run --json`` converts flows, queues and summary and
+nothing else; converted or not, every table is the same bytes as before."""
+
+from __future__ import annotations
+
+import io
+
+import polars as pl
+
+import dumbbell as db
+from dumbbell.sweep import compute
+from dumbbell.tables import Tables
+
+from .conftest import two_flow_star
+
+
+def _bytes(df: pl.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    df.write_parquet(buf)
+    return buf.getvalue()
+
+
+def test_tables_are_converted_when_first_read_and_equal_an_eager_conversion():
+    s = two_flow_star(duration_s=0.1, loss=0.01)
+    res = db.run(s)
+    tables = res.tables
+    assert isinstance(tables, Tables) and tables.converted() == []
+    names = list(tables)
+    assert {"flows", "queues", "summary", "flow_samples", "queue_trace", "dequeues", "drops"} <= set(names)
+    assert res.flows.height == 2 and res.summary["conservation_ok"]
+    assert set(tables.converted()) == {"flows", "summary"}
+    # what the sweep engine stores: every table, one at a time, same bytes as reading them all
+    out = compute(s.to_core())
+    assert sorted(out["tables"]) == sorted(names)
+    again = db.run(s)
+    for n in names:
+        assert pl.read_parquet(io.BytesIO(out["tables"][n])).equals(again.table(n)), n
+        assert _bytes(again.table(n)) == _bytes(res.table(n)), n
+
+
+def test_writing_every_table_keeps_none_converted(tmp_path):
+    res = db.run(two_flow_star(duration_s=0.05))
+    res.to_parquet(tmp_path / "out")
+    assert res.tables.converted() == []
+    back = db.Result.load(tmp_path / "out")
+    for n in res.tables:
+        assert back.table(n).equals(res.table(n)), n
+
+
+def test_tables_is_a_mutable_mapping():
+    res = db.run(two_flow_star(duration_s=0.05))
+    t = res.tables
+    n = len(t)
+    assert "flows" in t and "nope" not in t and t.get("nope") is None
+    t["extra"] = pl.DataFrame({"x": [1]})
+    assert len(t) == n + 1 and list(t)[-1] == "extra"
+    del t["drops"]
+    assert "drops" not in t and len(t) == n
+    assert dict(t.items())["extra"]["x"].to_list() == [1]
+
+
+def test_run_json_converts_only_what_it_prints(capsys):
+    import json
+
+    from dumbbell.cli import _report_run
+
+    s = two_flow_star(duration_s=0.05)
+    res = db.run(s)
+    _report_run(s, res, None, json_out=True)
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc) == {"scenario", "seed", "status", "summary", "flows", "queues"} and len(doc["flows"]) == 2
+    assert set(res.tables.converted()) == {"flows", "queues", "summary"}
+    assert len(res.tables) > 6  # the others (samples, traces, drops) were never converted
