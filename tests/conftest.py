@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,21 @@ def _test_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _STORE
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _nothing_left_behind() -> Iterator[None]:
+    """Tests leave nothing behind (issue 27): at the end of the session the
+    checkout has no new top-level entry and neither the checkout's
+    ``./dumbbell-results``, the working directory's, nor the user's
+    ``$DUMBBELL_STORE`` changed. A test that writes there fails the session
+    (an error at teardown naming the place); write under ``tmp_path``."""
+    from .leftovers import changes, snapshot
+
+    before = snapshot(REPO)
+    yield
+    changed = changes(before, snapshot(REPO))
+    assert not changed, f"tests wrote into the checkout or the user's store: {changed}"
+
+
 @dataclass
 class CliResult:
     code: int
@@ -47,7 +63,8 @@ def run_cli(*args: str, cwd: Path | None = None) -> CliResult:
         text=True,
         cwd=cwd,
         timeout=600,
-        env={**os.environ, "DUMBBELL_STORE": os.environ.get("DUMBBELL_STORE", str(store))},
+        # the session's store, never the user's (DUMBBELL_STORE set in their shell)
+        env={**os.environ, "DUMBBELL_STORE": str(store)},
     )
     return CliResult(p.returncode, p.stdout, p.stderr)
 

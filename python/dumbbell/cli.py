@@ -980,6 +980,9 @@ def main(argv: list[str] | None = None) -> None:
     bad option value, a missing argument) become one line on stderr and exit
     status 2, like every other bad input; ``--help`` and a bare ``dumbbell``
     print the help."""
+    from .plausible import one_line_warnings
+
+    one_line_warnings()  # `dumbbell: warning: links[0].rate_bps: ...`, one line each
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="dumbbell", standalone_mode=False)

@@ -479,13 +479,20 @@ def run(
     or ``handle.stop()`` stop the run early: the partial result is returned,
     ``result.stopped`` true. Ctrl-C stops it too and raises
     :class:`Interrupted` carrying the partial result (``err.result``).
+    Implausible values (a rate below 1 kb/s, a delay above 10 s) and a run
+    in which no flow delivered data give a :class:`DumbbellWarning` naming
+    the field (:mod:`dumbbell.plausible`).
     """
+    from .plausible import warn_result, warn_scenario
+
     s = _as_scenario(scenario)
     config = s.to_core(seed)
+    warn_scenario(s)  # a rate below 1 kb/s, a delay above 10 s: one warning each
     controls = s.python_controls()
     made: dict[str, list[Any]] = {}
     tables, interrupted = _run_config(config, handle, timeout_s, progress, progress_every_s, controls, made)
     result = Result(scenario=s, seed=config["seed"], config=config, tables=tables, controls=made)
     if interrupted:
         raise Interrupted(result)
+    warn_result(result.flows, s.duration_s, result.stopped)
     return result
