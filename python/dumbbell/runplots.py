@@ -101,7 +101,10 @@ def goodput_intervals(result: Result) -> pl.DataFrame:
 
 def goodput_figure(result: Result, path: str | Path | None = None) -> Figure:
     """Goodput per sampling interval of every flow (Mb/s), drawn as steps:
-    each interval's rate held over the interval."""
+    each interval's rate held over the interval. It is the in-order delivery
+    rate: the bytes behind a hole count when the hole is filled, so an
+    interval after a loss can exceed the link's rate; a note under the plot
+    says so (:data:`GOODPUT_NOTE`)."""
     g = goodput_intervals(result)
     if g.height == 0:
         raise ValueError("no flow samples to plot: set record.flow_sample_s in the scenario")
@@ -112,13 +115,23 @@ def goodput_figure(result: Result, path: str | Path | None = None) -> Figure:
         y = np.concatenate([part["goodput_mbps"].to_numpy(), part["goodput_mbps"].to_numpy()[-1:]])
         ax.step(x, y, where="post", linewidth=0.9, label=name)
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("goodput (Mb/s)")
+    ax.set_ylabel("in-order delivery rate (Mb/s)")
     ax.set_ylim(bottom=0)
     ax.set_title(_title(result, "goodput per sampling interval"), fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
+    fig.text(0.01, 0.005, GOODPUT_NOTE, fontsize=7, color="0.35", ha="left", va="bottom", wrap=True)
+    fig.get_layout_engine().set(h_pad=0.25)
     _save(fig, path)
     return fig
+
+
+GOODPUT_NOTE = (
+    "Goodput is payload delivered in order to the application. After a loss, the bytes behind the hole "
+    "are delivered together once it is filled, so one interval can exceed the link's rate; the run's "
+    "average cannot (flows table: goodput_bps)."
+)
+"""The explanation printed under every goodput figure."""
 
 
 def cwnd_figure(result: Result, path: str | Path | None = None) -> Figure:
