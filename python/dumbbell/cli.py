@@ -486,11 +486,9 @@ def sweep_cmd(
             res = sweep(s, grid=g, repeats=repeats, seed=seed, name=name)
             st = ctx.stats[-1]
         pts = res.points()
-        import polars as pl
+        from .pointtable import points_text
 
-        with pl.Config(tbl_rows=200, tbl_cols=30, tbl_hide_dataframe_shape=True, fmt_str_lengths=60):
-            cols = [*g.keys(), "ok", "failed", "goodput_bps", "goodput_bps_ci", "retransmits", "packets_dropped"]
-            _progress(str(pts.select([c for c in cols if c in pts.columns])))
+        _progress(points_text(pts, list(g.keys())))  # plain text: no wrapping, no 1.85e-8 for a zero interval
         _progress(f"dumbbell: {res.name}: {st.runs} runs ({st.computed} computed, {st.cached} from the store, "
                   f"{st.failed} failed) in {st.wall_s:.1f} s; store {store}/")
         for rec in res.failed:
