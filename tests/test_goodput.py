@@ -66,3 +66,19 @@ def test_the_goodput_figure_says_it_is_the_in_order_delivery_rate(tmp_path):
     assert GOODPUT_NOTE in [t.get_text() for t in fig.texts]
     assert "exceed the link" in GOODPUT_NOTE
     assert (tmp_path / "goodput.png").stat().st_size > 0
+
+
+def test_plot_rtt_shows_srtt_above_min_rtt(tmp_path):
+    s = _staggered(0.5)
+    s.record.flow_sample_s = 0.005
+    r = db.run(s, seed=1)
+    fig = r.plot_rtt(tmp_path / "rtt.png")
+    lines = fig.axes[0].get_lines()
+    labels = [ln.get_label() for ln in lines]
+    assert labels == ["tcp0 srtt", "tcp0 min_rtt", "tcp1 srtt", "tcp1 min_rtt"]
+    # base RTT: 2 x (2 x 100 us + 1 ms) = 2.4 ms; srtt never below min_rtt, queueing raises it
+    min_rtt_ms = lines[1].get_ydata()[0]
+    assert 2.4 <= min_rtt_ms < 2.6
+    srtt = lines[0].get_ydata()
+    assert srtt.min() >= min_rtt_ms * 0.99 and srtt.max() > min_rtt_ms * 1.2
+    assert (tmp_path / "rtt.png").stat().st_size > 0

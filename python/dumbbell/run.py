@@ -380,6 +380,14 @@ class Result:
 
         return cwnd_figure(self, path)
 
+    def plot_rtt(self, path: str | Path | None = None) -> Any:
+        """Every TCP flow's smoothed RTT (ms) over time, from the sender's
+        ``srtt`` in the flow samples (or at every ACK with
+        ``record.cwnd_every_ack``), with its ``min_rtt`` as a dashed line."""
+        from .runplots import rtt_figure
+
+        return rtt_figure(self, path)
+
     def plot_goodput(self, path: str | Path | None = None) -> Any:
         """Every flow's goodput (Mb/s) per sampling interval, from the
         cumulative ``delivered_bytes`` of the flow samples (see
