@@ -662,22 +662,41 @@ def reproduce_cmd(
 def report_cmd(
     directory: Annotated[
         Path, typer.Argument(metavar="DIR", help="A directory written by `dumbbell reproduce` (one experiment, or "
-                             "one subdirectory per experiment).", show_default=False)
+                             "one subdirectory per experiment); with --sweep, a results store.", show_default=False)
     ],
+    sweep_name: Annotated[
+        Optional[str], typer.Option("--sweep", metavar="NAME", help="Report the sweep NAME of the store DIR (its label "
+                                    "in the catalog, e.g. sweep:pair, or pair): its metrics against its parameters.")
+    ] = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", help="With --sweep: where to write the report (default "
+                                     "DIR/reports/NAME/).", show_default=False)
+    ] = None,
 ) -> None:
-    """Write the HTML report of reproduced experiments.
+    """Write the HTML report of reproduced experiments, or of any sweep.
 
     DIR/index.html lists the experiments; DIR/NAME/index.html holds one
     experiment's figures, the paper's numbers beside ours (agreement
     highlighted), the parameters, the seed, the simulator version and the
-    wall time. Plain HTML beside the PNG figures: readable offline.
+    wall time. With --sweep NAME, DIR is a results store and the report
+    shows that sweep's metrics (goodput, fairness, retransmissions,
+    timeouts, drops: mean and 95 % interval per grid point) in a table and
+    in figures against its parameters. Plain HTML beside the PNG figures:
+    readable offline.
     """
     with _exit_codes():
         from .report import write_report
 
         if not directory.is_dir():
             raise ConfigError("DIR", f"{directory} is not a directory")
-        index = write_report(directory)
+        if sweep_name is not None:
+            from .sweepreport import write_sweep_report
+
+            index = write_sweep_report(directory, sweep_name, out)
+        elif out is not None:
+            raise ConfigError("--out", "needs --sweep (a reproduce report is written into DIR)")
+        else:
+            index = write_report(directory)
         _progress(f"dumbbell: report written to {index}")
 
 

@@ -33,7 +33,7 @@ def number(x: Any, digits: int = 4) -> str:
         return "true" if x else "false"
     if isinstance(x, int):
         return str(x)
-    x = float(x)
+    x = float(f"{float(x):.{digits}g}")  # 0.99999999 is 1.000, not 1.0000
     if x == 0:
         return "0"
     if x.is_integer() and abs(x) < 1e9:
