@@ -46,6 +46,21 @@ def _nothing_left_behind() -> Iterator[None]:
     assert not changed, f"tests wrote into the checkout or the user's store: {changed}"
 
 
+# The reproduction tests: they run whole experiments at quick scale and take
+# most of the suite's time. Marked `slow` here (not in each file, which the
+# experiments' owners edit); they run by default, `pytest -m "not slow"`
+# leaves them out while editing.
+SLOW_MODULES = frozenset({"test_e1", "test_e2", "test_e3", "test_e4", "test_e5", "test_reproduce_store",
+                          "test_outputs", "test_evidence"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
+        if module in SLOW_MODULES or "reproduced" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @dataclass
 class CliResult:
     code: int
