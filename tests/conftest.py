@@ -52,12 +52,13 @@ def _nothing_left_behind() -> Iterator[None]:
 # leaves them out while editing.
 SLOW_MODULES = frozenset({"test_e1", "test_e2", "test_e3", "test_e4", "test_e5", "test_reproduce_store",
                           "test_outputs", "test_evidence"})
+SLOW_TESTS = frozenset({"test_reproduce_highspeed_json_contract"})  # in test_cli.py
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
-        if module in SLOW_MODULES or "reproduced" in getattr(item, "fixturenames", ()):
+        if module in SLOW_MODULES or item.name in SLOW_TESTS or "reproduced" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
 
 
