@@ -39,6 +39,24 @@ _CHECK_PAGE = """(() => {
 })()"""
 
 
+_OVERFLOWS = """(() => {
+  const out = [];
+  const w = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth > w + 1) out.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${w} px`);
+  document.querySelectorAll('table').forEach((t, i) => {
+    const r = t.getBoundingClientRect();
+    if (t.scrollWidth > t.clientWidth + 1) out.push(`table ${i} scrolls: ${t.scrollWidth} > ${t.clientWidth} px`);
+    if (r.right > w + 1) out.push(`table ${i} ends at ${Math.round(r.right)} px, past the window (${w} px)`);
+    t.querySelectorAll('td, th').forEach(c => {
+      if (c.scrollWidth > c.clientWidth + 1) out.push(`table ${i}: cell cut off: ${c.innerText.slice(0, 40)}`);
+      const cr = c.getBoundingClientRect();
+      if (cr.right > w + 1) out.push(`table ${i}: cell past the window: ${c.innerText.slice(0, 40)}`);
+    });
+  });
+  return JSON.stringify(out);
+})()"""
+
+
 def chromium_path() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         p = shutil.which(name)
@@ -127,6 +145,18 @@ class Browser:
                 errors.append(f"{p['entry'].get('text')} {p['entry'].get('url', '')}")
         page["console_errors"] = errors
         return page
+
+    def set_width(self, width: int, height: int = 900) -> None:
+        """Lays pages out in a ``width`` × ``height`` CSS-pixel window (a
+        screenshot then has that size)."""
+        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+
+    def overflows(self) -> list[str]:
+        """What does not fit the window on the open page: tables wider than
+        their box or than the window, cells whose text is cut off, and a
+        page that scrolls sideways. Empty when everything fits."""
+        res = self.call("Runtime.evaluate", expression=_OVERFLOWS, returnByValue=True)
+        return json.loads(res["result"]["value"])
 
     def screenshot(self, path: Path) -> None:
         import base64

@@ -416,9 +416,10 @@ def test_the_core_refuses_an_external_control_it_was_not_given():
     assert ei.value.field == "flows[1].cc.id" and "external" in ei.value.message
 
 
-def test_sweeps_run_python_controls_locally_and_refuse_dask():
+def test_sweeps_run_python_controls_locally_and_refuse_dask(tmp_path):
     s = _one_flow(RenoPy(), duration_s=0.3)
-    res = db.sweep(s, grid={"links[2].loss_ab": [0.0, 0.01]}, repeats=1, executor="local", store=None)
+    # a store of its own: store=None would be ./dumbbell-results of the checkout
+    res = db.sweep(s, grid={"links[2].loss_ab": [0.0, 0.01]}, repeats=1, executor="local", store=tmp_path / "store")
     assert [r.status for r in res.records] == ["ok", "ok"]
     # the sweep's run at loss 0 is the direct run, bit for bit
     direct = db.run(s)
@@ -428,7 +429,7 @@ def test_sweeps_run_python_controls_locally_and_refuse_dask():
     lossy_point = res.table("flows").filter(pl.col("links[2].loss_ab") == 0.01)
     assert int(lossy_point["retransmits"][1]) > 0
     with pytest.raises(db.ConfigError) as ei:
-        db.sweep(s, grid={"links[2].loss_ab": [0.0]}, executor="dask", store=None)
+        db.sweep(s, grid={"links[2].loss_ab": [0.0]}, executor="dask", store=tmp_path / "store")
     assert ei.value.field == "flows[1].cc" and "dask" in ei.value.message.lower()
 
 

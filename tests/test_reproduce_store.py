@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 from pathlib import Path
 
 import pytest
@@ -139,8 +140,11 @@ def test_report_in_headless_chromium(reproduced, tmp_path):
     index = out / "index.html"
     assert index.exists()
     with Browser(exe) as b:
+        b.set_width(1400)  # issue 27: at 1400 px tables overflowed and verdicts were cut off
         page = b.open(index.as_uri())
         assert page["console_errors"] == []
+        assert b.overflows() == []
+        assert page["title"] == "dumbbell: reproduced experiments"
         assert page["tables"] and page["tables"][0]["rows"] == len(experiments.EXPERIMENTS)
         links = [u for u in page["links"] if u.endswith("/index.html")]
         assert len(links) == len(experiments.EXPERIMENTS)
@@ -148,6 +152,7 @@ def test_report_in_headless_chromium(reproduced, tmp_path):
             p = b.open(url)
             name = url.rsplit("/", 2)[-2]
             assert p["console_errors"] == [], (name, p["console_errors"])
+            assert b.overflows() == [], name
             assert p["imgs"], f"{name}: no figure"
             for img in p["imgs"]:
                 assert img["complete"] and img["naturalWidth"] > 100 and img["naturalHeight"] > 100, (name, img)
@@ -157,6 +162,7 @@ def test_report_in_headless_chromium(reproduced, tmp_path):
             if name == "dctcp-queue":
                 b.screenshot(tmp_path / "e1.png")
     assert (tmp_path / "e1.png").stat().st_size > 10_000
+    assert struct.unpack(">II", (tmp_path / "e1.png").read_bytes()[16:24])[0] == 1400  # PNG width
 
 
 def test_help_of_the_new_commands(cli):
@@ -168,3 +174,13 @@ def test_help_of_the_new_commands(cli):
         assert res.code == 0, res.stderr
         for w in words:
             assert w in res.stdout, (args, w)
+
+
+def test_the_report_names_the_papers_not_seed_papers(reproduced):
+    from dumbbell.papers import PAPERS
+
+    out, _, _ = reproduced
+    text = (out / "index.html").read_text()
+    assert "<h1>dumbbell: the papers' experiments</h1>" in text and "seed paper" not in text
+    for p in PAPERS.values():
+        assert p.surnames in text, p.experiment

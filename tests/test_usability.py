@@ -219,7 +219,7 @@ def test_goodput_intervals_integrate_to_the_delivered_bytes(star_run):
 def test_plot_goodput_draws_those_rates_in_mbps(star_run, tmp_path):
     fig = star_run.plot_goodput(tmp_path / "g.png")
     ax = fig.axes[0]
-    assert ax.get_ylabel() == "goodput (Mb/s)" and ax.get_xlabel() == "time (s)"
+    assert ax.get_ylabel() == "in-order delivery rate (Mb/s)" and ax.get_xlabel() == "time (s)"
     g = star_run.goodput_intervals()
     lines = ax.get_lines()
     assert [ln.get_label() for ln in lines] == ["a->c", "b->c"]

@@ -24,7 +24,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import _native
-from .errors import ConfigError, ControlError, DumbbellError, Interrupted, LimitError, SimulationError
+from .errors import ConfigError, ControlError, DumbbellError, DumbbellWarning, Interrupted, LimitError, SimulationError
 
 # `run` is bound eagerly: a lazily bound name would be shadowed by the
 # submodule `dumbbell.run` once anything imports it. run.py itself imports
@@ -127,6 +127,7 @@ __all__ = [
     "__version__",
     "ConfigError",
     "DumbbellError",
+    "DumbbellWarning",
     "SimulationError",
     "ControlError",
     "LimitError",

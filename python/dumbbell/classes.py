@@ -31,6 +31,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BeforeValidator, Discriminator, Field, Tag
 
 from .model import U32_MAX, U64_MAX, Model, kind_of
+from .suggest import did_you_mean
 
 __all__ = [
     "Ideal",
@@ -119,7 +120,7 @@ def _shorthand(known: tuple[str, ...], what: str):
         if kind is None:
             raise ValueError(f"missing `kind` (one of {', '.join(known)})")
         if kind not in known:
-            raise ValueError(f"unknown {what} {kind!r} (known: {', '.join(known)})")
+            raise ValueError(f"unknown {what} {kind!r}{did_you_mean(kind, known)} (known: {', '.join(known)})")
         return {"kind": v} if isinstance(v, str) else v
 
     return expand

@@ -491,11 +491,9 @@ def sweep_cmd(
             res = sweep(s, grid=g, repeats=repeats, seed=seed, name=name)
             st = ctx.stats[-1]
         pts = res.points()
-        import polars as pl
+        from .pointtable import points_text
 
-        with pl.Config(tbl_rows=200, tbl_cols=30, tbl_hide_dataframe_shape=True, fmt_str_lengths=60):
-            cols = [*g.keys(), "ok", "failed", "goodput_bps", "goodput_bps_ci", "retransmits", "packets_dropped"]
-            _progress(str(pts.select([c for c in cols if c in pts.columns])))
+        _progress(points_text(pts, list(g.keys())))  # plain text: no wrapping, no 1.85e-8 for a zero interval
         _progress(f"dumbbell: {res.name}: {st.runs} runs ({st.computed} computed, {st.cached} from the store, "
                   f"{st.failed} failed) in {st.wall_s:.1f} s; store {store}/")
         for rec in res.failed:
@@ -669,22 +667,41 @@ def reproduce_cmd(
 def report_cmd(
     directory: Annotated[
         Path, typer.Argument(metavar="DIR", help="A directory written by `dumbbell reproduce` (one experiment, or "
-                             "one subdirectory per experiment).", show_default=False)
+                             "one subdirectory per experiment); with --sweep, a results store.", show_default=False)
     ],
+    sweep_name: Annotated[
+        Optional[str], typer.Option("--sweep", metavar="NAME", help="Report the sweep NAME of the store DIR (its label "
+                                    "in the catalog, e.g. sweep:pair, or pair): its metrics against its parameters.")
+    ] = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", help="With --sweep: where to write the report (default "
+                                     "DIR/reports/NAME/).", show_default=False)
+    ] = None,
 ) -> None:
-    """Write the HTML report of reproduced experiments.
+    """Write the HTML report of reproduced experiments, or of any sweep.
 
     DIR/index.html lists the experiments; DIR/NAME/index.html holds one
     experiment's figures, the paper's numbers beside ours (agreement
     highlighted), the parameters, the seed, the simulator version and the
-    wall time. Plain HTML beside the PNG figures: readable offline.
+    wall time. With --sweep NAME, DIR is a results store and the report
+    shows that sweep's metrics (goodput, fairness, retransmissions,
+    timeouts, drops: mean and 95 % interval per grid point) in a table and
+    in figures against its parameters. Plain HTML beside the PNG figures:
+    readable offline.
     """
     with _exit_codes():
         from .report import write_report
 
         if not directory.is_dir():
             raise ConfigError("DIR", f"{directory} is not a directory")
-        index = write_report(directory)
+        if sweep_name is not None:
+            from .sweepreport import write_sweep_report
+
+            index = write_sweep_report(directory, sweep_name, out)
+        elif out is not None:
+            raise ConfigError("--out", "needs --sweep (a reproduce report is written into DIR)")
+        else:
+            index = write_report(directory)
         _progress(f"dumbbell: report written to {index}")
 
 
@@ -1007,6 +1024,9 @@ def main(argv: list[str] | None = None) -> None:
     bad option value, a missing argument) become one line on stderr and exit
     status 2, like every other bad input; ``--help`` and a bare ``dumbbell``
     print the help."""
+    from .plausible import one_line_warnings
+
+    one_line_warnings()  # `dumbbell: warning: links[0].rate_bps: ...`, one line each
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="dumbbell", standalone_mode=False)

@@ -16,12 +16,18 @@
   the hook; the hook's exception is its ``__cause__``. The CLI exits 1.
 - :class:`Interrupted` (a ``KeyboardInterrupt``): Ctrl-C stopped a run; its
   ``result`` is what the run had computed, marked stopped.
+
+And one warning, :class:`DumbbellWarning` (a ``UserWarning``): a value that
+is valid but implausible (a rate below 1 kb/s, a delay above 10 s), or a run
+in which no flow delivered data (:mod:`dumbbell.plausible`). The value is used.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from .suggest import did_you_mean
 
 __all__ = [
     "DumbbellError",
@@ -30,6 +36,7 @@ __all__ = [
     "SimulationError",
     "ControlError",
     "Interrupted",
+    "DumbbellWarning",
     "field_path",
     "from_validation_error",
 ]
@@ -104,6 +111,11 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, result: Any) -> None:
         super().__init__("interrupted")
         self.result = result
+
+
+class DumbbellWarning(UserWarning):
+    """A valid but implausible value, or a run that delivered nothing: the
+    message begins with the field it names (``links[0].rate_bps: ...``)."""
 
 
 # Tags of the tagged unions (`kind = ...`): pydantic puts the tag in an
@@ -199,7 +211,8 @@ def from_validation_error(err: Any, prefix: str = "") -> ConfigError:
         if first.get("type") == "union_tag_invalid":
             ctx = first.get("ctx") or {}
             loc = f"{loc}.kind" if loc else "kind"
-            msg = f"unknown kind {ctx.get('tag')!r} (known: {str(ctx.get('expected_tags', '')).replace(chr(39), '')})"
+            known = str(ctx.get("expected_tags", "")).replace(chr(39), "")
+            msg = f"unknown kind {ctx.get('tag')!r}{did_you_mean(ctx.get('tag'), known.split(', '))} (known: {known})"
         elif first.get("type") == "missing":
             msg = "required field is missing"
         elif first.get("type") == "extra_forbidden":

@@ -13,9 +13,10 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 
-from .errors import from_validation_error
+from .errors import ConfigError, from_validation_error
+from .suggest import did_you_mean
 
 __all__ = ["Model", "kind_of", "U32_MAX", "U64_MAX"]
 
@@ -36,6 +37,25 @@ class Model(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_assignment=True)
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _suggest_field(cls, data: Any, handler: Any) -> Any:
+        # An unknown field of this model names the closest known one
+        # (`links[4].dealy_s: unknown field (did you mean 'delay_s'?)`). The
+        # check sees the fields after any shorthand of the model is unfolded.
+        try:
+            return handler(data)
+        except ValidationError as e:
+            first = e.errors()[0]
+            loc = first.get("loc", ())
+            if first.get("type") != "extra_forbidden" or len(loc) != 1 or not isinstance(loc[0], str):
+                raise
+            more = e.error_count() - 1
+            known = [*cls.model_fields, *getattr(cls, "__shorthand_fields__", ())]
+            hint = did_you_mean(loc[0], known)
+            tail = f" (and {more} more error(s))" if more else ""
+            raise ConfigError(loc[0], f"unknown field{hint}{tail}") from None
+
     def __init__(self, /, **data: Any) -> None:
         try:
             super().__init__(**data)
@@ -43,6 +63,9 @@ class Model(BaseModel):
             raise from_validation_error(e) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if name not in type(self).model_fields and not name.startswith("_") and not hasattr(type(self), name):
+            # `link.dealy_s = 1` would be pydantic's "object has no field"
+            raise ConfigError(name, f"unknown field{did_you_mean(name, type(self).model_fields)}")
         # validate_assignment: ``link.rate_bps = "50Mbps"`` is parsed and
         # checked as at construction, and a bad value is one ConfigError
         # naming the field. A check across fields (``reorder_ab`` needs

@@ -29,6 +29,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -70,23 +71,30 @@ def agreement(relation: str, value: Any, ours: Any, value_ci: Any = None, ours_c
 
 
 _CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:88rem;padding:0 1rem;
 color:#1d2330;line-height:1.45}
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #d8dce4}
-.sub{color:#5a6275;margin-top:0}
-table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0;display:block;overflow-x:auto}
-th,td{border:1px solid #d8dce4;padding:.25rem .5rem;text-align:right;white-space:nowrap}
-th{background:#f1f3f7;text-align:center}td.t{text-align:left}td.src{text-align:left;white-space:normal;min-width:20rem}
+.sub{color:#5a6275;margin-top:0;max-width:72rem}
+table{border-collapse:collapse;font-size:.8rem;margin:.6rem 0;max-width:100%}
+th,td{border:1px solid #d8dce4;padding:.2rem .3rem;text-align:right}
+td{white-space:nowrap}
+th{background:#f1f3f7;text-align:center;overflow-wrap:break-word}
+table.wide{font-size:.72rem}table.wide th,table.wide td{padding:.15rem .2rem}table.wide th{overflow-wrap:anywhere}
+td.t{text-align:left;white-space:normal;overflow-wrap:break-word}
+td.src{text-align:left;white-space:normal;min-width:12rem;overflow-wrap:anywhere}
 tr.agree td{background:#e6f4ea}tr.differ td{background:#fdecea}tr.na td{color:#5a6275}
-.badge{display:inline-block;border-radius:.6rem;padding:0 .5rem;font-size:.8rem}
+.badge{display:inline-block;border-radius:.6rem;padding:0 .5rem;font-size:.8rem;white-space:nowrap}
 .agree .badge,.badge.agree{background:#1e7e34;color:#fff}.differ .badge,.badge.differ{background:#b3261e;color:#fff}
 .badge.na{background:#c9ced8}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #d8dce4}
 figcaption{color:#5a6275;font-size:.85rem}
-dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0}
+dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
 pre{background:#f6f7f9;padding:.8rem;overflow-x:auto;font-size:.8rem;white-space:pre-wrap}
 a{color:#1f5fbf}
 """
+# At 1400 px (issue 27) every table fits its page: text cells and headers
+# wrap between words and after `_ , / : =` (_breakable), numbers stay on
+# one line, and the verdict and source cells wrap instead of running off.
 
 
 def _page(title: str, body: str) -> str:
@@ -111,17 +119,38 @@ def _fmt(v: Any) -> str:
     return html.escape(str(v))
 
 
+def _breakable(text: str) -> str:
+    """Escaped text that may break after ``_ , / : =`` (identifiers, JSON)
+    as well as between words."""
+    return re.sub(r"([_,/:=])", r"\1<wbr>", html.escape(text))
+
+
+def _head(name: str) -> str:
+    """A column name for a header cell."""
+    return _breakable(name)
+
+
+def _text_cell(v: Any) -> str:
+    return f"<td class=\"t\">{_breakable(v) if isinstance(v, str) else _fmt(v)}</td>"
+
+
 def _table(rows: Sequence[Mapping[str, Any]], cols: Sequence[str] | None = None, text_cols: Sequence[str] = ()) -> str:
     if not rows:
         return "<p>(no rows)</p>"
     cols = list(cols or rows[0].keys())
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    head = "".join(f"<th>{_head(c)}</th>" for c in cols)
     body = []
     for r in rows:
-        cells = "".join(f"<td class=\"t\">{_fmt(r.get(c))}</td>" if c in text_cols else f"<td>{_fmt(r.get(c))}</td>"
-                        for c in cols)
+        # text (names, JSON) wraps; numbers stay on one line
+        cells = "".join(_text_cell(r.get(c)) if c in text_cols or isinstance(r.get(c), str)
+                        else f"<td>{_fmt(r.get(c))}</td>" for c in cols)
         body.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    wide = " class=\"wide\"" if len(cols) > WIDE_COLUMNS else ""
+    return f"<table{wide}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+WIDE_COLUMNS = 16
+"""A table of more columns is set smaller, so that it fits 1400 px."""
 
 
 def _paper_table(paper: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, int]]:
@@ -130,7 +159,7 @@ def _paper_table(paper: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, int
         return "<p>(the paper states no number this experiment measures)</p>", counts
     keys = [k for k in paper[0] if k not in ("relation", "value", "value_ci", "ours", "ours_ci", "source", "verdict",
                                               "reason", "doc")]
-    head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
+    head = "".join(f"<th>{_head(k)}</th>" for k in keys)
     head += "<th>paper</th><th>ours</th><th>relative error</th><th>verdict</th><th>source</th>"
     body = []
     for p in paper:
@@ -155,7 +184,7 @@ def _paper_table(paper: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, int
             why = f"<br>{html.escape(p['reason'])}"
             if p.get("doc"):
                 why += f" (<code>{html.escape(p['doc'])}</code>)"
-        cells = "".join(f"<td class=\"t\">{_fmt(p.get(k))}</td>" for k in keys)
+        cells = "".join(_text_cell(p.get(k)) for k in keys)
         cells += (f"<td>{paper_cell}</td><td>{ours_cell}</td><td>{rel}</td>"
                   f"<td class=\"src\"><span class=\"badge {cls}\">{html.escape(label)}</span>{why}</td>"
                   f"<td class=\"src\">{_fmt(p.get('source'))}</td>")
@@ -236,6 +265,7 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
         parts.append("<h2>Setup and differences from the paper</h2>")
         parts.append(f"<pre>{html.escape(meta['setup'])}</pre>")
     summary = {"name": name, "label": label, "title": meta.get("title", ""), "paper": meta.get("paper", ""),
+               "surnames": PAPERS[name].surnames if name in PAPERS else "",
                "scale": result.get("scale"), "rows": len(rows), "counts": counts, "figures": len(figs),
                "wall_s": timing.get("wall_s"), "runs": timing.get("runs"), "failed": timing.get("failed"),
                "sim_packets_per_s": timing.get("sim_packets_per_s")}
@@ -285,8 +315,10 @@ def write_report(out_dir: str | Path) -> Path:
         )
     total_wall = sum(_num(s["wall_s"]) or 0.0 for _, s in summaries)
     body = (
-        "<h1>dumbbell: the seed papers' experiments</h1>"
-        f"<p class=\"sub\">{len(summaries)} experiments, {_duration(total_wall)} of wall time in all. "
+        "<h1>dumbbell: the papers' experiments</h1>"
+        f"<p class=\"sub\">{len(summaries)} experiments, each reproducing one of the papers listed below ("
+        + html.escape("; ".join(f"{s['label']} {s['surnames']}" for _, s in summaries if s['surnames']))
+        + f"). {_duration(total_wall)} of wall time in all. "
         "Each page holds the figures, the paper's numbers beside ours, the parameters, the seed and the "
         "simulator version.</p>"
         "<table><thead><tr><th>experiment</th><th>what</th><th>scale</th><th>rows</th><th>figures</th>"

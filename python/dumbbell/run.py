@@ -363,6 +363,14 @@ class Result:
 
         return cwnd_figure(self, path)
 
+    def plot_rtt(self, path: str | Path | None = None) -> Any:
+        """Every TCP flow's smoothed RTT (ms) over time, from the sender's
+        ``srtt`` in the flow samples (or at every ACK with
+        ``record.cwnd_every_ack``), with its ``min_rtt`` as a dashed line."""
+        from .runplots import rtt_figure
+
+        return rtt_figure(self, path)
+
     def plot_goodput(self, path: str | Path | None = None) -> Any:
         """Every flow's goodput (Mb/s) per sampling interval, from the
         cumulative ``delivered_bytes`` of the flow samples (see
@@ -463,13 +471,20 @@ def run(
     or ``handle.stop()`` stop the run early: the partial result is returned,
     ``result.stopped`` true. Ctrl-C stops it too and raises
     :class:`Interrupted` carrying the partial result (``err.result``).
+    Implausible values (a rate below 1 kb/s, a delay above 10 s) and a run
+    in which no flow delivered data give a :class:`DumbbellWarning` naming
+    the field (:mod:`dumbbell.plausible`).
     """
+    from .plausible import warn_result, warn_scenario
+
     s = _as_scenario(scenario)
     config = s.to_core(seed)
+    warn_scenario(s)  # a rate below 1 kb/s, a delay above 10 s: one warning each
     controls = s.python_controls()
     made: dict[str, list[Any]] = {}
     tables, interrupted = _run_config(config, handle, timeout_s, progress, progress_every_s, controls, made)
     result = Result(scenario=s, seed=config["seed"], config=config, tables=tables, controls=made)
     if interrupted:
         raise Interrupted(result)
+    warn_result(result.flows, s.duration_s, result.stopped)
     return result

@@ -30,7 +30,7 @@ from .units import PS_PER_S
 if TYPE_CHECKING:
     from .run import Result
 
-__all__ = ["goodput_intervals", "queue_figure", "cwnd_figure", "goodput_figure", "write_figures"]
+__all__ = ["goodput_intervals", "queue_figure", "cwnd_figure", "goodput_figure", "rtt_figure", "write_figures"]
 
 
 def _figure(size: tuple[float, float] = (8.0, 4.0)) -> tuple[Figure, Any]:
@@ -101,7 +101,10 @@ def goodput_intervals(result: Result) -> pl.DataFrame:
 
 def goodput_figure(result: Result, path: str | Path | None = None) -> Figure:
     """Goodput per sampling interval of every flow (Mb/s), drawn as steps:
-    each interval's rate held over the interval."""
+    each interval's rate held over the interval. It is the in-order delivery
+    rate: the bytes behind a hole count when the hole is filled, so an
+    interval after a loss can exceed the link's rate; a note under the plot
+    says so (:data:`GOODPUT_NOTE`)."""
     g = goodput_intervals(result)
     if g.height == 0:
         raise ValueError("no flow samples to plot: set record.flow_sample_s in the scenario")
@@ -112,13 +115,23 @@ def goodput_figure(result: Result, path: str | Path | None = None) -> Figure:
         y = np.concatenate([part["goodput_mbps"].to_numpy(), part["goodput_mbps"].to_numpy()[-1:]])
         ax.step(x, y, where="post", linewidth=0.9, label=name)
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("goodput (Mb/s)")
+    ax.set_ylabel("in-order delivery rate (Mb/s)")
     ax.set_ylim(bottom=0)
     ax.set_title(_title(result, "goodput per sampling interval"), fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
+    fig.text(0.01, 0.005, GOODPUT_NOTE, fontsize=7, color="0.35", ha="left", va="bottom", wrap=True)
+    fig.get_layout_engine().set(h_pad=0.25)
     _save(fig, path)
     return fig
+
+
+GOODPUT_NOTE = (
+    "Goodput is payload delivered in order to the application. After a loss, the bytes behind the hole "
+    "are delivered together once it is filled, so one interval can exceed the link's rate; the run's "
+    "average cannot (flows table: goodput_bps)."
+)
+"""The explanation printed under every goodput figure."""
 
 
 def cwnd_figure(result: Result, path: str | Path | None = None) -> Figure:
@@ -141,6 +154,43 @@ def cwnd_figure(result: Result, path: str | Path | None = None) -> Figure:
     ax.set_ylabel("cwnd (packets)")
     ax.set_ylim(bottom=0)
     what = "congestion window at every ACK" if src is every_ack else "congestion window at each flow sample"
+    ax.set_title(_title(result, what), fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, path)
+    return fig
+
+
+def rtt_figure(result: Result, path: str | Path | None = None) -> Figure:
+    """Every TCP flow's smoothed RTT (ms) over time, as the sender's ``srtt``
+    at every ACK (``record.cwnd_every_ack``) or else at each flow sample,
+    with the flow's ``min_rtt`` over the run (the ``flows`` table) as a
+    dashed line. The core keeps no table of individual RTT samples (each
+    ACK's measurement before smoothing): ``srtt`` is what there is."""
+    every_ack = result.tables.get("cwnd")
+    src = every_ack if every_ack is not None and every_ack.height else result.flow_samples
+    if src.height == 0:
+        raise ValueError("no RTT samples to plot: set record.flow_sample_s (or record.cwnd_every_ack)")
+    names = _flow_names(result)
+    tcp = result.flows.filter(pl.col("kind") == "tcp")
+    min_rtt = {int(f): int(m) for f, m in zip(tcp["flow"], tcp["min_rtt_ps"])}
+    fig, ax = _figure()
+    for (flow,), part in src.sort("flow", "time_ps").partition_by("flow", as_dict=True, maintain_order=True).items():
+        if int(flow) not in min_rtt:
+            continue
+        part = part.filter(pl.col("srtt_ps") > 0)  # no RTT measured yet
+        if part.height == 0:
+            continue
+        label = names.get(int(flow), f"flow {flow}")
+        (line,) = ax.step(part["time_s"].to_numpy(), part["srtt_ps"].to_numpy() / 1e9, where="post", linewidth=0.9,
+                          label=f"{label} srtt")
+        if min_rtt[int(flow)]:
+            ax.axhline(min_rtt[int(flow)] / 1e9, color=line.get_color(), linestyle="--", linewidth=0.8,
+                       label=f"{label} min_rtt")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("RTT (ms)")
+    ax.set_ylim(bottom=0)
+    what = "smoothed RTT at every ACK" if src is every_ack else "smoothed RTT at each flow sample"
     ax.set_title(_title(result, what), fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)

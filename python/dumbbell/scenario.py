@@ -67,6 +67,7 @@ from .errors import ConfigError
 from .model import U32_MAX, U64_MAX
 from .model import Model as _Model
 from .model import kind_of as _kind_of
+from .suggest import did_you_mean
 from .units import parse_rate_bps, parse_seconds, seconds_to_ps
 from .workloads import MAX_TASKS, Arrivals, Control, Sizes
 
@@ -931,7 +932,9 @@ class Registered(_Model):
     @classmethod
     def _known(cls, v: str) -> str:
         if v not in REGISTERED:
-            raise ValueError(f"unknown registered control {v!r} (known: {', '.join(REGISTERED) or 'none'})")
+            raise ValueError(
+                f"unknown registered control {v!r}{did_you_mean(v, REGISTERED)} (known: {', '.join(REGISTERED) or 'none'})"
+            )
         return v
 
     def to_core(self) -> dict[str, Any]:
@@ -992,7 +995,7 @@ def _cc_shorthand(v: Any) -> Any:
     if isinstance(v, dict) and kind is None:
         raise ValueError(f"missing `kind` (one of {', '.join(CONTROLS)})")
     if kind not in CONTROLS:
-        raise ValueError(f"unknown congestion control {kind!r} (known: {', '.join(CONTROLS)})")
+        raise ValueError(f"unknown congestion control {kind!r}{did_you_mean(kind, CONTROLS)} (known: {', '.join(CONTROLS)})")
     if kind in REGISTERED and kind not in BUILTIN_CONTROLS:
         # `{kind = "scalable", ai_cnt = 50}` is `{kind = "scalable", params = {ai_cnt = 50}}`
         if isinstance(v, str):
@@ -1346,6 +1349,8 @@ class Scenario(_Model):
     )
     record: Record = Field(default_factory=Record)
 
+    __shorthand_fields__ = ("hosts", "switches")  # for "did you mean"
+
     @model_validator(mode="before")
     @classmethod
     def _node_shorthand(cls, data: Any) -> Any:
@@ -1399,7 +1404,7 @@ class Scenario(_Model):
             for end in ("a", "b"):
                 name = getattr(link, end)
                 if name not in kinds:
-                    raise ConfigError(f"links[{i}].{end}", f"unknown node {name!r}{_known(kinds)}")
+                    raise ConfigError(f"links[{i}].{end}", f"unknown node {name!r}{_known(kinds, name)}")
             if link.a == link.b:
                 raise ConfigError(f"links[{i}].b", f"a link must join two different nodes (both are {link.a!r})")
             if link.b in adj[link.a]:
@@ -1433,7 +1438,7 @@ class Scenario(_Model):
             for end in ("src", "dst"):
                 name = getattr(f, end)
                 if name not in kinds:
-                    raise ConfigError(f"flows[{i}].{end}", f"unknown node {name!r}{_known(kinds)}")
+                    raise ConfigError(f"flows[{i}].{end}", f"unknown node {name!r}{_known(kinds, name)}")
                 if kinds[name] != "host":
                     raise ConfigError(f"flows[{i}].{end}", f"{name!r} is a switch; flows run between hosts")
             if f.src == f.dst:
@@ -1460,13 +1465,13 @@ class Scenario(_Model):
             for key in ("clients", "servers"):
                 for j, h in enumerate(getattr(w, key)):
                     if h not in kinds:
-                        raise ConfigError(f"workloads[{i}].{key}[{j}]", f"unknown node {h!r}{_known(kinds)}")
+                        raise ConfigError(f"workloads[{i}].{key}[{j}]", f"unknown node {h!r}{_known(kinds, h)}")
                     if kinds[h] != "host":
                         raise ConfigError(f"workloads[{i}].{key}[{j}]", f"{h!r} is a switch; tasks run between hosts")
         for i, q in enumerate(self.record.queues):
             for end in ("node", "peer"):
                 if getattr(q, end) not in kinds:
-                    raise ConfigError(f"record.queues[{i}].{end}", f"unknown node {getattr(q, end)!r}{_known(kinds)}")
+                    raise ConfigError(f"record.queues[{i}].{end}", f"unknown node {getattr(q, end)!r}{_known(kinds, getattr(q, end))}")
             if q.peer not in adj[q.node]:
                 raise ConfigError(f"record.queues[{i}].peer", f"no link between {q.node!r} and {q.peer!r}")
 
@@ -1609,6 +1614,6 @@ class Scenario(_Model):
         return json.dumps(self.to_core(seed), allow_nan=False)
 
 
-def _known(kinds: dict[str, str]) -> str:
+def _known(kinds: dict[str, str], name: object = None) -> str:
     names = list(kinds)
-    return f" (known: {', '.join(names[:8])}{' ...' if len(names) > 8 else ''})"
+    return f"{did_you_mean(name, names)} (known: {', '.join(names[:8])}{' ...' if len(names) > 8 else ''})"

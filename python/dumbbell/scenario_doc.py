@@ -45,13 +45,29 @@ Every field of a scenario (TOML file, `dumbbell.Scenario`, or plain data),
 generated from the models in `python/dumbbell/scenario.py` by
 `python -m dumbbell.scenario_doc --write`; do not edit by hand.
 
-Rules for every field: unknown fields are errors; numbers are strict (`true`
+Rules for every field: unknown fields are errors, with the closest known
+name (`links[4].dealy_s: unknown field (did you mean 'delay_s'?)`; unknown
+controls, queue kinds and node names likewise); numbers are strict (`true`
 is not 1, `"3"` is not 3, `2.0` is not an integer); every float is finite;
 every number has the range below, which the core (`validate.rs`) enforces
 too, for documents that do not come through Python. Rates (`*_bps`) also
-take strings with units (`"100Mbps"`), times (`*_s`) strings such as
-`"75us"`. A value outside its range is refused before anything runs, with
-one error naming the field (`links[2].rate_bps: must be at most ...`).
+take strings with units (`"100Mbps"`, `"10G"`, `"9600bps"`), times (`*_s`)
+strings such as `"75us"` or `"20s"`. **A string must carry its unit**: `"50"`
+is refused (`links[0].rate_bps: the rate '50' has no unit: write e.g.
+'50Mbps' ...`); a plain number is bit/s or seconds. A value outside its
+range is refused before anything runs, with one error naming the field
+(`links[2].rate_bps: must be at most ...`).
+
+A value inside its range but far from any network experiment is used, with
+one warning line naming the field (a `dumbbell.DumbbellWarning`): a rate
+below 1 kb/s (`rate_bps = 50` is 50 bit/s), a delay above 10 s
+(`delay_s = 13` is 13 s); a run in which no flow delivered any data warns
+too (`flows: no flow delivered any data ...`).
+
+Nodes are listed in `nodes` (`{ name = "s1", kind = "switch" }`), or, as a
+shorthand, by kind: `hosts = ["a", "b", "c"]` and `switches = ["s1"]` add a
+host or a switch of each name (after those of `nodes`, in that order; a name
+may appear once). `examples/dctcp_star.toml` is written so.
 
 Two checks concern the whole run, in the core, before it starts: the
 **horizon** (the duration plus the longest delay anything can schedule: a

@@ -87,6 +87,8 @@ CATALOG_COLUMNS: dict[str, str] = {
     "conservation_ok": "BOOLEAN",
     "flows": "INTEGER",
     "goodput_bps": "DOUBLE",
+    "flow_goodput_bps": "DOUBLE[]",
+    "fairness": "DOUBLE",
     "retransmits": "UBIGINT",
     "timeouts": "UBIGINT",
     "tables": "VARCHAR[]",
@@ -96,8 +98,10 @@ CATALOG_COLUMNS: dict[str, str] = {
 """The ``runs`` table of the catalog, column by column. ``point`` is the grid
 point (or an experiment's job key) as JSON, ``rep`` the repetition index,
 ``path`` the run's directory relative to the store; ``sim_s`` ..
-``timeouts`` are the run's summary metrics (``flows``: how many,
-``goodput_bps``: their sum); ``finished_at`` is UTC ISO 8601."""
+``timeouts`` are the run's summary metrics (``flows``: how many;
+``goodput_bps``, ``flow_goodput_bps``: all flows' and each flow's goodput
+over one window, ``fairness``: Jain's index, see :mod:`dumbbell.goodput`);
+``finished_at`` is UTC ISO 8601."""
 
 SWEEP_COLUMNS: dict[str, str] = {
     "sweep_id": "VARCHAR PRIMARY KEY",
@@ -131,7 +135,7 @@ TRIAL_COLUMNS: dict[str, str] = {
 """The ``trials`` table: the history of every ``dumbbell optimize`` search."""
 
 _METRICS = ("sim_s", "events", "data_packets_sent", "packets_dropped", "conservation_ok", "flows", "goodput_bps",
-            "retransmits", "timeouts")
+            "flow_goodput_bps", "fairness", "retransmits", "timeouts")
 
 
 # ---------------------------------------------------------------- atomic files
@@ -327,12 +331,17 @@ def metrics_of(summary: Mapping[str, Any], flows: pl.DataFrame | None) -> dict[s
         "data_packets_sent": summary.get("data_packets_sent"),
         "packets_dropped": summary.get("packets_dropped"),
         "conservation_ok": summary.get("conservation_ok"),
-        "flows": None, "goodput_bps": None, "retransmits": None, "timeouts": None,
+        "flows": None, "goodput_bps": None, "flow_goodput_bps": None, "fairness": None, "retransmits": None,
+        "timeouts": None,
     }
     if flows is not None:
         m["flows"] = flows.height
         if flows.height:
-            m["goodput_bps"] = float(flows["goodput_bps"].sum())
+            from .goodput import window_goodput
+
+            # one window for every flow, not a sum of each flow's own average
+            g = window_goodput(flows)
+            m["goodput_bps"], m["flow_goodput_bps"], m["fairness"] = g["goodput_bps"], g["flow_goodput_bps"], g["fairness"]
             m["retransmits"] = int(flows["retransmits"].sum())
             m["timeouts"] = int(flows["timeouts"].sum())
     return _json_safe(m)
@@ -903,6 +912,9 @@ def _create_tables(con: Any) -> None:
     for name, cols in (("runs", CATALOG_COLUMNS), ("sweeps", SWEEP_COLUMNS), ("trials", TRIAL_COLUMNS)):
         body = ", ".join(f'"{c}" {t}' for c, t in cols.items())
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
+    # catalogs written before flow_goodput_bps and fairness (issue 27) get the columns
+    for col in ("flow_goodput_bps", "fairness"):
+        con.execute(f'ALTER TABLE runs ADD COLUMN IF NOT EXISTS "{col}" {CATALOG_COLUMNS[col]}')
 
 
 def _insert(con: Any, table: str, cols: Mapping[str, str], rows: Iterable[Mapping[str, Any]], verb: str = "INSERT") -> None:

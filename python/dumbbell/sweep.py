@@ -910,7 +910,7 @@ class SweepResult:
             recs = self.records[p * self.repeats:(p + 1) * self.repeats]
             ok = [r for r in recs if r.ok]
             row: dict[str, Any] = {**{k: _cell(v) for k, v in point.items()}, "ok": len(ok), "failed": len(recs) - len(ok)}
-            for m in ("goodput_bps", "retransmits", "timeouts", "packets_dropped", "data_packets_sent"):
+            for m in ("goodput_bps", "fairness", "retransmits", "timeouts", "packets_dropped", "data_packets_sent"):
                 vals = [float(r.metrics[m]) for r in ok if r.metrics.get(m) is not None]
                 mean, half, _ = mean_ci(vals, level)
                 row[m] = mean
@@ -920,7 +920,7 @@ class SweepResult:
 
 
 _METRIC_COLS = ("sim_s", "events", "data_packets_sent", "packets_dropped", "conservation_ok", "flows", "goodput_bps",
-                "retransmits", "timeouts")
+                "fairness", "retransmits", "timeouts")
 
 
 def _cell(v: Any) -> Any:

@@ -6,13 +6,18 @@ Strings are parsed with :class:`decimal.Decimal`, so ``"0.075ms"`` is exactly
 75 000 000 ps; floats are rounded to the nearest picosecond.
 
 Rates: a number (bit/s) or a string ``<number><prefix><unit>`` with an SI
-prefix ``k``, ``M``, ``G``, ``T`` (powers of 1000, case-insensitive) and an
-optional unit ``bps``, ``b/s``, ``bit/s`` or ``bit``: ``"100Mbps"``,
-``"1Gbps"``, ``"10G"``, ``"2.5 Gbit/s"``. Bytes per second (``"MBps"``) are
+prefix ``k``, ``M``, ``G``, ``T`` (powers of 1000, case-insensitive) and/or a
+unit ``bps``, ``b/s``, ``bit/s`` or ``bit``: ``"100Mbps"``, ``"1Gbps"``,
+``"10G"``, ``"2.5 Gbit/s"``, ``"9600bps"``. Bytes per second (``"MBps"``) are
 refused rather than guessed.
 
 Times: a number of seconds or a string with a unit ``s``, ``ms``, ``us``
 (or ``µs``), ``ns``, ``ps``: ``"75us"``, ``"0.075 ms"``, ``"20s"``.
+
+One rule for strings: **a string carries its unit**. A string without one
+(``"50"``) is refused, with the field's name and a suggestion (``"50Mbps"``,
+``"50ms"``), because the bare number it stands for (50 bit/s, 50 s) is rarely
+what was meant; a plain number is the unit-less form (bit/s, seconds).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ PS_PER_S = 10**12
 
 _NUM = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _RATE_RE = re.compile(rf"^\s*({_NUM})\s*([kKmMgGtT]?)\s*(bps|b/s|bit/s|bits/s|bit)?\s*$")
+_BARE_RE = re.compile(rf"^\s*({_NUM})\s*$")
 _RATE_PREFIX = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 _TIME_RE = re.compile(rf"^\s*({_NUM})\s*(s|ms|us|µs|ns|ps)?\s*$")
 _TIME_UNIT = {None: Decimal(1), "s": Decimal(1), "ms": Decimal("1e-3"), "us": Decimal("1e-6"),
@@ -48,6 +54,11 @@ def _number(v: object, what: str) -> Decimal:
 def parse_rate_bps(v: object) -> int:
     """A positive rate in whole bit/s from a number or a string such as ``"100Mbps"``."""
     if isinstance(v, str):
+        if _BARE_RE.match(v):
+            raise ValueError(
+                f"the rate {v!r} has no unit: write e.g. '{v.strip()}Mbps' or '{v.strip()}kbps' "
+                f"(or the number {v.strip()} for bit/s)"
+            )
         m = _RATE_RE.match(v)
         if not m:
             raise ValueError(f"cannot read rate {v!r} (write e.g. 100e6, '100Mbps', '1Gbps', '10G')")
@@ -70,6 +81,11 @@ def parse_rate_bps(v: object) -> int:
 def parse_seconds(v: object) -> float:
     """A non-negative time in seconds from a number or a string such as ``"75us"``."""
     if isinstance(v, str):
+        if _BARE_RE.match(v):
+            raise ValueError(
+                f"the time {v!r} has no unit: write e.g. '{v.strip()}ms' or '{v.strip()}s' "
+                f"(or the number {v.strip()} for seconds)"
+            )
         m = _TIME_RE.match(v)
         if not m:
             raise ValueError(f"cannot read time {v!r} (write seconds, e.g. 75e-6, or '75us', '0.075ms', '20s')")
