@@ -74,6 +74,28 @@ def test_the_fair_share_reference_matches_the_papers_t_i(doc):
     for p in doc["paper"]:
         if p["metric"] == "ps_mid_fct_s":
             assert p["ours"] == pytest.approx(p["value"], abs=1e-9), p
+            # The paper's own formula recomputed: not agreement.
+            assert p["verdict"] == "by construction", p
+
+
+def test_one_claim_per_independent_number_of_the_paper(doc):
+    paper = doc["paper"]
+    memory = [p for p in paper if p["part"] == "memory"]
+    # A probability and its complement are one claim; PA_c·PA_l is their product.
+    assert memory and {p["metric"] for p in memory} == {"pa_c", "pa_l"}
+    keys = [(p["scheduler"], p["n"], p["metric"]) for p in memory]
+    assert len(keys) == len(set(keys))
+    assert all("= 1 − " in p["source"] for p in memory)
+    # Table 2 has no ideal column: the ideal classifier is scored by its gain only.
+    assert not [p for p in paper if p["classifier"] == "ideal" and p["metric"] == "fct_mean_s"]
+    assert "not scored" in doc["_stderr"] and "PE_c" in doc["_stderr"]
+
+
+def test_the_quick_closed_loop_is_not_the_papers_window(doc):
+    loop = [p for p in doc["paper"] if p["part"] == "closed-loop"]
+    assert len(loop) == 6
+    for p in loop:
+        assert p["verdict"] == "not run at this scale" and "not the paper's 1000-4000 s" in p["reason"], p
 
 
 def test_a_perfect_classifier_with_priority_speeds_up_the_short_files(doc):
