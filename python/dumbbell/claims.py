@@ -45,7 +45,7 @@ from typing import Any
 import polars as pl
 
 __all__ = ["VERDICTS", "CAUSES", "Known", "KNOWN", "NOT_SCORED", "judge", "count_line", "verdict_cell", "anchors",
-           "DOCS", "interval", "bounds", "claims_lines", "merge_claims", "below", "above", "within", "ratio_in"]
+           "DOCS", "interval", "bounds", "bar", "claims_lines", "merge_claims", "below", "above", "within", "ratio_in"]
 
 VERDICTS = ("agrees", "differs", "calibrated", "by construction", "not measurable", "not run at this scale")
 CAUSES = ("testbed", "paper", "model", "ours")
@@ -346,7 +346,7 @@ KNOWN: dict[str, list[Known]] = {
               doc=_doc(4, "completion-times-above-the-first-bin-table-2")),
     ],
     "highspeed": [
-        Known({"metric": "gain at the highest latency / gain at the lowest"}, cause="paper",
+        Known({"metric": "median over losses of gain(highest latency) / gain(lowest latency)"}, cause="paper",
               when=below(1.0), condition="the gain not growing with the RTT",
               reason="in steady state the windows, in packets, do not depend on the RTT (the paper's own response "
                      "functions), so where neither flow is capped by the link or the receive window the gain does "
@@ -408,7 +408,10 @@ def measured(row: Mapping[str, Any], samples: int | None = None) -> str:
     if rel in TOLERANCE:
         oci = _f(row.get("ours_ci", row.get("ours_ci95"))) if samples is None or samples >= 3 else None
         vci = _f(row.get("value_ci"))
-        extra = f" or overlapping intervals (ours ±{oci:.3g}, the paper's ±{vci or 0:.3g})" if (oci or vci) and rel == "=" else ""
+        extra = ""
+        if (oci or vci) and rel == "=":
+            sides = [f"ours ±{oci:.3g}" if oci else "", f"the paper's ±{vci:.3g}" if vci else ""]
+            extra = f" or overlapping intervals ({', '.join(x for x in sides if x)}; ours no wider than ±20%)"
         return f"{text} ({rel} allows ±{tol:.0%}{extra})"
     return f"{text} ({rel} with ±{tol:.0%} of the bound: ours must be {rel} {_bound(rel, v, tol):.4g})"
 
@@ -623,6 +626,29 @@ def bounds(values: Sequence[float], level: float = 0.95, lower: float | None = 0
     if upper is not None:
         hi = min(hi, upper)
     return m, lo, hi
+
+
+def bar(mean: float, half: float | None, n: int | None, level: float = 0.95, lower: float | None = 0.0,
+        upper: float | None = None) -> tuple[float, float]:
+    """``(low, high)`` of a mean's bar from its Student-t ``half``-width and
+    ``n``, as :func:`bounds` draws it: from 2 samples their min–max (the
+    half-width is t(1)·|x1 − x2|/2), clipped to [lower, upper]."""
+    import math
+
+    from scipy import stats
+
+    if n is None or n < 2 or half is None or not math.isfinite(half):
+        lo = hi = mean
+    elif n == 2:
+        d = half / float(stats.t.ppf(0.5 + level / 2.0, 1))
+        lo, hi = mean - d, mean + d
+    else:
+        lo, hi = mean - half, mean + half
+    if lower is not None:
+        lo = max(lo, lower)
+    if upper is not None:
+        hi = min(hi, upper)
+    return lo, hi
 
 
 def interval(mean: float | None, half: float | None, n: int | None, level: float, scale: float = 1.0,
