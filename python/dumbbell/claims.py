@@ -722,7 +722,7 @@ def claims_lines(paper: pl.DataFrame, *, title: str = "The paper's claims beside
     keys = [c for c in paper.columns if c not in _VALUE_COLUMNS]
     lines = [title]
     for row in paper.filter(pl.col("verdict") != "not run at this scale").iter_rows(named=True):
-        where = ", ".join(f"{k}={row[k]}" for k in keys if row.get(k) not in (None, ""))
+        where = ", ".join(f"{k}={_num(row[k])}" for k in keys if row.get(k) not in (None, ""))
         ci = f" ± {_num(row['value_ci'])}" if row.get("value_ci") is not None else ""
         v = f"{row['verdict']} ({row['cause']})" if row.get("cause") else row["verdict"]
         head = f"  {v:<14s} {row.get('metric', '')} [{where}]: paper {row['relation']} {_num(row['value'])}{ci}, ours {_num(row['ours'])}"
