@@ -175,3 +175,25 @@ def test_every_account_points_to_an_existing_section():
 def test_anchors_are_githubs():
     text = "# E1\n## Link fidelity at 1 Gb/s\n```\n# not a heading\n```\n### RAFLE's accuracy (Table 1)\n"
     assert anchors(text) == {"e1", "link-fidelity-at-1-gbs", "rafles-accuracy-table-1"}
+
+
+def test_the_html_report_counts_verdicts_by_cause(tmp_path):
+    import json
+
+    from dumbbell.report import write_report
+
+    p = judge("x", "quick", _paper([
+        {"metric": "a", "relation": "=", "value": 10.0, "ours": 10.3, "ours_ci": None},
+        {"metric": "b", "relation": "~", "value": 10.0, "ours": 13.0, "ours_ci": None},
+        {"metric": "c", "relation": ">", "value": 1.0, "ours": 0.5, "ours_ci": None},
+        {"metric": "f", "relation": "~", "value": 0.97, "ours": 0.973, "ours_ci": None, "basis": "by construction",
+         "basis_note": "1460/1500"},
+    ], {"basis": pl.String, "basis_note": pl.String}), known=KNOWN)
+    d = tmp_path / "x"
+    d.mkdir()
+    (d / "result.json").write_text(json.dumps({"experiment": "x", "scale": "quick", "seed": 1, "rows": [],
+                                               "paper": p.to_dicts()}))
+    page = write_report(d).read_text()
+    assert "1 agree, 2 differ (1 testbed, 1 ours), 1 by construction" in page
+    assert page.count('<tr class="agree">') == 1 and page.count('<tr class="differ">') == 2
+    assert page.count('<tr class="basis">') == 1 and "differs (testbed)" in page
