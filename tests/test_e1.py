@@ -112,6 +112,12 @@ def test_claims_carry_verdicts(e1, e1_fast):
     differ = e1_fast.paper.filter(pl.col("verdict") == "differs")
     assert set(differ["metric"]) == {"dequeue_dev_frac_over_100pct", "utilization"}
     assert set(differ["doc"]) == {"docs/experiments/e1.md#link-fidelity-at-1-gbs"}
+    assert set(differ["cause"]) == {"testbed"}
+    # K (a parameter set to the paper's) and the exact link's dequeue times
+    # hold by construction: never counted as agreement.
+    built = e1.paper.filter(pl.col("verdict") == "by construction")
+    assert set(built["metric"]) >= {"k_pkts", "dequeue_interval_p50_s", "dequeue_dev_frac_over_10pct"}
+    assert "agrees" not in set(built["verdict"])
 
 
 def test_no_empty_deviation_figure(e1, tmp_path):

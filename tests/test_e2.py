@@ -159,12 +159,25 @@ def test_hardware_thresholds_follow_the_papers_rule():
 
 def test_paper_table_ties_every_published_number_to_ours(quick):
     paper = quick.paper
-    assert paper.height == len(e2.TABLE_4) + len(e2.TABLE_5) + sum(
-        len(v) for t in (e2.LI_SWEEP_PAPER, e2.LS_SWEEP_PAPER) for v in t.values())
+    # One claim per distinct point: L_S = 42, L_I = 36 of a case is one claim
+    # whether a table or a sweep shows it (the sweeps' repeats are named in
+    # its source).
+    points = {tuple(p[k] for k in e2.CLAIM_KEY) for p in e2.paper_points()}
+    assert paper.height == len(points) < len(e2.paper_points())
+    assert paper.select(e2.CLAIM_KEY).is_unique().all()
+    a42 = paper.filter((pl.col("case") == "A") & (pl.col("marking") == "hysteresis") & (pl.col("l_s") == 42)
+                       & (pl.col("l_i") == 36)).row(0, named=True)
+    assert "Table 4" in a42["source"] and "Figure 10" in a42["source"] and "Figure 15" in a42["source"]
     assert paper["ours"].is_not_null().all()
     assert (paper["role"] == "calibration").sum() == 1
     cal = paper.filter(pl.col("role") == "calibration").row(0, named=True)
     assert (cal["case"], cal["marking"], cal["host"], cal["value"]) == ("A", "single", "H1", 3.42e6)
+    # The calibration point is not counted as agreement; neither is a case-A
+    # point that meets the paper's only by delivering the calibrated rate.
+    assert cal["verdict"] == "calibrated"
+    for r in paper.filter((pl.col("case") == "A") & (pl.col("verdict") == "by construction")).iter_rows(named=True):
+        assert abs(r["ours"] - cal["ours"]) <= 0.01 * cal["ours"]
+    assert "Claims: " in e2.report(quick) and "1 calibrated" in e2.report(quick)
     r = paper.row(0, named=True)
     assert r["rel_error"] == pytest.approx((r["ours"] - r["value"]) / r["value"])
     assert all("Silva, Vieira and Nacif" in s for s in paper["source"])

@@ -151,7 +151,25 @@ def test_lossless_fifo_shares_by_window(quick):
 def test_paper_tables_and_claims_sit_beside_ours(quick):
     p = quick.paper
     tables = p.filter(pl.col("part") == "cordiality")
-    assert tables.height == 2 * 21 * len(e3.SETUPS)
+    # One claim per cell of the paper's two tables (not one per setup of
+    # ours): scored on the lossless FIFO, the drop-tail x beside it.
+    assert tables.height == 2 * 21 and set(tables["setup"]) == {e3.SCORED_SETUP}
+    assert tables.filter(pl.col("server_cc") == "cubic")["ours_droptail"].null_count() == 0
+    # Agreements that hold by the setup are not counted as agreement: the
+    # same control on both clients, and window-limited pairs on the lossless
+    # FIFO.
+    for r in tables.filter(pl.col("verdict") == "by construction").iter_rows(named=True):
+        assert r["cc"] == r["cc_b"] or r["cc_b"] in e3.WINDOW_LIMITED, r
+    assert not tables.filter((pl.col("cc") == pl.col("cc_b")) & (pl.col("verdict") == "agrees")).height
+    c2 = p.filter(pl.col("metric") == "linear / best other Linear variant")
+    assert c2.height and set(c2["verdict"]) <= {"by construction", "differs", "not run at this scale"}
+    # C8, C10, C13, C16 are scored; C17 and C19 are listed as not scored.
+    metrics = set(p["metric"])
+    assert {"max over controls of goodput(longest delay) / goodput(shortest)",
+            "min(linear, expolinear) decay / max decay of bbr, cubic, reno, vegas",
+            "linear / best other final control", "bbr / min(expolinear, linear)"} <= metrics
+    text = e3.report(quick)
+    assert "(C17)" in text and "(C19)" in text and "not scored" in text
     vegas = tables.filter((pl.col("cc") == "expolinear") & (pl.col("cc_b") == "vegas") & (pl.col("server_cc") == "bbr"))
     assert vegas["value"][0] == 21.02 and vegas["value_ci"][0] == 2.049
     ours = tables.filter(pl.col("server_cc") == "cubic")

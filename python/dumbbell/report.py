@@ -14,14 +14,11 @@ shows the same thing in every browser; figures are the PNG files beside
 the page (``<img src="fig.png">``), not re-encoded. Pages are written
 atomically.
 
-Agreement with the paper, per published number (the ``paper`` table): a
-relation ``=`` agrees when ours is within 5 % of the paper's value, or, when
-the paper gives an interval, when the two intervals overlap and ours is
-narrow enough to say so (a half-width of at most 20 % of the paper's value:
-an interval wider than what ``~`` allows cannot show that two numbers are
-the same, only that the runs scatter); ``~`` within 20 %; ``<``, ``<=``,
-``>``, ``>=`` as written. A number we do not measure is
-shown as such, neither agreeing nor not.
+Agreement with the paper, per published number (the ``paper`` table), is
+:func:`agreement`: one tolerance policy for equalities and inequalities,
+written once in ``docs/experiments/README.md#verdicts-and-the-tolerance-policy``.
+Each claim's verdict, cause and reason come from :mod:`dumbbell.claims`;
+the pages count the verdicts, and the differences by cause.
 """
 
 from __future__ import annotations
@@ -39,7 +36,17 @@ from .store import atomic_write_text
 __all__ = ["write_report", "agreement", "TOLERANCE"]
 
 TOLERANCE = {"=": 0.05, "~": 0.20}
-"""Relative tolerance of the relations ``=`` and ``~``."""
+"""Relative tolerance of the relations ``=`` and ``~``; the inequalities
+``<``, ``<=``, ``>``, ``>=`` take ``=``'s (see :func:`tolerance_of`)."""
+
+INTERVAL_MAX = 0.20
+"""An interval of ours counts towards ``=`` only when its half-width is at
+most this fraction of the paper's value."""
+
+
+def tolerance_of(relation: str) -> float:
+    """The relative tolerance of a relation: ``~`` 20 %, every other 5 %."""
+    return TOLERANCE.get(relation, TOLERANCE["="])
 
 
 def _num(v: Any) -> float | None:
@@ -54,19 +61,23 @@ def _num(v: Any) -> float | None:
 
 def agreement(relation: str, value: Any, ours: Any, value_ci: Any = None, ours_ci: Any = None) -> str | None:
     """``"agree"``, ``"differ"`` or None (not measured) for one published
-    number (see the module docs for the rule)."""
+    number. One policy: the relation holds for some number within the
+    relation's tolerance of ours (``=`` and the inequalities 5 % of the
+    paper's value, ``~`` 20 %); for ``=``, overlapping intervals also agree
+    when ours is no wider than ±20 % of the paper's value."""
     v, o = _num(value), _num(ours)
     if v is None or o is None:
         return None
+    if relation not in ("=", "~", "<", "<=", ">", ">="):
+        return None
+    scale = abs(v) if v != 0 else 1.0
+    slack = tolerance_of(relation) * scale
     if relation in ("=", "~"):
         vci, oci = _num(value_ci) or 0.0, _num(ours_ci) or 0.0
-        scale = abs(v) if v != 0 else 1.0
-        if relation == "=" and (vci or oci) and abs(o - v) <= vci + oci and oci <= TOLERANCE["~"] * scale:
+        if relation == "=" and (vci or oci) and abs(o - v) <= vci + oci and oci <= INTERVAL_MAX * scale:
             return "agree"
-        return "agree" if abs(o - v) / scale <= TOLERANCE[relation] else "differ"
-    ok = {"<": o < v, "<=": o <= v, ">": o > v, ">=": o >= v}.get(relation)
-    if ok is None:
-        return None
+        return "agree" if abs(o - v) <= slack else "differ"
+    ok = o <= v + slack if relation in ("<", "<=") else o >= v - slack
     return "agree" if ok else "differ"
 
 
@@ -85,7 +96,7 @@ td.src{text-align:left;white-space:normal;min-width:12rem;overflow-wrap:anywhere
 tr.agree td{background:#e6f4ea}tr.differ td{background:#fdecea}tr.na td{color:#5a6275}
 .badge{display:inline-block;border-radius:.6rem;padding:0 .5rem;font-size:.8rem;white-space:nowrap}
 .agree .badge,.badge.agree{background:#1e7e34;color:#fff}.differ .badge,.badge.differ{background:#b3261e;color:#fff}
-.badge.na{background:#c9ced8}
+.badge.na{background:#c9ced8}.basis .badge,.badge.basis{background:#3d6a8c;color:#fff}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #d8dce4}
 figcaption{color:#5a6275;font-size:.85rem}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
@@ -153,23 +164,30 @@ WIDE_COLUMNS = 16
 """A table of more columns is set smaller, so that it fits 1400 px."""
 
 
-def _paper_table(paper: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, int]]:
-    counts = {"agree": 0, "differ": 0, "na": 0}
+_CLASS = {"agrees": "agree", "differs": "differ", "calibrated": "basis", "by construction": "basis"}
+
+
+def _paper_table(paper: Sequence[Mapping[str, Any]], experiment: str = "") -> tuple[str, dict[str, int]]:
+    """The claims as an HTML table, and the counts of :func:`dumbbell.claims.counts`
+    (each verdict, and each cause of ``differs``)."""
+    from .claims import NOT_SCORED, counts
+
+    n = counts(paper)
+    not_scored = NOT_SCORED.get(experiment, [])
+    n["not scored"] = len(not_scored)
     if not paper:
-        return "<p>(the paper states no number this experiment measures)</p>", counts
+        return "<p>(the paper states no number this experiment measures)</p>", n
     keys = [k for k in paper[0] if k not in ("relation", "value", "value_ci", "ours", "ours_ci", "source", "verdict",
-                                              "reason", "doc")]
+                                              "cause", "reason", "doc", "basis", "basis_note", "not_run")]
     head = "".join(f"<th>{_head(k)}</th>" for k in keys)
     head += "<th>paper</th><th>ours</th><th>relative error</th><th>verdict</th><th>source</th>"
     body = []
     for p in paper:
-        if p.get("verdict"):
-            verdict = {"agrees": "agree", "differs": "differ"}.get(p["verdict"])
-        else:
-            verdict = agreement(p.get("relation", "="), p.get("value"), p.get("ours"), p.get("value_ci"),
-                                p.get("ours_ci"))
-        cls = verdict or "na"
-        counts[cls] += 1
+        label = p.get("verdict") or ""
+        if not label:
+            a = agreement(p.get("relation", "="), p.get("value"), p.get("ours"), p.get("value_ci"), p.get("ours_ci"))
+            label = {"agree": "agrees", "differ": "differs"}.get(a or "", "not run at this scale")
+        cls = _CLASS.get(label, "na")
         v, o = _num(p.get("value")), _num(p.get("ours"))
         rel = f"{(o - v) / abs(v):+.1%}" if v not in (None, 0.0) and o is not None else "–"
         paper_cell = f"{html.escape(str(p.get('relation', '')))} {_fmt(p.get('value'))}"
@@ -178,7 +196,7 @@ def _paper_table(paper: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, int
         ours_cell = _fmt(p.get("ours"))
         if _num(p.get("ours_ci")):
             ours_cell += f" ± {_fmt(p.get('ours_ci'))}"
-        label = p.get("verdict") or {"agree": "agrees", "differ": "differs", "na": "not measured"}[cls]
+        badge = label + (f" ({p['cause']})" if p.get("cause") else "")
         why = ""
         if p.get("reason"):
             why = f"<br>{html.escape(p['reason'])}"
@@ -186,10 +204,25 @@ def _paper_table(paper: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, int
                 why += f" (<code>{html.escape(p['doc'])}</code>)"
         cells = "".join(_text_cell(p.get(k)) for k in keys)
         cells += (f"<td>{paper_cell}</td><td>{ours_cell}</td><td>{rel}</td>"
-                  f"<td class=\"src\"><span class=\"badge {cls}\">{html.escape(label)}</span>{why}</td>"
+                  f"<td class=\"src\"><span class=\"badge {cls}\">{html.escape(badge)}</span>{why}</td>"
                   f"<td class=\"src\">{_fmt(p.get('source'))}</td>")
         body.append(f"<tr class=\"{cls}\">{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>", counts
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    if not_scored:
+        table += ("<p class=\"sub\">Claims of the paper not scored:</p><ul>" + "".join(
+            f"<li>{html.escape(c)}: {html.escape(w)}</li>" for c, w in not_scored) + "</ul>")
+    return table, n
+
+
+def count_text(n: Mapping[str, int]) -> str:
+    """"5 agree, 3 differ (2 testbed, 1 model), 1 calibrated, ..." from the
+    counts of :func:`_paper_table`."""
+    from .claims import VERDICTS, cause_text
+
+    parts = [f"{n.get('agrees', 0)} agree", f"{n.get('differs', 0)} differ"
+             + (f" ({cause_text(n)})" if n.get("differs") else "")]
+    parts += [f"{n[v]} {v}" for v in (*VERDICTS[2:], "not scored") if n.get(v)]
+    return ", ".join(parts)
 
 
 def _read(p: Path, default: Any) -> Any:
@@ -219,7 +252,7 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
         meta = {**meta, "paper": PAPERS[name].citation, "id": PAPERS[name].label, "title": PAPERS[name].title}
     label = meta.get("id", "")
     title = f"{label} {name}".strip()
-    paper_html, counts = _paper_table(result.get("paper") or [])
+    paper_html, counts = _paper_table(result.get("paper") or [], name)
     images = (".png", ".svg", ".jpg", ".jpeg")
     figs = [f for f in (meta.get("figures") or sorted(p.name for p in d.glob("*.png"))) if f.lower().endswith(images)]
     parts = []
@@ -237,15 +270,16 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
         ("packets per second", f"{timing['sim_packets_per_s'] / 1e6:.2f} M/s"
          if _num(timing.get("sim_packets_per_s")) else None),
         ("executor", timing.get("executor")),
-        ("agreement with the paper", f"{counts['agree']} agree, {counts['differ']} differ, {counts['na']} not compared "
-                                     "(not measurable, or not run at this scale)"),
+        ("claims of the paper", count_text(counts) + " (calibrated and by-construction rows never count as "
+                                                     "agreement)"),
     ]
     parts.append("<dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd>{_fmt(v) if not isinstance(v, str) else html.escape(v)}</dd>"
                                   for k, v in facts if v is not None) + "</dl>")
     parts.append("<h2>The paper beside ours</h2>")
-    parts.append("<p class=\"sub\">Green: agrees (= within 5 % or overlapping intervals, ours no wider than ±20 %, ~ within 20 %, "
-                 "inequalities as written); red: differs, with the reason and the section of docs/experiments/ "
-                 "that explains it. Where and why we differ is traced in the setup notes below.</p>")
+    parts.append("<p class=\"sub\">Green: agrees, by the tolerance policy of docs/experiments/README.md (= and the "
+                 "inequalities within 5 % of the paper's value, ~ within 20 %); red: differs, with its cause (testbed, "
+                 "paper, model, ours), its reason in this run's numbers and the section of docs/experiments/ that "
+                 "explains it; grey-blue: calibrated or by construction (never counted as agreement).</p>")
     parts.append(paper_html)
     if figs:
         parts.append("<h2>Figures</h2>")
@@ -308,8 +342,8 @@ def write_report(out_dir: str | Path) -> Path:
         rows.append(
             f"<tr><td class=\"t\"><a href=\"{html.escape(d.name)}/index.html\">{html.escape((s['label'] + ' ' + s['name']).strip())}</a></td>"
             f"<td class=\"t\">{html.escape(s['title'])}</td><td>{_fmt(s['scale'])}</td><td>{s['rows']}</td>"
-            f"<td>{s['figures']}</td><td><span class=\"badge agree\">{c['agree']}</span> "
-            f"<span class=\"badge differ\">{c['differ']}</span> <span class=\"badge na\">{c['na']}</span></td>"
+            f"<td>{s['figures']}</td><td class=\"t\"><span class=\"badge agree\">{c.get('agrees', 0)}</span> "
+            f"<span class=\"badge differ\">{c.get('differs', 0)}</span> {html.escape(count_text(c))}</td>"
             f"<td>{_fmt(s['runs'])}</td><td>{_fmt(s['failed'])}</td><td>{_duration(s['wall_s'])}</td>"
             f"<td>{_fmt(s['sim_packets_per_s'] / 1e6 if _num(s['sim_packets_per_s']) else None)}</td></tr>"
         )
@@ -322,7 +356,7 @@ def write_report(out_dir: str | Path) -> Path:
         "Each page holds the figures, the paper's numbers beside ours, the parameters, the seed and the "
         "simulator version.</p>"
         "<table><thead><tr><th>experiment</th><th>what</th><th>scale</th><th>rows</th><th>figures</th>"
-        "<th>paper vs ours (agree / differ / not compared)</th><th>runs</th><th>failed</th><th>wall time</th>"
+        "<th>paper vs ours (agree / differ; differences by cause)</th><th>runs</th><th>failed</th><th>wall time</th>"
         "<th>M packets/s</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
         "<h2>Papers</h2><ul>" + "".join(
             f"<li><b>{html.escape(s['label'])}</b> {html.escape(s['paper'])}</li>" for _, s in summaries if s["paper"]) +

@@ -422,8 +422,13 @@ def _claims() -> list[dict[str, Any]]:
         claim("loss", "fractional / best other proposal", f"loss={loss}", ">=", 1.0,
               "Fig. 3b: Fractional is the best proposal at 3, 5 and 10 % (overlapping Linear at 10 %)", cc="fractional")
     claim("loss", "linear / bbr", "loss=0.2", "~", 1.0, "Fig. 3b: at 20 % loss Linear performs like BBR", cc="linear")
+    claim("delay", "max over controls of goodput(longest delay) / goodput(shortest)", "delay_ms=5..500", "<", 1.0,
+          "Fig. 4, §5: delay lowers every control's goodput", cc="every control")
     claim("delay", "goodput(500 ms) / goodput(5 ms), fractional / min of others", "delay_ms=5..500", "<=", 1.0,
           "Fig. 4b: Fractional is the most affected by delay", cc="fractional")
+    claim("delay", "min(linear, expolinear) decay / max decay of bbr, cubic, reno, vegas", "delay_ms=5..500", ">=", 1.0,
+          "Fig. 4b: Linear and Expolinear decrease more gradually (decay: goodput at the longest delay over the "
+          "shortest)", cc="linear, expolinear")
     for loss in (0.01, 0.03, 0.05):
         claim("loss-rtt", "bbr / best other final control", f"rtt_ms=20, loss={loss}", ">=", 1.0,
               "Fig. 5a: BBR is the best below 10 % loss at 20 ms", cc="bbr")
@@ -431,20 +436,54 @@ def _claims() -> list[dict[str, Any]]:
           "Fig. 5a: at 20 % loss Expolinear exceeds BBR by more than an order of magnitude", cc="expolinear")
     claim("loss-rtt", "fractional / best of cubic, reno, vegas", "rtt_ms=20, loss=0.2", ">", 1.0,
           "Fig. 5a: Fractional is the worst proposal but still above Cubic, Reno and Vegas", cc="fractional")
+    claim("loss-rtt", "linear / best other final control", "rtt_ms=20, loss=0.2", ">=", 1.0,
+          "Fig. 5a: Linear also performs well at 20 % loss (among the best)", cc="linear")
+    for loss in (0.10, 0.20):
+        claim("loss-rtt", "bbr / min(expolinear, linear)", f"rtt_ms=100, loss={loss}", "<", 1.0,
+              "Fig. 5b: BBR is beaten by Expolinear and Linear above 5 % loss", cc="bbr")
     for loss in (0.01, 0.03, 0.05, 0.10, 0.20):
         claim("loss-rtt", "min(expolinear, linear) / best other final control", f"rtt_ms=100, loss={loss}", ">=", 1.0,
               "Fig. 5b: Expolinear and Linear beat every other control at every loss rate at 100 ms",
               cc="expolinear, linear")
-    for setup in SETUPS:
-        for server, table in PAPER_TABLES.items():
-            for i, row in enumerate(_T_ROWS):
-                for j, col in enumerate(_T_COLS):
-                    x, ci = table[i][j]
-                    c.append({"part": "cordiality", "metric": "x", "cc": col, "cc_b": row, "server_cc": server,
-                              "setup": setup, "point": f"cc_a={col}, cc_b={row}, server_cc={server}, setup={setup}",
-                              "relation": "=", "value": x, "value_ci": ci,
-                              "source": f"{_SRC}, Table {1 if server == 'bbr' else 2}"})
+    # One claim per cell of Tables 1 and 2, scored against the lossless
+    # FIFO (SCORED_SETUP); the shared drop-tail's x is shown beside it as a
+    # sensitivity (ours_droptail), not as a second claim.
+    setup = SCORED_SETUP
+    for server, table in PAPER_TABLES.items():
+        for i, row in enumerate(_T_ROWS):
+            for j, col in enumerate(_T_COLS):
+                x, ci = table[i][j]
+                c.append({"part": "cordiality", "metric": "x", "cc": col, "cc_b": row, "server_cc": server,
+                          "setup": setup, "point": f"cc_a={col}, cc_b={row}, server_cc={server}",
+                          "relation": "=", "value": x, "value_ci": ci,
+                          "source": f"{_SRC}, Table {1 if server == 'bbr' else 2} (ours: the server only returns "
+                                    "ACKs, so both tables are one configuration of ours, their rounds differing "
+                                    "by seed)"})
     return c
+
+
+SCORED_SETUP = "lossless"
+"""The cordiality setup the paper's tables are scored against: its clients
+are bounded by their receive windows, as the paper's x ≈ 1 with Vegas still
+starved suggests (the paper does not describe its bottleneck); the shared
+drop-tail bottleneck is the sensitivity beside it (``ours_droptail``)."""
+
+WINDOW_LIMITED = ("reno", "expolinear", "fractional", "linear")
+"""Controls whose x on the lossless FIFO is set by the equal receive windows."""
+
+
+def _basis(c: dict[str, Any]) -> tuple[str | None, str | None]:
+    """Claims ours meets by the setup, whatever the controls do."""
+    if c["part"] == "loss" and c["metric"].startswith("linear / best other"):
+        return "by construction", ("Linear's fixed 10 % reduction is the smallest of its variants' (20 %, 50 %, "
+                                   "the adaptive R), and goodput under the same random loss grows as the reduction "
+                                   "shrinks")
+    if c["part"] == "cordiality" and c["cc"] == c["cc_b"]:
+        return "by construction", "the same control on both clients: an even share by symmetry"
+    if c["part"] == "cordiality" and c["setup"] == "lossless" and c["cc_b"] in WINDOW_LIMITED:
+        return "by construction", ("on the lossless FIFO both clients are bounded by their equal receive windows, "
+                                   "whatever their controls")
+    return None, None
 
 
 def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
@@ -501,7 +540,13 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
                     a, b = g("delay", cc, delay_ms=hi), g("delay", cc, delay_ms=lo)
                     if a is not None and b:
                         keep[cc] = a / b
-                if "fractional" in keep and len(keep) > 1:
+                if metric.startswith("max over controls") and keep:
+                    ours = max(keep.values())
+                elif metric.startswith("min(linear, expolinear)"):
+                    mine = [keep[x] for x in ("linear", "expolinear") if x in keep]
+                    others = [keep[x] for x in ("bbr", "cubic", "reno", "vegas") if x in keep]
+                    ours = min(mine) / max(others) if mine and others else None
+                elif "fractional" in keep and len(keep) > 1:
                     ours = keep["fractional"] / min(v for k, v in keep.items() if k != "fractional")
         elif part == "loss-rtt":
             rtt = float(kv["rtt_ms"])
@@ -512,21 +557,31 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
                 ours = ratio(g(part, "expolinear", **w), g(part, "bbr", **w))
             elif metric.startswith("fractional"):
                 ours = ratio(g(part, "fractional", **w), best(part, ("cubic", "reno", "vegas"), **w))
+            elif metric.startswith("linear / best other"):
+                ours = ratio(g(part, "linear", **w), best(part, [x for x in FINAL if x != "linear"], **w))
+            elif metric == "bbr / min(expolinear, linear)":
+                ours = ratio(g(part, "bbr", **w), worst(part, ("expolinear", "linear"), **w))
             else:
                 ours = ratio(worst(part, ("expolinear", "linear"), **w),
                              best(part, ("bbr", "cubic", "reno", "vegas", "fractional"), **w))
         elif part == "cordiality":
-            f = rows.filter((pl.col("part") == "cordiality") & (pl.col("cc_a") == c["cc"])
-                            & (pl.col("cc_b") == c["cc_b"]) & (pl.col("server_cc") == c["server_cc"])
-                            & (pl.col("setup") == c["setup"]))
+            def cell(setup: str) -> pl.DataFrame:
+                return rows.filter((pl.col("part") == "cordiality") & (pl.col("cc_a") == c["cc"])
+                                   & (pl.col("cc_b") == c["cc_b"]) & (pl.col("server_cc") == c["server_cc"])
+                                   & (pl.col("setup") == setup))
+            f = cell(c["setup"])
             if f.height:
                 ours, ours_ci = float(f["x"][0]), f["x_ci99"][0]
-        out.append({**{"cc_b": None, "server_cc": None, "setup": None, "value_ci": None}, **c, "ours": ours,
-                    "ours_ci": ours_ci})
+            other = cell("droptail")
+            c = {**c, "ours_droptail": float(other["x"][0]) if other.height else None}
+        basis, note = _basis(c)
+        out.append({**{"cc_b": None, "server_cc": None, "setup": None, "value_ci": None, "ours_droptail": None}, **c,
+                    "ours": ours, "ours_ci": ours_ci, "basis": basis, "basis_note": note})
     schema = {"part": pl.String, "metric": pl.String, "cc": pl.String, "cc_b": pl.String, "server_cc": pl.String,
               "setup": pl.String,
               "point": pl.String, "relation": pl.String, "value": pl.Float64, "value_ci": pl.Float64,
-              "ours": pl.Float64, "ours_ci": pl.Float64, "source": pl.String}
+              "ours": pl.Float64, "ours_ci": pl.Float64, "ours_droptail": pl.Float64, "basis": pl.String,
+              "basis_note": pl.String, "source": pl.String}
     return pl.DataFrame(out, schema=schema).select(list(schema))
 
 
@@ -658,5 +713,5 @@ def report(result: ExperimentResult) -> str:
         widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
         lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table]
     lines.append("")
-    lines += claims_lines(result.paper)
+    lines += claims_lines(result.paper, experiment=NAME)
     return "\n".join(lines)

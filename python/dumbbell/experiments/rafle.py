@@ -110,7 +110,7 @@ from ..workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
 from ..claims import claims_lines
 from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
-from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
+from .repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
 
 __all__ = ["NAME", "PAPER", "COMBOS", "PARTS", "POINTS", "PAPER_TABLES", "network", "web_network", "run",
            "figures", "report"]
@@ -296,6 +296,24 @@ def _order(files: list[int], seed: int) -> list[int]:
     return out
 
 
+def _memory_is_simultaneous(n: int, sch: str, parts: tuple[str, ...]) -> bool:
+    """The memory part's RAFLE at the simultaneous part's N is the very same
+    run (same files, order and seed): it is made once."""
+    return n == RAFLE_N and "simultaneous" in parts and ("rafle", sch) in COMBOS
+
+
+def _with_memory_aliases(outcomes: list[Outcome], scale: str, parts: tuple[str, ...]) -> list[Outcome]:
+    """``outcomes`` plus, for the memory part, the simultaneous part's RAFLE
+    runs at N = RAFLE_N under their memory keys."""
+    if "memory" not in parts:
+        return outcomes
+    p = POINTS[scale]["memory"]
+    extra = [Outcome(("memory", "rafle", o.key[2], RAFLE_N, o.key[4]), o.job, o.record) for o in outcomes
+             if o.key[0] == "simultaneous" and o.key[1] == "rafle" and RAFLE_N in p["n"]
+             and o.key[2] in p["schedulers"] and _memory_is_simultaneous(RAFLE_N, o.key[2], parts)]
+    return outcomes + extra
+
+
 def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
     cfg = POINTS[scale]
     base = filebase.load()
@@ -319,6 +337,8 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
             p = cfg["memory"]
             for n in p["n"]:
                 for sch in p["schedulers"]:
+                    if _memory_is_simultaneous(n, sch, parts):
+                        continue  # the same run as the simultaneous part's RAFLE: made once (run() reuses it)
                     jobs.append(Job(("memory", "rafle", sch, n, r),
                                     simultaneous_scenario("rafle", sch, files, rafle_n=n,
                                                           duration_s=cfg["simultaneous"]["duration_s"]), s_sim))
@@ -465,7 +485,7 @@ def _memory_rows(outcomes) -> list[dict[str, Any]]:
             row[k] = float(np.mean(v))
         _, row["index_ci95"], _ = mean_ci(vals["index"], LEVEL)
         rows.append(row)
-    return rows
+    return sorted(rows, key=lambda r: (r["n"], r["scheduler"]))
 
 
 def _web_rows(outcomes) -> list[dict[str, Any]]:
@@ -549,7 +569,8 @@ def _figure_data(outcomes, cfg) -> dict[str, Any]:
 # ---------------------------------------------------------------- the paper beside ours
 
 
-def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float]) -> pl.DataFrame:
+def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float],
+                 window_s: tuple[float, float] = (1000.0, 4000.0)) -> pl.DataFrame:
     out: list[dict[str, Any]] = []
 
     def ours(part: str, cls: str, sch: str | None, col: str, **where: Any) -> tuple[float | None, float | None]:
@@ -564,37 +585,55 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
               "index": "index_ci95"}.get(col)
         return float(f[col][0]), (float(f[ci][0]) if ci and f[ci][0] is not None else None)
 
-    def add(part, cls, sch, n, bin_kb, metric, value, got, source, relation="="):
+    def add(part, cls, sch, n, bin_kb, metric, value, got, source, relation="=", basis=None, note=None,
+            not_run=None, other=None):
         val, ci = got
         out.append({"part": part, "classifier": cls, "scheduler": sch, "n": n, "bin_kb": bin_kb, "metric": metric,
-                    "relation": relation, "value": value, "ours": val, "ours_ci95": ci,
+                    "relation": relation, "value": value, "ours": val, "ours_ci95": ci, "ours_other": other,
                     "rel_err": (val - value) / abs(value) if val is not None and value else None,
-                    "source": f"{PAPER}, {source}"})
+                    "basis": basis, "basis_note": note, "not_run": not_run, "source": f"{PAPER}, {source}"})
 
+    # Table 1: PE_c = 1 − PA_c and PE_l = 1 − PA_l, and PA_c·PA_l is their
+    # product: one claim each for PA_c and PA_l (NOT_SCORED in claims.py
+    # says so).
+    # The paper does not say which scheduler Table 1 ran: each number is one
+    # claim, scored under strict priority where this scale runs it (round
+    # robin otherwise), the other scheduler's number beside it (ours_other).
+    mem = rows.filter(pl.col("part") == "memory")
+    run_sch = [x for x in ("prio", "rr") if mem.filter(pl.col("scheduler") == x).height]
     for n, vals in PAPER_TABLES["table1"].items():
-        for sch in ("prio", "rr"):
-            if rows.filter((pl.col("part") == "memory") & (pl.col("n") == n) & (pl.col("scheduler") == sch)).height:
-                for metric, v in zip(("pa_c", "pe_c", "pa_l", "pe_l", "index"), vals):
-                    add("memory", "rafle", sch, n, None, metric, v, ours("memory", "rafle", sch, metric, n=n),
-                        "Table 1 (scheduler not stated)")
+        if not run_sch or not mem.filter(pl.col("n") == n).height:
+            continue
+        sch, other = run_sch[0], (run_sch[1] if len(run_sch) > 1 else None)
+        for metric, v, comp in (("pa_c", vals[0], "PE_c"), ("pa_l", vals[2], "PE_l")):
+            add("memory", "rafle", sch, n, None, metric, v, ours("memory", "rafle", sch, metric, n=n),
+                f"Table 1 (scheduler not stated: scored under {sch}; {comp} = 1 − {metric.upper()} is the same claim)",
+                other=ours("memory", "rafle", other, metric, n=n)[0] if other else None)
+    if run_sch:
+        sch = run_sch[0]
+        f = mem.filter(pl.col("scheduler") == sch).sort("n")
+        best = int(f.sort("index", descending=True)["n"][0]) if f.height and f["index"].drop_nulls().len() else None
+        add("memory", "rafle", sch, None, None, "N of the best PA_c·PA_l", 40.0,
+            (float(best) if best is not None else None, None),
+            f"Table 1 and §5: N = 40 gives the best index (scored under {sch}, over the N this scale runs: "
+            f"{', '.join(str(x) for x in f['n'].to_list())})")
     for (cls, sch), bins in PAPER_TABLES["table2"].items():
         for label, (mean, std) in zip(_T2_BINS, bins):
             if cls == "ps":
                 got = ours("simultaneous", "droptail", "fifo", "ps_mid_fct_s", bin_kb=label)
                 add("simultaneous", "fair-share", None, None, label, "ps_mid_fct_s", mean, got,
-                    "Table 2, Padrão (T_i): every file at its bin's midpoint")
+                    "Table 2, Padrão (T_i): every file at its bin's midpoint", basis="by construction",
+                    note="the paper's own formula (every file at its bin's midpoint, the link shared fairly) "
+                         "recomputed from the same files, not a run")
                 continue
             n = RAFLE_N if cls == "rafle" else None
             add("simultaneous", cls, sch, n, label, "fct_mean_s", mean,
                 ours("simultaneous", cls, sch, "fct_mean_s", bin_kb=label), "Table 2")
             add("simultaneous", cls, sch, n, label, "fct_std_s", std,
                 ours("simultaneous", cls, sch, "fct_std_s", bin_kb=label), "Table 2")
-    dt_mean = PAPER_TABLES["table2"][("droptail", "fifo")][0][0]
-    for sch in ("prio", "rr"):
-        g = PAPER_TABLES["table3"][("ideal", sch)][0] / 100
-        add("simultaneous", "ideal", sch, None, "0-100", "fct_mean_s", dt_mean / (1 + g),
-            ours("simultaneous", "ideal", sch, "fct_mean_s", bin_kb="0-100"),
-            "Table 3's gain applied to Table 2's drop-tail mean (Table 2 has no ideal column)")
+    # Table 2 has no ideal column: Table 3's gain is the paper's only number
+    # for the ideal classifier (a mean derived from it and drop-tail's would
+    # not be an independent claim).
     for (cls, sch), (g, gs) in PAPER_TABLES["table3"].items():
         n = RAFLE_N if cls == "rafle" else None
         add("simultaneous", cls, sch, n, "0-100", "gain", g / 100, ours("simultaneous", cls, sch, "gain", bin_kb="0-100"),
@@ -602,15 +641,23 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
         note = "Table 3 (σ; printed swapped with the other scheduler's, see Table 2)" if cls == "rafle" else "Table 3 (σ)"
         add("simultaneous", cls, sch, n, "0-100", "gain_std", gs / 100,
             ours("simultaneous", cls, sch, "gain_std", bin_kb="0-100"), note)
+    w0, w1 = window_s
+    paper_w = POINTS["paper"]["closed-loop"]["window_s"]
+    short = None
+    if (w0, w1) != paper_w:
+        short = (f"the closed loop at this scale counts files in {w0:g}-{w1:g} s of a shorter run, not the "
+                 f"paper's {paper_w[0]:g}-{paper_w[1]:g} s: --scale paper runs it")
     for (cls, sch), g in PAPER_TABLES["table4"].items():
         add("closed-loop", cls, sch, RAFLE_N if cls == "rafle" else None, "0-100", "gain", g / 100,
-            ours("closed-loop", cls, sch, "gain", bin_kb="0-100"), "Table 4")
+            ours("closed-loop", cls, sch, "gain", bin_kb="0-100"), "Table 4", not_run=short)
     if ("rafle", "prio") in finished_ratio:
         add("simultaneous", "rafle", "prio", RAFLE_N, "all", "max finished / droptail finished, t <= 100 s", 3.0,
             (finished_ratio[("rafle", "prio")], None), "§5, Figure 5: almost three times in the first seconds", "~")
     schema = {"part": pl.String, "classifier": pl.String, "scheduler": pl.String, "n": pl.Int64,
               "bin_kb": pl.String, "metric": pl.String, "relation": pl.String, "value": pl.Float64,
-              "ours": pl.Float64, "ours_ci95": pl.Float64, "rel_err": pl.Float64, "source": pl.String}
+              "ours": pl.Float64, "ours_ci95": pl.Float64, "ours_other": pl.Float64, "rel_err": pl.Float64,
+              "basis": pl.String,
+              "basis_note": pl.String, "not_run": pl.String, "source": pl.String}
     return pl.DataFrame(out, schema=schema)
 
 
@@ -649,7 +696,7 @@ def run(
     cfg = POINTS[scale]
     jobs = _jobs(scale, seed, parts)
     t0 = time.perf_counter()
-    outcomes = run_jobs(jobs, workers=workers, progress=progress, label=NAME)
+    outcomes = _with_memory_aliases(run_jobs(jobs, workers=workers, progress=progress, label=NAME), scale, parts)
     _check_no_drops(outcomes)
     ps = _fair_share(outcomes)
     rows = _simultaneous_rows(outcomes, ps) + _closed_loop_rows(outcomes, cfg["closed-loop"]["window_s"])
@@ -659,9 +706,9 @@ def run(
     data["fair_share"] = np.sort(ps["completions"])
     ratio = _finished_ratio(data["simultaneous"])
     if progress:
-        events = sum(int(o.summary["events"]) for o in outcomes)
+        events = sum(int(o.summary["events"]) for o in outcomes[:len(jobs)])
         progress(f"{NAME}: {len(jobs)} runs, {events / 1e6:.1f} M events in {time.perf_counter() - t0:.1f} s wall")
-    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=frame, paper=_paper_frame(frame, ratio),
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=frame, paper=_paper_frame(frame, ratio, cfg["closed-loop"]["window_s"]),
                             data=data)
 
 
@@ -958,5 +1005,5 @@ def report(result: ExperimentResult) -> str:
     for r in fig5.iter_rows(named=True):
         lines += ["", f"Figure 5: RAFLE PrioSched's peak of finished tasks over drop-tail's in the first 100 s: "
                       f"ours {_f(r['ours'], '{:.2f}')}, paper ~{r['value']:g}"]
-    lines += ["", *claims_lines(result.paper)]
+    lines += ["", *claims_lines(result.paper, experiment=NAME)]
     return "\n".join(lines)
