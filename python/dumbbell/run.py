@@ -486,5 +486,9 @@ def run(
     result = Result(scenario=s, seed=config["seed"], config=config, tables=tables, controls=made)
     if interrupted:
         raise Interrupted(result)
-    warn_result(result.flows, s.duration_s, result.stopped)
+    # peek: the check converts the two small tables without keeping them, so
+    # that a table is still converted only when the caller reads it
+    summary = tables.peek("summary")
+    stopped = "stopped" in summary.columns and bool(summary["stopped"][0])
+    warn_result(tables.peek("flows"), s.duration_s, stopped)
     return result
