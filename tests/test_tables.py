@@ -72,3 +72,14 @@ def test_run_json_converts_only_what_it_prints(capsys):
     assert set(doc) == {"scenario", "seed", "status", "summary", "flows", "queues"} and len(doc["flows"]) == 2
     assert set(res.tables.converted()) == {"flows", "queues", "summary"}
     assert len(res.tables) > 6  # the others (samples, traces, drops) were never converted
+
+
+def test_dictionary_encoded_strings_decode_to_the_same_column():
+    import struct
+
+    from dumbbell.run import tables_from_native
+
+    plain = tables_from_native({"t": {"s": ("str", ["a->c", "b->c", "a->c", ""])}})["t"]
+    coded = tables_from_native({"t": {"s": ("strdict", (struct.pack("=4I", 0, 1, 0, 2), ["a->c", "b->c", ""]))}})["t"]
+    assert coded.equals(plain) and coded.schema == plain.schema
+    assert _bytes(coded) == _bytes(plain)
