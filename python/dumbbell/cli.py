@@ -20,7 +20,8 @@ Contract (SPEC §7): with ``--json`` exactly one JSON document goes to
 stdout; progress, logs and human tables go to stderr. Exit status 0 on
 success, 2 on bad input (one line on stderr naming the field or option, no
 traceback: a bad scenario, a bad option value, an unusable ``--out``, a
-closed or full stdout), 1 on an internal failure (set ``DUMBBELL_DEBUG=1``
+closed or full stdout, a damaged stored run found after it was served, a
+full disk, naming the path), 1 on an internal failure (set ``DUMBBELL_DEBUG=1``
 for the traceback), 130 when Ctrl-C stopped the work. Everything that can
 be checked is checked before the simulation starts, and only then is
 "running ..." announced.

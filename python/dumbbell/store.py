@@ -7,12 +7,14 @@ Layout of a store directory (default ``./dumbbell-results``)::
     catalog.duckdb            the catalog: an index over the files below
     runs/<ab>/<run_id>/       one run (<ab>: the run id's first two digits)
         run.json              its manifest: identity, labels, status, error,
-                              summary metrics, tables (rows and SHA-256 each)
+                              summary metrics, tables (bytes and SHA-256 each),
+                              config_sha256, seal (dumbbell.storecheck)
         config.json           the exact core document that was run
         <table>.parquet       every table the run returned (docs/output.md)
         timing.json           wall time, host, finish time
     sweeps/<sweep_id>.json    one per sweep: experiment, counts, wall time
     studies/<name>.json       the history of each ``dumbbell optimize`` search
+    quarantine/<run_id>-...   damaged runs set aside (``store gc`` removes them)
     tmp/                      runs being written; removed by the next writer
     .lock                     held (``flock``) by the one process writing
 
@@ -36,6 +38,13 @@ rebuilt from them.**
   releases when the holder dies, so a killed sweep never leaves a stale lock.
   A second writer waits for it. Readers (``dumbbell store ls|show|sql``)
   never take it; they open the catalog read-only.
+- Nothing is served unchecked: the sweep engine takes a run from the store
+  only after every file of it matched the checksums of its manifest, and a
+  table is checked again when it is read (:mod:`dumbbell.storecheck`); a
+  damaged run is quarantined, named in one line and computed again.
+- Out of space anywhere, the writer removes the run's temporary folder and
+  raises :class:`~dumbbell.diskfull.DiskFull` naming the store or its
+  catalog (:mod:`dumbbell.diskfull`).
 - Manifests, configurations and tables depend only on the run, never on when
   or where it ran (wall times live in ``timing.json``), so the same sweep run
   by any executor on any number of workers leaves byte-identical files.
