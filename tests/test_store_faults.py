@@ -238,3 +238,40 @@ def test_a_sweep_from_the_shell_over_a_damaged_run_recomputes_it_without_a_trace
     named = [line for line in res.stderr.splitlines() if rid in line]
     assert len(named) == 1 and "flows.parquet" in named[0] and "computing it again" in named[0]
     assert _files(d) == before
+
+
+def test_sql_over_a_damaged_table_stops_with_one_line_naming_the_file(pristine, tmp_path):
+    src, (rid, other_id), flows = pristine
+    root = tmp_path / "st"
+    shutil.copytree(src, root)
+    want = Store(root).query("SELECT sum(goodput_bps) AS g FROM flows").item()
+    assert want == pytest.approx(float(flows["goodput_bps"].sum()))
+    _swap(Store(root).run_dir(rid), Store(root).run_dir(other_id))
+    with pytest.raises(CorruptRun, match=f"{rid}/flows.parquet"):
+        Store(root).query("SELECT sum(goodput_bps) FROM flows")
+    assert Store(root).query("SELECT count(*) FROM runs").item() == 2  # the catalog alone is still answered
+    assert Store(root).query("SELECT count(*) FROM queues").item() > 0  # and the intact tables
+    res = run_cli("store", "sql", "--store", str(root), "SELECT * FROM flows")
+    assert res.code == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines() == [line for line in res.stderr.strip().splitlines() if rid in line]
+    assert len(res.stderr.strip().splitlines()) == 1 and "flows.parquet" in res.stderr
+
+
+def test_an_experiment_s_runs_are_checked_too(tmp_path, caplog):
+    """The experiments (run_jobs) go through the same engine: a damaged run
+    is recomputed, and their outcomes read the same numbers."""
+    from dumbbell.experiments.repeat import Job, run_jobs
+
+    jobs = [Job(key=("e", cc, 0), scenario=_scenario().model_copy(deep=True), seed=1) for cc in ("reno", "cubic")]
+    for job, cc in zip(jobs, ("reno", "cubic")):
+        for f in job.scenario.flows:
+            f.cc = cc
+    with using(store=tmp_path / "st"):
+        first = run_jobs(jobs, label="e")
+    d = first[0].record.directory
+    _truncate(d, d)
+    with caplog.at_level(logging.WARNING, logger="dumbbell.store"), using(store=tmp_path / "st") as ctx:
+        again = run_jobs(jobs, label="e")
+    assert (ctx.stats[-1].computed, ctx.stats[-1].cached) == (1, 1)
+    assert [r.getMessage() for r in caplog.records if first[0].run_id in r.getMessage()]
+    assert [o.goodput_bps("a->c") for o in again] == [o.goodput_bps("a->c") for o in first]

@@ -794,7 +794,10 @@ class Store:
         ``queues``, ...) over every run's Parquet file, with a ``run_id``
         column to join on ``runs``.
         """
-        with self.reader() as con:
+        import re
+
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", sql))
+        with self.reader(verify=words) as con:
             cur = con.execute(sql, params or [])
             if cur.description is None:
                 return pl.DataFrame()
@@ -804,9 +807,13 @@ class Store:
             {n: [] for n in names})
 
     @contextlib.contextmanager
-    def reader(self) -> Iterator[Any]:
+    def reader(self, verify: Iterable[str] | None = None) -> Iterator[Any]:
         """An in-memory DuckDB connection with the catalog attached read-only
-        and the per-table views of :meth:`query`."""
+        and the per-table views of :meth:`query`. The files under the views
+        named in ``verify`` (every view if None) are checked against their
+        checksums first: a damaged one raises
+        :class:`~dumbbell.storecheck.CorruptRun` naming it, so SQL never
+        reads what was not written."""
         import duckdb
 
         self.require()
@@ -827,15 +834,53 @@ class Store:
         try:
             for t in ("runs", "sweeps", "trials"):
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM cat.main.{t}")
-            for name in self._table_names():
-                glob = _sql_str(self.root.resolve() / "runs" / "*" / "*" / f"{name}.parquet")
+            names = self._table_names()
+            checked = self._checked_files([n for n in names if verify is None or n in set(verify)])
+            for name in names:
+                files = checked.get(name)
+                if files is None:  # not read by this query: a glob, never opened
+                    source = f"'{_sql_str(self.root.resolve() / 'runs' / '*' / '*' / f'{name}.parquet')}'"
+                elif files:
+                    source = "[" + ", ".join(f"'{_sql_str(f)}'" for f in files) + "]"
+                else:
+                    continue
                 con.execute(
                     f"CREATE VIEW \"{name}\" AS SELECT regexp_extract(filename, '([0-9a-f]+)/[^/]+\\.parquet$', 1) "
-                    f"AS run_id, * EXCLUDE (filename) FROM read_parquet('{glob}', filename = true, union_by_name = true)"
+                    f"AS run_id, * EXCLUDE (filename) FROM read_parquet({source}, filename = true, union_by_name = true)"
                 )
             yield con
         finally:
             con.close()
+
+    def _checked_files(self, names: Sequence[str]) -> dict[str, list[Path]]:
+        """For each table name, the stored runs' files of that table, each
+        checked against its manifest (raises ``CorruptRun`` at the first
+        damaged one)."""
+        from .storecheck import CorruptRun, _read, check_table_bytes, read_manifest
+
+        out: dict[str, list[Path]] = {n: [] for n in names}
+        if not names:
+            return out
+        root = self.root.resolve()
+        for d in self._run_dirs():
+            d = root / d.relative_to(self.root)
+            try:
+                man = read_manifest(d, d.name)
+            except CorruptRun as fault:
+                raise CorruptRun(fault.run_id, fault.path, fault.reason,
+                                 "`dumbbell store verify --quarantine` sets it aside") from None
+            for n in names:
+                info = man["tables"].get(n)
+                if info is None:
+                    continue
+                p = d / f"{n}.parquet"
+                try:
+                    check_table_bytes(d.name, p, _read(p, d.name), info)
+                except CorruptRun as fault:
+                    raise CorruptRun(fault.run_id, fault.path, fault.reason,
+                                     "`dumbbell store verify --quarantine` sets it aside") from None
+                out[n].append(p)
+        return out
 
     def _table_names(self) -> list[str]:
         """Output table names present in the store (looked up in the catalog)."""
