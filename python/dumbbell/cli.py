@@ -301,6 +301,7 @@ def run_cmd(
             _check_stdout()
         s = Scenario.from_toml(scenario)
         config_seed = s.to_core(seed)["seed"]  # every check of the model, before announcing
+        _warn_peak(s, seed)
         announcer = _Announcer(f"dumbbell: running {s.name!r} ({s.duration_s:g} s simulated, seed {config_seed}) ...")
         try:
             res = run(s, seed=seed, progress=announcer, progress_every_s=0.1)
@@ -319,6 +320,19 @@ def run_cmd(
             at = res.summary["sim_time_ps"] / 1e12
             _err(f"dumbbell: stopped by Ctrl-C at t = {at:g} s of {s.duration_s:g} s simulated; partial results above")
             raise typer.Exit(130)
+
+
+def _warn_peak(s: Any, seed: int | None) -> None:
+    """One line on stderr if handing the run's recorded tables to Python may
+    take more memory than ``record.max_bytes`` (:mod:`dumbbell.budget`)."""
+    from .budget import peak_warning
+
+    try:
+        line = peak_warning(s.to_core(seed), s.python_controls())
+    except ConfigError:
+        return  # the real checks name it
+    if line:
+        _progress(line)
 
 
 def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool, plot: bool = False) -> None:
@@ -488,6 +502,7 @@ def sweep_cmd(
         _check_seed(seed)
         g = parse_grid(grid or [])
         s = Scenario.from_toml(scenario)
+        _warn_peak(s, seed)
         with _execution(store, executor, scheduler, workers) as ctx:
             res = sweep(s, grid=g, repeats=repeats, seed=seed, name=name)
             st = ctx.stats[-1]
