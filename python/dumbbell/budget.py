@@ -54,6 +54,10 @@ def peak_warning(config: Mapping[str, Any], controls: Mapping[str, Any] | None =
     except ConfigError as e:
         if "record.max_bytes" not in e.message:
             return None  # refused for another reason: the real check says so
+        try:
+            check_config(config, controls)
+        except ConfigError:
+            return None  # refused at the budget itself: the real check says so, alone
         return (f"dumbbell: warning: {e.field}: the periodic recorders would hold more than {_fmt(smaller)}; "
                 f"handing the tables to Python takes up to {HANDOVER_FACTOR}x that, so the run may need more "
                 f"than record.max_bytes = {_fmt(budget)} of memory (docs/output.md, Memory)")
