@@ -170,7 +170,7 @@ def test_report_in_headless_chromium(reproduced, tmp_path):
 def test_help_of_the_new_commands(cli):
     for args, words in ((["sweep"], ("--grid", "--repeats", "--executor", "--scheduler", "--workers", "--store")),
                         (["reproduce"], ("all", "--executor", "--store")),
-                        (["store"], ("ls", "show", "gc", "sql")), (["store", "sql"], ("QUERY", "run_id")),
+                        (["store"], ("ls", "show", "verify", "gc", "sql")), (["store", "sql"], ("QUERY", "run_id")),
                         (["report"], ("DIR",)), (["optimize"], ("--param", "--metric", "--rounds"))):
         res = cli(*args, "--help")
         assert res.code == 0, res.stderr

@@ -72,3 +72,35 @@ def test_run_json_converts_only_what_it_prints(capsys):
     assert set(doc) == {"scenario", "seed", "status", "summary", "flows", "queues"} and len(doc["flows"]) == 2
     assert set(res.tables.converted()) == {"flows", "queues", "summary"}
     assert len(res.tables) > 6  # the others (samples, traces, drops) were never converted
+
+
+def test_dictionary_encoded_strings_decode_to_the_same_column():
+    import struct
+
+    from dumbbell.run import tables_from_native
+
+    plain = tables_from_native({"t": {"s": ("str", ["a->c", "b->c", "a->c", ""])}})["t"]
+    coded = tables_from_native({"t": {"s": ("strdict", (struct.pack("=4I", 0, 1, 0, 2), ["a->c", "b->c", ""]))}})["t"]
+    assert coded.equals(plain) and coded.schema == plain.schema
+    assert _bytes(coded) == _bytes(plain)
+
+
+def test_a_run_that_may_outgrow_its_budget_handing_tables_over_is_warned_before_it_runs(cli, tmp_path):
+    from dumbbell.budget import HANDOVER_FACTOR, peak_warning
+
+    def scenario(duration_s: float) -> db.Scenario:
+        s = two_flow_star(duration_s=duration_s)
+        s.record.flow_sample_s = 1e-4
+        s.record.max_bytes = 4 * 2**20
+        return s
+
+    assert peak_warning(scenario(0.1).to_core()) is None  # about 0.4 MiB of samples: fits 4x over
+    line = peak_warning(scenario(0.4).to_core())  # about 1.6 MiB: fits the budget, not 4x over
+    assert line is not None and line.startswith("dumbbell: warning: record.flow_sample_s:")
+    assert f"{HANDOVER_FACTOR}x" in line and "record.max_bytes = 4 MiB" in line
+    toml = tmp_path / "s.toml"
+    toml.write_text(scenario(0.4).to_toml())
+    res = cli("run", str(toml), "--json")
+    assert res.code == 0, res.stderr
+    lines = res.stderr.splitlines()
+    assert lines[0] == line and lines[1].startswith("dumbbell: running")  # before the run

@@ -20,7 +20,8 @@ Contract (SPEC §7): with ``--json`` exactly one JSON document goes to
 stdout; progress, logs and human tables go to stderr. Exit status 0 on
 success, 2 on bad input (one line on stderr naming the field or option, no
 traceback: a bad scenario, a bad option value, an unusable ``--out``, a
-closed or full stdout), 1 on an internal failure (set ``DUMBBELL_DEBUG=1``
+closed or full stdout, a damaged stored run found after it was served, a
+full disk, naming the path), 1 on an internal failure (set ``DUMBBELL_DEBUG=1``
 for the traceback), 130 when Ctrl-C stopped the work. Everything that can
 be checked is checked before the simulation starts, and only then is
 "running ..." announced.
@@ -300,6 +301,7 @@ def run_cmd(
             _check_stdout()
         s = Scenario.from_toml(scenario)
         config_seed = s.to_core(seed)["seed"]  # every check of the model, before announcing
+        _warn_peak(s, seed)
         announcer = _Announcer(f"dumbbell: running {s.name!r} ({s.duration_s:g} s simulated, seed {config_seed}) ...")
         try:
             res = run(s, seed=seed, progress=announcer, progress_every_s=0.1)
@@ -318,6 +320,19 @@ def run_cmd(
             at = res.summary["sim_time_ps"] / 1e12
             _err(f"dumbbell: stopped by Ctrl-C at t = {at:g} s of {s.duration_s:g} s simulated; partial results above")
             raise typer.Exit(130)
+
+
+def _warn_peak(s: Any, seed: int | None) -> None:
+    """One line on stderr if handing the run's recorded tables to Python may
+    take more memory than ``record.max_bytes`` (:mod:`dumbbell.budget`)."""
+    from .budget import peak_warning
+
+    try:
+        line = peak_warning(s.to_core(seed), s.python_controls())
+    except ConfigError:
+        return  # the real checks name it
+    if line:
+        _progress(line)
 
 
 def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool, plot: bool = False) -> None:
@@ -487,6 +502,7 @@ def sweep_cmd(
         _check_seed(seed)
         g = parse_grid(grid or [])
         s = Scenario.from_toml(scenario)
+        _warn_peak(s, seed)
         with _execution(store, executor, scheduler, workers) as ctx:
             res = sweep(s, grid=g, repeats=repeats, seed=seed, name=name)
             st = ctx.stats[-1]

@@ -7,12 +7,14 @@ Layout of a store directory (default ``./dumbbell-results``)::
     catalog.duckdb            the catalog: an index over the files below
     runs/<ab>/<run_id>/       one run (<ab>: the run id's first two digits)
         run.json              its manifest: identity, labels, status, error,
-                              summary metrics, tables (rows and SHA-256 each)
+                              summary metrics, tables (bytes and SHA-256 each),
+                              config_sha256, seal (dumbbell.storecheck)
         config.json           the exact core document that was run
         <table>.parquet       every table the run returned (docs/output.md)
         timing.json           wall time, host, finish time
     sweeps/<sweep_id>.json    one per sweep: experiment, counts, wall time
     studies/<name>.json       the history of each ``dumbbell optimize`` search
+    quarantine/<run_id>-...   damaged runs set aside (``store gc`` removes them)
     tmp/                      runs being written; removed by the next writer
     .lock                     held (``flock``) by the one process writing
 
@@ -36,6 +38,13 @@ rebuilt from them.**
   releases when the holder dies, so a killed sweep never leaves a stale lock.
   A second writer waits for it. Readers (``dumbbell store ls|show|sql``)
   never take it; they open the catalog read-only.
+- Nothing is served unchecked: the sweep engine takes a run from the store
+  only after every file of it matched the checksums of its manifest, and a
+  table is checked again when it is read (:mod:`dumbbell.storecheck`); a
+  damaged run is quarantined, named in one line and computed again.
+- Out of space anywhere, the writer removes the run's temporary folder and
+  raises :class:`~dumbbell.diskfull.DiskFull` naming the store or its
+  catalog (:mod:`dumbbell.diskfull`).
 - Manifests, configurations and tables depend only on the run, never on when
   or where it ran (wall times live in ``timing.json``), so the same sweep run
   by any executor on any number of workers leaves byte-identical files.
@@ -794,7 +803,10 @@ class Store:
         ``queues``, ...) over every run's Parquet file, with a ``run_id``
         column to join on ``runs``.
         """
-        with self.reader() as con:
+        import re
+
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", sql))
+        with self.reader(verify=words) as con:
             cur = con.execute(sql, params or [])
             if cur.description is None:
                 return pl.DataFrame()
@@ -804,9 +816,13 @@ class Store:
             {n: [] for n in names})
 
     @contextlib.contextmanager
-    def reader(self) -> Iterator[Any]:
+    def reader(self, verify: Iterable[str] | None = None) -> Iterator[Any]:
         """An in-memory DuckDB connection with the catalog attached read-only
-        and the per-table views of :meth:`query`."""
+        and the per-table views of :meth:`query`. The files under the views
+        named in ``verify`` (every view if None) are checked against their
+        checksums first: a damaged one raises
+        :class:`~dumbbell.storecheck.CorruptRun` naming it, so SQL never
+        reads what was not written."""
         import duckdb
 
         self.require()
@@ -827,15 +843,53 @@ class Store:
         try:
             for t in ("runs", "sweeps", "trials"):
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM cat.main.{t}")
-            for name in self._table_names():
-                glob = _sql_str(self.root.resolve() / "runs" / "*" / "*" / f"{name}.parquet")
+            names = self._table_names()
+            checked = self._checked_files([n for n in names if verify is None or n in set(verify)])
+            for name in names:
+                files = checked.get(name)
+                if files is None:  # not read by this query: a glob, never opened
+                    source = f"'{_sql_str(self.root.resolve() / 'runs' / '*' / '*' / f'{name}.parquet')}'"
+                elif files:
+                    source = "[" + ", ".join(f"'{_sql_str(f)}'" for f in files) + "]"
+                else:
+                    continue
                 con.execute(
                     f"CREATE VIEW \"{name}\" AS SELECT regexp_extract(filename, '([0-9a-f]+)/[^/]+\\.parquet$', 1) "
-                    f"AS run_id, * EXCLUDE (filename) FROM read_parquet('{glob}', filename = true, union_by_name = true)"
+                    f"AS run_id, * EXCLUDE (filename) FROM read_parquet({source}, filename = true, union_by_name = true)"
                 )
             yield con
         finally:
             con.close()
+
+    def _checked_files(self, names: Sequence[str]) -> dict[str, list[Path]]:
+        """For each table name, the stored runs' files of that table, each
+        checked against its manifest (raises ``CorruptRun`` at the first
+        damaged one)."""
+        from .storecheck import CorruptRun, _read, check_table_bytes, read_manifest
+
+        out: dict[str, list[Path]] = {n: [] for n in names}
+        if not names:
+            return out
+        root = self.root.resolve()
+        for d in self._run_dirs():
+            d = root / d.relative_to(self.root)
+            try:
+                man = read_manifest(d, d.name)
+            except CorruptRun as fault:
+                raise CorruptRun(fault.run_id, fault.path, fault.reason,
+                                 "`dumbbell store verify --quarantine` sets it aside") from None
+            for n in names:
+                info = man["tables"].get(n)
+                if info is None:
+                    continue
+                p = d / f"{n}.parquet"
+                try:
+                    check_table_bytes(d.name, p, _read(p, d.name), info)
+                except CorruptRun as fault:
+                    raise CorruptRun(fault.run_id, fault.path, fault.reason,
+                                     "`dumbbell store verify --quarantine` sets it aside") from None
+                out[n].append(p)
+        return out
 
     def _table_names(self) -> list[str]:
         """Output table names present in the store (looked up in the catalog)."""

@@ -57,7 +57,12 @@ The design, in order of what a run goes through:
   the runs not started, stops the running ones through the core's stop flag
   (local threads; a Dask cluster this process started is closed), and is
   raised again: nothing is stored for the stopped runs, the ones finished
-  before it stay in the store (a later sweep resumes from them).
+  before it stay in the store (a later sweep resumes from them). A
+  LocalCluster's workers never see the terminal's Ctrl-C (they start with
+  SIGINT blocked), so they print nothing.
+- **Verified reads.** A stored run is served only after every one of its
+  files matched the checksums of its manifest (:meth:`Store.get_checked`);
+  a damaged one is quarantined, named in one line and computed again.
 
 :func:`using` sets the store, executor and progress display for everything
 run inside it (``dumbbell reproduce`` and ``dumbbell sweep`` use it); the

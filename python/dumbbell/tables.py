@@ -2,7 +2,8 @@
 
 The native module hands a run's tables over as ``{table: {column: (dtype,
 data)}}``: numeric columns as native-endian byte buffers, string columns as
-lists of ``str``. :class:`Tables` holds that and converts a table to a
+lists of ``str`` (or, as ``"strdict"``, as ``(u32 codes, distinct values)``,
+which this module reads too). :class:`Tables` holds that and converts a table to a
 polars DataFrame the first time it is read, releasing each column's native
 data as soon as its Series is built; a table never read is never converted.
 So ``dumbbell run --json`` (flows, queues and summary only) pays for three
@@ -34,6 +35,13 @@ def _series(name: str, dtype: str, data: Any) -> pl.Series:
 
     if dtype == "str":
         return pl.Series(name, data, dtype=pl.String)
+    if dtype == "strdict":
+        # dictionary-encoded strings: (u32 codes as bytes, the distinct
+        # values); a wire form that costs 4 bytes a row instead of a Python
+        # str per row (docs/output.md, "Memory")
+        codes, values = data
+        return pl.Series(name, values, dtype=pl.String).gather(
+            pl.Series(np.frombuffer(codes, dtype="uint32"))).alias(name)
     try:
         np_dtype = _NUMPY[dtype]
     except KeyError:
