@@ -915,6 +915,9 @@ def sweep(
     if ex_asked != "local":
         _refuse_remote(s.python_controls(), ex_asked)
     points = expand_grid(s, grid)
+    from .plausible import warn_points
+
+    warn_points(points, stacklevel=4)  # a rate below 1 kb/s, a delay above 10 s: once each, naming the points
     label = name or f"sweep:{s.name}"
     version = simulator_version()
     specs = []
