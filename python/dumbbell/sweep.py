@@ -571,7 +571,10 @@ def using(
     ``workers`` processes.
     """
     if executor not in EXECUTORS:
-        raise ConfigError("--executor", f"unknown executor {executor!r} (known: {', '.join(EXECUTORS)})")
+        from .suggest import did_you_mean
+
+        raise ConfigError("--executor", f"unknown executor {executor!r}{did_you_mean(executor, EXECUTORS)} "
+                                        f"(known: {', '.join(EXECUTORS)})")
     if workers is not None and workers < 1:
         raise ConfigError("--workers", f"must be at least 1, got {workers}")
     if scheduler is not None and executor != "dask":
