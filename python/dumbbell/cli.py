@@ -264,8 +264,8 @@ def run_cmd(
     plot: Annotated[
         bool,
         typer.Option("--plot", help="Also write figures beside the Parquet files (needs --out): queue_NODE-PEER.png for "
-                     "each recorded queue, cwnd.png and goodput.png (Mb/s per sampling interval) when the run "
-                     "sampled flows.", show_default=False),
+                     "each recorded queue, cwnd.png, rtt.png and goodput.png (Mb/s per sampling interval) when the "
+                     "run sampled flows.", show_default=False),
     ] = False,
     json_out: JsonOpt = False,
 ) -> None:
