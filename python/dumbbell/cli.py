@@ -347,12 +347,9 @@ def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool, plot: bo
             }
         )
     else:
-        import polars as pl
+        from .pointtable import run_text
 
-        cols = [c for c in ("name", "src", "dst", "cc", "goodput_bps", "retransmits", "timeouts") if c in res.flows.columns]
-        with pl.Config(tbl_rows=50, tbl_cols=20, tbl_hide_dataframe_shape=True):
-            _progress(str(res.flows.select(cols)))
-        _progress("summary: " + ", ".join(f"{k}={v}" for k, v in summary.items()))
+        _progress(run_text(res.flows, summary))  # plain text within 80 columns, goodput in Mb/s
 
 
 # ---------------------------------------------------------------- execution options
