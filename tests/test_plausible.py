@@ -85,3 +85,22 @@ def test_a_toml_string_without_a_unit_is_refused_naming_the_field(cli, tmp_path)
     r = cli("run", str(path))
     assert r.code == 2
     assert "links[0].rate_bps: the rate '50' has no unit: write e.g. '50Mbps'" in r.stderr
+
+
+def test_a_sweep_warns_once_per_implausible_value_naming_its_points(tmp_path):
+    s = _pair(duration_s=0.1)
+    with pytest.warns(db.DumbbellWarning) as caught:
+        res = db.sweep(s, grid={"links[0].rate_bps": [50, "50Mbps"], "flows[0].cc": ["reno", "cubic"]},
+                       store=tmp_path / "store")
+    messages = [str(w.message) for w in caught]
+    # one warning for the value, naming both points that hold it
+    assert messages == ["links[0].rate_bps: 50 bit/s is below 1 kb/s; did you mean '50Mbps'? (the value is used as "
+                        "given) (at grid point links[0].rate_bps=50, flows[0].cc='reno'; links[0].rate_bps=50, "
+                        "flows[0].cc='cubic')"], messages
+    assert res.runs["status"].to_list() == ["ok"] * 4
+
+
+def test_a_sweep_of_plausible_values_is_silent(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        db.sweep(_pair(duration_s=0.1), grid={"links[0].rate_bps": ["10Mbps", "50Mbps"]}, store=tmp_path / "store")

@@ -24,7 +24,7 @@ def test_long_parameters_are_cut():
                         "goodput_bps": [1e6], "goodput_bps_ci": [None], "fairness": [1.0], "retransmits": [0.0],
                         "packets_dropped": [3.0]})
     text = points_text(pts, ["links[0].queue_ba"])
-    assert max(len(line) for line in text.splitlines()) < 100
+    assert max(len(line) for line in text.splitlines()) <= 80
     assert '{"kind":"red","min_th...' in text
 
 
@@ -42,8 +42,8 @@ def test_the_sweep_table_fits_and_shows_a_zero_interval(tmp_path):
     lines = r.stderr.splitlines()
     head = next(i for i, line in enumerate(lines) if line.startswith("links[c-s1].rate_bps"))
     table = lines[head:head + 6]
-    assert "goodput Mb/s (95 %)" in table[0] and "fairness" in table[0]
-    assert all(len(line) <= 100 for line in table), table
+    assert "goodput Mb/s" in table[0] and "fairness" in table[0]
+    assert all(len(line) <= 80 for line in lines[head:head + 8]), table  # the table and its legend
     rows = table[2:]
     assert len(rows) == 4 and all(" ± 0 " in row for row in rows), table
     assert not any("e-" in row for row in rows), table
@@ -52,3 +52,18 @@ def test_the_sweep_table_fits_and_shows_a_zero_interval(tmp_path):
         rate = 20.0 if row.startswith("20Mbps") else 50.0
         mean = float(row.split("±")[0].split()[-1])
         assert 0.8 * rate < mean <= rate, row
+
+
+def test_dumbbell_run_prints_goodput_in_mbps_within_80_columns(tmp_path):
+    s = two_flow_star(duration_s=0.2)
+    path = tmp_path / "star.toml"
+    path.write_text(s.to_toml())
+    r = run_cli("run", str(path))
+    assert r.code == 0, r.stderr
+    lines = r.stderr.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("flow "))
+    assert all(len(line) <= 80 for line in lines[head:]), lines[head:]
+    rows = lines[head + 2: head + 4]
+    assert [row.split()[0] for row in rows] == ["a->c", "b->c"]
+    assert sum(float(row.split()[4]) for row in rows) <= 100  # Mb/s, on a 100 Mb/s link
+    assert any(line.startswith("summary: events=") for line in lines) and "conservation_ok=True" in r.stderr

@@ -75,3 +75,15 @@ def test_a_toml_typo_is_one_line_with_the_suggestion(cli, tmp_path):
     r = cli("run", str(write_toml(tmp_path, text, "cc.toml")))
     assert r.code == 2
     assert "flows[0].cc: unknown congestion control 'renoo' (did you mean 'reno'?)" in r.stderr, r.stderr
+
+
+def test_command_line_names_suggest_too(cli, tmp_path):
+    r = cli("reproduce", "dctcp-queu", "--out", str(tmp_path / "out"))
+    assert r.code == 2 and "unknown experiment 'dctcp-queu' (did you mean 'dctcp-queue'?)" in r.stderr, r.stderr
+    r = cli("bench", "--only", "reno-1gg")
+    assert r.code == 2 and "(did you mean 'reno-1g'?)" in r.stderr, r.stderr
+    path = write_toml(tmp_path, MINIMAL_TOML.format(rate="100Mbps", cc="reno"))
+    r = cli("sweep", str(path), "--grid", "links[0].dealy_s=1ms,2ms", "--store", str(tmp_path / "st"))
+    assert r.code == 2 and "links[0].dealy_s: unknown field (did you mean 'delay_s'?)" in r.stderr, r.stderr
+    r = cli("sweep", str(path), "--executor", "dsak", "--store", str(tmp_path / "st"))
+    assert r.code == 2 and "(did you mean 'dask'?)" in r.stderr, r.stderr

@@ -80,3 +80,20 @@ def test_an_unknown_sweep_is_one_line_with_the_closest_name(swept):
     assert not (swept / "reports").exists()
     r = run_cli("report", str(swept), "--out", str(swept / "x"))
     assert r.code == 2 and "--out: needs --sweep" in r.stderr
+
+
+def test_a_catalog_from_before_fairness_still_reports(swept, tmp_path):
+    import shutil
+
+    import duckdb
+
+    old = tmp_path / "old-store"
+    shutil.copytree(swept, old)
+    con = duckdb.connect(str(old / "catalog.duckdb"))
+    con.execute("ALTER TABLE runs DROP COLUMN fairness")
+    con.execute("ALTER TABLE runs DROP COLUMN flow_goodput_bps")
+    con.close()
+    r = run_cli("report", str(old), "--sweep", "pair", "--out", str(tmp_path / "report"))
+    assert r.code == 0, r.stderr
+    assert not (tmp_path / "report" / "fairness.png").exists()  # nothing to draw
+    assert (tmp_path / "report" / "goodput_bps.png").is_file()

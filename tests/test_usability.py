@@ -269,7 +269,7 @@ def test_run_plot_writes_figures_beside_the_parquet(cli, tmp_path):
     out = tmp_path / "out"
     res = cli("run", str(toml), "--out", str(out), "--plot")
     assert res.code == 0, res.stderr
-    for f in ("queue_s1-c.png", "cwnd.png", "goodput.png", "flows.parquet", "scenario.toml"):
+    for f in ("queue_s1-c.png", "cwnd.png", "rtt.png", "goodput.png", "flows.parquet", "scenario.toml"):
         assert (out / f).is_file(), f
     back = db.Result.load(out)
     assert back.flows["bytes_delivered"].sum() > 0

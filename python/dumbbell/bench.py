@@ -114,7 +114,10 @@ def scenario_for(name: str) -> Scenario:
     try:
         return BENCHMARKS[name]()
     except KeyError:
-        raise ConfigError("--only", f"unknown benchmark {name!r} (known: {', '.join(BENCHMARKS)})") from None
+        from .suggest import did_you_mean
+
+        raise ConfigError("--only", f"unknown benchmark {name!r}{did_you_mean(name, BENCHMARKS)} "
+                                    f"(known: {', '.join(BENCHMARKS)})") from None
 
 
 def _measure_here(name: str) -> dict[str, Any]:

@@ -270,8 +270,8 @@ def run_cmd(
     plot: Annotated[
         bool,
         typer.Option("--plot", help="Also write figures beside the Parquet files (needs --out): queue_NODE-PEER.png for "
-                     "each recorded queue, cwnd.png and goodput.png (Mb/s per sampling interval) when the run "
-                     "sampled flows.", show_default=False),
+                     "each recorded queue, cwnd.png, rtt.png and goodput.png (Mb/s per sampling interval) when the "
+                     "run sampled flows.", show_default=False),
     ] = False,
     json_out: JsonOpt = False,
 ) -> None:
@@ -367,12 +367,9 @@ def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool, plot: bo
             }
         )
     else:
-        import polars as pl
+        from .pointtable import run_text
 
-        cols = [c for c in ("name", "src", "dst", "cc", "goodput_bps", "retransmits", "timeouts") if c in res.flows.columns]
-        with pl.Config(tbl_rows=50, tbl_cols=20, tbl_hide_dataframe_shape=True):
-            _progress(str(res.flows.select(cols)))
-        _progress("summary: " + ", ".join(f"{k}={v}" for k, v in summary.items()))
+        _progress(run_text(res.flows, summary))  # plain text within 80 columns, goodput in Mb/s
 
 
 # ---------------------------------------------------------------- execution options

@@ -13,6 +13,10 @@ value gets **one warning line naming the field**, a
 - a finished run with flows in which no flow delivered any data
   (``flows.bytes_delivered`` all 0).
 
+A sweep (:func:`dumbbell.sweep`, ``dumbbell sweep``) checks every grid point
+before it runs and warns once per value, naming the grid points where it
+occurs (``--grid links[0].rate_bps=50,100`` is 50 and 100 bit/s).
+
 The checks read the scenario before the run and the ``flows`` table after
 it; they cost nothing in the simulator. To silence them, filter the class:
 ``warnings.filterwarnings("ignore", category=db.DumbbellWarning)``; to make
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import DumbbellWarning
@@ -39,6 +43,7 @@ __all__ = [
     "implausible_values",
     "warn_scenario",
     "warn_result",
+    "warn_points",
     "one_line_warnings",
 ]
 
@@ -84,6 +89,22 @@ def warn_scenario(scenario: Scenario, stacklevel: int = 3) -> None:
     """One :class:`DumbbellWarning` per implausible value of ``scenario``."""
     for field, message in implausible_values(scenario):
         warnings.warn(f"{field}: {message}", DumbbellWarning, stacklevel=stacklevel)
+
+
+def warn_points(points: Sequence[tuple[Mapping[str, Any], Scenario]], stacklevel: int = 3) -> None:
+    """For a sweep: one warning per implausible value over all its grid
+    points (``(point, scenario)`` pairs, as :func:`dumbbell.sweep.expand_grid`
+    gives them), naming the points where it occurs unless it is all of them."""
+    where: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for point, scenario in points:
+        for field, message in implausible_values(scenario):
+            where.setdefault((field, message), []).append(point)
+    for (field, message), at in where.items():
+        tail = ""
+        if len(at) < len(points):
+            shown = "; ".join(", ".join(f"{k}={v!r}" for k, v in p.items()) for p in at[:3])
+            tail = f" (at grid point {shown}{' ...' if len(at) > 3 else ''})"
+        warnings.warn(f"{field}: {message}{tail}", DumbbellWarning, stacklevel=stacklevel)
 
 
 def no_data_delivered(flows: pl.DataFrame) -> bool:

@@ -63,7 +63,7 @@ def _cell(v: Any) -> str:
 
 def points_text(points: pl.DataFrame, keys: Sequence[str]) -> str:
     """The table of :meth:`SweepResult.points` as aligned plain text."""
-    heads = [*keys, "runs", "goodput Mb/s (95 %)", "fairness", "retransmits", "dropped"]
+    heads = [*keys, "runs", "goodput Mb/s", "fairness", "retrans", "drops"]
     rows: list[list[str]] = []
     for r in points.iter_rows(named=True):
         runs = str(r.get("ok", 0)) + (f" ({r['failed']} failed)" if r.get("failed") else "")
@@ -73,7 +73,7 @@ def points_text(points: pl.DataFrame, keys: Sequence[str]) -> str:
             *(_cell(r.get(k)) for k in keys),
             runs,
             interval(None if g is None else g / 1e6, None if gh is None else gh / 1e6),
-            number(r.get("fairness"), 3),
+            "-" if r.get("fairness") is None or math.isnan(r["fairness"]) else f"{r['fairness']:.3f}",
             number(r.get("retransmits")),
             number(r.get("packets_dropped")),
         ])
@@ -84,4 +84,35 @@ def points_text(points: pl.DataFrame, keys: Sequence[str]) -> str:
         parts = [c.ljust(w) if i < numeric_from else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
         return "  ".join(parts).rstrip()
 
-    return "\n".join([line(heads), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+    return "\n".join([line(heads), line(["-" * w for w in widths]), *(line(r) for r in rows), LEGEND])
+
+
+LEGEND = ("goodput: all flows over one window; mean ± 95 % interval over the repetitions\n"
+          "fairness: Jain's index (1: equal shares); retrans, drops: means")
+"""The line under the sweep table."""
+
+
+def run_text(flows: pl.DataFrame, summary: dict[str, Any], width: int = 80) -> str:
+    """What ``dumbbell run`` prints: one line per flow (goodput in Mb/s) and
+    the summary's counters, wrapped at ``width`` columns."""
+    heads = ["flow", "from", "to", "cc", "goodput Mb/s", "retrans", "timeouts"]
+    rows = []
+    for f in flows.iter_rows(named=True):
+        rows.append([_cell(f.get("name") or f.get("flow")), str(f.get("src", "")), str(f.get("dst", "")),
+                     str(f.get("cc") or "-"), number(None if f.get("goodput_bps") is None else f["goodput_bps"] / 1e6),
+                     number(f.get("retransmits")), number(f.get("timeouts"))])
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(heads)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i < 4 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    out = [line(heads), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+    words = [f"{k}={number(v) if isinstance(v, float) else v}" for k, v in summary.items()]
+    current = "summary:"
+    for w in words:
+        if len(current) + 1 + len(w) > width:
+            out.append(current)
+            current = "        "
+        current += " " + w
+    out.append(current)
+    return "\n".join(out)

@@ -388,7 +388,8 @@ class Result:
 
     def plot_all(self, directory: str | Path) -> list[Path]:
         """Writes the usual figures into ``directory`` (``queue_NODE-PEER.png``
-        per recorded queue, ``cwnd.png``, ``goodput.png``); returns their paths."""
+        per recorded queue, ``cwnd.png``, ``rtt.png``, ``goodput.png``);
+        returns their paths."""
         from .runplots import write_figures
 
         return write_figures(self, directory)

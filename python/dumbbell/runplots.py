@@ -221,8 +221,9 @@ def queue_figure(result: Result, node: str, peer: str, path: str | Path | None =
 
 def write_figures(result: Result, directory: str | Path) -> list[Path]:
     """The usual figures of a run into ``directory``: ``queue_NODE-PEER.png``
-    per recorded queue, ``cwnd.png`` and ``goodput.png`` if the run sampled
-    flows. Returns the paths written."""
+    per recorded queue, ``cwnd.png``, ``rtt.png`` (TCP flows with an RTT
+    measured) and ``goodput.png`` if the run sampled flows. Returns the
+    paths written."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     out: list[Path] = []
@@ -235,6 +236,9 @@ def write_figures(result: Result, directory: str | Path) -> list[Path]:
         if result.flows.filter(pl.col("kind") == "tcp").height:
             cwnd_figure(result, d / "cwnd.png")
             out.append(d / "cwnd.png")
+            if (result.flow_samples["srtt_ps"] > 0).any():
+                rtt_figure(result, d / "rtt.png")
+                out.append(d / "rtt.png")
         goodput_figure(result, d / "goodput.png")
         out.append(d / "goodput.png")
     return out

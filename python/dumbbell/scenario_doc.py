@@ -62,7 +62,8 @@ A value inside its range but far from any network experiment is used, with
 one warning line naming the field (a `dumbbell.DumbbellWarning`): a rate
 below 1 kb/s (`rate_bps = 50` is 50 bit/s), a delay above 10 s
 (`delay_s = 13` is 13 s); a run in which no flow delivered any data warns
-too (`flows: no flow delivered any data ...`).
+too (`flows: no flow delivered any data ...`). A sweep warns once per such
+value, naming the grid points that hold it.
 
 Nodes are listed in `nodes` (`{ name = "s1", kind = "switch" }`), or, as a
 shorthand, by kind: `hosts = ["a", "b", "c"]` and `switches = ["s1"]` add a

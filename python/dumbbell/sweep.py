@@ -621,7 +621,10 @@ def using(
     ``workers`` processes.
     """
     if executor not in EXECUTORS:
-        raise ConfigError("--executor", f"unknown executor {executor!r} (known: {', '.join(EXECUTORS)})")
+        from .suggest import did_you_mean
+
+        raise ConfigError("--executor", f"unknown executor {executor!r}{did_you_mean(executor, EXECUTORS)} "
+                                        f"(known: {', '.join(EXECUTORS)})")
     if workers is not None and workers < 1:
         raise ConfigError("--workers", f"must be at least 1, got {workers}")
     if scheduler is not None and executor != "dask":
@@ -967,6 +970,9 @@ def sweep(
     if ex_asked != "local":
         _refuse_remote(s.python_controls(), ex_asked)
     points = expand_grid(s, grid)
+    from .plausible import warn_points
+
+    warn_points(points, stacklevel=4)  # a rate below 1 kb/s, a delay above 10 s: once each, naming the points
     label = name or f"sweep:{s.name}"
     version = simulator_version()
     specs = []

@@ -84,8 +84,8 @@ def sweep_points(store: Any, label: str) -> tuple[list[str], list[dict[str, Any]
     parameters, ``runs``, ``failed``, and per metric its mean and ``_ci``."""
     from .experiments.repeat import mean_ci
 
-    cols = ", ".join(m for m, _, _ in METRICS)
-    df = store.query(f"SELECT point, rep, status, {cols} FROM runs WHERE experiment = ? ORDER BY point, rep", [label])
+    # every column: a catalog written before a metric existed (fairness) lacks it, and reads as None
+    df = store.query("SELECT * FROM runs WHERE experiment = ? ORDER BY point, rep", [label])
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in df.iter_rows(named=True):
         groups.setdefault(r["point"] if isinstance(r["point"], str) else json.dumps(r["point"]), []).append(r)

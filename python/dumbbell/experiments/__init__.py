@@ -68,7 +68,10 @@ def get(name: str) -> ModuleType:
     try:
         return importlib.import_module(EXPERIMENTS[name])
     except KeyError:
-        raise ConfigError("NAME", f"unknown experiment {name!r} (known: {', '.join(EXPERIMENTS)})") from None
+        from ..suggest import did_you_mean
+
+        raise ConfigError("NAME", f"unknown experiment {name!r}{did_you_mean(name, EXPERIMENTS)} "
+                                  f"(known: {', '.join(EXPERIMENTS)})") from None
 
 
 def check_scale(scale: str) -> str:
