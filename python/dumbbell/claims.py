@@ -45,7 +45,7 @@ from typing import Any
 import polars as pl
 
 __all__ = ["VERDICTS", "CAUSES", "Known", "KNOWN", "NOT_SCORED", "judge", "count_line", "verdict_cell", "anchors",
-           "DOCS", "interval", "bounds", "bar", "claims_lines", "merge_claims", "below", "above", "within", "ratio_in"]
+           "DOCS", "interval", "bounds", "bar", "bars", "claims_lines", "merge_claims", "below", "above", "within", "ratio_in"]
 
 VERDICTS = ("agrees", "differs", "calibrated", "by construction", "not measurable", "not run at this scale")
 CAUSES = ("testbed", "paper", "model", "ours")
@@ -669,6 +669,25 @@ def bar(mean: float, half: float | None, n: int | None, level: float = 0.95, low
     if upper is not None:
         hi = min(hi, upper)
     return lo, hi
+
+
+def bars(means: Sequence[float], halves: Sequence[float | None], ns: Sequence[int | None], level: float = 0.95,
+         lower: float | None = 0.0, scale: float = 1.0) -> Any:
+    """A figure's error bars, below and above each mean (a 2 × N array for
+    ``yerr``), in units of ``scale``: :func:`bar` per point (min–max from 2
+    samples, never below ``lower``)."""
+    import numpy as np
+
+    lo, hi = [], []
+    for m, h, n in zip(means, halves, ns):
+        if m is None:
+            lo.append(0.0)
+            hi.append(0.0)
+            continue
+        a, b = bar(m, h, n, level, lower=lower)
+        lo.append((m - a) * scale)
+        hi.append((b - m) * scale)
+    return np.array([lo, hi])
 
 
 def interval(mean: float | None, half: float | None, n: int | None, level: float, scale: float = 1.0,

@@ -91,7 +91,7 @@ from typing import Any
 import polars as pl
 
 from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
-from ..claims import bar, claims_lines, interval
+from ..claims import bars, claims_lines, interval
 from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
@@ -436,15 +436,8 @@ def run(
 def _bars(g: pl.DataFrame) -> Any:
     """Error bars in Mb/s below and above each mean (a 2 × N array): the
     95 % interval from 3 samples up, the two samples' min–max from 2, never
-    below 0 Mb/s (:func:`dumbbell.claims.bar`)."""
-    import numpy as np
-
-    lo, hi = [], []
-    for m, h, n in zip(g["goodput_bps"].to_list(), g["ci95_bps"].to_list(), g["samples"].to_list()):
-        a, b = bar(m, h, n, LEVEL, lower=0.0)
-        lo.append((m - a) / 1e6)
-        hi.append((b - m) / 1e6)
-    return np.array([lo, hi])
+    below 0 Mb/s (:func:`dumbbell.claims.bars`)."""
+    return bars(g["goodput_bps"].to_list(), g["ci95_bps"].to_list(), g["samples"].to_list(), LEVEL, scale=1e-6)
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
