@@ -527,10 +527,12 @@ def judge(experiment: str, scale: str, paper: pl.DataFrame, known: Sequence[Know
     # One number of ours meeting two statements of the paper with different
     # verdicts: each row names the other statement.
     seen: dict[tuple[Any, ...], list[int]] = {}
+    labels = [c for c in paper.columns if c not in _VALUE_COLUMNS]
     for i, row in enumerate(rows):
         o = _f(row.get("ours"))
         if o is not None and verdicts[i] in ("agrees", "differs"):
-            seen.setdefault((row.get("metric"), row.get("point"), o), []).append(i)
+            key = (row.get("metric"), o, *(row.get(c) for c in labels))
+            seen.setdefault(key, []).append(i)
     for idx in seen.values():
         if len({verdicts[i] for i in idx}) > 1:
             for i in idx:
