@@ -331,7 +331,8 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
     # smallest gain over every point with latency.
     every = [x for lat in hi for p in losses if (x := gain(lat, p))]
     claim("min over points with latency of highspeed / reno", "every latency above 0 ms, every loss", ">", 1.0,
-          min(every) if every else None, "§V, abstract: HSTCP is more efficient than TCP",
+          min(every) if every else None, "§V, abstract: HSTCP is more efficient than TCP"
+          + (f" ({_LOW_LOSS_NOTE})" if losses and losses[0] <= 1e-6 else ""),
           not_run=None if every else "no point with latency at this scale")
     # The gain grows with the RTT: over every loss run, the median of
     # gain(highest latency) / gain(lowest latency), no point picked.
