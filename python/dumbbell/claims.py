@@ -294,6 +294,13 @@ KNOWN: dict[str, list[Known]] = {
               reason="window-limited clients share evenly but BBR (min_rtt measured before the queue built), "
                      "Cubic (HyStart's early exit) and Vegas (takes the queue for its own) fall short",
               doc=_doc(3, "cordiality-on-the-lossless-deep-fifo")),
+        Known({"part": "cordiality", "setup": "lossless", "cc": "fractional",
+               "cc_b": lambda b: b in ("expolinear", "linear")}, cause="model", scales=("quick",),
+              when=within(hi=1.0), condition="Fractional below an even share in a 2 s run",
+              reason="Fractional's slow start reaches the receive window at 0.3 s, Expolinear's and Linear's first "
+                     "window within 0.1 s: a lead of about 10 MB that weighs 15 % over the quick scale's 2 s and "
+                     "under 2 % over the paper's 20 s (traced, seed 1)",
+              doc=_doc(3, "cordiality-on-the-lossless-deep-fifo")),
         Known({"part": "cordiality", "setup": "lossless"}, cause="model",
               when=_near(1.0, 0.10), condition="an even share within 10 % (both clients window-limited)",
               reason="window-limited clients share evenly (equal receive windows), whatever the paper's cell",
