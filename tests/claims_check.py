@@ -25,6 +25,9 @@ def check_claims(rows: Iterable[Mapping[str, Any]], *texts: str) -> None:
     for r in rows:
         assert r["verdict"] in VERDICTS, r
         assert r["reason"], f"a verdict without a reason: {r}"
+        if r["verdict"] in ("agrees", "differs", "calibrated", "by construction"):
+            # The reason is this run's numbers, not a canned sentence.
+            assert f"ours {float(r['ours']):.4g} against the paper's" in r["reason"], r
         if r["verdict"] == "differs":
             assert r["cause"] in CAUSES, r
             assert r["doc"], f"a difference without an account in the docs: {r}"

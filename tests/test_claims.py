@@ -197,3 +197,15 @@ def test_the_html_report_counts_verdicts_by_cause(tmp_path):
     assert "1 agree, 2 differ (1 testbed, 1 ours), 1 by construction" in page
     assert page.count('<tr class="agree">') == 1 and page.count('<tr class="differ">') == 2
     assert page.count('<tr class="basis">') == 1 and "differs (testbed)" in page
+
+
+def test_figure_bars_from_rows_respect_bounds():
+    from dumbbell.claims import bars
+
+    # Two samples 90 and 110 (a 99 % half-width of t(1)·10); three samples
+    # with a half-width larger than the mean; one sample.
+    half2 = 63.65674116287399 * 10.0
+    b = bars([100.0, 5.0, 7.0], [half2, 20.0, None], [2, 10, 1], 0.99)
+    assert b[0][0] == pytest.approx(10.0) and b[1][0] == pytest.approx(10.0)
+    assert b[0][1] == pytest.approx(5.0) and b[1][1] == pytest.approx(20.0)  # clipped at 0 below
+    assert b[0][2] == b[1][2] == 0.0

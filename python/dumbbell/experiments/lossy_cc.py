@@ -128,7 +128,7 @@ from typing import Any
 import polars as pl
 
 from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
-from ..claims import claims_lines, interval
+from ..claims import bars, claims_lines, interval
 from ..papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
@@ -647,13 +647,16 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
         for cc in ccs:
             g = f.filter(pl.col("cc") == cc).sort(xcol)
             if g.height:
+                # 99 % intervals from 3 rounds up, the two rounds' range from
+                # 2, never below 0 Mb/s.
                 series[_LABEL[cc]] = (g[xcol].to_numpy() * xscale, g["goodput_bps"].to_numpy() / 1e6,
-                                      g["ci99_bps"].fill_null(0.0).fill_nan(0.0).to_numpy() / 1e6)
+                                      bars(g["goodput_bps"].to_list(), g["ci99_bps"].to_list(), g["rounds"].to_list(),
+                                           LEVEL, scale=1e-6))
         if not series:
             continue
         p = out / fname
         plots.errorbar_figure(series, title=f"{title} ({result.scale} scale)", xlabel=xlabel,
-                              ylabel="goodput (Mb/s), mean ± 99 % CI", path=p,
+                              ylabel="goodput (Mb/s), mean, 99 % CI (2 rounds: their range)", path=p,
                               logx=part in ("delay",), logy=part in ("loss", "loss-rtt", "delay"))
         paths.append(p)
     return paths

@@ -806,7 +806,9 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
                 if not g.height:
                     continue
                 x = np.array([int(b.split("-")[0]) + 50 for b in g["bin_kb"]])
-                line = a.errorbar(x, g["fct_mean_s"].to_numpy(), yerr=g["fct_std_s"].to_numpy(), marker="o",
+                mean, sd = g["fct_mean_s"].to_numpy(), g["fct_std_s"].to_numpy()
+                # ± σ, never below a completion time of 0.
+                line = a.errorbar(x, mean, yerr=np.array([np.minimum(sd, mean), sd]), marker="o",
                                   markersize=3, capsize=2, linewidth=0.8, label=_label(combo))
                 # The paper's Table 2 means for the same router, beside ours.
                 pt = result.paper.filter((pl.col("part") == "simultaneous") & (pl.col("metric") == "fct_mean_s")
