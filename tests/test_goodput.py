@@ -82,3 +82,12 @@ def test_plot_rtt_shows_srtt_above_min_rtt(tmp_path):
     srtt = lines[0].get_ydata()
     assert srtt.min() >= min_rtt_ms * 0.99 and srtt.max() > min_rtt_ms * 1.2
     assert (tmp_path / "rtt.png").stat().st_size > 0
+
+
+def test_plot_rtt_of_udp_alone_says_there_is_no_rtt():
+    s = db.star(["a", "b"], rate="100Mbps", delay="50us", duration_s=0.1)
+    s.add_flow(db.UdpFlow(src="a", dst="b", rate_bps="10Mbps"))
+    s.record.flow_sample_s = 0.01
+    r = db.run(s, seed=1)
+    with pytest.raises(ValueError, match="no TCP flow measured one"):
+        r.plot_rtt()

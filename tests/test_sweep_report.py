@@ -97,3 +97,14 @@ def test_a_catalog_from_before_fairness_still_reports(swept, tmp_path):
     assert r.code == 0, r.stderr
     assert not (tmp_path / "report" / "fairness.png").exists()  # nothing to draw
     assert (tmp_path / "report" / "goodput_bps.png").is_file()
+
+
+def test_parameters_are_ordered_by_magnitude_and_job_keys_are_one_parameter():
+    from dumbbell.sweepreport import _magnitude, _point, _x_param
+
+    assert [_magnitude(v) for v in ("10Mbps", "1Gbps", "75us", 3, "reno", True)] == [1e7, 1e9, 75e-6, 3.0, None, None]
+    assert sorted(["1Gbps", "80Mbps", "200Mbps"], key=_magnitude) == ["80Mbps", "200Mbps", "1Gbps"]
+    # an experiment's runs are keyed by a list (its job key): one parameter, shown as JSON
+    assert _point('["dctcp", "red", 100000000]') == {"point": '["dctcp", "red", 100000000]'}
+    rows = [{"a": "reno", "b": "10Mbps"}, {"a": "cubic", "b": "20Mbps"}, {"a": "reno", "b": "30Mbps"}]
+    assert _x_param(["a", "b"], rows) == "b"  # the most values

@@ -188,6 +188,8 @@ def rtt_figure(result: Result, path: str | Path | None = None) -> Figure:
             ax.axhline(min_rtt[int(flow)] / 1e9, color=line.get_color(), linestyle="--", linewidth=0.8,
                        label=f"{label} min_rtt")
     ax.set_xlabel("time (s)")
+    if not ax.get_lines():
+        raise ValueError("no RTT to plot: no TCP flow measured one (UDP flows have none)")
     ax.set_ylabel("RTT (ms)")
     ax.set_ylim(bottom=0)
     what = "smoothed RTT at every ACK" if src is every_ack else "smoothed RTT at each flow sample"

@@ -163,6 +163,7 @@ def _figure(params: Sequence[str], rows: Sequence[Mapping[str, Any]], metric: st
     # numbers on a numeric axis; rates and times with units, and names, as
     # ticks in their order (rows are sorted by magnitude)
     numeric = all(isinstance(r.get(x), (int, float)) and not isinstance(r.get(x), bool) for r in drawn)
+    ordered = all(_magnitude(r.get(x)) is not None for r in drawn)
     order = [str(r.get(x)) for r in rows]
     ticks = [] if numeric else sorted({str(r.get(x)) for r in drawn}, key=order.index)
     others = [p for p in params if p != x]
@@ -178,9 +179,16 @@ def _figure(params: Sequence[str], rows: Sequence[Mapping[str, Any]], metric: st
         ys = [r[metric] * scale for r in part]
         err = [(r.get(f"{metric}_ci") or 0.0) * scale if math.isfinite(r.get(f"{metric}_ci") or 0.0) else 0.0
                for r in part]
-        ax.errorbar(xs, ys, yerr=err, marker="o", markersize=4, linewidth=1.0, capsize=3, label=name)
+        # a line only where the x values have an order (numbers, rates, times); names get points
+        ax.errorbar(xs, ys, yerr=err, marker="o", markersize=4, linewidth=1.0, capsize=3, label=name,
+                    linestyle="-" if ordered else "none")
     if not numeric:
-        ax.set_xticks(range(len(ticks)), ticks)
+        labels = [t if len(t) <= 28 else t[:25] + "..." for t in ticks]
+        ax.set_xticks(range(len(ticks)), labels)
+        if sum(len(t) for t in labels) > 60:  # they would overlap side by side
+            ax.tick_params(axis="x", labelrotation=30, labelsize=7)
+            for tick in ax.get_xticklabels():
+                tick.set_horizontalalignment("right")
     ax.set_xlabel(x)
     ax.set_ylabel(label)
     ax.set_title(f"{title}: {label} (mean, 95 % interval)", fontsize=10)
@@ -229,10 +237,10 @@ def write_sweep_report(store_dir: str | Path, name: str, out_dir: str | Path | N
         cells += f"<td>{r['runs']}{' (' + str(r['failed']) + ' failed)' if r['failed'] else ''}</td>"
         cells += "".join(f"<td>{html.escape(_interval(r.get(m), r.get(m + '_ci'), s))}</td>" for m, _, s in METRICS)
         body.append(f"<tr>{cells}</tr>")
-    values = {p: sorted({json.dumps(r.get(p)) for r in rows}) for p in params}
+    values = {p: list(dict.fromkeys(str(r.get(p)) for r in rows)) for p in params}  # in the table's order
     facts = [("store", str(store.root)), ("runs", f"{runs} ({failed} failed)"),
              ("points", str(len(rows))), ("repetitions per point", ", ".join(map(str, reps)) or "–")]
-    facts += [(f"parameter {p}", ", ".join(v.strip('"') for v in vs)) for p, vs in values.items()]
+    facts += [(f"parameter {p}", ", ".join(vs)) for p, vs in values.items()]
     parts = [
         f"<h1>dumbbell: {html.escape(title)}</h1>",
         "<p class=\"sub\">Each metric is the mean over a point's repetitions ± the half-width of its 95 % "
