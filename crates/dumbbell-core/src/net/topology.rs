@@ -21,7 +21,14 @@
 //!
 //! Memory: five `u32` per node, plus the core's table or tour. A
 //! 100 000-host star needs 2 MB of routing state.
+//!
+//! Where a dense core has several equal-cost next hops, their sets are kept
+//! too ([`Multipath`], see `net::ecmp`), and [`Routes::next_port_by`] lets
+//! the run's [`Forwarding`] choose among them; [`Routes::next_port`] is the
+//! lowest port, as always. A forest has one path between any two nodes.
 
+use crate::net::ecmp::{Forwarding, Multipath};
+use crate::net::packet::Packet;
 use std::collections::VecDeque;
 
 pub const NO_ROUTE: u32 = u32::MAX;
@@ -44,6 +51,8 @@ pub struct Routes {
     /// Index of a core node among the core nodes (`NO_ROUTE` for leaves).
     core_idx: Vec<u32>,
     core: Core,
+    /// Equal-cost sets of a dense core, if any pair has a choice.
+    multi: Option<Multipath>,
 }
 
 /// Routing among the core nodes.
@@ -119,6 +128,7 @@ impl Routes {
             ids.len()
         };
         let is_forest = edges + core_comps == cn;
+        let mut multi = None;
         let core = if cn <= dense_max || !is_forest {
             let bytes = (cn as u64).saturating_mul(cn as u64).saturating_mul(4);
             if bytes > MAX_DENSE_BYTES {
@@ -129,6 +139,7 @@ impl Routes {
                     MAX_DENSE_BYTES >> 20
                 ));
             }
+            multi = Multipath::build(&core_ports);
             Core::dense(&core_ports)
         } else {
             Core::forest(&core_ports)
@@ -140,26 +151,70 @@ impl Routes {
             down_port,
             core_idx,
             core,
+            multi,
         })
+    }
+
+    /// Some node has two equal-cost next hops toward some destination.
+    pub fn has_multipath(&self) -> bool {
+        self.multi.is_some()
+    }
+
+    /// Either the port `node` forwards to toward `dst` without a choice, or
+    /// the pair of core nodes (`node`, the destination's attachment).
+    #[inline]
+    fn step(&self, node: u32, dst: u32) -> Result<u32, (u32, u32)> {
+        let (u, d) = (node as usize, dst as usize);
+        if u == d || self.comp[u] != self.comp[d] {
+            return Ok(NO_ROUTE);
+        }
+        if self.leaf_port[u] != NO_ROUTE {
+            return Ok(self.leaf_port[u]);
+        }
+        let target = self.attach[d];
+        if target == node {
+            return Ok(self.down_port[d]);
+        }
+        Err((self.core_idx[u], self.core_idx[target as usize]))
+    }
+
+    /// The port `node` forwards packet `p` to: among equal-cost next hops,
+    /// the one `fwd` chooses (by the run's routing mode).
+    #[inline]
+    pub fn next_port_by(&self, node: u32, p: &Packet, fwd: &mut Forwarding) -> u32 {
+        let Some(m) = &self.multi else {
+            return self.next_port(node, p.dst);
+        };
+        match self.step(node, p.dst) {
+            Ok(port) => port,
+            Err((cu, cd)) => match m.set(cu, cd) {
+                Some(set) => set[fwd.choose(node, p, set.len())],
+                None => self.core.next(cu, cd),
+            },
+        }
+    }
+
+    /// Every equal-cost port `node` may forward to toward `dst`, in port
+    /// order (for checks and tests; allocates).
+    pub fn next_ports(&self, node: u32, dst: u32) -> Vec<u32> {
+        match self.step(node, dst) {
+            Ok(NO_ROUTE) => vec![],
+            Ok(port) => vec![port],
+            Err((cu, cd)) => match self.multi.as_ref().and_then(|m| m.set(cu, cd)) {
+                Some(set) => set.to_vec(),
+                None => vec![self.core.next(cu, cd)],
+            },
+        }
     }
 
     /// The port `node` forwards to toward `dst` (`NO_ROUTE` if unreachable
     /// or `node == dst`).
     #[inline]
     pub fn next_port(&self, node: u32, dst: u32) -> u32 {
-        let (u, d) = (node as usize, dst as usize);
-        if u == d || self.comp[u] != self.comp[d] {
-            return NO_ROUTE;
+        match self.step(node, dst) {
+            Ok(port) => port,
+            Err((cu, cd)) => self.core.next(cu, cd),
         }
-        if self.leaf_port[u] != NO_ROUTE {
-            return self.leaf_port[u];
-        }
-        let target = self.attach[d];
-        if target == node {
-            return self.down_port[d];
-        }
-        let (cu, cd) = (self.core_idx[u], self.core_idx[target as usize]);
-        self.core.next(cu, cd)
     }
 
     pub fn reachable(&self, from: u32, to: u32) -> bool {
@@ -174,6 +229,7 @@ impl Routes {
                 Core::Dense { next, .. } => next.len() * 4,
                 Core::Tree { tin, kids, .. } => tin.len() * 16 + kids.len() * 8,
             }
+            + self.multi.as_ref().map_or(0, Multipath::bytes)
     }
 }
 
@@ -344,10 +400,26 @@ mod tests {
         ports
     }
 
+    fn hops_from(ports: &[Vec<(u32, u32)>], s: usize) -> Vec<u32> {
+        let mut dist = vec![u32::MAX; ports.len()];
+        dist[s] = 0;
+        let mut bfs = VecDeque::from([s]);
+        while let Some(u) = bfs.pop_front() {
+            for &(_, v) in &ports[u] {
+                if dist[v as usize] == u32::MAX {
+                    dist[v as usize] = dist[u] + 1;
+                    bfs.push_back(v as usize);
+                }
+            }
+        }
+        dist
+    }
+
     fn agrees(ports: &[Vec<(u32, u32)>], dense_max: usize) -> Result<(), String> {
         let n = ports.len();
         let want = reference(ports);
         let r = Routes::build(ports, dense_max)?;
+        let dist: Vec<Vec<u32>> = (0..n).map(|s| hops_from(ports, s)).collect();
         for u in 0..n {
             for d in 0..n {
                 let got = r.next_port(u as u32, d as u32);
@@ -356,6 +428,22 @@ mod tests {
                 }
                 if r.reachable(u as u32, d as u32) != (u == d || want[u * n + d] != NO_ROUTE) {
                     return Err(format!("reachability {u}->{d}"));
+                }
+                // Equal-cost sets: every port one hop closer, lowest first.
+                let all: Vec<u32> = if u == d || dist[u][d] == u32::MAX {
+                    vec![]
+                } else {
+                    ports[u]
+                        .iter()
+                        .filter(|&&(_, v)| dist[v as usize][d].wrapping_add(1) == dist[u][d])
+                        .map(|&(p, _)| p)
+                        .collect()
+                };
+                if r.next_ports(u as u32, d as u32) != all {
+                    return Err(format!(
+                        "{u}->{d}: set {:?}, want {all:?}",
+                        r.next_ports(u as u32, d as u32)
+                    ));
                 }
             }
         }
