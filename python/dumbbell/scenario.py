@@ -1607,7 +1607,8 @@ class Scenario(_Model):
             "workloads": workloads,
             "short_flow_max_bytes": s.short_flow_max_bytes,
             "record": s.record.to_core(),
-            "routing": s.routing,
+            # only when not the default: earlier documents (and the store's keys) stay as they were
+            **({"routing": s.routing} if s.routing != "ecmp" else {}),
         }
 
     def to_json(self, seed: int | None = None) -> str:
