@@ -35,7 +35,8 @@ pub const NO_ROUTE: u32 = u32::MAX;
 
 /// Largest core routed by a dense table when it is a forest.
 pub const DENSE_CORE_MAX: usize = 1024;
-/// Largest dense core table, bytes (a core with cycles): 1 GiB.
+/// Largest dense core tables, bytes (a core with cycles; with equal-cost
+/// paths, the next-hop table and the equal-cost one together): 1 GiB.
 pub const MAX_DENSE_BYTES: u64 = 1 << 30;
 
 /// Next hops for every (node, destination) pair, computed on demand.
@@ -140,6 +141,19 @@ impl Routes {
                 ));
             }
             multi = Multipath::build(&core_ports);
+            if let Some(m) = &multi {
+                // The equal-cost table is a second table of that size.
+                let both = bytes.saturating_add(m.bytes() as u64);
+                if both > MAX_DENSE_BYTES {
+                    return Err(format!(
+                        "{cn} switches (nodes with more than one link) joined with equal-cost \
+                         paths need a {cn}x{cn} routing table and one of equal-cost next hops \
+                         ({} MiB together), more than the {} MiB allowed",
+                        both >> 20,
+                        MAX_DENSE_BYTES >> 20
+                    ));
+                }
+            }
             Core::dense(&core_ports)
         } else {
             Core::forest(&core_ports)
