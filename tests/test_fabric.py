@@ -136,6 +136,8 @@ def test_spraying_splits_one_flow_evenly():
     n = sum(up)
     assert n > 1000
     assert abs(up[0] - n / 2) < 5 * math.sqrt(n / 4), up
+    # the draws come from the run's streams: the same seed, the same packets on the same spines
+    assert db.run(s).queues.equals(q)
 
 
 def test_spraying_on_a_single_path_topology_is_refused():
@@ -282,3 +284,13 @@ def test_poisson_websearch_flows_never_beat_the_ideal():
     with pytest.raises(ConfigError) as e:
         db.poisson_load(s, "websearch", 1.5, "10Gbps")
     assert e.value.field == "load"
+
+
+def test_slowdown_against_size_is_plotted(tmp_path):
+    s = db.leaf_spine(2, 2, 2, host_rate="10Gbps", delay="1us", duration_s=0.01)
+    for i, size in enumerate((1000, 30_000, 300_000, 3_000_000)):
+        s.add_flow(db.TcpFlow(src=f"h{i % 2}", dst=f"h{2 + i % 2}", bytes=size, start_s=0.001 * i))
+    t = db.fct_table(db.run(s))
+    fig = db.plot_slowdown(t, tmp_path / "slowdown.png", title="four flows")
+    assert (tmp_path / "slowdown.png").stat().st_size > 1000
+    assert fig.axes[0].get_xscale() == "log" and len(fig.axes[0].collections[0].get_offsets()) == 4
