@@ -18,11 +18,14 @@ allows:
   2011), measured exactly this with htsim on the 128-host FatTree.
 
 Per host: the steady goodput (after a quarter of the run) as a fraction of
-the line rate; the figure is its distribution for both routings. Run:
+the line rate; the figure is its distribution for both routings. Beside
+them, the flow-level model of the same permutation: max-min fair rates
+when every flow takes a uniformly random shortest path (no TCP), the
+ceiling a single-path hash allows. Run:
 
     .venv/bin/python examples/fabric_permutation.py [--duration 0.05] [--out out/fabric]
 
-(0.05 s of simulated time: about 15 s on one core.)
+(0.05 s of simulated time: about 15 s on one core, and 3 s for the model.)
 """
 
 from __future__ import annotations
@@ -48,6 +51,53 @@ def run(routing: str, duration_s: float, seed: int) -> tuple[pl.DataFrame, pl.Da
     cpu = time.process_time() - t0
     share = r.flows.select("src", "dst", (pl.col("steady_goodput_bps") / LINE_RATE).alias("fraction"))
     return share, r.queues, cpu
+
+
+def flow_level(k: int, pairs: list[tuple[str, str]], trials: int = 100, seed: int = 1) -> float:
+    """Mean per-host throughput / line rate that max-min fair sharing gives
+    when every flow takes a uniformly random shortest path (what ECMP
+    does), averaged over ``trials`` draws of the paths: the flow-level model
+    of Raiciu et al.'s Fig. 2, with no TCP dynamics at all."""
+    import random
+
+    rng = random.Random(f"flow-level:{seed}")
+    half = k // 2
+    loc = {f"h{h}": (h // (half * half), (h // half) % half) for h in range(k**3 // 4)}
+    total = 0.0
+    for _ in range(trials):
+        links: dict[tuple, list[int]] = {}
+        for i, (a, b) in enumerate(pairs):
+            (pa, ea), (pb, eb) = loc[a], loc[b]
+            path: list[tuple] = [("up", a), ("down", b)]
+            if (pa, ea) != (pb, eb):
+                # edge -> aggregation `agg` of the pod; across pods, on to core
+                # c{agg*k/2+m}, which reaches pod pb through its aggregation `agg`
+                agg = rng.randrange(half)
+                path += [("e-a", pa, ea, agg), ("a-e", pb, eb, agg)]
+                if pa != pb:
+                    m = rng.randrange(half)
+                    path += [("a-c", pa, agg, m), ("c-a", pb, agg, m)]
+            for link in path:
+                links.setdefault(link, []).append(i)
+        # progressive filling: raise every unfrozen flow's rate until a link fills
+        rate = [0.0] * len(pairs)
+        frozen = [False] * len(pairs)
+        cap = {link: 1.0 for link in links}
+        while not all(frozen):
+            inc = min(cap[link] / sum(1 for f in fl if not frozen[f])
+                      for link, fl in links.items() if any(not frozen[f] for f in fl))
+            for i in range(len(pairs)):
+                if not frozen[i]:
+                    rate[i] += inc
+            for link, fl in links.items():
+                n = sum(1 for f in fl if not frozen[f])
+                cap[link] -= inc * n
+            for link, fl in links.items():
+                if cap[link] <= 1e-12:
+                    for f in fl:
+                        frozen[f] = True
+        total += sum(rate) / len(rate)
+    return total / trials
 
 
 def figure(shares: dict[str, pl.DataFrame], path: Path) -> None:
@@ -87,6 +137,8 @@ def main() -> None:
         idle = up.filter(pl.col("tx_bytes") == 0).height
         print(f"{routing:8} {f.mean():6.3f} {f.median():6.3f} {f.quantile(0.1, 'nearest'):6.3f} {f.min():6.3f} "
               f"{f.max():6.3f}  {idle:3d} of {up.height:3d}      {cpu:5.1f}")
+    pairs = list(zip(shares["ecmp"]["src"], shares["ecmp"]["dst"]))
+    print(f"flow-level model (max-min fair, random paths, no TCP): mean {flow_level(8, pairs):.3f}")
     figure(shares, a.out / "per_host_throughput.png")
     print(f"figure: {a.out / 'per_host_throughput.png'}")
 
