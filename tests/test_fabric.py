@@ -84,6 +84,8 @@ def test_a_fabric_from_toml(tmp_path):
          "topology.spines"),
         ('topology = { kind = "torus", k = 4 }', "topology.kind"),
         ('topology = { kind = "fat_tree", k = 4, rate = "1Gbps", hosts = 3 }', "topology.hosts"),
+        ('topology = { kind = "fat_tree", k = 4 }', "topology.rate"),
+        ('topology = "fat_tree"', "topology"),
     ]:
         p.write_text(f"duration_s = 0.01\n{bad}\n")
         with pytest.raises(ConfigError) as e:

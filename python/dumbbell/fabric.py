@@ -203,10 +203,13 @@ def expand_topology(data: Any) -> Any:
             spec["queue"] = TypeAdapter(QueueConfig).validate_python(spec["queue"])
         except ValidationError as e:
             raise from_validation_error(e, "topology.queue") from None
+    import inspect
+
+    for name, param in inspect.signature(build).parameters.items():
+        if param.default is inspect.Parameter.empty and name not in spec:
+            raise ConfigError(f"topology.{name}", f"missing: a {kind} needs {name}")
     try:
         nodes, links = build(**spec)
-    except TypeError as e:
-        raise ConfigError("topology", f"{kind}: {e}") from None
     except ConfigError as e:
         raise ConfigError(f"topology.{e.field}", e.message) from None
     data["nodes"] = [*nodes, *(data.get("nodes") or [])]
