@@ -19,10 +19,11 @@
 //!   INFOCOM 2013, and the multipath transports studied on these fabrics).
 //!
 //! The equal-cost sets are computed once, at build time, into flat arrays
-//! ([`Multipath`]): for every pair of core nodes (switches) an offset into a
-//! pool of sets `[count, port, port, ...]`, each distinct set stored once per
-//! switch. Forwarding reads two integers and, when there is a choice, hashes
-//! or draws: no allocation. A topology with one shortest path between every
+//! ([`Multipath`]): for every pair of core nodes (switches) one entry, the
+//! next hop itself when there is one, else an offset into a pool of sets
+//! `[count, port, port, ...]`, each distinct set stored once per switch.
+//! Forwarding reads one entry (one cache line of the table per hop) and,
+//! when there is a choice, the set, and hashes or draws: no allocation. A topology with one shortest path between every
 //! pair (a star, a dumbbell, a chain: every experiment before fabrics) gets
 //! no table at all, so it forwards exactly as before in every mode.
 
@@ -55,12 +56,25 @@ impl Routing {
 }
 
 const NONE: u32 = u32::MAX;
+/// Marks an entry of `Multipath::at` that is the only next hop's port.
+const DIRECT: u32 = 1 << 31;
 
-/// Equal-cost next-hop sets among the core nodes, where there is a choice.
+/// The next hops of a core node toward another.
+pub enum Hop<'a> {
+    /// No route (unreachable).
+    Nowhere,
+    /// One next hop: its port.
+    One(u32),
+    /// Several at equal cost, in port order.
+    Many(&'a [u32]),
+}
+
+/// Next hops among the core nodes, kept when some pair has a choice.
 pub struct Multipath {
     n: usize,
-    /// `at[u * n + d]`: offset in `sets` of core node `u`'s set toward core
-    /// node `d`, or `NONE` when there is at most one next hop.
+    /// `at[u * n + d]`: core node `u`'s next hop toward core node `d`:
+    /// `DIRECT | port` for one, the offset of its set in `sets` for several,
+    /// `NONE` for none.
     at: Vec<u32>,
     /// `[count, port_0, .., port_{count-1}]` one after another, ports in
     /// port order.
@@ -104,10 +118,15 @@ impl Multipath {
                         .filter(|&&(_, v)| dist[v as usize] + 1 == dist[u])
                         .map(|&(p, _)| p),
                 );
-                if hops.len() < 2 {
-                    continue;
+                match hops[..] {
+                    [] => continue,
+                    [port] => {
+                        assert!(port < DIRECT, "port ids stay below 2^31");
+                        at[u * n + dst] = DIRECT | port;
+                        continue;
+                    }
+                    _ => any = true,
                 }
-                any = true;
                 let off = *seen[u].entry(hops.clone()).or_insert_with(|| {
                     let off = sets.len() as u32;
                     sets.push(hops.len() as u32);
@@ -120,17 +139,19 @@ impl Multipath {
         any.then_some(Multipath { n, at, sets })
     }
 
-    /// Core node `u`'s equal-cost ports toward core node `d`, when it has
-    /// more than one.
+    /// Core node `u`'s next hops toward core node `d`.
     #[inline]
-    pub fn set(&self, u: u32, d: u32) -> Option<&[u32]> {
-        let off = self.at[u as usize * self.n + d as usize];
-        if off == NONE {
-            return None;
+    pub fn hop(&self, u: u32, d: u32) -> Hop<'_> {
+        let e = self.at[u as usize * self.n + d as usize];
+        if e == NONE {
+            Hop::Nowhere
+        } else if e & DIRECT != 0 {
+            Hop::One(e & !DIRECT)
+        } else {
+            let off = e as usize;
+            let count = self.sets[off] as usize;
+            Hop::Many(&self.sets[off + 1..off + 1 + count])
         }
-        let off = off as usize;
-        let count = self.sets[off] as usize;
-        Some(&self.sets[off + 1..off + 1 + count])
     }
 
     pub fn bytes(&self) -> usize {

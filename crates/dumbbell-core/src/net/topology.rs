@@ -22,12 +22,13 @@
 //! Memory: five `u32` per node, plus the core's table or tour. A
 //! 100 000-host star needs 2 MB of routing state.
 //!
-//! Where a dense core has several equal-cost next hops, their sets are kept
-//! too ([`Multipath`], see `net::ecmp`), and [`Routes::next_port_by`] lets
-//! the run's [`Forwarding`] choose among them; [`Routes::next_port`] is the
-//! lowest port, as always. A forest has one path between any two nodes.
+//! Where a dense core has several equal-cost next hops, a second table keeps
+//! every pair's next hop or set of them ([`Multipath`], see `net::ecmp`),
+//! and [`Routes::next_port_by`] forwards from it alone, letting the run's
+//! [`Forwarding`] choose among a set; [`Routes::next_port`] is the lowest
+//! port, as always. A forest has one path between any two nodes.
 
-use crate::net::ecmp::{Forwarding, Multipath};
+use crate::net::ecmp::{Forwarding, Hop, Multipath};
 use crate::net::packet::Packet;
 use std::collections::VecDeque;
 
@@ -201,9 +202,10 @@ impl Routes {
         };
         match self.step(node, p.dst) {
             Ok(port) => port,
-            Err((cu, cd)) => match m.set(cu, cd) {
-                Some(set) => set[fwd.choose(node, p, set.len())],
-                None => self.core.next(cu, cd),
+            Err((cu, cd)) => match m.hop(cu, cd) {
+                Hop::One(port) => port,
+                Hop::Many(set) => set[fwd.choose(node, p, set.len())],
+                Hop::Nowhere => NO_ROUTE,
             },
         }
     }
@@ -214,8 +216,10 @@ impl Routes {
         match self.step(node, dst) {
             Ok(NO_ROUTE) => vec![],
             Ok(port) => vec![port],
-            Err((cu, cd)) => match self.multi.as_ref().and_then(|m| m.set(cu, cd)) {
-                Some(set) => set.to_vec(),
+            Err((cu, cd)) => match self.multi.as_ref().map(|m| m.hop(cu, cd)) {
+                Some(Hop::Many(set)) => set.to_vec(),
+                Some(Hop::One(port)) => vec![port],
+                Some(Hop::Nowhere) => vec![],
                 None => vec![self.core.next(cu, cd)],
             },
         }
