@@ -8,9 +8,8 @@ Each run is its own process (``python -m``-style re-invocation), runs of
 the sizes interleaved, each under ``nice -n 10``; the figure is the
 thread's CPU time (``time.process_time()`` around ``db.run``) over
 ``summary.data_packets_sent``. Durations are chosen so that every size
-sends a few hundred thousand to a million data packets. htsim's side
-(``sim/datacenter/main_tcp.cpp`` of Broadcom/csg-htsim) is not run here:
-see docs/performance.md.
+sends a few hundred thousand data packets. htsim's side, interleaved with
+this one: ``tools/htsim/fabric_compare.sh`` (docs/performance.md).
 """
 
 from __future__ import annotations
