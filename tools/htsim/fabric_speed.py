@@ -6,7 +6,7 @@ TCP flows, one ACK per data packet (htsim's ACK policy), ECMP.
 
 Each run is its own process (``python -m``-style re-invocation), runs of
 the sizes interleaved, each under ``nice -n 10``; the figure is the
-thread's CPU time (``time.process_time()`` around ``db.run``) over
+process's CPU time (``time.process_time()`` around ``db.run``) over
 ``summary.data_packets_sent``. Durations are chosen so that every size
 sends a few hundred thousand data packets. htsim's side, interleaved with
 this one: ``tools/htsim/fabric_compare.sh`` (docs/performance.md).
