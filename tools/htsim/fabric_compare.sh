@@ -19,8 +19,9 @@
 # Then, RUNS times (default 3), for each K (default 4 8): a permutation of
 # k^3/4 flows for the duration fabric_speed.py gives that size, on both
 # sides, alternating which goes first, each under `nice -n 10`; one line per
-# run and side: CPU ns per data packet (htsim: its event loop only; ours:
-# `db.run`, the world's build and the tables included), packets, CPU s.
+# run and side: CPU ns per data packet (htsim: its event loop's process CPU
+# time; ours: run_json's thread CPU time, the world's build and the tables
+# included), packets, CPU s.
 set -euo pipefail
 SRC=${1:?usage: fabric_compare.sh HTSIM_SRC [K...]}
 shift
@@ -68,17 +69,24 @@ nice -n 10 g++ -std=c++11 -O3 -w -I.. -I. -c $F -o main_tcp_fabric.o
 nice -n 10 g++ -O3 main_tcp_fabric.o $(for o in $OBJS; do echo "$o.o"; done) -L.. -lhtsim -o htsim_tcp_fabric
 PY=${PY:-$HERE/../../.venv/bin/python}
 RUNS=${RUNS:-3}
+# dumbbell: the core alone, without Python (as compare.sh): run_json on the
+# configurations fabric_speed.py writes; OURS: an already built run_json.
+if [ -z "${OURS:-}" ]; then
+    (cd "$HERE/../.." && nice -n 10 cargo build --release -q -p dumbbell-core --example run_json)
+    OURS="$HERE/../../target/release/examples/run_json"
+fi
+"$PY" "$HERE/fabric_speed.py" --k $KS --write-configs "$WORK/cfg"
 echo "k hosts run side ns_per_data_packet data_packets cpu_s"
 for run in $(seq 1 "$RUNS"); do
     for k in $KS; do
         hosts=$((k * k * k / 4))
         end_us=$("$PY" -c "import sys; sys.path.insert(0, '$HERE'); from fabric_speed import DURATION_S; print(DURATION_S[$k] * 1e6)")
         ours() {
-            "$PY" -c "
-import json, subprocess, sys
-out = subprocess.run(['nice', '-n', '10', '$PY', '$HERE/fabric_speed.py', '--one', '$k'], capture_output=True, text=True, check=True).stdout
-g = json.loads(out.strip().splitlines()[-1])
-print($k, $hosts, $run, 'dumbbell', round(g['ns_per_packet']), g['data_packets'], round(g['cpu_s'], 3))"
+            local line
+            line=$(nice -n 10 "$OURS" "$WORK/cfg/fat_tree_k$k.json" --quiet | grep "^events ")
+            # "events E wall W cpu C events/s R data pkts N pkts/s P cpu ns/pkt X events/pkt Y"
+            set -- $line
+            echo "$k $hosts $run dumbbell $(printf %.0f "${16}") ${11} ${6%s}"
         }
         theirs() {
             local line

@@ -7,7 +7,10 @@ TCP flows, one ACK per data packet (htsim's ACK policy), ECMP.
 Each run is its own process (``python -m``-style re-invocation), runs of
 the sizes interleaved, each under ``nice -n 10``; the figure is the
 process's CPU time (``time.process_time()`` around ``db.run``) over
-``summary.data_packets_sent``. Durations are chosen so that every size
+``summary.data_packets_sent`` (Python's share included: the scenario's
+validation, the world's build, the tables; ``--write-configs`` writes the
+core configurations for the core alone, ``run_json``, which
+``fabric_compare.sh`` times). Durations are chosen so that every size
 sends a few hundred thousand data packets. htsim's side, interleaved with
 this one: ``tools/htsim/fabric_compare.sh`` (docs/performance.md).
 """
@@ -25,11 +28,19 @@ DURATION_S = {4: 0.04, 8: 0.006, 16: 0.001}
 """Simulated seconds per size (``--scale`` multiplies them)."""
 
 
-def one(k: int, scale: float = 1.0) -> dict[str, float]:
+def scenario(k: int, scale: float = 1.0):
+    """The k-ary fat tree and its permutation, as both sides run it."""
     import dumbbell as db
 
     s = db.fat_tree(k, rate="10Gbps", delay="1us", queue=db.DropTail(limit_pkts=100), duration_s=DURATION_S[k] * scale)
     db.permutation(s, seed=1, cc="reno", tcp=db.TcpOptions(delayed_ack=False, min_rto_s=0.005))
+    return s
+
+
+def one(k: int, scale: float = 1.0) -> dict[str, float]:
+    import dumbbell as db
+
+    s = scenario(k, scale)
     t0 = time.process_time()
     r = db.run(s)
     cpu = time.process_time() - t0
@@ -44,7 +55,16 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every duration (default 1)")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--write-configs", metavar="DIR",
+                    help="write each size's core configuration as DIR/fat_tree_k<K>.json (for run_json) and stop")
     a = ap.parse_args()
+    if a.write_configs:
+        from pathlib import Path
+
+        Path(a.write_configs).mkdir(parents=True, exist_ok=True)
+        for k in a.k:
+            (Path(a.write_configs) / f"fat_tree_k{k}.json").write_text(scenario(k, a.scale).to_json())
+        return
     if a.one:
         print(json.dumps(one(a.one, a.scale)))
         return
