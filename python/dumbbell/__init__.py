@@ -80,10 +80,19 @@ _LAZY: dict[str, str] = {
     ),
     "CongestionControl": ".controls",
     "RenoPy": ".controls",
+    "fat_tree": ".fabric",
+    "leaf_spine": ".fabric",
+    "fct_table": ".fct",
+    "slowdown_percentiles": ".fct",
+    "plot_slowdown": ".fct",
     "chain": ".topology",
     "dumbbell": ".topology",
     "star": ".topology",
-    **dict.fromkeys(["AllAtOnce", "Cdf", "ClosedLoop", "Control", "Files", "Poisson", "load_cdf"], ".workloads"),
+    **dict.fromkeys(
+        ["AllAtOnce", "Cdf", "ClosedLoop", "Control", "Files", "Poisson", "load_cdf", "permutation", "incast",
+         "poisson_load"],
+        ".workloads",
+    ),
 }
 
 if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
@@ -120,8 +129,10 @@ if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
         Vegas,
         Workload,
     )
+    from .fabric import fat_tree, leaf_spine
+    from .fct import fct_table, plot_slowdown, slowdown_percentiles
     from .topology import chain, dumbbell, star
-    from .workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, load_cdf
+    from .workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, incast, load_cdf, permutation, poisson_load
 
 __all__ = [
     "__version__",
@@ -181,9 +192,17 @@ __all__ = [
     "Poisson",
     "Control",
     "load_cdf",
+    "permutation",
+    "incast",
+    "poisson_load",
     "star",
     "dumbbell",
     "chain",
+    "fat_tree",
+    "leaf_spine",
+    "fct_table",
+    "slowdown_percentiles",
+    "plot_slowdown",
 ]
 
 

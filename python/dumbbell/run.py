@@ -298,8 +298,22 @@ class Result:
 
     @property
     def queues(self) -> pl.DataFrame:
-        """One row per egress port: counters, utilization, maxima."""
-        return self.table("queues")
+        """One row per egress port: counters, utilization, maxima. In a
+        scenario whose nodes have roles (a fabric of :mod:`dumbbell.fabric`),
+        also ``role`` and ``peer_role``: the tiers (host, leaf, spine, core)
+        of the port's node and of the node it sends to."""
+        q = self.table("queues")
+        if not any(n.role for n in self.scenario.nodes):
+            return q
+        import polars as pl
+
+        from .fabric import link_roles
+
+        roles = link_roles(self.scenario)
+        return q.with_columns(
+            pl.col("node").replace_strict(roles, default=None, return_dtype=pl.Utf8).alias("role"),
+            pl.col("peer").replace_strict(roles, default=None, return_dtype=pl.Utf8).alias("peer_role"),
+        )
 
     @property
     def stopped(self) -> bool:

@@ -186,6 +186,11 @@ class Node(_Model):
     name: Annotated[str, Field(min_length=1)]
     kind: Literal["host", "switch"] = "host"
     pipeline: Pipeline | None = None
+    role: Literal["host", "leaf", "spine", "core"] | None = Field(
+        None,
+        description="Tier in a fabric (set by fat_tree and leaf_spine), named in Result.queues; "
+        "unset: host for a host, none for a switch.",
+    )
 
     def to_core(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind}
@@ -1348,6 +1353,18 @@ class Scenario(_Model):
         description="Ground truth of classification: a flow (or a task) is short if it moves at most this many bytes.",
     )
     record: Record = Field(default_factory=Record)
+    routing: Literal["ecmp", "single", "spray"] = Field(
+        "ecmp",
+        description="Among equal-cost next hops: a per-switch hash of the 5-tuple (ecmp), the lowest port "
+        "(single) or a draw per packet (spray, refused on a topology with one path).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _topology_shorthand(cls, data: Any) -> Any:
+        from .fabric import expand_topology
+
+        return expand_topology(data)
 
     __shorthand_fields__ = ("hosts", "switches")  # for "did you mean"
 
@@ -1607,6 +1624,8 @@ class Scenario(_Model):
             "workloads": workloads,
             "short_flow_max_bytes": s.short_flow_max_bytes,
             "record": s.record.to_core(),
+            # only when not the default: earlier documents (and the store's keys) stay as they were
+            **({"routing": s.routing} if s.routing != "ecmp" else {}),
         }
 
     def to_json(self, seed: int | None = None) -> str:

@@ -111,7 +111,46 @@ In a link, `queue_ab` is the queue of `a`'s port toward `b` (traffic from
 | `db.dumbbell(senders, receivers, access_rate, bottleneck_rate, left="r1", right="r2")` | senders (a count gives `snd1` ...), receivers (`rcv1` ...), routers `r1` and `r2` | `sender`–`r1`, then `r1`–`r2` (the bottleneck), then `r2`–`receiver` | at `r1`'s port toward `r2` (`queue_ab` of the bottleneck); `bottleneck_loss` is that direction's loss |
 | `db.chain(switches, rate, delay, hosts=("a", "b"))` | `a`, `b` and switches `s1` ... `sN` | `a`–`s1`, `s1`–`s2`, ..., `sN`–`b` | at every switch's port toward the next hop from `a` to `b` (`queue_ab` of every link after the first) |
 
+| `db.fat_tree(k, rate, delay, oversubscription=1)` | hosts `h0` ... `h{k³/4-1}` (role `host`), edge switches `e{pod}_{i}` (`leaf`), aggregation `a{pod}_{i}` (`spine`), core `c{i}` (`core`); pod p holds hosts `h{p·k²/4}` ..., edge `e{p}_{i}` hosts `k/2` of them in order | host–edge for each host, then every edge–aggregation pair of a pod, then `a{p}_{i}`–`c{i·k/2+m}` for m < k/2 | every port, both directions, host NICs included, a copy per port; links above the edge run at `rate / oversubscription` |
+| `db.leaf_spine(leaves, spines, hosts_per_leaf, host_rate, fabric_rate=host_rate, delay)` | hosts `h0` ... (`hosts_per_leaf` per leaf, in order), leaves `leaf0` ..., spines `spine0` ... | host–leaf for each host, then `leaf{i}`–`spine{j}` for every pair | as in `fat_tree` |
+
 A port given no queue is a drop-tail queue of 1000 packets.
+
+The two fabrics are also written in TOML as one table, with the function's
+arguments (`queue` as a queue table); the file's own `nodes` and `links`
+are added to the fabric's:
+
+```toml
+topology = { kind = "fat_tree", k = 4, rate = "10Gbps", delay = "1us" }
+# topology = { kind = "leaf_spine", leaves = 4, spines = 2, hosts_per_leaf = 8,
+#              host_rate = "10Gbps", fabric_rate = "40Gbps", delay = "1us" }
+```
+
+Errors name `topology.<field>`: `k` odd or below 2, a leaf-spine with zero
+`spines`, an unknown field or `kind`. Traffic for fabrics
+(`dumbbell.workloads`): `db.permutation(s, seed=, bytes=)` (every host sends
+one flow, every host receives one), `db.incast(s, requester, n, bytes_each,
+rounds=, rate_per_s=)` (`n` senders answer at once, `n` at most the other
+hosts), `db.poisson_load(s, "websearch" | "datamining" | Cdf, load,
+host_rate)` (Poisson arrivals at that load of the hosts' capacity). Their
+completion times and slowdowns: `db.fct_table(result)`,
+`db.slowdown_percentiles(table)`, `db.plot_slowdown(table, path)`
+(`dumbbell.fct` states the ideal's formula).
+
+## Routing: single path, ECMP, spraying
+
+Routes are shortest paths in hops. Where a switch has several equal-cost
+next hops (a fabric's uplinks), `routing` chooses: `"ecmp"` (the default)
+hashes each packet's 5-tuple (addresses, ports, protocol) with the switch's
+own seed, drawn from the run's random stream `ecmp:<switch>`, so a flow
+keeps one path and flows spread like balls in bins; `"single"` always takes
+the lowest port (the link listed first); `"spray"` draws each packet's
+next hop uniformly from the stream `spray:<switch>` (packets of one flow
+then arrive out of order). On a topology with one shortest path between
+every pair (a star, a dumbbell, a chain) the three are the same run, and
+`"spray"` is refused there, naming `routing`. `Result.queues` names each
+port's tier in a fabric (`role` of its node, `peer_role` of the next hop:
+host, leaf, spine, core).
 
 ## TCP defaults, and where they come from
 

@@ -9,6 +9,9 @@ or :meth:`~dumbbell.scenario.Scenario.add_flow`.
 - :func:`star`: hosts around one switch (seeds 000 and 002);
 - :func:`dumbbell`: senders and receivers on both sides of one bottleneck;
 - :func:`chain`: two hosts joined by a line of switches.
+
+Datacenter fabrics (``db.fat_tree``, ``db.leaf_spine``) are in
+:mod:`dumbbell.fabric`.
 """
 
 from __future__ import annotations

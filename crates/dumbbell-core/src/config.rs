@@ -28,6 +28,9 @@ pub struct RunConfig {
     pub short_flow_max_bytes: u64,
     #[serde(default)]
     pub record: RecordConfig,
+    /// How switches choose among equal-cost next hops (`net::ecmp`).
+    #[serde(default)]
+    pub routing: crate::net::ecmp::Routing,
 }
 
 fn default_short_flow_max() -> u64 {

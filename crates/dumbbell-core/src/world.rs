@@ -24,6 +24,7 @@ use crate::config::{
     AqmConfig, CcConfig, ConfigError, CopyConfig, FeedbackConfig, FlowConfig, MarkAt, NodeKind,
     QueueConfig, RunConfig, TcpConfig,
 };
+use crate::net::ecmp::Forwarding;
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
 use crate::net::pipeline::{Admit, Pipeline};
 use crate::net::port::{Netem, Port, PortStats, PortTrace};
@@ -341,6 +342,7 @@ pub struct World {
     pipelines: Vec<Pipeline>,
     node_pipeline: Vec<u32>,
     routes: Routes,
+    forwarding: Forwarding,
     flows: Vec<Flow>,
     tasks: tasks::Tasks,
     seed: u64,
@@ -858,6 +860,10 @@ impl World {
             }
         }
         let routes = Routes::compute(&ports_of).map_err(|m| err("links", m))?;
+        let node_names: Vec<String> = cfg.nodes.iter().map(|n| n.name.clone()).collect();
+        let forwarding =
+            Forwarding::build(cfg.routing, cfg.seed, &node_names, routes.has_multipath())
+                .map_err(|m| err("routing", m))?;
         let node_kinds: Vec<NodeKind> = cfg.nodes.iter().map(|n| n.kind.clone()).collect();
 
         let mut flows = Vec::new();
@@ -1054,6 +1060,7 @@ impl World {
             pipelines,
             node_pipeline,
             routes,
+            forwarding,
             flows,
             tasks,
             seed: cfg.seed,
@@ -1516,8 +1523,9 @@ impl World {
     }
 
     fn forward(&mut self, node: u32, pkt: PktId) {
-        let dst = self.pool.get(pkt).dst;
-        let port = self.routes.next_port(node, dst);
+        let port = self
+            .routes
+            .next_port_by(node, self.pool.get(pkt), &mut self.forwarding);
         if port == NO_ROUTE {
             // Validation guarantees routes for every flow; count it anyway.
             self.dropped += 1;

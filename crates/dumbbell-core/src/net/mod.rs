@@ -1,6 +1,7 @@
 //! Packets, ports (queue + serializer + pipe), software-switch pipelines and
-//! routing.
+//! routing (single path, ECMP or spraying).
 
+pub mod ecmp;
 pub mod packet;
 pub mod pipeline;
 pub mod port;

@@ -21,14 +21,23 @@
 //!
 //! Memory: five `u32` per node, plus the core's table or tour. A
 //! 100 000-host star needs 2 MB of routing state.
+//!
+//! Where a dense core has several equal-cost next hops, a second table keeps
+//! every pair's next hop or set of them ([`Multipath`], see `net::ecmp`),
+//! and [`Routes::next_port_by`] forwards from it alone, letting the run's
+//! [`Forwarding`] choose among a set; [`Routes::next_port`] is the lowest
+//! port, as always. A forest has one path between any two nodes.
 
+use crate::net::ecmp::{Forwarding, Hop, Multipath};
+use crate::net::packet::Packet;
 use std::collections::VecDeque;
 
 pub const NO_ROUTE: u32 = u32::MAX;
 
 /// Largest core routed by a dense table when it is a forest.
 pub const DENSE_CORE_MAX: usize = 1024;
-/// Largest dense core table, bytes (a core with cycles): 1 GiB.
+/// Largest dense core tables, bytes (a core with cycles; with equal-cost
+/// paths, the next-hop table and the equal-cost one together): 1 GiB.
 pub const MAX_DENSE_BYTES: u64 = 1 << 30;
 
 /// Next hops for every (node, destination) pair, computed on demand.
@@ -44,6 +53,8 @@ pub struct Routes {
     /// Index of a core node among the core nodes (`NO_ROUTE` for leaves).
     core_idx: Vec<u32>,
     core: Core,
+    /// Equal-cost sets of a dense core, if any pair has a choice.
+    multi: Option<Multipath>,
 }
 
 /// Routing among the core nodes.
@@ -119,6 +130,7 @@ impl Routes {
             ids.len()
         };
         let is_forest = edges + core_comps == cn;
+        let mut multi = None;
         let core = if cn <= dense_max || !is_forest {
             let bytes = (cn as u64).saturating_mul(cn as u64).saturating_mul(4);
             if bytes > MAX_DENSE_BYTES {
@@ -128,6 +140,20 @@ impl Routes {
                     bytes >> 20,
                     MAX_DENSE_BYTES >> 20
                 ));
+            }
+            multi = Multipath::build(&core_ports);
+            if let Some(m) = &multi {
+                // The equal-cost table is a second table of that size.
+                let both = bytes.saturating_add(m.bytes() as u64);
+                if both > MAX_DENSE_BYTES {
+                    return Err(format!(
+                        "{cn} switches (nodes with more than one link) joined with equal-cost \
+                         paths need a {cn}x{cn} routing table and one of equal-cost next hops \
+                         ({} MiB together), more than the {} MiB allowed",
+                        both >> 20,
+                        MAX_DENSE_BYTES >> 20
+                    ));
+                }
             }
             Core::dense(&core_ports)
         } else {
@@ -140,26 +166,73 @@ impl Routes {
             down_port,
             core_idx,
             core,
+            multi,
         })
+    }
+
+    /// Some node has two equal-cost next hops toward some destination.
+    pub fn has_multipath(&self) -> bool {
+        self.multi.is_some()
+    }
+
+    /// Either the port `node` forwards to toward `dst` without a choice, or
+    /// the pair of core nodes (`node`, the destination's attachment).
+    #[inline]
+    fn step(&self, node: u32, dst: u32) -> Result<u32, (u32, u32)> {
+        let (u, d) = (node as usize, dst as usize);
+        if u == d || self.comp[u] != self.comp[d] {
+            return Ok(NO_ROUTE);
+        }
+        if self.leaf_port[u] != NO_ROUTE {
+            return Ok(self.leaf_port[u]);
+        }
+        let target = self.attach[d];
+        if target == node {
+            return Ok(self.down_port[d]);
+        }
+        Err((self.core_idx[u], self.core_idx[target as usize]))
+    }
+
+    /// The port `node` forwards packet `p` to: among equal-cost next hops,
+    /// the one `fwd` chooses (by the run's routing mode).
+    #[inline]
+    pub fn next_port_by(&self, node: u32, p: &Packet, fwd: &mut Forwarding) -> u32 {
+        let Some(m) = &self.multi else {
+            return self.next_port(node, p.dst);
+        };
+        match self.step(node, p.dst) {
+            Ok(port) => port,
+            Err((cu, cd)) => match m.hop(cu, cd) {
+                Hop::One(port) => port,
+                Hop::Many(set) => set[fwd.choose(node, p, set.len())],
+                Hop::Nowhere => NO_ROUTE,
+            },
+        }
+    }
+
+    /// Every equal-cost port `node` may forward to toward `dst`, in port
+    /// order (for checks and tests; allocates).
+    pub fn next_ports(&self, node: u32, dst: u32) -> Vec<u32> {
+        match self.step(node, dst) {
+            Ok(NO_ROUTE) => vec![],
+            Ok(port) => vec![port],
+            Err((cu, cd)) => match self.multi.as_ref().map(|m| m.hop(cu, cd)) {
+                Some(Hop::Many(set)) => set.to_vec(),
+                Some(Hop::One(port)) => vec![port],
+                Some(Hop::Nowhere) => vec![],
+                None => vec![self.core.next(cu, cd)],
+            },
+        }
     }
 
     /// The port `node` forwards to toward `dst` (`NO_ROUTE` if unreachable
     /// or `node == dst`).
     #[inline]
     pub fn next_port(&self, node: u32, dst: u32) -> u32 {
-        let (u, d) = (node as usize, dst as usize);
-        if u == d || self.comp[u] != self.comp[d] {
-            return NO_ROUTE;
+        match self.step(node, dst) {
+            Ok(port) => port,
+            Err((cu, cd)) => self.core.next(cu, cd),
         }
-        if self.leaf_port[u] != NO_ROUTE {
-            return self.leaf_port[u];
-        }
-        let target = self.attach[d];
-        if target == node {
-            return self.down_port[d];
-        }
-        let (cu, cd) = (self.core_idx[u], self.core_idx[target as usize]);
-        self.core.next(cu, cd)
     }
 
     pub fn reachable(&self, from: u32, to: u32) -> bool {
@@ -174,6 +247,7 @@ impl Routes {
                 Core::Dense { next, .. } => next.len() * 4,
                 Core::Tree { tin, kids, .. } => tin.len() * 16 + kids.len() * 8,
             }
+            + self.multi.as_ref().map_or(0, Multipath::bytes)
     }
 }
 
@@ -344,10 +418,26 @@ mod tests {
         ports
     }
 
+    fn hops_from(ports: &[Vec<(u32, u32)>], s: usize) -> Vec<u32> {
+        let mut dist = vec![u32::MAX; ports.len()];
+        dist[s] = 0;
+        let mut bfs = VecDeque::from([s]);
+        while let Some(u) = bfs.pop_front() {
+            for &(_, v) in &ports[u] {
+                if dist[v as usize] == u32::MAX {
+                    dist[v as usize] = dist[u] + 1;
+                    bfs.push_back(v as usize);
+                }
+            }
+        }
+        dist
+    }
+
     fn agrees(ports: &[Vec<(u32, u32)>], dense_max: usize) -> Result<(), String> {
         let n = ports.len();
         let want = reference(ports);
         let r = Routes::build(ports, dense_max)?;
+        let dist: Vec<Vec<u32>> = (0..n).map(|s| hops_from(ports, s)).collect();
         for u in 0..n {
             for d in 0..n {
                 let got = r.next_port(u as u32, d as u32);
@@ -356,6 +446,22 @@ mod tests {
                 }
                 if r.reachable(u as u32, d as u32) != (u == d || want[u * n + d] != NO_ROUTE) {
                     return Err(format!("reachability {u}->{d}"));
+                }
+                // Equal-cost sets: every port one hop closer, lowest first.
+                let all: Vec<u32> = if u == d || dist[u][d] == u32::MAX {
+                    vec![]
+                } else {
+                    ports[u]
+                        .iter()
+                        .filter(|&&(_, v)| dist[v as usize][d].wrapping_add(1) == dist[u][d])
+                        .map(|&(p, _)| p)
+                        .collect()
+                };
+                if r.next_ports(u as u32, d as u32) != all {
+                    return Err(format!(
+                        "{u}->{d}: set {:?}, want {all:?}",
+                        r.next_ports(u as u32, d as u32)
+                    ));
                 }
             }
         }
