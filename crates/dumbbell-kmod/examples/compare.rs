@@ -1,5 +1,6 @@
 //! `cargo run -p dumbbell-kmod --example compare -- PATH.c KIND [major.minor]`:
-//! the differential check from Rust (the CLI is `dumbbell module compare`).
+//! the differential check from Rust (the CLI is `dumbbell module compare`);
+//! `DUMBBELL_KMOD_HZ` sets the module's HZ.
 
 use dumbbell_core::config::CcConfig;
 use dumbbell_kmod::{compare, BuildOptions, ModuleSpec};
@@ -10,12 +11,20 @@ fn main() {
         eprintln!("usage: compare PATH.c KIND [major.minor]");
         std::process::exit(2);
     }
-    let port: CcConfig = serde_json::from_str(&format!("{{\"kind\": \"{}\"}}", args[2]))
-        .expect("a built-in control");
+    // KIND is a name (`cubic`) or a configuration (`{"kind": "highspeed", "mode": "linux_table"}`).
+    let text = if args[2].starts_with('{') {
+        args[2].clone()
+    } else {
+        format!("{{\"kind\": \"{}\"}}", args[2])
+    };
+    let port: CcConfig = serde_json::from_str(&text).expect("a built-in control");
     let mut build = BuildOptions::default();
     if let Some(v) = args.get(3) {
         let (a, b) = v.split_once('.').expect("major.minor");
         build.linux_version = (a.parse().unwrap(), b.parse().unwrap());
+    }
+    if let Ok(hz) = std::env::var("DUMBBELL_KMOD_HZ") {
+        build.hz = hz.parse().expect("HZ an integer");
     }
     let spec = ModuleSpec {
         id: String::new(),

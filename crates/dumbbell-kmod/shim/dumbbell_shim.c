@@ -475,45 +475,55 @@ u32 dumbbell_hook(void *p, struct dumbbell_view *v, int hook, u32 a, u32 b, cons
 {
 	struct dumbbell_sock *s = p;
 	struct sock *sk = &s->tp.inet_conn.icsk_inet.sk;
+	/* a module may hand a socket to other ops (DCTCP falls back to its
+	 * Reno ops without ECN): every hook goes through the socket's ops */
+	const struct tcp_congestion_ops *o = s->tp.inet_conn.icsk_ca_ops;
 	u32 ret = 0;
 	cur = s;
 	sync_in(s, v);
 	switch (hook) {
 	case DB_INIT:
-		if (ops->init)
-			ops->init(sk);
+		if (o->init)
+			o->init(sk);
 		break;
 	case DB_SSTHRESH:
-		ret = ops->ssthresh(sk);
+		ret = o->ssthresh(sk);
 		break;
 	case DB_CONG_AVOID:
-		ops->cong_avoid(sk, a, b);
+		if (o->cong_avoid)
+			o->cong_avoid(sk, a, b);
 		break;
 	case DB_SET_STATE:
-		ops->set_state(sk, (u8)a);
+		if (o->set_state)
+			o->set_state(sk, (u8)a);
 		break;
 	case DB_CWND_EVENT:
-		ops->cwnd_event(sk, (enum tcp_ca_event)a);
+		if (o->cwnd_event)
+			o->cwnd_event(sk, (enum tcp_ca_event)a);
 		break;
 	case DB_IN_ACK_EVENT:
-		ops->in_ack_event(sk, a);
+		if (o->in_ack_event)
+			o->in_ack_event(sk, a);
 		break;
 	case DB_PKTS_ACKED:
-		ops->pkts_acked(sk, sample);
+		if (o->pkts_acked)
+			o->pkts_acked(sk, sample);
 		break;
 	case DB_UNDO_CWND:
-		ret = ops->undo_cwnd(sk);
+		ret = o->undo_cwnd ? o->undo_cwnd(sk) : tcp_reno_undo_cwnd(sk);
 		break;
 	case DB_CONG_CONTROL:
+		if (!o->cong_control)
+			break;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-		ops->cong_control(sk, a, (int)b, sample);
+		o->cong_control(sk, a, (int)b, sample);
 #else
-		ops->cong_control(sk, sample);
+		o->cong_control(sk, sample);
 #endif
 		break;
 	case DB_RELEASE:
-		if (ops->release)
-			ops->release(sk);
+		if (o->release)
+			o->release(sk);
 		break;
 	}
 	sync_out(s, v);

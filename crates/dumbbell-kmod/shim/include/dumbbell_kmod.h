@@ -97,15 +97,16 @@ typedef unsigned int gfp_t;
 #define printk(...) do { } while (0)
 #define pr_fmt(fmt) fmt
 
-/* min/max family: each evaluates its arguments once */
+/* min/max family: each evaluates its arguments once (each macro's locals
+ * have their own names, so that one may take another's as arguments) */
 #define min(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a < _b ? _a : _b; })
 #define max(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a > _b ? _a : _b; })
 #define min_t(t, a, b) ({ t _a = (a); t _b = (b); _a < _b ? _a : _b; })
 #define max_t(t, a, b) ({ t _a = (a); t _b = (b); _a > _b ? _a : _b; })
 #define min3(a, b, c) min(min(a, b), c)
 #define max3(a, b, c) max(max(a, b), c)
-#define min_not_zero(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
-	_a == 0 ? _b : (_b == 0 ? _a : min(_a, _b)); })
+#define min_not_zero(a, b) ({ __typeof__(a) _mz_a = (a); __typeof__(b) _mz_b = (b); \
+	_mz_a == 0 ? _mz_b : (_mz_b == 0 ? _mz_a : (_mz_a < _mz_b ? _mz_a : _mz_b)); })
 #define clamp(v, lo, hi) min(max(v, lo), hi)
 #define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)
 #define clamp_val(v, lo, hi) clamp_t(__typeof__(v), v, lo, hi)
