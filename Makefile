@@ -12,7 +12,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 DEPS_STAMP := $(VENV)/.deps-stamp
 EXT_STAMP  := $(VENV)/.ext-stamp
-RUST_INPUTS := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
+RUST_INPUTS := $(shell find crates -name '*.rs' -o -name Cargo.toml) $(wildcard crates/dumbbell-kmod/shim/*.c crates/dumbbell-kmod/shim/include/*.h) Cargo.toml Cargo.lock pyproject.toml
 DEMO_OUT ?= out/dctcp-queue
 
 .PHONY: setup demo test rust-test py-test chromium fuzz clean

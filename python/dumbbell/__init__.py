@@ -80,6 +80,7 @@ _LAZY: dict[str, str] = {
     ),
     "CongestionControl": ".controls",
     "RenoPy": ".controls",
+    "KernelModule": ".kmod",
     "chain": ".topology",
     "dumbbell": ".topology",
     "star": ".topology",
@@ -90,6 +91,7 @@ if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
     from . import sweep
     from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
     from .controls import CongestionControl, RenoPy
+    from .kmod import KernelModule
     from .scenario import (
         Bbr,
         CoDel,
@@ -161,6 +163,7 @@ __all__ = [
     "Vegas",
     "CongestionControl",
     "RenoPy",
+    "KernelModule",
     "TcpOptions",
     "TcpFlow",
     "UdpFlow",

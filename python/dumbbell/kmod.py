@@ -1,0 +1,195 @@
+"""Linux congestion-control modules as dumbbell controls (``docs/kernel-modules.md``).
+
+``KernelModule("tcp_cubic.c", params={"beta": 717})`` as a flow's ``cc`` (in
+TOML, ``cc = { module = "tcp_cubic.c", params = { beta = 717 } }``) runs the
+module's own C code: the system C compiler builds it with dumbbell's kernel
+shim (cached by a hash of the source, the shim and the compiler), one copy
+is loaded per simulated host (a module's statics are per kernel), and its
+``tcp_congestion_ops`` hooks are called where the core calls its controls'.
+
+A run holding a module executes in a child process, so that a module that
+crashes (a segfault, a division by zero) costs that run only: the crash is
+one :class:`SimulationError` naming the module, the hook and the simulated
+time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator
+
+from . import _native
+from .errors import ConfigError, LimitError, SimulationError
+from .model import Model
+
+PREFIX = "kmod:"
+"""The prefix of a module control's core id (its spec follows, as JSON)."""
+
+MIN_HZ, MAX_HZ = 24, 10_000
+
+ParamValue = Annotated[int, Field(ge=-(2**63), le=2**64 - 1)] | bool | str
+
+
+class KernelModuleCc(Model):
+    """A Linux TCP congestion-control module, from its C source file
+    (``net/ipv4/tcp_cubic.c``, or a module of your own), run unmodified
+    through dumbbell's kernel shim. See ``docs/kernel-modules.md``."""
+
+    kind: Literal["module"] = Field("module", exclude=True, description="Always `module` (implied by `module = ...`).")
+    module: str = Field(description="Path of the module's `.c` file (relative paths from the working directory).")
+    params: dict[str, ParamValue] = Field(
+        default_factory=dict,
+        description="The module's own `module_param`s by name (`beta = 717`); an unknown name is an error "
+        "listing the module's parameters.",
+    )
+    linux_version: str = Field(
+        "6.12",
+        description="The kernel the module is written for, `MAJOR.MINOR` (6.12): before 6.10 `cong_control` "
+        "takes `(sk, rs)`, since 6.10 `(sk, ack, flag, rs)`.",
+    )
+    hz: Annotated[int, Field(ge=MIN_HZ, le=MAX_HZ)] = Field(
+        250, description="The kernel's jiffies per second, 24 to 10000 (250, Debian's kernel)."
+    )
+
+    @field_validator("module")
+    @classmethod
+    def _a_c_file(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("names no file")
+        return v
+
+    @field_validator("linux_version")
+    @classmethod
+    def _version(cls, v: str) -> str:
+        major, dot, minor = v.partition(".")
+        if not (dot and major.isdigit() and minor.isdigit() and 2 <= int(major) <= 9 and int(minor) <= 255):
+            raise ValueError(f"must be MAJOR.MINOR (e.g. 6.12), got {v!r}")
+        return v
+
+    def spec(self, at: str, host: str) -> dict[str, Any]:
+        """What the core's id carries: the source (absolute path and content
+        hash), parameters, kernel version, HZ, the configuration path ``at``
+        and the sending ``host``. Raises :class:`ConfigError` for a missing
+        file."""
+        path = Path(self.module).expanduser()
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            raise ConfigError(f"{at}.module", f"cannot read {self.module}: {e.strerror or e}") from None
+        return {
+            "at": at,
+            "source": str(path.resolve()),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "params": dict(self.params),
+            "linux_version": self.linux_version,
+            "hz": self.hz,
+            "host": host,
+        }
+
+    def to_core(self) -> dict[str, Any]:
+        # The id (with the sending host) is set by Scenario.to_core.
+        return {"kind": "external", "id": ""}
+
+
+def KernelModule(  # noqa: N802 - reads as a class, as the other controls
+    path: str | os.PathLike[str],
+    params: dict[str, Any] | None = None,
+    *,
+    linux_version: str = "6.12",
+    hz: int = 250,
+) -> KernelModuleCc:
+    """A flow's ``cc`` that runs a Linux module's C source:
+    ``TcpFlow(..., cc=db.KernelModule("tcp_cubic.c", params={"beta": 717}))``."""
+    return KernelModuleCc(module=os.fspath(path), params=dict(params or {}), linux_version=linux_version, hz=hz)
+
+
+def module_id(cc: KernelModuleCc, at: str, host: str) -> str:
+    """The core's id of a module control."""
+    return PREFIX + json.dumps(cc.spec(at, host), sort_keys=True, separators=(",", ":"))
+
+
+def module_ids(config: dict[str, Any]) -> list[str]:
+    """The module controls' ids of a core configuration."""
+    out = []
+    for key in ("flows", "workloads"):
+        for doc in config.get(key, []) or []:
+            cc = doc.get("cc") or {}
+            if cc.get("kind") == "external" and str(cc.get("id", "")).startswith(PREFIX):
+                out.append(cc["id"])
+    return out
+
+
+def _spec(mid: str) -> dict[str, Any]:
+    return json.loads(mid[len(PREFIX):])
+
+
+def build_all(ids: list[str]) -> None:
+    """Compiles every module (or finds it cached), in this process: a
+    compile error is a :class:`ConfigError` at the control's ``module``."""
+    for mid in dict.fromkeys(ids):
+        s = _spec(mid)
+        try:
+            _native.kmod_build(s["source"], s["linux_version"], int(s["hz"]))
+        except ValueError as e:
+            raise ConfigError(f"{s['at']}.module", str(e)) from None
+
+
+_SIGNALS = {int(s): s.name for s in signal.Signals}
+
+
+def run_in_child(text: str, ids: list[str], timeout_s: float | None) -> tuple[Any, bool]:
+    """Runs the configuration ``text`` in a child process
+    (``python -m dumbbell._kmod_child``); returns (raw tables, stopped). A
+    crash is one :class:`SimulationError` naming the module, hook and
+    simulated time."""
+    build_all(ids)
+    request = pickle.dumps({"config": text, "modules": ids, "timeout_s": timeout_s})
+    proc = subprocess.run(
+        [sys.executable, "-m", "dumbbell._kmod_child"],
+        input=request,
+        capture_output=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace")
+        crash = _native.kmod_parse_crash(err)
+        if crash is not None:
+            module, hook, time_ps, sig = crash
+            where = f"in its {hook} hook" if not hook.startswith("(") else hook
+            raise SimulationError(
+                f"kernel module {module} crashed ({_SIGNALS.get(sig, f'signal {sig}')}) {where} "
+                f"at simulated time {time_ps / 1e12:.9f} s; the run is lost, this process is unharmed"
+            )
+        sig = -proc.returncode
+        how = f"was killed by {_SIGNALS.get(sig, f'signal {sig}')}" if proc.returncode < 0 else (
+            f"exited with status {proc.returncode}")
+        tail = "\n".join(err.strip().splitlines()[-5:])
+        raise SimulationError(f"the run's child process {how}" + (f": {tail}" if tail else ""))
+    reply = pickle.loads(proc.stdout)
+    if "error" in reply:
+        kind, args = reply["error"]
+        cls = {"ConfigError": ConfigError, "LimitError": LimitError}.get(kind)
+        if cls is not None:
+            raise cls(*args)
+        raise SimulationError(*args)
+    return reply["raw"], bool(reply["interrupted"])
+
+
+def field_of(ids: list[str], message: str) -> str:
+    """Where a module's load error belongs: the ``params`` of the control
+    whose file the message names (else the first module's)."""
+    for mid in ids:
+        s = _spec(mid)
+        if Path(s["source"]).name in message:
+            return f"{s['at']}.{'params' if 'parameter' in message else 'module'}"
+    s = _spec(ids[0])
+    return f"{s['at']}.module"
