@@ -22,6 +22,15 @@ def main() -> None:
     _native.kmod_install_crash_report()
     reply: dict[str, Any]
     try:
+        if "compare" in request:
+            c = request["compare"]
+            try:
+                reply = {"compare": _native.kmod_compare(c["id"], c["as"], c["label"])}
+            except ValueError as e:
+                raise ConfigError("module", str(e)) from None
+            sys.stdout.buffer.write(pickle.dumps(reply))
+            sys.stdout.buffer.flush()
+            return
         for mid in request["modules"]:
             try:
                 _native.kmod_load_check(mid)
@@ -34,7 +43,7 @@ def main() -> None:
         raw, interrupted = _run_native(
             request["config"], handle, request["timeout_s"], None, 0.5, None, modules=request["modules"]
         )
-        reply = {"raw": raw, "interrupted": interrupted}
+        reply = {"run": {"raw": raw, "interrupted": interrupted}}
     except BaseException as e:  # noqa: BLE001 - handed to the parent
         err = _native_errors(e)
         reply = {"error": (type(err).__name__, tuple(str(a) if not isinstance(a, (int, float)) else a

@@ -693,6 +693,10 @@ store_app = typer.Typer(
 )
 app.add_typer(store_app, name="store")
 
+from .kmod_cli import module_app  # noqa: E402 - `dumbbell module ...`
+
+app.add_typer(module_app, name="module")
+
 
 def _open_store(path: Path):
     from .store import Store

@@ -152,35 +152,7 @@ def run_in_child(text: str, ids: list[str], timeout_s: float | None) -> tuple[An
     crash is one :class:`SimulationError` naming the module, hook and
     simulated time."""
     build_all(ids)
-    request = pickle.dumps({"config": text, "modules": ids, "timeout_s": timeout_s})
-    proc = subprocess.run(
-        [sys.executable, "-m", "dumbbell._kmod_child"],
-        input=request,
-        capture_output=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace")
-        crash = _native.kmod_parse_crash(err)
-        if crash is not None:
-            module, hook, time_ps, sig = crash
-            where = f"in its {hook} hook" if not hook.startswith("(") else hook
-            raise SimulationError(
-                f"kernel module {module} crashed ({_SIGNALS.get(sig, f'signal {sig}')}) {where} "
-                f"at simulated time {time_ps / 1e12:.9f} s; the run is lost, this process is unharmed"
-            )
-        sig = -proc.returncode
-        how = f"was killed by {_SIGNALS.get(sig, f'signal {sig}')}" if proc.returncode < 0 else (
-            f"exited with status {proc.returncode}")
-        tail = "\n".join(err.strip().splitlines()[-5:])
-        raise SimulationError(f"the run's child process {how}" + (f": {tail}" if tail else ""))
-    reply = pickle.loads(proc.stdout)
-    if "error" in reply:
-        kind, args = reply["error"]
-        cls = {"ConfigError": ConfigError, "LimitError": LimitError}.get(kind)
-        if cls is not None:
-            raise cls(*args)
-        raise SimulationError(*args)
+    reply = _child({"config": text, "modules": ids, "timeout_s": timeout_s}, "run")
     return reply["raw"], bool(reply["interrupted"])
 
 
@@ -193,3 +165,99 @@ def field_of(ids: list[str], message: str) -> str:
             return f"{s['at']}.{'params' if 'parameter' in message else 'module'}"
     s = _spec(ids[0])
     return f"{s['at']}.module"
+
+
+def compare(
+    path: str | os.PathLike[str],
+    port: dict[str, Any],
+    params: dict[str, Any] | None = None,
+    *,
+    linux_version: str = "6.12",
+    hz: int = 250,
+) -> dict[str, Any]:
+    """``dumbbell module compare``: the module at ``path`` against the
+    built-in control ``port`` (its core configuration, ``{"kind":
+    "cubic"}``) on the fixed scenarios, in a child process. Returns
+    ``{"module", "as", "scenarios": [{"name", "acks", "first_difference"}]}``."""
+    cc = KernelModule(path, params, linux_version=linux_version, hz=hz)
+    mid = module_id(cc, "module", "")
+    build_all([mid])
+    request = {"compare": {"id": mid, "as": json.dumps(port), "label": os.fspath(path)}}
+    return json.loads(_child(request, "compare"))
+
+
+def _child(request: dict[str, Any], key: str) -> Any:
+    """Runs ``request`` in ``python -m dumbbell._kmod_child``; returns the
+    reply's ``key``, or raises its error (a crash as one SimulationError)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "dumbbell._kmod_child"],
+        input=pickle.dumps(request),
+        capture_output=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        _raise_crash(proc)
+    reply = pickle.loads(proc.stdout)
+    if "error" in reply:
+        _raise_error(reply["error"])
+    return reply[key]
+
+
+def _raise_crash(proc: subprocess.CompletedProcess[bytes]) -> None:
+    err = proc.stderr.decode("utf-8", "replace")
+    crash = _native.kmod_parse_crash(err)
+    if crash is not None:
+        module, hook, time_ps, sig = crash
+        where = f"in its {hook} hook" if not hook.startswith("(") else hook
+        raise SimulationError(
+            f"kernel module {module} crashed ({_SIGNALS.get(sig, f'signal {sig}')}) {where} "
+            f"at simulated time {time_ps / 1e12:.9f} s; the run is lost, this process is unharmed"
+        )
+    sig = -proc.returncode
+    how = (f"was killed by {_SIGNALS.get(sig, f'signal {sig}')}" if proc.returncode < 0
+           else f"exited with status {proc.returncode}")
+    tail = "\n".join(err.strip().splitlines()[-5:])
+    raise SimulationError(f"the run's child process {how}" + (f": {tail}" if tail else ""))
+
+
+def _raise_error(error: tuple[str, tuple[Any, ...]]) -> None:
+    kind, args = error
+    cls = {"ConfigError": ConfigError, "LimitError": LimitError}.get(kind)
+    if cls is not None:
+        raise cls(*args)
+    raise SimulationError(*args)
+
+
+KERNEL_FILES = ("tcp_cubic.c", "tcp_dctcp.c", "tcp_dctcp.h", "tcp_highspeed.c", "tcp_vegas.c", "tcp_vegas.h",
+                "tcp_bbr.c", "tcp_cong.c")
+
+
+def kernel_sources(version: str = "6.12") -> tuple[Path | None, str]:
+    """The directory holding Linux's ``net/ipv4/tcp_*.c`` congestion
+    controls, and why not when there is none: ``$DUMBBELL_KERNEL_SRC``
+    (a kernel tree, or a directory of those files), else the files taken
+    once from Debian's ``linux-source-<version>`` tarball into the module
+    cache. Nothing of the kernel is kept in the repository."""
+    env = os.environ.get("DUMBBELL_KERNEL_SRC")
+    if env:
+        for d in (Path(env) / "net" / "ipv4", Path(env)):
+            if (d / "tcp_cubic.c").is_file():
+                return d, ""
+        return None, f"$DUMBBELL_KERNEL_SRC={env} holds no tcp_cubic.c"
+    tarballs = sorted(Path("/usr/src").glob(f"linux-source-{version}.tar.*"))
+    if not tarballs:
+        return None, (f"Debian's linux-source-{version} is not installed (/usr/src/linux-source-{version}.tar.xz; "
+                      "`make test` installs it when root with apt-get), and $DUMBBELL_KERNEL_SRC is unset")
+    cache = Path(os.environ.get("DUMBBELL_KMOD_CACHE") or Path(os.environ.get("XDG_CACHE_HOME")
+                 or Path.home() / ".cache") / "dumbbell" / "kmod")
+    out = cache / f"linux-{version}"
+    ipv4 = out / f"linux-source-{version}" / "net" / "ipv4"
+    if all((ipv4 / f).is_file() for f in KERNEL_FILES):
+        return ipv4, ""
+    out.mkdir(parents=True, exist_ok=True)
+    members = [f"linux-source-{version}/net/ipv4/{f}" for f in KERNEL_FILES]
+    proc = subprocess.run(["tar", "-xf", str(tarballs[0]), "-C", str(out), *members],
+                          capture_output=True, check=False)
+    if proc.returncode != 0 or not (ipv4 / "tcp_cubic.c").is_file():
+        return None, f"cannot extract the congestion controls from {tarballs[0]}: {proc.stderr.decode()[-300:]}"
+    return ipv4, ""

@@ -192,7 +192,8 @@ int dumbbell_param_set(const char *name, const char *val)
 			return param_set_int(val, &kp);
 		if (!strcmp(p->type, "uint"))
 			return param_set_uint(val, &kp);
-		if (!strcmp(p->type, "bool"))
+		/* `bool` reaches the record as stdbool's `_Bool` */
+		if (!strcmp(p->type, "bool") || !strcmp(p->type, "_Bool"))
 			return param_set_bool(val, &kp);
 		if (!strcmp(p->type, "invbool")) {
 			int r = param_set_bool(val, &kp);
