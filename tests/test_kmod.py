@@ -6,6 +6,7 @@ when Debian's ``linux-source-6.12`` is installed."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -197,3 +198,32 @@ def test_linux_612_cubic_differs_where_docs_kernel_modules_says() -> None:
     for name in ("slow-start-overflow-sack", "ecn-marks", "10-gbps", "two-flows"):
         d = by_name[name]["first_difference"]
         assert d is not None and d["hook"] == "pkts_acked" and d["field"] == "ssthresh", (name, d)
+
+
+# ------------------------------------- the E3 authors' modules (seed 001)
+
+AUTHORS = Path(os.environ.get("DUMBBELL_SEED001_MODULES", "")) if os.environ.get("DUMBBELL_SEED001_MODULES") else None
+needs_authors = pytest.mark.skipif(
+    AUTHORS is None or not (AUTHORS / "linha01.c").is_file(),
+    reason="the authors' modules (linha01.c, frac01.c, expolin01.c from GitHub marcosvcm/CCAChikorita) are not "
+    "in the repository; set DUMBBELL_SEED001_MODULES to a directory holding them",
+)
+
+
+@needs_authors
+@pytest.mark.parametrize("file, kind", [("linha01.c", "linear"), ("frac01.c", "fractional"),
+                                        ("expolin01.c", "expolinear")])
+def test_the_authors_modules_load_unmodified_and_match_their_ports(file: str, kind: str) -> None:
+    assert AUTHORS is not None
+    port = {"kind": kind} if kind == "fractional" else {"kind": kind, "module_hook": True}
+    report = kmod.compare(AUTHORS / file, port, linux_version="6.1")
+    identical = [s for s in report["scenarios"] if s["first_difference"] is None]
+    assert len(identical) >= 4, report
+    for s in report["scenarios"]:
+        d = s["first_difference"]
+        if d is None:
+            continue
+        # docs/kernel-modules.md: only windows past 2^31 - 1 (the port's clamp)
+        # or past 2^32 / 5 (the module's 32-bit `cwnd * 5`) differ
+        assert d["hook"] == "cong_control" and d["field"] == "cwnd", (s["name"], d)
+        assert int(d["port"]) == 2**31 - 1 or int(d["module"]) > 2**32 // 5 - 2**26, (s["name"], d)
