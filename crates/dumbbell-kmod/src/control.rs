@@ -166,7 +166,9 @@ impl Instance {
 pub struct KmodControl {
     inst: Arc<Instance>,
     sk: *mut c_void,
-    rng: Box<Rng>,
+    /// The connection's random stream: the socket holds a pointer to it
+    /// (`get_random_u32`), so it lives (boxed, never moved) as long.
+    _rng: Box<Rng>,
     /// The connection's initial sequence number (the module sees 32-bit
     /// sequence numbers counted from it, as in Linux).
     isn: u32,
@@ -194,7 +196,7 @@ impl KmodControl {
         KmodControl {
             inst,
             sk,
-            rng,
+            _rng: rng,
             isn,
             view: View::default(),
         }
@@ -315,8 +317,8 @@ impl KmodControl {
 impl Drop for KmodControl {
     fn drop(&mut self) {
         // SAFETY: the socket was made by this copy and is freed once.
+        // (`_rng`, which the socket points to, is dropped after it.)
         unsafe { (self.inst.glue.sock_free)(self.sk) };
-        let _ = &self.rng;
     }
 }
 
@@ -453,8 +455,9 @@ impl KmodControls {
     /// Compiles (or finds cached) and loads every module: one copy per
     /// (source, build options, parameters, host).
     pub fn new(specs: &[ModuleSpec]) -> Result<KmodControls, KmodError> {
-        let mut kernels: HashMap<(PathBuf, String, Vec<(String, String)>), Arc<Instance>> =
-            HashMap::new();
+        // (shared object, host, parameters) -> that host's kernel
+        type Kernel = (PathBuf, String, Vec<(String, String)>);
+        let mut kernels: HashMap<Kernel, Arc<Instance>> = HashMap::new();
         let mut by_id = HashMap::new();
         for s in specs {
             let so = compile::build(&s.source, &s.build)?;

@@ -165,6 +165,8 @@ fn last_dl_error() -> String {
 
 impl Glue {
     /// Loads the shared object at `path` (a fresh copy: its own statics).
+    /// Each symbol is cast to the type of the field it fills.
+    #[allow(clippy::missing_transmute_annotations)]
     pub fn open(path: &std::path::Path) -> Result<Glue, String> {
         let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
         // SAFETY: plain dlopen/dlsym; symbols are cast to the shim's
