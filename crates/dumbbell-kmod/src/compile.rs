@@ -156,6 +156,18 @@ pub fn digest(parts: &[&[u8]]) -> String {
     format!("{h:032x}")
 }
 
+/// A name for a temporary file or directory no other build (another
+/// process, or another thread of this one: a sweep's runs) uses.
+fn unique() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
 fn cache_err(path: &Path, e: std::io::Error) -> KmodError {
     KmodError::Cache {
         path: path.display().to_string(),
@@ -173,7 +185,7 @@ fn shim_dir(cache: &Path) -> Result<PathBuf, KmodError> {
     if dir.join("done").exists() {
         return Ok(dir);
     }
-    let tmp = cache.join(format!("shim-tmp-{}", std::process::id()));
+    let tmp = cache.join(format!("shim-tmp-{}", unique()));
     let _ = std::fs::remove_dir_all(&tmp);
     let write = |rel: &str, text: &str| -> Result<(), KmodError> {
         let p = tmp.join(rel);
@@ -237,7 +249,7 @@ pub fn build(source: &Path, opts: &BuildOptions) -> Result<PathBuf, KmodError> {
         return Ok(out);
     }
     let shim = shim_dir(cache)?;
-    let tmp = cache.join(format!("{key}.{}.tmp.so", std::process::id()));
+    let tmp = cache.join(format!("{key}.{}.tmp.so", unique()));
     let mut cmd = Command::new(&cc);
     cmd.args(CFLAGS)
         .arg(format!("-DLINUX_VERSION_CODE={}", (maj << 16) + (min << 8)))
