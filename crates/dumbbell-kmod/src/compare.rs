@@ -478,3 +478,44 @@ pub fn report_json(module: &str, as_name: &str, results: &[ScenarioResult]) -> V
         .collect();
     json!({"module": module, "as": as_name, "scenarios": scen})
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(hook: &'static str, t: u64, cwnd: u32) -> Step {
+        Step {
+            hook,
+            time_ps: t,
+            cwnd,
+            ssthresh: 100,
+            pacing_rate_bps: 0,
+            ca_state: 0,
+            ret: None,
+        }
+    }
+
+    #[test]
+    fn the_first_difference_is_the_earliest_call_across_connections() {
+        let port = vec![
+            vec![step("in_ack_event", 1, 10), step("cong_avoid", 5, 11)],
+            vec![step("in_ack_event", 2, 10), step("cong_avoid", 3, 11)],
+        ];
+        let mut module = port.clone();
+        assert_eq!(diff("same", &port, &module).first_difference, None);
+        assert_eq!(diff("same", &port, &module).acks, 2);
+        module[0][1].cwnd = 12; // at t = 5
+        module[1][1].cwnd = 13; // at t = 3: earlier
+        let d = diff("d", &port, &module).first_difference.unwrap();
+        assert_eq!((d.connection, d.call, d.time_ps), (1, 1, 3));
+        assert_eq!(
+            (d.field.as_str(), d.port.as_str(), d.module.as_str()),
+            ("cwnd", "11", "13")
+        );
+        // a run that makes more calls differs at the first extra one
+        let mut longer = port.clone();
+        longer[0].push(step("cong_avoid", 9, 11));
+        let d = diff("calls", &port, &longer).first_difference.unwrap();
+        assert_eq!((d.field.as_str(), d.call), ("calls", 2));
+    }
+}

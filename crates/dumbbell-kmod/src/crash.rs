@@ -140,3 +140,27 @@ pub fn parse_crash_line(text: &str) -> Option<(String, String, u64, i32)> {
         f[4].parse().ok()?,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_crash_line_round_trips_through_the_writer() {
+        let mut buf = [0u8; 64];
+        let end = put_u64(&mut buf, 0, 1_234_567_890_123);
+        assert_eq!(&buf[..end], b"1234567890123");
+        assert_eq!(put_u64(&mut buf, 0, 0), 1);
+        let text = format!("some output\n\n{MARKER}\ttcp_x.c (x)\tcong_avoid\t104373376000\t8\n");
+        assert_eq!(
+            parse_crash_line(&text),
+            Some((
+                "tcp_x.c (x)".into(),
+                "cong_avoid".into(),
+                104_373_376_000,
+                8
+            ))
+        );
+        assert_eq!(parse_crash_line("Segmentation fault\n"), None);
+    }
+}
