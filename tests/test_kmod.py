@@ -105,6 +105,9 @@ def test_a_crashing_module_is_one_simulation_error_and_the_interpreter_lives() -
     msg = str(e.value)
     assert "crashes.c" in msg and "cong_avoid" in msg and "SIGFPE" in msg
     assert "simulated time 0." in msg
+    crash = e.value
+    assert isinstance(crash, db.ModuleCrash)
+    assert (crash.hook, crash.signal) == ("cong_avoid", "SIGFPE") and 0 < crash.time_s < 1
     # the interpreter goes on: the next run works
     assert len(cwnd(db.run(scenario(db.KernelModule(HERE / "fixed_window.c"))))) > 300
 
@@ -145,6 +148,16 @@ def test_module_statics_are_per_host() -> None:
     same_host.flows[1].src = "a"
     with pytest.raises(db.SimulationError, match="crashes.c"):
         db.run(same_host)
+
+
+def test_the_cli_says_a_modules_crash_is_the_modules(tmp_path: Path) -> None:
+    path = tmp_path / "crash.toml"
+    path.write_text(scenario(db.KernelModule(HERE / "crashes.c", params={"crash_after": 30})).to_toml())
+    out = subprocess.run([sys.executable, "-m", "dumbbell", "run", str(path)], capture_output=True, text=True,
+                         check=False)
+    assert out.returncode == 1
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("dumbbell: error: kernel module crashes.c") and "bug report" not in last, last
 
 
 def test_the_cli_compares_a_module_with_a_port(tmp_path: Path) -> None:

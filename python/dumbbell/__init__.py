@@ -24,7 +24,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import _native
-from .errors import ConfigError, ControlError, DumbbellError, Interrupted, LimitError, SimulationError
+from .errors import (
+    ConfigError,
+    ControlError,
+    DumbbellError,
+    Interrupted,
+    LimitError,
+    ModuleCrash,
+    SimulationError,
+)
 
 # `run` is bound eagerly: a lazily bound name would be shadowed by the
 # submodule `dumbbell.run` once anything imports it. run.py itself imports
@@ -131,6 +139,7 @@ __all__ = [
     "DumbbellError",
     "SimulationError",
     "ControlError",
+    "ModuleCrash",
     "LimitError",
     "Interrupted",
     "Result",

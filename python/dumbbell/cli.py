@@ -303,6 +303,9 @@ def run_cmd(
             res, interrupted = stop.result, True
         except SimulationError as e:
             announcer.done()
+            if type(e).__name__ == "ModuleCrash":  # the user's module, not dumbbell (docs/kernel-modules.md)
+                _err(f"dumbbell: error: {e}")
+                raise typer.Exit(1) from None
             report = _bug_report(s, config_seed, e)
             where = f"; the scenario is saved in {report} for a bug report" if report else ""
             _err(f"dumbbell: internal error: {e}{where}")

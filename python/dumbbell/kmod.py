@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 
 from . import _native
-from .errors import ConfigError, LimitError, SimulationError
+from .errors import ConfigError, LimitError, ModuleCrash, SimulationError
 from .model import Model
 
 PREFIX = "kmod:"
@@ -208,11 +208,7 @@ def _raise_crash(proc: subprocess.CompletedProcess[bytes]) -> None:
     crash = _native.kmod_parse_crash(err)
     if crash is not None:
         module, hook, time_ps, sig = crash
-        where = f"in its {hook} hook" if not hook.startswith("(") else hook
-        raise SimulationError(
-            f"kernel module {module} crashed ({_SIGNALS.get(sig, f'signal {sig}')}) {where} "
-            f"at simulated time {time_ps / 1e12:.9f} s; the run is lost, this process is unharmed"
-        )
+        raise ModuleCrash(module, hook, time_ps / 1e12, _SIGNALS.get(sig, f"signal {sig}"))
     sig = -proc.returncode
     how = (f"was killed by {_SIGNALS.get(sig, f'signal {sig}')}" if proc.returncode < 0
            else f"exited with status {proc.returncode}")

@@ -48,8 +48,8 @@ def compare_cmd(
     rwnd-limited phases, 1 % random loss, 10 Gb/s, two flows) with the built-in control and with the module,
     and reports for each the ACKs compared and the first hook call where cwnd, ssthresh, the pacing rate, the
     recovery state or a returned window differ. Exit 0 if every scenario is identical, 1 otherwise."""
-    from .cli import _exit_codes
-    from .errors import ConfigError
+    from .cli import _err, _exit_codes
+    from .errors import ConfigError, ModuleCrash
 
     with _exit_codes():
         from .kmod import compare
@@ -63,7 +63,11 @@ def compare_cmd(
             if not isinstance(extra, dict):
                 raise ConfigError("--as-params", "must be a JSON object")
             port.update(extra)
-        report = compare(path, port, _params(param or []), linux_version=linux_version, hz=hz)
+        try:
+            report = compare(path, port, _params(param or []), linux_version=linux_version, hz=hz)
+        except ModuleCrash as e:  # the module's fault, not dumbbell's
+            _err(f"dumbbell: error: {e}")
+            raise typer.Exit(1) from None
     identical = all(s["first_difference"] is None for s in report["scenarios"])
     if as_json:
         typer.echo(json.dumps(report, indent=2))
