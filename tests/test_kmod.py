@@ -240,3 +240,13 @@ def test_the_authors_modules_load_unmodified_and_match_their_ports(file: str, ki
         # or past 2^32 / 5 (the module's 32-bit `cwnd * 5`) differ
         assert d["hook"] == "cong_control" and d["field"] == "cwnd", (s["name"], d)
         assert int(d["port"]) == 2**31 - 1 or int(d["module"]) > 2**32 // 5 - 2**26, (s["name"], d)
+
+
+def test_in_a_sweep_only_the_crashing_run_is_lost() -> None:
+    s = scenario(db.KernelModule(HERE / "crashes.c", params={"crash_after": 10**6}), duration_s=0.5)
+    res = db.sweep(s, grid={"flows[0].cc.params.crash_after": [30, 10**6]}, store=False, workers=2)
+    (failed,) = res.failed
+    assert failed.labels["point"] == {"flows[0].cc.params.crash_after": 30}
+    assert failed.error.startswith("ModuleCrash: kernel module crashes.c") and "cong_avoid" in failed.error
+    ok = [r for r in res.records if r.ok]
+    assert len(ok) == 1 and ok[0].labels["point"] == {"flows[0].cc.params.crash_after": 10**6}
