@@ -15,8 +15,9 @@ from typing import Any
 def main() -> None:
     from . import _native
     from .errors import ConfigError
-    from .kmod import PREFIX
     from .run import _native_errors, _run_native
+
+    prefix = "kmod:"  # dumbbell.kmod.PREFIX (not imported: it loads pydantic)
 
     request = pickle.load(sys.stdin.buffer)
     _native.kmod_install_crash_report()
@@ -35,7 +36,7 @@ def main() -> None:
             try:
                 _native.kmod_load_check(mid)
             except ValueError as e:
-                at = json.loads(mid[len(PREFIX):])["at"]
+                at = json.loads(mid[len(prefix):])["at"]
                 msg = str(e)
                 part = "params" if ("parameter" in msg) else "module"
                 raise ConfigError(f"{at}.{part}", msg) from None
