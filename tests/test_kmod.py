@@ -250,3 +250,19 @@ def test_in_a_sweep_only_the_crashing_run_is_lost() -> None:
     assert failed.error.startswith("ModuleCrash: kernel module crashes.c") and "cong_avoid" in failed.error
     ok = [r for r in res.records if r.ok]
     assert len(ok) == 1 and ok[0].labels["point"] == {"flows[0].cc.params.crash_after": 10**6}
+
+
+@needs_kernel
+def test_the_kernels_own_tcp_cong_helpers_replace_the_shims_and_match_reno(tmp_path: Path) -> None:
+    # tcp_cong.c is not a module: its helpers and Reno are taken from the
+    # user's file into a scratch module that overrides the shim's (weak) ones.
+    assert KERNEL is not None
+    reno = kmod.cong_provider(KERNEL / "tcp_cong.c", tmp_path / "kernel_reno.c")
+    report = kmod.compare(reno, {"kind": "reno"})
+    for s in report["scenarios"]:
+        assert s["first_difference"] is None and s["acks"] > 500, s
+    # the kernel's functions are the ones that run: altering one changes the result
+    altered = tmp_path / "kernel_reno_altered.c"
+    altered.write_text(reno.read_text().replace("tcp_snd_cwnd(tp) >> 1U", "tcp_snd_cwnd(tp) >> 2U"))
+    first = kmod.compare(altered, {"kind": "reno"})["scenarios"][0]["first_difference"]
+    assert first is not None and first["hook"] == "ssthresh" and first["field"] == "returned", first

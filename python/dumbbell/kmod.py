@@ -257,3 +257,44 @@ def kernel_sources(version: str = "6.12") -> tuple[Path | None, str]:
     if proc.returncode != 0 or not (ipv4 / "tcp_cubic.c").is_file():
         return None, f"cannot extract the congestion controls from {tarballs[0]}: {proc.stderr.decode()[-300:]}"
     return ipv4, ""
+
+
+CONG_HELPERS = ("tcp_slow_start", "tcp_cong_avoid_ai", "tcp_reno_cong_avoid", "tcp_reno_ssthresh",
+                "tcp_reno_undo_cwnd")
+"""The functions of the kernel's ``tcp_cong.c`` that every module calls (and its Reno)."""
+
+
+def cong_provider(tcp_cong_c: str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
+    """Writes, at ``out`` (a scratch file, never the repository), a module
+    made of the kernel's own ``tcp_cong.c`` helpers (:data:`CONG_HELPERS`,
+    taken verbatim from the file the user supplies) registered as Reno:
+    they replace the shim's (which are weak), so comparing this module with
+    the built-in ``reno`` checks the kernel's helpers and Reno against the
+    shim's and the port (``docs/kernel-modules.md``)."""
+    lines = Path(tcp_cong_c).read_text().splitlines()
+    parts = ["#include <linux/module.h>", "#include <net/tcp.h>", ""]
+    for name in CONG_HELPERS:
+        start = next((i for i, line in enumerate(lines)
+                      if not line.startswith((" ", "\t")) and f" {name}(" in line and not line.rstrip().endswith(";")),
+                     None)
+        if start is None:
+            raise ConfigError("tcp_cong.c", f"{name} is not defined in {tcp_cong_c}")
+        end = next(i for i in range(start, len(lines)) if lines[i].startswith("}"))
+        parts.extend([*lines[start:end + 1], ""])
+    parts += [
+        "static struct tcp_congestion_ops dumbbell_kernel_reno = {",
+        "\t.ssthresh = tcp_reno_ssthresh,",
+        "\t.cong_avoid = tcp_reno_cong_avoid,",
+        "\t.undo_cwnd = tcp_reno_undo_cwnd,",
+        '\t.name = "reno",',
+        "};",
+        "static int dumbbell_kernel_reno_register(void)",
+        "{",
+        "\treturn tcp_register_congestion_control(&dumbbell_kernel_reno);",
+        "}",
+        "module_init(dumbbell_kernel_reno_register);",
+        "",
+    ]
+    path = Path(out)
+    path.write_text("\n".join(parts))
+    return path

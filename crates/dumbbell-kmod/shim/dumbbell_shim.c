@@ -285,9 +285,14 @@ u32 dumbbell_ops_caps(void)
 }
 
 /* ------------------------------------------------------ the helpers */
+/* Weak: a module that defines one of these itself (the kernel's own
+ * tcp_cong.c helpers, built as their provider for a comparison; see
+ * docs/kernel-modules.md) is called in their place, by every caller. */
+#define DB_HELPER __attribute__((weak))
+
 /* Slow start: grow by the packets acked, up to ssthresh; what is left
  * over goes to congestion avoidance. */
-u32 tcp_slow_start(struct tcp_sock *tp, u32 acked)
+DB_HELPER u32 tcp_slow_start(struct tcp_sock *tp, u32 acked)
 {
 	u32 cwnd = min(tcp_snd_cwnd(tp) + acked, tp->snd_ssthresh);
 	acked -= cwnd - tcp_snd_cwnd(tp);
@@ -297,7 +302,7 @@ u32 tcp_slow_start(struct tcp_sock *tp, u32 acked)
 
 /* Additive increase: one packet per w packets acked (credits accrued
  * at a larger w first turn into one packet). */
-void tcp_cong_avoid_ai(struct tcp_sock *tp, u32 w, u32 acked)
+DB_HELPER void tcp_cong_avoid_ai(struct tcp_sock *tp, u32 w, u32 acked)
 {
 	if (tp->snd_cwnd_cnt >= w) {
 		tp->snd_cwnd_cnt = 0;
@@ -312,7 +317,7 @@ void tcp_cong_avoid_ai(struct tcp_sock *tp, u32 w, u32 acked)
 	tcp_snd_cwnd_set(tp, min(tcp_snd_cwnd(tp), tp->snd_cwnd_clamp));
 }
 
-void tcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+DB_HELPER void tcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	(void)ack;
@@ -326,13 +331,13 @@ void tcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked);
 }
 
-u32 tcp_reno_ssthresh(struct sock *sk)
+DB_HELPER u32 tcp_reno_ssthresh(struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	return max(tcp_snd_cwnd(tp) >> 1U, 2U);
 }
 
-u32 tcp_reno_undo_cwnd(struct sock *sk)
+DB_HELPER u32 tcp_reno_undo_cwnd(struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	return max(tcp_snd_cwnd(tp), tp->prior_cwnd);
