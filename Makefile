@@ -12,10 +12,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 DEPS_STAMP := $(VENV)/.deps-stamp
 EXT_STAMP  := $(VENV)/.ext-stamp
-RUST_INPUTS := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
+RUST_INPUTS := $(shell find crates -name '*.rs' -o -name Cargo.toml) $(wildcard crates/dumbbell-kmod/shim/*.c crates/dumbbell-kmod/shim/include/*.h) Cargo.toml Cargo.lock pyproject.toml
 DEMO_OUT ?= out/dctcp-queue
 
-.PHONY: setup demo test rust-test py-test chromium fuzz clean
+.PHONY: setup demo test rust-test py-test chromium linux-source fuzz clean
 
 setup:
 	@ls python/dumbbell/_native*.so >/dev/null 2>&1 || rm -f $(EXT_STAMP)
@@ -49,8 +49,9 @@ test: setup rust-test py-test
 
 rust-test:
 	cargo test -p dumbbell-core
+	cargo test -p dumbbell-kmod
 
-py-test: setup chromium
+py-test: setup chromium linux-source
 	$(PY) -m pytest -W error
 
 # The HTML report's test opens it in headless Chromium (Debian's package).
@@ -63,6 +64,19 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
 	  else \
 	    echo "chromium is missing and cannot be installed here (needs root and apt-get): the report's browser test will be skipped"; \
+	  fi; }
+
+# The kernel-module tests compare Linux 6.12's own congestion controls
+# (net/ipv4/tcp_*.c, from Debian's linux-source-6.12) with dumbbell's ports.
+# Installed here when missing and we are root with apt-get; elsewhere those
+# tests are skipped and say why. Nothing of the kernel enters the repository.
+linux-source:
+	@ls /usr/src/linux-source-6.12.tar.* >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's linux-source-6.12 for the kernel-module comparison tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linux-source-6.12 >/dev/null; \
+	  else \
+	    echo "linux-source-6.12 is missing and cannot be installed here (needs root and apt-get): the kernel-module comparison tests will be skipped"; \
 	  fi; }
 
 # The fuzzers with a long budget (CI runs a short one inside `make test`):

@@ -61,6 +61,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Vegas": {},
     "PythonCc": {"control": db.RenoPy()},
     "Registered": {"kind": "scalable"},
+    "KernelModuleCc": {"module": "tcp_cubic.c"},
     "TcpOptions": {},
     "Netem": {},
     "TcpFlow": {"src": "a", "dst": "b"},

@@ -5,7 +5,8 @@
 //! A run stored by `dumbbell.sweep` is identified by its configuration, its
 //! seed and the simulator that produced it. The Cargo version alone does not
 //! change while the core is being worked on, so the binding also carries a
-//! hash of every source file of `dumbbell-core` and of this crate (paths and
+//! hash of every source file of `dumbbell-core`, of `dumbbell-kmod` (its
+//! kernel shim included) and of this crate (paths and
 //! contents, in sorted order, FNV-1a 64): any edit to the simulator changes
 //! the identity of every run, and a results store never serves a result that
 //! the current build would not produce. The hash depends on the files only,
@@ -22,7 +23,10 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             collect(&p, out);
-        } else if matches!(p.extension().and_then(|x| x.to_str()), Some("rs" | "toml")) {
+        } else if matches!(
+            p.extension().and_then(|x| x.to_str()),
+            Some("rs" | "toml" | "c" | "h")
+        ) {
             out.push(p);
         }
     }
@@ -39,12 +43,22 @@ fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
 fn main() {
     let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let core = here.join("../dumbbell-core");
+    let kmod = here.join("../dumbbell-kmod");
     let mut files = Vec::new();
-    for root in [core.join("src"), here.join("src")] {
+    for root in [
+        core.join("src"),
+        kmod.join("src"),
+        kmod.join("shim"),
+        here.join("src"),
+    ] {
         println!("cargo:rerun-if-changed={}", root.display());
         collect(&root, &mut files);
     }
-    for f in [core.join("Cargo.toml"), here.join("Cargo.toml")] {
+    for f in [
+        core.join("Cargo.toml"),
+        kmod.join("Cargo.toml"),
+        here.join("Cargo.toml"),
+    ] {
         println!("cargo:rerun-if-changed={}", f.display());
         files.push(f);
     }

@@ -24,7 +24,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import _native
-from .errors import ConfigError, ControlError, DumbbellError, DumbbellWarning, Interrupted, LimitError, SimulationError
+from .errors import (
+    ConfigError,
+    ControlError,
+    DumbbellError,
+    DumbbellWarning,
+    Interrupted,
+    LimitError,
+    ModuleCrash,
+    SimulationError,
+)
 
 # `run` is bound eagerly: a lazily bound name would be shadowed by the
 # submodule `dumbbell.run` once anything imports it. run.py itself imports
@@ -85,6 +94,7 @@ _LAZY: dict[str, str] = {
     "fct_table": ".fct",
     "slowdown_percentiles": ".fct",
     "plot_slowdown": ".fct",
+    "KernelModule": ".kmod",
     "chain": ".topology",
     "dumbbell": ".topology",
     "star": ".topology",
@@ -99,6 +109,7 @@ if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
     from . import sweep
     from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
     from .controls import CongestionControl, RenoPy
+    from .kmod import KernelModule
     from .scenario import (
         Bbr,
         CoDel,
@@ -141,6 +152,7 @@ __all__ = [
     "DumbbellWarning",
     "SimulationError",
     "ControlError",
+    "ModuleCrash",
     "LimitError",
     "Interrupted",
     "Result",
@@ -173,6 +185,7 @@ __all__ = [
     "Vegas",
     "CongestionControl",
     "RenoPy",
+    "KernelModule",
     "TcpOptions",
     "TcpFlow",
     "UdpFlow",

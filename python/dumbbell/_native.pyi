@@ -136,16 +136,44 @@ class RateSample:
     def rate_pps(self) -> float | None: ...
 
 def run_json(
-    config: str, handle: RunHandle | None = None, controls: dict[str, object] | None = None
+    config: str,
+    handle: RunHandle | None = None,
+    controls: dict[str, object] | None = None,
+    modules: list[str] | None = None,
 ) -> dict[str, dict[str, Column]]:
     """Runs a ``config.rs`` JSON document (GIL released) and returns
     ``{table: {column: (dtype, data)}}``; the summary has a ``stopped`` column.
-    ``controls``: the Python controls its ``external`` entries name, by id."""
+    ``controls``: the Python controls its ``external`` entries name, by id;
+    ``modules``: the ids (``kmod:{...}``) of its kernel-module controls,
+    loaded in this process (``dumbbell.kmod`` runs them in a child)."""
 
-def check_config(config: str, controls: dict[str, object] | None = None) -> None:
+def check_config(
+    config: str, controls: dict[str, object] | None = None, modules: list[str] | None = None
+) -> None:
     """Decodes a ``config.rs`` JSON document and builds its world without
     running it; raises :class:`NativeConfigError` for anything a run would
     refuse before simulating."""
+
+def kmod_build(source: str, linux_version: str = "6.12", hz: int = 250, cache_dir: str | None = None) -> str:
+    """Compiles a module's C source with the kernel shim (or finds it
+    cached); returns the shared object's path. ``ValueError``: the
+    compiler's error (file, line), a missing shim symbol, no compiler."""
+
+def kmod_load_check(id: str) -> list[str]:
+    """Loads a module (``kmod:{...}``) once, setting its parameters; returns
+    its parameter names. ``ValueError``: an unknown parameter (listing the
+    module's), a refused value, a failed ``module_init``."""
+
+def kmod_install_crash_report() -> None:
+    """Reports a fatal signal as one line on stderr naming the module, the
+    hook and the simulated time (the child process of a module run)."""
+
+def kmod_parse_crash(stderr: str) -> tuple[str, str, int, int] | None:
+    """``(module, hook, time_ps, signal)`` of a crash line, if any."""
+
+def kmod_compare(id: str, as_config: str, label: str) -> str:
+    """``dumbbell module compare``: the module ``id`` against the built-in
+    control ``as_config`` (core JSON) on the fixed scenarios; the JSON report."""
 
 def request_stop() -> int:
     """Stops every run of this process in progress; returns how many."""

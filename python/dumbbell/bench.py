@@ -27,7 +27,14 @@ builds it, 1.1-1.25x faster; the results are the same either way).
   for bit, so the difference in CPU per packet is the cost of a control
   written in Python (``docs/controls.md``). Run together (``dumbbell bench
   --only reno-1g,reno-py-1g``), the report adds ``reno-py-1g``'s cost
-  relative to ``reno-1g``.
+  relative to ``reno-1g``;
+- ``cubic-module-1g``: ``cubic-1g`` with Linux 6.12's own ``tcp_cubic.c``
+  as the control (``docs/kernel-modules.md``; needs Debian's
+  ``linux-source-6.12`` or ``$DUMBBELL_KERNEL_SRC``, and is left out of a
+  full ``dumbbell bench`` without them): the cost of calling a compiled
+  module through the kernel shim, in the run's child process (its CPU
+  time is counted). Run with ``cubic-1g`` (``--only cubic-1g,cubic-module-1g``),
+  the report adds its cost relative to ``cubic-1g``.
 
 Wall times depend on the machine and its load; tests never assert on them.
 """
@@ -91,6 +98,7 @@ BENCHMARKS: dict[str, Callable[[], Scenario]] = {
     "many-10g": lambda: _cubic("many-10g", 40_000_000_000, 10_000_000_000, 5.0, flows=1000),
     "reno-1g": lambda: _cubic("reno-1g", 10_000_000_000, 1_000_000_000, 10.0, cc="reno"),
     "reno-py-1g": lambda: _reno_py("reno-py-1g"),
+    "cubic-module-1g": lambda: _cubic_module("cubic-module-1g"),
 }
 """Benchmark name → scenario builder."""
 
@@ -100,6 +108,7 @@ ABOUT: dict[str, str] = {
     "cubic-10g": "One Cubic flow through a 10 Gb/s bottleneck (20 ms RTT, one-BDP drop-tail buffer), 10 s simulated.",
     "reno-1g": "One Reno flow (the core's, in Rust) on cubic-1g's path, 10 s simulated.",
     "reno-py-1g": "reno-1g with Reno written in Python (dumbbell.controls.RenoPy): the cost of a Python control.",
+    "cubic-module-1g": "cubic-1g with Linux 6.12's own tcp_cubic.c (a kernel module through dumbbell's shim).",
 }
 """Benchmark name → what it runs (``dumbbell list``)."""
 
@@ -108,6 +117,25 @@ def _reno_py(name: str) -> Scenario:
     from .controls import RenoPy
 
     return _cubic(name, 10_000_000_000, 1_000_000_000, 10.0, cc=RenoPy())
+
+
+def _cubic_module(name: str) -> Scenario:
+    from .kmod import KernelModule, kernel_sources
+
+    src, why = kernel_sources("6.12")
+    if src is None:
+        raise ConfigError("--only", f"{name} needs Linux 6.12's tcp_cubic.c: {why}")
+    return _cubic(name, 10_000_000_000, 1_000_000_000, 60.0, cc=KernelModule(src / "tcp_cubic.c"))
+
+
+def _default_names() -> list[str]:
+    """Every benchmark; ``cubic-module-1g`` only where the kernel's source is."""
+    from .kmod import kernel_sources
+
+    names = list(BENCHMARKS)
+    if kernel_sources("6.12")[0] is None:
+        names.remove("cubic-module-1g")
+    return names
 
 
 def scenario_for(name: str) -> Scenario:
@@ -125,9 +153,11 @@ def _measure_here(name: str) -> dict[str, Any]:
     from .run import run
 
     s = scenario_for(name)
-    c0, t0 = time.process_time(), time.perf_counter()
+    c0, t0, k0 = time.process_time(), time.perf_counter(), os.times()
     res = run(s, seed=1)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    k1 = os.times()  # a kernel-module run's child process counts too
+    cpu += (k1.children_user - k0.children_user) + (k1.children_system - k0.children_system)
     summary = res.summary
     return {
         "name": name,
@@ -180,7 +210,7 @@ def run_benchmark(name: str) -> dict[str, Any]:
 def run_all(only: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """Runs every benchmark (or only ``only``: a name, or names separated by
     commas), one subprocess each."""
-    names = [n.strip() for n in only.split(",")] if only is not None else list(BENCHMARKS)
+    names = [n.strip() for n in only.split(",")] if only is not None else _default_names()
     for n in names:
         scenario_for(n)
     from . import _native
@@ -214,6 +244,13 @@ def run_all(only: str | None = None, progress: Callable[[str], None] | None = No
                 f"bench: Reno in Python costs {py['ns_per_packet_over_rust']:.0f} CPU ns/packet more than in Rust "
                 f"({py['cpu_vs_rust']:.1f}x the CPU time; same packets: {py['same_packets_as_rust']})"
             )
+    if "cubic-1g" in by_name and "cubic-module-1g" in by_name:
+        port, mod = by_name["cubic-1g"], by_name["cubic-module-1g"]
+        mod["ns_per_packet_vs_port"] = (mod["ns_per_packet"] / port["ns_per_packet"]
+                                        if port["ns_per_packet"] else None)
+        if progress:
+            progress(f"bench: Linux's tcp_cubic.c through the shim costs {mod['ns_per_packet_vs_port']:.2f}x "
+                     "the CPU per packet of the built-in cubic")
     return results
 
 

@@ -310,6 +310,9 @@ def run_cmd(
             res, interrupted = stop.result, True
         except SimulationError as e:
             announcer.done()
+            if type(e).__name__ == "ModuleCrash":  # the user's module, not dumbbell (docs/kernel-modules.md)
+                _err(f"dumbbell: error: {e}")
+                raise typer.Exit(1) from None
             report = _bug_report(s, config_seed, e)
             where = f"; the scenario is saved in {report} for a bug report" if report else ""
             _err(f"dumbbell: internal error: {e}{where}")
@@ -727,6 +730,10 @@ store_app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(store_app, name="store")
+
+from .kmod_cli import module_app  # noqa: E402 - `dumbbell module ...`
+
+app.add_typer(module_app, name="module")
 
 
 def _open_store(path: Path):

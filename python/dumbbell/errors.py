@@ -35,6 +35,7 @@ __all__ = [
     "LimitError",
     "SimulationError",
     "ControlError",
+    "ModuleCrash",
     "Interrupted",
     "DumbbellWarning",
     "field_path",
@@ -101,6 +102,25 @@ class ControlError(SimulationError):
         self.hook = hook
         self.time_s = time_s
         self.message = message
+
+
+class ModuleCrash(SimulationError):
+    """A Linux kernel module control (:func:`dumbbell.KernelModule`) crashed
+    (a segfault, a division by zero, ``BUG()``) in the run's child process:
+    ``module`` names its file and registered name, ``hook`` the hook it was
+    in (``cong_avoid``), ``time_s`` the simulated time, ``signal`` the
+    signal's name. The run is lost; the calling process is unharmed."""
+
+    def __init__(self, module: str, hook: str, time_s: float, signal: str) -> None:
+        where = f"in its {hook} hook" if not hook.startswith("(") else hook
+        super().__init__(
+            f"kernel module {module} crashed ({signal}) {where} at simulated time {time_s:.9f} s; "
+            "the run is lost, this process is unharmed"
+        )
+        self.module = module
+        self.hook = hook
+        self.time_s = time_s
+        self.signal = signal
 
 
 class Interrupted(KeyboardInterrupt):

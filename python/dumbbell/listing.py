@@ -66,11 +66,12 @@ def listing() -> dict[str, list[dict[str, str]]]:
     out = {
         "experiments": exps,
         # the names a scenario (or a TOML file) may give `cc`; a control
-        # written in Python is an object, not a name (docs/controls.md)
+        # written in Python is an object, not a name (docs/controls.md), and
+        # a kernel module is a file (docs/kernel-modules.md)
         # (the registry's controls share one model: each is listed by name)
         "controls": [
             *({"name": t, "about": _first_sentence(m.__doc__)} for t, m in kinds_of(scenario.CcConfig)
-              if t not in ("python", "registered")),
+              if t not in ("python", "module", "registered")),
             *({"name": n, "about": about} for n, about in scenario.REGISTERED.items()),
         ],
         "queues": [{"name": t, "about": _first_sentence(m.__doc__)} for t, m in kinds_of(scenario.QueueConfig)],

@@ -131,10 +131,32 @@ def check_config(config: Mapping[str, Any], controls: Mapping[str, Any] | None =
     (decoding, every range, the topology, the recording estimate), builds its
     world and throws it away. ``controls``: the Python controls by id (see
     :meth:`Scenario.python_controls`). Raises :class:`ConfigError`."""
+    text = json.dumps(config, allow_nan=False)
+    modules = _module_ids(config, text)
+    if modules:
+        from . import kmod
+
+        kmod.build_all(modules)
     try:
-        _native.check_config(json.dumps(config, allow_nan=False), dict(controls) if controls else None)
+        _native.check_config(text, dict(controls) if controls else None, modules or None)
     except _NATIVE as e:
         _reraise(e)
+    except ValueError as e:
+        if modules:  # a module's load error (a parameter, its init)
+            from . import kmod
+
+            raise ConfigError(kmod.field_of(modules, str(e)), str(e)) from None
+        raise
+
+
+def _module_ids(config: Mapping[str, Any], text: str) -> list[str]:
+    """The kernel-module controls' ids of a configuration (``dumbbell.kmod``;
+    imported only when the configuration holds one)."""
+    if '"kmod:' not in text:
+        return []
+    from . import kmod
+
+    return kmod.module_ids(dict(config))
 
 
 def _progress_of(handle: Any, t0: float) -> Progress:
@@ -149,13 +171,15 @@ def _run_native(
     progress: Callable[[Progress], None] | None,
     progress_every_s: float,
     controls: dict[str, Any] | None = None,
+    modules: list[str] | None = None,
 ) -> tuple[Any, bool]:
-    """Runs the core; returns (raw tables, interrupted by Ctrl-C)."""
+    """Runs the core; returns (raw tables, interrupted by Ctrl-C).
+    ``modules``: the ids of kernel-module controls (``dumbbell.kmod``)."""
     t0 = time.monotonic()
     watched = timeout_s is not None or progress is not None
     if not watched and threading.current_thread() is not threading.main_thread():
         # Nobody to watch and no Ctrl-C to catch here: run in this thread.
-        return _native.run_json(text, handle, controls), False
+        return _native.run_json(text, handle, controls, modules), False
     box: dict[str, Any] = {}
     # Completion is signalled by an Event: an interrupted Thread.join marks
     # the thread stopped while it still runs (CPython bpo-45274's fix).
@@ -163,7 +187,7 @@ def _run_native(
 
     def work() -> None:
         try:
-            box["raw"] = _native.run_json(text, handle, controls)
+            box["raw"] = _native.run_json(text, handle, controls, modules)
         except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
             box["error"] = e
         finally:
@@ -244,6 +268,16 @@ def _run_config(
     """Runs the core; fills ``made`` (if given) with each Python control's
     per-connection copies, by id, in the order connections were made."""
     text = json.dumps(config, allow_nan=False)
+    modules = _module_ids(config, text)
+    if modules:
+        from . import kmod
+
+        # Kernel modules run in a child process: a crash costs this run only.
+        if controls:
+            raise ConfigError(next(iter(controls)), "a run cannot hold both a control written in Python and "
+                              "a kernel module (the module runs in a child process)")
+        raw, _ = kmod.run_in_child(text, modules, timeout_s)
+        return tables_from_native(raw), False
     handle = _native.RunHandle() if handle is None else handle
     wrapped = {k: _Connections(v) for k, v in (controls or {}).items()}
     try:

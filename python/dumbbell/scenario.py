@@ -64,6 +64,7 @@ from pydantic import (
 from .classes import Classifier, Scheduler
 from .controls import CongestionControl, check_control
 from .errors import ConfigError
+from .kmod import KernelModuleCc, module_id
 from .model import U32_MAX, U64_MAX
 from .model import Model as _Model
 from .model import kind_of as _kind_of
@@ -985,8 +986,10 @@ def _cc_shorthand(v: Any) -> Any:
             f"{v[7:]} is a control written in Python: it cannot be read from a file; "
             "pass an instance as cc= in Python"
         )
-    if isinstance(v, PythonCc):
+    if isinstance(v, (PythonCc, KernelModuleCc)):
         return v
+    if isinstance(v, dict) and "module" in v and v.get("kind", "module") == "module":
+        return v  # a kernel module: `{module = "tcp_cubic.c", params = {...}}`
     if not isinstance(v, (str, dict)) and getattr(v, "kind", None) is None:
         check_control(v)  # says what a cc= value may be
     kind = v if isinstance(v, str) else (v.get("kind") if isinstance(v, dict) else getattr(v, "kind", None))
@@ -1012,6 +1015,8 @@ def _cc_shorthand(v: Any) -> Any:
 
 def _cc_tag(v: Any) -> str | None:
     """The union member of a control: its kind, or ``registered``."""
+    if isinstance(v, KernelModuleCc) or (isinstance(v, dict) and "module" in v and "kind" not in v):
+        return "module"
     kind = _kind_of("cubic")(v)
     return "registered" if kind in REGISTERED and kind not in BUILTIN_CONTROLS else kind
 
@@ -1028,13 +1033,15 @@ CcConfig = Annotated[
         Annotated[HighSpeed, Tag("highspeed")],
         Annotated[Vegas, Tag("vegas")],
         Annotated[PythonCc, Tag("python")],
+        Annotated[KernelModuleCc, Tag("module")],
         Annotated[Registered, Tag("registered")],
     ],
     Discriminator(_cc_tag),
     BeforeValidator(_cc_shorthand),
 ]
 """A congestion control: a name (``"dctcp"``), a table with ``kind`` and
-parameters, or (in Python) an instance of a subclass of
+parameters, a Linux module's C source (``{module = "tcp_cubic.c"}``,
+:func:`dumbbell.KernelModule`), or (in Python) an instance of a subclass of
 :class:`dumbbell.controls.CongestionControl`."""
 
 
@@ -1611,10 +1618,16 @@ class Scenario(_Model):
             run_seed = s.seed
         flows = [f.to_core(i) for i, f in enumerate(s.flows)]
         workloads = [w.to_core() for w in s.workloads]
-        for key, docs in (("flows", flows), ("workloads", workloads)):
+        for key, docs, items in (("flows", flows, s.flows), ("workloads", workloads, s.workloads)):
             for i, doc in enumerate(docs):
                 if doc.get("cc", {}).get("kind") == "external":
-                    doc["cc"]["id"] = f"{key}[{i}].cc"
+                    cc = getattr(items[i], "cc", None)
+                    if isinstance(cc, KernelModuleCc):
+                        # one kernel per sending host (a workload's tasks: one for the workload)
+                        host = getattr(items[i], "src", None) or f"workload:{getattr(items[i], 'name', i)}"
+                        doc["cc"]["id"] = module_id(cc, f"{key}[{i}].cc", host)
+                    else:
+                        doc["cc"]["id"] = f"{key}[{i}].cc"
         return {
             "seed": run_seed,
             "duration_ps": seconds_to_ps(s.duration_s),

@@ -33,6 +33,7 @@
 //! the tables of the time it reached, its summary saying `stopped = true`.
 
 mod control;
+mod kmod;
 
 use dumbbell_core::cc::ExternalControls;
 use dumbbell_core::config::{ConfigError, RunConfig};
@@ -275,6 +276,23 @@ fn py_controls(
     ))))
 }
 
+/// The run's factory: the Python controls, and the kernel modules `modules`
+/// (ids `kmod:{...}`, see `kmod.rs`) loaded now (one copy per host).
+fn with_modules(
+    py: Option<Arc<control::PyControls>>,
+    modules: Option<&[String]>,
+) -> PyResult<Option<Arc<dyn ExternalControls>>> {
+    let kmod = match modules {
+        Some(ids) if !ids.is_empty() => Some(kmod::factory(ids)?),
+        _ => None,
+    };
+    Ok(match (kmod, py) {
+        (None, None) => None,
+        (None, Some(p)) => Some(p as Arc<dyn ExternalControls>),
+        (kmod, py) => Some(Arc::new(kmod::Combined { kmod, py })),
+    })
+}
+
 /// The first failure of a Python control as `NativeControlError`, its
 /// cause the hook's own exception.
 fn control_err(py: Python<'_>, e: control::HookError) -> PyErr {
@@ -306,19 +324,20 @@ fn control_err(py: Python<'_>, e: control::HookError) -> PyErr {
 /// (`dumbbell.controls.CongestionControl`); the GIL is taken back only to
 /// call their hooks.
 #[pyfunction]
-#[pyo3(signature = (config, handle = None, controls = None))]
+#[pyo3(signature = (config, handle = None, controls = None, modules = None))]
 fn run_json<'py>(
     py: Python<'py>,
     config: String,
     handle: Option<&RunHandle>,
     controls: Option<&Bound<'py, PyDict>>,
+    modules: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     install_panic_hook();
     let monitor = handle.map_or_else(|| Arc::new(RunMonitor::new()), |h| h.monitor.clone());
     let ext = py_controls(controls, &monitor)?;
+    let factory = with_modules(ext.clone(), modules.as_deref())?;
     live().push(Arc::downgrade(&monitor));
     let m = monitor.clone();
-    let factory = ext.clone().map(|e| e as Arc<dyn ExternalControls>);
     let result =
         py.allow_threads(move || catch_panic(|| world::run_json_with(&config, &m, factory)));
     let ptr = Arc::as_ptr(&monitor);
@@ -335,16 +354,17 @@ fn run_json<'py>(
 /// node, a disconnected topology, a recording estimate over budget).
 /// `controls` as for `run_json`: building makes each connection's copy.
 #[pyfunction]
-#[pyo3(signature = (config, controls = None))]
+#[pyo3(signature = (config, controls = None, modules = None))]
 fn check_config(
     py: Python<'_>,
     config: String,
     controls: Option<&Bound<'_, PyDict>>,
+    modules: Option<Vec<String>>,
 ) -> PyResult<()> {
     install_panic_hook();
     let monitor = Arc::new(RunMonitor::new());
     let ext = py_controls(controls, &monitor)?;
-    let factory = ext.clone().map(|e| e as Arc<dyn ExternalControls>);
+    let factory = with_modules(ext.clone(), modules.as_deref())?;
     let result = py.allow_threads(move || {
         catch_panic(|| {
             let cfg = RunConfig::from_json(&config)?;
@@ -410,6 +430,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registered_controls, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_function(wrap_pyfunction!(build, m)?)?;
+    kmod::register(m)?;
     m.add_class::<RunHandle>()?;
     control::register(m)?;
     m.add(
