@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from .scenario import Scenario
+    from .tables import Tables
 
 __all__ = ["run", "run_config", "check_config", "Result", "Progress", "RunHandle", "request_stop", "tables_from_native"]
 
@@ -264,7 +265,7 @@ def _run_config(
     progress_every_s: float,
     controls: Mapping[str, Any] | None = None,
     made: dict[str, list[Any]] | None = None,
-) -> tuple[dict[str, pl.DataFrame], bool]:
+) -> tuple[Tables, bool]:
     """Runs the core; fills ``made`` (if given) with each Python control's
     per-connection copies, by id, in the order connections were made."""
     text = json.dumps(config, allow_nan=False)
@@ -277,7 +278,9 @@ def _run_config(
             raise ConfigError(next(iter(controls)), "a run cannot hold both a control written in Python and "
                               "a kernel module (the module runs in a child process)")
         raw, _ = kmod.run_in_child(text, modules, timeout_s)
-        return tables_from_native(raw), False
+        from .tables import Tables
+
+        return Tables(raw), False
     handle = _native.RunHandle() if handle is None else handle
     wrapped = {k: _Connections(v) for k, v in (controls or {}).items()}
     try:
