@@ -11,6 +11,7 @@ pub mod app;
 pub mod cc;
 pub mod config;
 pub mod net;
+pub mod param;
 pub mod queue;
 pub mod sim;
 pub mod tcp;

@@ -443,184 +443,98 @@ fn at(m: MarkAt) -> MarkPoint {
 fn build_qdisc(
     q: &QueueConfig,
     rate_bps: u64,
-    field: &str,
     seed: u64,
     label: &str,
-) -> Result<Box<dyn crate::queue::QueueDisc>, ConfigError> {
-    if !q.aqm.is_own_discipline() {
-        return Ok(Box::new(build_fifo(q, rate_bps, field)?));
-    }
-    ensure(
-        q.limit_pkts != Some(0) && q.limit_bytes != Some(0),
-        || format!("{field}.limit"),
-        "a queue limit must be positive",
-    )?;
+) -> Box<dyn crate::queue::QueueDisc> {
     let limit = Limit {
         pkts: q.limit_pkts,
         bytes: q.limit_bytes,
     };
     let mtu_bytes = crate::queue::codel::MTU_BYTES;
+    let codel = |target_ps, interval_ps, ecn| CodelParams {
+        target: Dur::from_ps(target_ps),
+        interval: Dur::from_ps(interval_ps),
+        ecn,
+        mtu_bytes,
+    };
     match &q.aqm {
-        AqmConfig::Codel {
-            target_ps,
-            interval_ps,
-            ecn,
-        } => {
-            let p = CodelParams {
-                target: Dur::from_ps(*target_ps),
-                interval: Dur::from_ps(*interval_ps),
-                ecn: *ecn,
-                mtu_bytes,
-            };
-            return Ok(Box::new(Codel::new(limit, p)));
+        AqmConfig::Codel(c) => {
+            Box::new(Codel::new(limit, codel(c.target_ps, c.interval_ps, c.ecn)))
         }
-        AqmConfig::FqCodel {
-            target_ps,
-            interval_ps,
-            ecn,
-            flows,
-            quantum_bytes,
-        } => {
+        AqmConfig::FqCodel(c) => {
             let p = FqCodelParams {
-                codel: CodelParams {
-                    target: Dur::from_ps(*target_ps),
-                    interval: Dur::from_ps(*interval_ps),
-                    ecn: *ecn,
-                    mtu_bytes,
-                },
-                flows: *flows,
-                quantum_bytes: *quantum_bytes,
+                codel: codel(c.target_ps, c.interval_ps, c.ecn),
+                flows: c.flows,
+                quantum_bytes: c.quantum_bytes,
                 hash_key: rng_for(seed, &format!("queue:{label}:fq_codel")).next_u64(),
             };
-            return Ok(Box::new(FqCodel::new(limit, p)));
+            Box::new(FqCodel::new(limit, p))
         }
-        AqmConfig::Pie {
-            target_ps,
-            tupdate_ps,
-            alpha,
-            beta,
-            max_burst_ps,
-            ecn,
-        } => {
+        AqmConfig::Pie(c) => {
             let p = PieParams {
-                target: Dur::from_ps(*target_ps),
-                tupdate: Dur::from_ps(*tupdate_ps),
-                alpha: *alpha,
-                beta: *beta,
-                max_burst: Dur::from_ps(*max_burst_ps),
-                ecn: *ecn,
+                target: Dur::from_ps(c.target_ps),
+                tupdate: Dur::from_ps(c.tupdate_ps),
+                alpha: c.alpha,
+                beta: c.beta,
+                max_burst: Dur::from_ps(c.max_burst_ps),
+                ecn: c.ecn,
                 mtu_bytes,
             };
-            return Ok(Box::new(Pie::new(limit, p)));
+            Box::new(Pie::new(limit, p))
         }
-        _ => unreachable!("an own discipline"),
+        _ => Box::new(build_fifo(q, rate_bps)),
     }
 }
 
 /// The FIFO and marking policy configured by `q` (a port holds it
-/// unboxed: `net::port::PortQueue`).
-fn build_fifo(q: &QueueConfig, rate_bps: u64, field: &str) -> Result<Fifo, ConfigError> {
-    ensure(
-        q.limit_pkts != Some(0) && q.limit_bytes != Some(0),
-        || format!("{field}.limit"),
-        "a queue limit must be positive",
-    )?;
+/// unboxed: `net::port::PortQueue`). Ranges were checked by `validate`.
+fn build_fifo(q: &QueueConfig, rate_bps: u64) -> Fifo {
     let limit = Limit {
         pkts: q.limit_pkts,
         bytes: q.limit_bytes,
     };
     let aqm = match &q.aqm {
         AqmConfig::None => Aqm::None,
-        AqmConfig::Codel { .. } | AqmConfig::FqCodel { .. } | AqmConfig::Pie { .. } => {
+        AqmConfig::Codel(_) | AqmConfig::FqCodel(_) | AqmConfig::Pie(_) => {
             unreachable!("built by build_qdisc")
         }
-        AqmConfig::Red {
-            min_th,
-            max_th,
-            max_p,
-            wlog,
-            ecn,
-            harddrop,
-            gentle,
-            bytes_mode,
-            avpkt_bytes,
-            bandwidth_bps,
-        } => {
-            ensure(
-                *min_th >= 0.0 && max_th > min_th,
-                || format!("{field}.aqm.max_th"),
-                "RED needs 0 <= min_th < max_th",
-            )?;
-            ensure(
-                *max_p > 0.0 && *max_p <= 1.0,
-                || format!("{field}.aqm.max_p"),
-                "RED max_p must be in (0, 1]",
-            )?;
-            ensure(
-                (1..=31).contains(wlog),
-                || format!("{field}.aqm.wlog"),
-                "RED wlog must be in 1..=31",
-            )?;
-            Aqm::Red(Box::new(Red::new(RedParams {
-                min_th: *min_th,
-                max_th: *max_th,
-                max_p: *max_p,
-                wlog: *wlog,
-                ecn: *ecn,
-                harddrop: *harddrop,
-                gentle: *gentle,
-                bytes_mode: *bytes_mode,
-                avpkt_bytes: (*avpkt_bytes).max(1),
-                bandwidth_bps: if *bandwidth_bps == 0 {
-                    rate_bps
-                } else {
-                    *bandwidth_bps
-                },
-            })))
-        }
-        AqmConfig::Step {
-            k_pkts,
-            k_bytes,
-            at: m,
-        } => {
-            let k = match (k_pkts, k_bytes) {
-                (Some(k), None) => Threshold::Pkts(*k),
-                (None, Some(k)) => Threshold::Bytes(*k),
-                _ => {
-                    return Err(err(
-                        format!("{field}.aqm"),
-                        "step marking needs exactly one of k_pkts, k_bytes",
-                    ))
-                }
+        AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(RedParams {
+            min_th: c.min_th,
+            max_th: c.max_th,
+            max_p: c.max_p,
+            wlog: c.wlog,
+            ecn: c.ecn,
+            harddrop: c.harddrop,
+            gentle: c.gentle,
+            bytes_mode: c.bytes_mode,
+            avpkt_bytes: c.avpkt_bytes.max(1),
+            bandwidth_bps: if c.bandwidth_bps == 0 {
+                rate_bps
+            } else {
+                c.bandwidth_bps
+            },
+        }))),
+        AqmConfig::Step(c) => {
+            let k = match (c.k_pkts, c.k_bytes) {
+                (Some(k), _) => Threshold::Pkts(k),
+                (None, Some(k)) => Threshold::Bytes(k),
+                (None, None) => unreachable!("checked by validate"),
             };
-            Aqm::Step(StepMark { k, at: at(*m) })
+            Aqm::Step(StepMark { k, at: at(c.at) })
         }
-        AqmConfig::Hysteresis {
-            upper_pkts,
-            lower_pkts,
-            at: m,
-        } => {
-            ensure(
-                lower_pkts < upper_pkts,
-                || format!("{field}.aqm.lower_pkts"),
-                "hysteresis needs lower (L_I) < upper (L_S)",
-            )?;
-            Aqm::Hysteresis(Hysteresis {
-                upper: Threshold::Pkts(*upper_pkts),
-                lower: Threshold::Pkts(*lower_pkts),
-                at: at(*m),
-                congested: false,
-            })
-        }
+        AqmConfig::Hysteresis(c) => Aqm::Hysteresis(Hysteresis {
+            upper: Threshold::Pkts(c.upper_pkts),
+            lower: Threshold::Pkts(c.lower_pkts),
+            at: at(c.at),
+            congested: false,
+        }),
     };
-    Ok(Fifo::new(limit, aqm))
+    Fifo::new(limit, aqm)
 }
 
 /// The packet-return policy of a queue, if it has one.
-fn build_feedback(q: &QueueConfig, field: &str) -> Result<Option<Box<Feedback>>, ConfigError> {
-    let Some(fc) = &q.feedback else {
-        return Ok(None);
-    };
+fn build_feedback(q: &QueueConfig) -> Option<Box<Feedback>> {
+    let fc = q.feedback.as_ref()?;
     let size = |c: CopyConfig| match c {
         CopyConfig::Full => CopySize::Full,
         CopyConfig::Header => CopySize::Header,
@@ -642,42 +556,29 @@ fn build_feedback(q: &QueueConfig, field: &str) -> Result<Option<Box<Feedback>>,
             lower_pkts,
             at: m,
             copy,
-        } => {
-            ensure(
-                lower_pkts < upper_pkts,
-                || format!("{field}.feedback.lower_pkts"),
-                "hysteresis needs lower (L_I) < upper (L_S)",
-            )?;
-            (
-                Decision::Hysteresis(Hysteresis {
-                    upper: Threshold::Pkts(*upper_pkts),
-                    lower: Threshold::Pkts(*lower_pkts),
-                    at: at(*m),
-                    congested: false,
-                }),
-                *copy,
-            )
-        }
+        } => (
+            Decision::Hysteresis(Hysteresis {
+                upper: Threshold::Pkts(*upper_pkts),
+                lower: Threshold::Pkts(*lower_pkts),
+                at: at(*m),
+                congested: false,
+            }),
+            *copy,
+        ),
     };
-    Ok(Some(Box::new(Feedback {
+    Some(Box::new(Feedback {
         decision,
         copy: size(copy),
-    })))
+    }))
 }
 
-/// The least time between departures of a queue with a service rate.
-fn service_interval(q: &QueueConfig, field: &str) -> Result<Dur, ConfigError> {
+/// The least time between departures of a queue with a service rate
+/// (checked by `validate`).
+fn service_interval(q: &QueueConfig) -> Dur {
     let Some(pps) = q.service_pps else {
-        return Ok(Dur::ZERO);
+        return Dur::ZERO;
     };
-    ensure(
-        pps.is_finite() && pps > 0.0,
-        || format!("{field}.service_pps"),
-        "the service rate must be a positive number of packets per second",
-    )?;
-    Ok(Dur::from_ps(
-        (crate::sim::PS_PER_S as f64 / pps).round().max(1.0) as u64,
-    ))
+    Dur::from_ps((crate::sim::PS_PER_S as f64 / pps).round().max(1.0) as u64)
 }
 
 /// Validates and builds the pipelines of the switches that have one.
@@ -792,13 +693,13 @@ impl World {
             ] {
                 let qc = q.clone().unwrap_or_default();
                 let qfield = format!("{f}.{qname}");
-                let feedback = build_feedback(&qc, &qfield)?;
+                let feedback = build_feedback(&qc);
                 ensure(
                     feedback.is_none() || cfg.nodes[from as usize].kind == NodeKind::Switch,
                     || format!("{qfield}.feedback"),
                     "packet return is a switch policy; this queue is a host's port",
                 )?;
-                let service = service_interval(&qc, &qfield)?;
+                let service = service_interval(&qc);
                 if let Some(lq) = &qc.long_queue {
                     for (unset, name) in [
                         (lq.feedback.is_none(), "feedback"),

@@ -377,6 +377,15 @@ fn registered_controls() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// The parameters of every control and queue discipline, declared once in
+/// the core (`config::schema`): a JSON document `{"controls": [...],
+/// "queues": [...]}`, each `{name, about, registered, params: [{name,
+/// type, default, required, range, about}]}`; times in picoseconds.
+#[pyfunction]
+fn schema() -> String {
+    dumbbell_core::config::schema().to_string()
+}
+
 /// The version of the core and binding (the Cargo workspace version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -408,6 +417,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(registered_controls, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_class::<RunHandle>()?;

@@ -33,11 +33,9 @@ pub(super) fn build_port_qdisc(
             "a scheduler needs two queues: give this port a classifier",
         )?;
         if q.aqm.is_own_discipline() {
-            return Ok(PortQueue::Other(build_qdisc(
-                q, rate_bps, field, seed, label,
-            )?));
+            return Ok(PortQueue::Other(build_qdisc(q, rate_bps, seed, label)));
         }
-        return Ok(PortQueue::Fifo(build_fifo(q, rate_bps, field)?));
+        return Ok(PortQueue::Fifo(build_fifo(q, rate_bps)));
     };
     for (aqm, f) in [
         (Some(&q.aqm), format!("{field}.aqm")),
@@ -53,7 +51,7 @@ pub(super) fn build_port_qdisc(
              (which takes drop-tail, RED, step or hysteresis queues)",
         )?;
     }
-    let short = build_qdisc(q, rate_bps, field, seed, label)?;
+    let short = build_qdisc(q, rate_bps, seed, label);
     let long = match &q.long_queue {
         Some(lq) => {
             let lf = format!("{field}.long_queue");
@@ -62,9 +60,9 @@ pub(super) fn build_port_qdisc(
                 || format!("{lf}.classifier"),
                 "two-class ports do not nest: the long-flow queue is one queue",
             )?;
-            build_qdisc(lq, rate_bps, &lf, seed, label)?
+            build_qdisc(lq, rate_bps, seed, label)
         }
-        None => build_qdisc(q, rate_bps, field, seed, label)?,
+        None => build_qdisc(q, rate_bps, seed, label),
     };
     let classifier: Box<dyn Classifier> = match classifier {
         ClassifierConfig::Ideal => Box::new(Ideal),
