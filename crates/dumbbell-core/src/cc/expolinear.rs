@@ -1,10 +1,10 @@
-//! Expolinear (seed 001 §4, eq. 1, 7, 8; the authors' module
+//! Expolinear (Madeira and Mattos §4, eq. 1, 7, 8; the authors' module
 //! `expolin01.c`): after a loss the window returns toward the window before
 //! it along a saturating exponential, halving the remaining gap every
 //! 1/σ ms, then grows linearly in time.
 //!
 //! With t in whole milliseconds since the last loss (or the session start)
-//! and the phase machine of [`super::seed001`]:
+//! and the phase machine of [`super::loss_phases`]:
 //!
 //! - slow start: J += max(⌊α·t³⌋, 2) per ACK event (eq. 1, α = 2);
 //! - reduction on loss: the decrement D = ⌊J·R/100⌋ (R = 20) is taken away
@@ -34,13 +34,13 @@
 //! packets (b_r + ⌊Δ_r·(1 − 2^(−k))⌋ + 1) until a loss reported after new
 //! data was sent makes a reduction (the module does the same).
 
-use super::seed001::{floor_mul, Law, Seed001, State};
-use super::seed001::{MAX_SIGMA_PER_MS, PERCENT, POSITIVE, SLOPE};
+use super::loss_phases::{floor_mul, Law, PhaseMachine, State};
+use super::loss_phases::{MAX_SIGMA_PER_MS, PERCENT, POSITIVE, SLOPE};
 use super::{isn, Registration};
 use crate::param::{self, Param, ParamError, Range, Ty};
 use serde::{Deserialize, Serialize};
 
-/// Expolinear (seed 001 §4, eq. 1, 7, 8; `expolin01.c`).
+/// Expolinear (Madeira and Mattos §4, eq. 1, 7, 8; `expolin01.c`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ExpolinearParams {
@@ -69,7 +69,7 @@ pub struct ExpolinearParams {
     /// 2^(−k) = 0 from k = 17 on, the exponential the paper means.
     pub shift_mod_32: bool,
     /// The `ssthresh` hook enters recovery as `expolin01.c`'s does (see
-    /// `cc::seed001`); false (default): a loss reduces the window as the
+    /// `cc::loss_phases`); false (default): a loss reduces the window as the
     /// paper's equations say.
     pub module_hook: bool,
     /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
@@ -82,7 +82,7 @@ pub struct ExpolinearParams {
     /// moves it, and the hook's reset of t (which keeps the recovery window
     /// at b_r under frequent losses) can keep the gate shut for 4 GiB of
     /// data: a state neither the module nor the paper's equations reach
-    /// (`cc::seed001`, "The compiled modules against their source", 3).
+    /// (`cc::loss_phases`, "The compiled modules against their source", 3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wrap_seq: Option<bool>,
 }
@@ -219,12 +219,12 @@ pub struct ExpolinearLaw {
 }
 
 /// The Expolinear control.
-pub type Expolinear = Seed001<ExpolinearLaw>;
+pub type Expolinear = PhaseMachine<ExpolinearLaw>;
 
-impl Seed001<ExpolinearLaw> {
+impl PhaseMachine<ExpolinearLaw> {
     pub fn new(p: ExpolinearParams) -> Self {
         let delta_pkts = p.initial_delta_pkts as u64;
-        Seed001::with_law(ExpolinearLaw { p, delta_pkts })
+        PhaseMachine::with_law(ExpolinearLaw { p, delta_pkts })
     }
 }
 
@@ -286,8 +286,8 @@ impl Law for ExpolinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::seed001::testkit::Drive;
-    use crate::cc::seed001::Phase;
+    use crate::cc::loss_phases::testkit::Drive;
+    use crate::cc::loss_phases::Phase;
     use crate::cc::CongestionControl;
 
     fn expolinear(f: impl FnOnce(&mut ExpolinearParams)) -> ExpolinearLaw {

@@ -1,10 +1,10 @@
-//! Fractional, "Fracionário" (seed 001 §4, eq. 1, 5, 6; the authors' module
+//! Fractional, "Fracionário" (Madeira and Mattos §4, eq. 1, 5, 6; the authors' module
 //! `frac01.c`): after a loss the window climbs back in fixed fractions of
 //! the reduction, then grows by a fixed fraction of itself per ACK event;
 //! its growth does not depend on time, hence the paper's finding that it
 //! suffers most from long delays.
 //!
-//! With the phase machine of [`super::seed001`]:
+//! With the phase machine of [`super::loss_phases`]:
 //!
 //! - slow start: J += 1 per ACK event, what `frac01.c` does as compiled
 //!   (below); `slow_start = cubic_time` gives the paper's eq. 1 instead,
@@ -37,7 +37,7 @@
 //! measured is the compiled one, so that is the default here
 //! (`slow_start = per_ack`, step `ss_min_pkts` = 1); `cubic_time` keeps
 //! the 2·t³ the source seems to say, with the time origin of
-//! [`super::seed001`] (reset by the hook too, so that slow start after an
+//! [`super::loss_phases`] (reset by the hook too, so that slow start after an
 //! RTO starts again from t = 0).
 //!
 //! To check: copy `simple_cong_control` from `frac01.c` into a user-space
@@ -57,8 +57,8 @@
 //! again (or until the reduction itself is 0, at a window of 4 or less,
 //! when recovery ends on the next ACK). We reproduce this.
 
-use super::seed001::{floor_mul, Law, Seed001, State};
-use super::seed001::{PERCENT, SLOPE};
+use super::loss_phases::{floor_mul, Law, PhaseMachine, State};
+use super::loss_phases::{PERCENT, SLOPE};
 use super::{isn, Registration};
 use crate::param::{self, Param, ParamError, Range, Ty};
 use serde::{Deserialize, Serialize};
@@ -77,7 +77,7 @@ pub enum FractionalSlowStart {
     CubicTime,
 }
 
-/// Fractional, "Fracionário" (seed 001 §4, eq. 1, 5, 6; `frac01.c`).
+/// Fractional, "Fracionário" (Madeira and Mattos §4, eq. 1, 5, 6; `frac01.c`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FractionalParams {
@@ -181,11 +181,11 @@ pub struct FractionalLaw {
 }
 
 /// The Fractional control.
-pub type Fractional = Seed001<FractionalLaw>;
+pub type Fractional = PhaseMachine<FractionalLaw>;
 
-impl Seed001<FractionalLaw> {
+impl PhaseMachine<FractionalLaw> {
     pub fn new(p: FractionalParams) -> Self {
-        Seed001::with_law(FractionalLaw {
+        PhaseMachine::with_law(FractionalLaw {
             p,
             delta_pkts: 1,
             gamma_idx: 0,
@@ -262,8 +262,8 @@ impl Law for FractionalLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::seed001::testkit::Drive;
-    use crate::cc::seed001::Phase;
+    use crate::cc::loss_phases::testkit::Drive;
+    use crate::cc::loss_phases::Phase;
     use crate::cc::CongestionControl;
 
     fn fractional(f: impl FnOnce(&mut FractionalParams)) -> FractionalLaw {

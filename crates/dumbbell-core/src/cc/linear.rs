@@ -1,15 +1,15 @@
-//! Linear (seed 001 §4, eq. 1–4; the authors' module `linha01.c`): after a
+//! Linear (Madeira and Mattos §4, eq. 1–4; the authors' module `linha01.c`): after a
 //! loss the window grows linearly in time, first from the reduced window
 //! back toward the window before the loss, then beyond it.
 //!
 //! With t in whole milliseconds since the last loss (or the session start)
-//! and the phase machine of [`super::seed001`]:
+//! and the phase machine of [`super::loss_phases`]:
 //!
 //! - slow start: J += max(⌊α·t³⌋, 2) per ACK event (eq. 1, α = 2);
 //! - reduction on loss: J ← ⌊J·(100 − R)/100⌋ (the module's `cwnd·9/10`
 //!   rounds the *new window* down), R = `reduction_pct` (10; the paper's
 //!   variants 20 and 50), or with `adaptive` R = 15 + 35·lost/sent (eq. 3),
-//!   lost/sent counted as the module docs of [`super::seed001`] define
+//!   lost/sent counted as the module docs of [`super::loss_phases`] define
 //!   (over rounds of data, or with `adaptive_count = ack` over the
 //!   loss-reporting ACK alone), and kept exact (no rounding of R to whole
 //!   percents);
@@ -24,16 +24,16 @@
 //! The adaptive reduction has no published module; the paper reports that
 //! it behaved like the fixed 50 %.
 
-use super::seed001::{floor_mul, Law, Seed001, State};
-use super::seed001::{PERCENT, POSITIVE, SLOPE};
+use super::loss_phases::{floor_mul, Law, PhaseMachine, State};
+use super::loss_phases::{PERCENT, POSITIVE, SLOPE};
 use super::{isn, Registration};
 use crate::param::{self, Param, ParamError, Range, Ty};
 use serde::{Deserialize, Serialize};
 
-// ---- Seed 001 controls (cc/seed001.rs, linear.rs, fractional.rs,
+// ---- Madeira and Mattos's controls (cc/loss_phases.rs, linear.rs, fractional.rs,
 // expolinear.rs). Defaults are the constants of the authors' kernel modules
 // (linha01.c, frac01.c, expolin01.c); t is in whole milliseconds since the
-// session start or the last loss. Checked by `cc::seed001::check`.
+// session start or the last loss. Checked by each file's `check`.
 
 /// What Linear's adaptive reduction R = min + span·lost/sent counts.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -48,7 +48,7 @@ pub enum AdaptiveCount {
     Ack,
 }
 
-/// Linear (seed 001 §4, eq. 1–4; `linha01.c`).
+/// Linear (Madeira and Mattos §4, eq. 1–4; `linha01.c`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct LinearParams {
@@ -77,7 +77,7 @@ pub struct LinearParams {
     /// Recovery base b_r before any reduction, packets (module: 1).
     pub initial_base_pkts: u32,
     /// The `ssthresh` hook enters recovery as `linha01.c`'s does (see
-    /// `cc::seed001`); false (default): a loss reduces the window as the
+    /// `cc::loss_phases`); false (default): a loss reduces the window as the
     /// paper's equations say.
     pub module_hook: bool,
     /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
@@ -90,7 +90,7 @@ pub struct LinearParams {
     /// moves it, and the hook's reset of t (which keeps the recovery window
     /// at b_r under frequent losses) can keep the gate shut for 4 GiB of
     /// data: a state neither the module nor the paper's equations reach
-    /// (`cc::seed001`, "The compiled modules against their source", 3).
+    /// (`cc::loss_phases`, "The compiled modules against their source", 3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wrap_seq: Option<bool>,
 }
@@ -239,11 +239,11 @@ pub struct LinearLaw {
 }
 
 /// The Linear control.
-pub type Linear = Seed001<LinearLaw>;
+pub type Linear = PhaseMachine<LinearLaw>;
 
-impl Seed001<LinearLaw> {
+impl PhaseMachine<LinearLaw> {
     pub fn new(p: LinearParams) -> Self {
-        Seed001::with_law(LinearLaw {
+        PhaseMachine::with_law(LinearLaw {
             p,
             last_reduction_pct: 0.0,
         })
@@ -316,8 +316,8 @@ impl Law for LinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::seed001::testkit::{Drive, MSS};
-    use crate::cc::seed001::Phase;
+    use crate::cc::loss_phases::testkit::{Drive, MSS};
+    use crate::cc::loss_phases::Phase;
     use crate::cc::{CongestionControl, INFINITE_SSTHRESH};
 
     fn linear(f: impl FnOnce(&mut LinearParams)) -> LinearLaw {

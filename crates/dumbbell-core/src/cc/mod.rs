@@ -84,11 +84,11 @@ pub mod highspeed;
 pub mod registry;
 pub mod reno;
 pub mod scalable;
-// Seed 001: Linear, Fractional, Expolinear and what they share.
+// Madeira and Mattos's Linear, Fractional, Expolinear and the phase machine they share.
 pub mod expolinear;
 pub mod fractional;
 pub mod linear;
-pub mod seed001;
+pub mod loss_phases;
 
 pub mod vegas;
 
@@ -445,7 +445,7 @@ pub fn make_with(
         CcConfig::Reno => Box::new(reno::Reno),
         CcConfig::Cubic(p) => Box::new(cubic::Cubic::new(p.clone())),
         CcConfig::Dctcp(p) => Box::new(dctcp::Dctcp::new(p.clone())),
-        // Seed 001: the initial sequence number their 32-bit gate counts from.
+        // Linear, Fractional, Expolinear: the initial sequence number their 32-bit gate counts from.
         CcConfig::Linear(p) => Box::new(linear::Linear::new(p.clone()).with_isn(isn(rng))),
         CcConfig::Fractional(p) => {
             Box::new(fractional::Fractional::new(p.clone()).with_isn(isn(rng)))
@@ -462,7 +462,7 @@ pub fn make_with(
 /// A connection's control as the sender holds it: the built-in controls
 /// the benchmarks and most experiments run (Reno, Cubic, DCTCP) held
 /// directly, so that their hooks are static calls the compiler can inline
-/// on the per-ACK path; every other control (BBR, the seed-001 family,
+/// on the per-ACK path; every other control (BBR, Madeira and Mattos's controls,
 /// registered and external ones, ...) behind the trait object. Both
 /// behave alike: `Control` is itself a [`CongestionControl`].
 pub enum Control {

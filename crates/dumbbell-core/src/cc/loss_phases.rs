@@ -1,10 +1,10 @@
-//! What the three controls of seed 001 (Madeira and Mattos, "Algoritmos de
+//! The loss-phase machine the three controls of Madeira and Mattos ("Algoritmos de
 //! Controle de Congestionamento Justos e Eficientes", §4) share: the phase
 //! machine, the cubic-in-time slow start, loss detection from rate samples,
 //! the upper threshold and the time origin. Each control ([`super::linear`],
 //! [`super::fractional`], [`super::expolinear`]) supplies only its
 //! [`Law`]: how much a loss takes away, and the window in recovery and in
-//! congestion avoidance. [`Seed001`] is the control, generic over the law.
+//! congestion avoidance. [`PhaseMachine`] is the control, generic over the law.
 //!
 //! The reference for behaviour is the authors' public kernel modules
 //! (`linha01.c`, `frac01.c`, `expolin01.c`, repository `CCAChikorita`). They
@@ -363,19 +363,19 @@ pub trait Law: Send {
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64));
 }
 
-/// A seed-001 control: the shared state machine driving law `L`.
+/// A Madeira-Mattos control: the shared state machine driving law `L`.
 #[derive(Clone, Debug)]
-pub struct Seed001<L> {
+pub struct PhaseMachine<L> {
     pub law: L,
     pub state: State,
     /// The connection's initial sequence number, for the 32-bit gate.
     isn: u32,
 }
 
-impl<L: Law> Seed001<L> {
+impl<L: Law> PhaseMachine<L> {
     pub fn with_law(law: L) -> Self {
         let state = State::new(law.initial_threshold_pkts(), law.initial_base_pkts());
-        Seed001 { law, state, isn: 0 }
+        PhaseMachine { law, state, isn: 0 }
     }
 
     /// Sets the initial sequence number the 32-bit gate counts from (Linux
@@ -413,7 +413,7 @@ fn bound(x: u64, tp: &TcpSock) -> u32 {
     x.clamp(1, tp.snd_cwnd_clamp.max(1) as u64) as u32
 }
 
-impl<L: Law> CongestionControl for Seed001<L> {
+impl<L: Law> CongestionControl for PhaseMachine<L> {
     fn name(&self) -> &'static str {
         L::NAME
     }
@@ -503,7 +503,7 @@ impl<L: Law> CongestionControl for Seed001<L> {
     }
 }
 
-/// Largest slope or gain of a seed-001 control (packets per ms, or per ms³).
+/// Largest slope or gain of a Madeira-Mattos control (packets per ms, or per ms³).
 pub const MAX_SLOPE: f64 = 1e6;
 /// Largest Expolinear σ, per ms.
 pub const MAX_SIGMA_PER_MS: f64 = 1000.0;
@@ -529,7 +529,7 @@ pub(crate) mod testkit {
 
     pub struct Drive<L: Law> {
         pub tp: TcpSock,
-        pub cc: Seed001<L>,
+        pub cc: PhaseMachine<L>,
     }
 
     impl<L: Law> Drive<L> {
@@ -538,7 +538,7 @@ pub(crate) mod testkit {
             tp.now = T0;
             // Some data already out, so that the first ACKs stay in round 1.
             tp.snd_nxt = 1000 * MSS;
-            let mut cc = Seed001::with_law(law);
+            let mut cc = PhaseMachine::with_law(law);
             cc.init(&mut tp);
             assert!(cc.has_cong_control());
             Drive { tp, cc }
