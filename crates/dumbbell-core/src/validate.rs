@@ -202,13 +202,7 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
     q.aqm
         .check()
         .map_err(|e| e.at(&format!("{f}.aqm"), &format!("{f}.aqm")))?;
-    if q.aqm.is_own_discipline() && q.classifier.is_some() {
-        return fail(
-            format!("{f}.aqm"),
-            "CoDel, FQ-CoDel and PIE are whole disciplines, not a class of a two-class port \
-             (which takes drop-tail, RED, step or hysteresis queues)",
-        );
-    }
+    check_port_shape(q, f)?;
     if let Some(fb) = &q.feedback {
         let at = format!("{f}.feedback");
         fb.check().map_err(|e| e.at(&at, &at))?;
@@ -227,9 +221,64 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// A port's queues: a second (long-flow) queue and a scheduler only with a
+/// classifier, no whole discipline as a class, no nesting; packet return
+/// and the service rate on the first queue only.
+fn check_port_shape(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
+    const WHOLE: &str =
+        "CoDel, FQ-CoDel and PIE are whole disciplines, not a class of a two-class \
+                         port (which takes drop-tail, RED, step or hysteresis queues)";
+    if q.classifier.is_none() {
+        if q.long_queue.is_some() {
+            return fail(
+                format!("{f}.long_queue"),
+                "a second (long-flow) queue needs a classifier on this port",
+            );
+        }
+        if q.scheduler.is_some() {
+            return fail(
+                format!("{f}.scheduler"),
+                "a scheduler needs two queues: give this port a classifier",
+            );
+        }
+    } else {
+        if q.aqm.is_own_discipline() {
+            return fail(format!("{f}.aqm"), WHOLE);
+        }
+        if let Some(lq) = &q.long_queue {
+            if lq.aqm.is_own_discipline() {
+                return fail(format!("{f}.long_queue.aqm"), WHOLE);
+            }
+            if lq.classifier.is_some() || lq.scheduler.is_some() || lq.long_queue.is_some() {
+                return fail(
+                    format!("{f}.long_queue.classifier"),
+                    "two-class ports do not nest: the long-flow queue is one queue",
+                );
+            }
+        }
+    }
+    if let Some(lq) = &q.long_queue {
+        for (unset, name) in [
+            (lq.feedback.is_none(), "feedback"),
+            (lq.service_pps.is_none(), "service_pps"),
+        ] {
+            if !unset {
+                return fail(
+                    format!("{f}.long_queue.{name}"),
+                    "packet return and the service rate belong to the port: set them on its first queue",
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_workload(w: &WorkloadConfig, f: &str) -> Result<(), ConfigError> {
     match &w.sizes {
         SizesConfig::Files { bytes } => {
+            if bytes.is_empty() {
+                return fail(format!("{f}.sizes.bytes"), "the file base is empty");
+            }
             for (j, b) in bytes.iter().enumerate() {
                 int_in(
                     *b,
@@ -270,7 +319,34 @@ fn check_workload(w: &WorkloadConfig, f: &str) -> Result<(), ConfigError> {
                 || format!("{f}.arrivals.rate_per_s"),
             )?;
         }
-        ArrivalsConfig::AllAtOnce => {}
+        ArrivalsConfig::AllAtOnce => {
+            if matches!(w.sizes, SizesConfig::Cdf { .. }) && w.max_tasks.is_none() {
+                return fail(
+                    format!("{f}.max_tasks"),
+                    "starting tasks all at once from a CDF needs their number (max_tasks)",
+                );
+            }
+        }
+    }
+    if w.stop_ps.is_some_and(|s| s <= w.start_ps) {
+        return fail(
+            format!("{f}.stop_ps"),
+            "a workload must stop after it starts",
+        );
+    }
+    if let Some(c) = &w.control {
+        for (v, key) in [
+            (c.banner_bytes, "banner_bytes"),
+            (c.request_bytes, "request_bytes"),
+            (c.response_bytes, "response_bytes"),
+        ] {
+            if v == 0 {
+                return fail(
+                    format!("{f}.control.{key}"),
+                    "a message needs at least one byte",
+                );
+            }
+        }
     }
     if let Some(n) = w.max_tasks {
         int_in(n, 1, MAX_TASKS, || format!("{f}.max_tasks"), " tasks")?;
@@ -280,6 +356,15 @@ fn check_workload(w: &WorkloadConfig, f: &str) -> Result<(), ConfigError> {
 }
 
 fn check_flow(fc: &FlowConfig, f: &str) -> Result<(), ConfigError> {
+    let (FlowConfig::Tcp {
+        start_ps, stop_ps, ..
+    }
+    | FlowConfig::Udp {
+        start_ps, stop_ps, ..
+    }) = fc;
+    if stop_ps.is_some_and(|t| t <= *start_ps) {
+        return fail(format!("{f}.stop_ps"), "a flow must stop after it starts");
+    }
     match fc {
         FlowConfig::Tcp { bytes, cc, tcp, .. } => {
             if let Some(b) = bytes {
