@@ -104,27 +104,25 @@ impl From<ConfigError> for RunError {
     }
 }
 
-/// Runs one scenario to completion.
-pub fn run(cfg: &RunConfig) -> Result<RunOutput, RunError> {
-    run_monitored(cfg, &RunMonitor::new())
+/// How a run goes beside its configuration: all optional.
+#[derive(Clone, Copy, Default)]
+pub struct RunOptions<'a> {
+    /// A monitor another thread may stop the run with: a stopped run
+    /// returns the tables of the time it reached, with `stopped = true` in
+    /// its summary. None: a monitor of its own.
+    pub monitor: Option<&'a RunMonitor>,
+    /// A factory of the configuration's `external` controls
+    /// (`cc::ExternalControls`): how an embedding runs controls the core
+    /// does not know. None: a configuration naming one is refused.
+    pub external: Option<&'a Arc<dyn cc::ExternalControls>>,
 }
 
-/// Runs one scenario under a monitor another thread may stop: a stopped run
-/// returns the tables of the time it reached, with `stopped = true` in its
-/// summary.
-pub fn run_monitored(cfg: &RunConfig, monitor: &RunMonitor) -> Result<RunOutput, RunError> {
-    run_with(cfg, monitor, None)
-}
-
-/// [`run_monitored`] with a factory of the configuration's `external`
-/// controls (`cc::ExternalControls`): how an embedding runs controls the
-/// core does not know.
-pub fn run_with(
-    cfg: &RunConfig,
-    monitor: &RunMonitor,
-    external: Option<Arc<dyn cc::ExternalControls>>,
-) -> Result<RunOutput, RunError> {
-    let built = World::build_with(cfg, external);
+/// Runs one scenario to completion: the one entry point (see [`run_json`]
+/// for a JSON document).
+pub fn run(cfg: &RunConfig, opts: RunOptions) -> Result<RunOutput, RunError> {
+    let own = RunMonitor::new();
+    let monitor = opts.monitor.unwrap_or(&own);
+    let built = World::build_with(cfg, opts.external.cloned());
     let mut w = match built {
         Ok(w) => w,
         Err(e) => {
@@ -136,25 +134,15 @@ pub fn run_with(
     w.finish()
 }
 
-/// Parses a JSON configuration and runs it.
-pub fn run_json(json: &str) -> Result<RunOutput, RunError> {
-    run_json_monitored(json, &RunMonitor::new())
-}
-
-/// Parses a JSON configuration and runs it under a monitor.
-pub fn run_json_monitored(json: &str, monitor: &RunMonitor) -> Result<RunOutput, RunError> {
-    run_json_with(json, monitor, None)
-}
-
-/// Parses a JSON configuration and runs it under a monitor, with a factory
-/// of its `external` controls (see [`run_with`]).
-pub fn run_json_with(
-    json: &str,
-    monitor: &RunMonitor,
-    external: Option<Arc<dyn cc::ExternalControls>>,
-) -> Result<RunOutput, RunError> {
-    let cfg = RunConfig::from_json(json).inspect_err(|_| monitor.set_phase(Phase::Done))?;
-    run_with(&cfg, monitor, external)
+/// Parses a JSON configuration and runs it ([`run`]); a decoding error
+/// names the field.
+pub fn run_json(json: &str, opts: RunOptions) -> Result<RunOutput, RunError> {
+    let cfg = RunConfig::from_json(json).inspect_err(|_| {
+        if let Some(m) = opts.monitor {
+            m.set_phase(Phase::Done)
+        }
+    })?;
+    run(&cfg, opts)
 }
 
 struct TcpConn {
@@ -784,9 +772,16 @@ mod tests {
     fn a_stop_request_returns_the_tables_of_the_time_reached() {
         let flows = r#", "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b"}]"#;
         let cfg = config(flows);
-        let full = run(&cfg).unwrap();
+        let full = run(&cfg, RunOptions::default()).unwrap();
         let m = RunMonitor::with_event_limit(10_000);
-        let part = run_monitored(&cfg, &m).unwrap();
+        let part = run(
+            &cfg,
+            RunOptions {
+                monitor: Some(&m),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let summary = |o: &RunOutput, c: &str| o.summary_u64(c);
         let stopped = |o: &RunOutput| o.stopped;
         assert!(!stopped(&full) && stopped(&part));
@@ -804,7 +799,14 @@ mod tests {
         // A stop requested before the loop starts: nothing runs.
         let m = RunMonitor::new();
         m.request_stop();
-        let none = run_monitored(&cfg, &m).unwrap();
+        let none = run(
+            &cfg,
+            RunOptions {
+                monitor: Some(&m),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(summary(&none, "events"), 0);
         assert!(stopped(&none));
     }
@@ -813,7 +815,7 @@ mod tests {
     fn a_recording_budget_reached_while_running_is_an_error_naming_the_recorder() {
         let extra = r#", "flows": [{"kind": "tcp", "name": "f", "src": "a", "dst": "b"}],
                         "record": {"cwnd_every_ack": true, "max_bytes": 1048576}"#;
-        let Err(RunError::Limit(e)) = run(&config(extra)) else {
+        let Err(RunError::Limit(e)) = run(&config(extra), RunOptions::default()) else {
             panic!("expected a limit error")
         };
         assert_eq!(e.field, "record.cwnd_every_ack");

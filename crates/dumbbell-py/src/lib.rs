@@ -319,8 +319,15 @@ fn run_json<'py>(
     live().push(Arc::downgrade(&monitor));
     let m = monitor.clone();
     let factory = ext.clone().map(|e| e as Arc<dyn ExternalControls>);
-    let result =
-        py.allow_threads(move || catch_panic(|| world::run_json_with(&config, &m, factory)));
+    let result = py.allow_threads(move || {
+        catch_panic(|| {
+            let opts = world::RunOptions {
+                monitor: Some(&m),
+                external: factory.as_ref(),
+            };
+            world::run_json(&config, opts)
+        })
+    });
     let ptr = Arc::as_ptr(&monitor);
     live().retain(|w| w.strong_count() > 0 && !std::ptr::eq(w.as_ptr(), ptr));
     if let Some(e) = ext.and_then(|x| x.shared.take_error()) {

@@ -224,206 +224,12 @@ impl World {
         for (i, wc) in cfg.workloads.iter().enumerate() {
             cc::check_external(&wc.cc, &format!("workloads[{i}].cc"), ext)?;
         }
-        let mut ids: HashMap<&str, u32> = HashMap::new();
-        for (i, n) in cfg.nodes.iter().enumerate() {
-            if n.name.is_empty() {
-                return Err(err(format!("nodes[{i}].name"), "a node needs a name"));
-            }
-            if ids.insert(n.name.as_str(), i as u32).is_some() {
-                return Err(err(
-                    format!("nodes[{i}].name"),
-                    format!("duplicate node name {:?}", n.name),
-                ));
-            }
-        }
-        let node = |name: &str, field: String| -> Result<u32, ConfigError> {
-            ids.get(name)
-                .copied()
-                .ok_or_else(|| err(field, format!("unknown node {name:?}")))
-        };
+        let ids = node_ids(cfg)?;
         let (pipelines, node_pipeline) = build_pipelines(cfg)?;
-        let mut ports: Vec<Port> = Vec::new();
-        let mut aqm_rngs = Vec::new();
-        let mut ports_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); cfg.nodes.len()];
-        for (li, l) in cfg.links.iter().enumerate() {
-            let f = format!("links[{li}]");
-            let a = node(&l.a, format!("{f}.a"))?;
-            let b = node(&l.b, format!("{f}.b"))?;
-            ensure(
-                a != b,
-                || format!("{f}.b"),
-                "a link must join two different nodes",
-            )?;
-            for (from, to, loss, reorder, q, qname, netem) in [
-                (
-                    a,
-                    b,
-                    l.loss_ab,
-                    l.reorder_ab,
-                    &l.queue_ab,
-                    "queue_ab",
-                    &l.netem_ab,
-                ),
-                (
-                    b,
-                    a,
-                    l.loss_ba,
-                    l.reorder_ba,
-                    &l.queue_ba,
-                    "queue_ba",
-                    &l.netem_ba,
-                ),
-            ] {
-                let qc = q.clone().unwrap_or_default();
-                let qfield = format!("{f}.{qname}");
-                let feedback = build_feedback(&qc);
-                ensure(
-                    feedback.is_none() || cfg.nodes[from as usize].kind == NodeKind::Switch,
-                    || format!("{qfield}.feedback"),
-                    "packet return is a switch policy; this queue is a host's port",
-                )?;
-                let service = service_interval(&qc);
-                let label = format!(
-                    "{}->{}",
-                    cfg.nodes[from as usize].name, cfg.nodes[to as usize].name
-                );
-                let qdisc = classes::build_port_qdisc(&qc, l.rate_bps, cfg.seed, &label);
-                let pid = ports.len() as u32;
-                ports_of[from as usize].push((pid, to));
-                ports.push(Port {
-                    node: from,
-                    peer: to,
-                    rate_bps: l.rate_bps,
-                    delay: Dur::from_ps(l.delay_ps),
-                    loss,
-                    loss_rng: rng_for(cfg.seed, &format!("link:{label}:loss")),
-                    jitter: Dur::from_ps(l.jitter_ps),
-                    jitter_rng: rng_for(cfg.seed, &format!("link:{label}:jitter")),
-                    reorder,
-                    reorder_rng: rng_for(cfg.seed, &format!("link:{label}:reorder")),
-                    reorder_delay: Dur::from_ps(l.reorder_delay_ps),
-                    late_pipe: Default::default(),
-                    netem: netem.as_ref().map(|n| Netem {
-                        loss: n.loss,
-                        loss_rng: rng_for(cfg.seed, &format!("netem:{label}:loss")),
-                        delay: Dur::from_ps(n.delay_ps),
-                        limit_pkts: n.limit_pkts,
-                        line: Default::default(),
-                    }),
-                    qdisc,
-                    tx: None,
-                    pipe: Default::default(),
-                    stats: PortStats::default(),
-                    trace: None,
-                    service,
-                    feedback,
-                    hold_cache: (0, Dur::serialization(0, l.rate_bps).max(service)),
-                    plain: loss == 0.0 && reorder == 0.0 && l.jitter_ps == 0 && service.is_zero(),
-                });
-                aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
-            }
-        }
+        let (mut ports, aqm_rngs, ports_of) = build_ports(cfg, &ids)?;
         let routes = Routes::compute(&ports_of).map_err(|m| err("links", m))?;
         let node_kinds: Vec<NodeKind> = cfg.nodes.iter().map(|n| n.kind.clone()).collect();
-
-        let mut flows = Vec::new();
-        let mut names: HashMap<&str, usize> = HashMap::new();
-        for (fi, fc) in cfg.flows.iter().enumerate() {
-            let f = format!("flows[{fi}]");
-            let (name, src, dst, start_ps, stop_ps) = match fc {
-                FlowConfig::Tcp {
-                    name,
-                    src,
-                    dst,
-                    start_ps,
-                    stop_ps,
-                    ..
-                } => (name, src, dst, *start_ps, *stop_ps),
-                FlowConfig::Udp {
-                    name,
-                    src,
-                    dst,
-                    start_ps,
-                    stop_ps,
-                    ..
-                } => (name, src, dst, *start_ps, *stop_ps),
-            };
-            if names.insert(name.as_str(), fi).is_some() {
-                return Err(err(
-                    format!("{f}.name"),
-                    format!("duplicate flow name {name:?}"),
-                ));
-            }
-            let s = node(src, format!("{f}.src"))?;
-            let d = node(dst, format!("{f}.dst"))?;
-            for (id, field) in [(s, "src"), (d, "dst")] {
-                ensure(
-                    node_kinds[id as usize] == NodeKind::Host,
-                    || format!("{f}.{field}"),
-                    "flows start and end at hosts, not switches",
-                )?;
-            }
-            if s == d {
-                return Err(err(format!("{f}.dst"), "a flow needs two different hosts"));
-            }
-            if !routes.reachable(s, d) {
-                return Err(err(
-                    format!("{f}.dst"),
-                    format!("no path from {src:?} to {dst:?}: the topology is disconnected"),
-                ));
-            }
-            let ep = Endpoints {
-                flow: fi as u32,
-                src: s,
-                dst: d,
-                sport: 10_000 + fi as u16,
-                dport: 5001,
-            };
-            let start = Time::from_ps(start_ps);
-            let (kind, cc_name, long) = match fc {
-                FlowConfig::Tcp {
-                    bytes,
-                    cc: ccc,
-                    tcp,
-                    ..
-                } => {
-                    let rng = rng_for(cfg.seed, &format!("flow:{name}:cc"));
-                    let stop = stop_ps.map(Time::from_ps);
-                    let (conn, cc_name) = tcp_conn(ep, tcp, ccc, rng, *bytes, stop, ext);
-                    let long = bytes.map_or(true, |b| b > cfg.short_flow_max_bytes);
-                    (FlowKind::Tcp(conn), cc_name, long)
-                }
-                FlowConfig::Udp {
-                    rate_bps,
-                    payload_bytes,
-                    ..
-                } => {
-                    let u = UdpFlow {
-                        start,
-                        stop: stop_ps.map(Time::from_ps),
-                        rate_bps: *rate_bps,
-                        payload: *payload_bytes,
-                        sent: 0,
-                        sent_bytes: 0,
-                        recv_bytes: 0,
-                        end: None,
-                    };
-                    // An unbounded stream is long.
-                    (FlowKind::Udp(Box::new(u)), "", true)
-                }
-            };
-            flows.push(Flow {
-                name: name.clone(),
-                src: s,
-                dst: d,
-                start,
-                cc_name,
-                kind,
-                long,
-                task: NO_TASK,
-                role: tasks::Role::Bulk,
-            });
-        }
+        let flows = build_flows(cfg, &ids, &node_kinds, &routes, ext)?;
 
         let mut events = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
@@ -438,47 +244,7 @@ impl World {
             events.schedule(f.start, ev);
         }
         let tasks = tasks::Tasks::build(cfg, &ids, &node_kinds, &routes, &mut events)?;
-
-        let r = &cfg.record;
-        let mut rec = Recorders {
-            flow_sample: (r.flow_sample_ps > 0).then(|| Dur::from_ps(r.flow_sample_ps)),
-            cwnd_every_ack: r.cwnd_every_ack,
-            drop_log: r.drop_log,
-            tcp_vars: r.tcp_vars,
-            ..Default::default()
-        };
-        if r.warmup_ps > 0 && r.warmup_ps < cfg.duration_ps {
-            rec.warmup = Some(Time::from_ps(r.warmup_ps));
-            events.schedule(Time::from_ps(r.warmup_ps), Event::Warmup);
-        }
-        if let Some(p) = rec.flow_sample {
-            events.schedule(
-                Time::ZERO + p.min(Dur::from_ps(cfg.duration_ps)),
-                Event::Sample,
-            );
-            let _ = &mut rec;
-        }
-        for (qi, qt) in r.queues.iter().enumerate() {
-            let f = format!("record.queues[{qi}]");
-            let a = node(&qt.node, format!("{f}.node"))?;
-            let b = node(&qt.peer, format!("{f}.peer"))?;
-            let Some(&(pid, _)) = ports_of[a as usize].iter().find(|(_, peer)| *peer == b) else {
-                return Err(err(
-                    format!("{f}.peer"),
-                    format!("{:?} has no link to {:?}", qt.node, qt.peer),
-                ));
-            };
-            let to = Time::from_ps(qt.to_ps.unwrap_or(u64::MAX));
-            ports[pid as usize].trace = Some(PortTrace {
-                occupancy: Some(Dur::from_ps(qt.sample_ps)),
-                dequeue_times: qt.dequeue_times,
-                from: Time::from_ps(qt.from_ps),
-                to,
-            });
-            if qt.sample_ps > 0 {
-                events.schedule(Time::from_ps(qt.from_ps), Event::QueueSample { port: pid });
-            }
-        }
+        let rec = recorders(cfg, &ids, &ports_of, &mut ports, &mut events)?;
 
         Ok(World {
             now: Time::ZERO,
@@ -514,4 +280,281 @@ impl World {
             external,
         })
     }
+}
+
+/// Node ids by name; every name given once.
+fn node_ids(cfg: &RunConfig) -> Result<HashMap<&str, u32>, ConfigError> {
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    for (i, n) in cfg.nodes.iter().enumerate() {
+        if n.name.is_empty() {
+            return Err(err(format!("nodes[{i}].name"), "a node needs a name"));
+        }
+        if ids.insert(n.name.as_str(), i as u32).is_some() {
+            return Err(err(
+                format!("nodes[{i}].name"),
+                format!("duplicate node name {:?}", n.name),
+            ));
+        }
+    }
+    Ok(ids)
+}
+
+/// The node called `name`, or an error naming `field`.
+fn node(ids: &HashMap<&str, u32>, name: &str, field: String) -> Result<u32, ConfigError> {
+    ids.get(name)
+        .copied()
+        .ok_or_else(|| err(field, format!("unknown node {name:?}")))
+}
+
+/// Ports of the links' two directions, in the links' order: each port,
+/// its AQM's random stream, and per node its `(port, peer)` pairs.
+#[allow(clippy::type_complexity)]
+fn build_ports(
+    cfg: &RunConfig,
+    ids: &HashMap<&str, u32>,
+) -> Result<(Vec<Port>, Vec<Rng>, Vec<Vec<(u32, u32)>>), ConfigError> {
+    let mut ports: Vec<Port> = Vec::new();
+    let mut aqm_rngs = Vec::new();
+    let mut ports_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); cfg.nodes.len()];
+    for (li, l) in cfg.links.iter().enumerate() {
+        let f = format!("links[{li}]");
+        let a = node(ids, &l.a, format!("{f}.a"))?;
+        let b = node(ids, &l.b, format!("{f}.b"))?;
+        ensure(
+            a != b,
+            || format!("{f}.b"),
+            "a link must join two different nodes",
+        )?;
+        for (from, to, loss, reorder, q, qname, netem) in [
+            (
+                a,
+                b,
+                l.loss_ab,
+                l.reorder_ab,
+                &l.queue_ab,
+                "queue_ab",
+                &l.netem_ab,
+            ),
+            (
+                b,
+                a,
+                l.loss_ba,
+                l.reorder_ba,
+                &l.queue_ba,
+                "queue_ba",
+                &l.netem_ba,
+            ),
+        ] {
+            let qc = q.clone().unwrap_or_default();
+            let qfield = format!("{f}.{qname}");
+            let feedback = build_feedback(&qc);
+            ensure(
+                feedback.is_none() || cfg.nodes[from as usize].kind == NodeKind::Switch,
+                || format!("{qfield}.feedback"),
+                "packet return is a switch policy; this queue is a host's port",
+            )?;
+            let service = service_interval(&qc);
+            let label = format!(
+                "{}->{}",
+                cfg.nodes[from as usize].name, cfg.nodes[to as usize].name
+            );
+            let qdisc = classes::build_port_qdisc(&qc, l.rate_bps, cfg.seed, &label);
+            let pid = ports.len() as u32;
+            ports_of[from as usize].push((pid, to));
+            ports.push(Port {
+                node: from,
+                peer: to,
+                rate_bps: l.rate_bps,
+                delay: Dur::from_ps(l.delay_ps),
+                loss,
+                loss_rng: rng_for(cfg.seed, &format!("link:{label}:loss")),
+                jitter: Dur::from_ps(l.jitter_ps),
+                jitter_rng: rng_for(cfg.seed, &format!("link:{label}:jitter")),
+                reorder,
+                reorder_rng: rng_for(cfg.seed, &format!("link:{label}:reorder")),
+                reorder_delay: Dur::from_ps(l.reorder_delay_ps),
+                late_pipe: Default::default(),
+                netem: netem.as_ref().map(|n| Netem {
+                    loss: n.loss,
+                    loss_rng: rng_for(cfg.seed, &format!("netem:{label}:loss")),
+                    delay: Dur::from_ps(n.delay_ps),
+                    limit_pkts: n.limit_pkts,
+                    line: Default::default(),
+                }),
+                qdisc,
+                tx: None,
+                pipe: Default::default(),
+                stats: PortStats::default(),
+                trace: None,
+                service,
+                feedback,
+                hold_cache: (0, Dur::serialization(0, l.rate_bps).max(service)),
+                plain: loss == 0.0 && reorder == 0.0 && l.jitter_ps == 0 && service.is_zero(),
+            });
+            aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
+        }
+    }
+    Ok((ports, aqm_rngs, ports_of))
+}
+
+/// The configuration's flows (the tasks' connections are built by
+/// `tasks.rs`), each between two reachable hosts.
+fn build_flows(
+    cfg: &RunConfig,
+    ids: &HashMap<&str, u32>,
+    node_kinds: &[NodeKind],
+    routes: &Routes,
+    ext: Option<&dyn cc::ExternalControls>,
+) -> Result<Vec<Flow>, ConfigError> {
+    let mut flows = Vec::new();
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    for (fi, fc) in cfg.flows.iter().enumerate() {
+        let f = format!("flows[{fi}]");
+        let (name, src, dst, start_ps, stop_ps) = match fc {
+            FlowConfig::Tcp {
+                name,
+                src,
+                dst,
+                start_ps,
+                stop_ps,
+                ..
+            } => (name, src, dst, *start_ps, *stop_ps),
+            FlowConfig::Udp {
+                name,
+                src,
+                dst,
+                start_ps,
+                stop_ps,
+                ..
+            } => (name, src, dst, *start_ps, *stop_ps),
+        };
+        if names.insert(name.as_str(), fi).is_some() {
+            return Err(err(
+                format!("{f}.name"),
+                format!("duplicate flow name {name:?}"),
+            ));
+        }
+        let s = node(ids, src, format!("{f}.src"))?;
+        let d = node(ids, dst, format!("{f}.dst"))?;
+        for (id, field) in [(s, "src"), (d, "dst")] {
+            ensure(
+                node_kinds[id as usize] == NodeKind::Host,
+                || format!("{f}.{field}"),
+                "flows start and end at hosts, not switches",
+            )?;
+        }
+        if s == d {
+            return Err(err(format!("{f}.dst"), "a flow needs two different hosts"));
+        }
+        if !routes.reachable(s, d) {
+            return Err(err(
+                format!("{f}.dst"),
+                format!("no path from {src:?} to {dst:?}: the topology is disconnected"),
+            ));
+        }
+        let ep = Endpoints {
+            flow: fi as u32,
+            src: s,
+            dst: d,
+            sport: 10_000 + fi as u16,
+            dport: 5001,
+        };
+        let start = Time::from_ps(start_ps);
+        let (kind, cc_name, long) = match fc {
+            FlowConfig::Tcp {
+                bytes,
+                cc: ccc,
+                tcp,
+                ..
+            } => {
+                let rng = rng_for(cfg.seed, &format!("flow:{name}:cc"));
+                let stop = stop_ps.map(Time::from_ps);
+                let (conn, cc_name) = tcp_conn(ep, tcp, ccc, rng, *bytes, stop, ext);
+                let long = bytes.map_or(true, |b| b > cfg.short_flow_max_bytes);
+                (FlowKind::Tcp(conn), cc_name, long)
+            }
+            FlowConfig::Udp {
+                rate_bps,
+                payload_bytes,
+                ..
+            } => {
+                let u = UdpFlow {
+                    start,
+                    stop: stop_ps.map(Time::from_ps),
+                    rate_bps: *rate_bps,
+                    payload: *payload_bytes,
+                    sent: 0,
+                    sent_bytes: 0,
+                    recv_bytes: 0,
+                    end: None,
+                };
+                // An unbounded stream is long.
+                (FlowKind::Udp(Box::new(u)), "", true)
+            }
+        };
+        flows.push(Flow {
+            name: name.clone(),
+            src: s,
+            dst: d,
+            start,
+            cc_name,
+            kind,
+            long,
+            task: NO_TASK,
+            role: tasks::Role::Bulk,
+        });
+    }
+    Ok(flows)
+}
+
+/// The recorders the configuration asks for, their first events scheduled
+/// and the traced ports marked.
+fn recorders(
+    cfg: &RunConfig,
+    ids: &HashMap<&str, u32>,
+    ports_of: &[Vec<(u32, u32)>],
+    ports: &mut [Port],
+    events: &mut EventQueue,
+) -> Result<Recorders, ConfigError> {
+    let r = &cfg.record;
+    let mut rec = Recorders {
+        flow_sample: (r.flow_sample_ps > 0).then(|| Dur::from_ps(r.flow_sample_ps)),
+        cwnd_every_ack: r.cwnd_every_ack,
+        drop_log: r.drop_log,
+        tcp_vars: r.tcp_vars,
+        ..Default::default()
+    };
+    if r.warmup_ps > 0 && r.warmup_ps < cfg.duration_ps {
+        rec.warmup = Some(Time::from_ps(r.warmup_ps));
+        events.schedule(Time::from_ps(r.warmup_ps), Event::Warmup);
+    }
+    if let Some(p) = rec.flow_sample {
+        events.schedule(
+            Time::ZERO + p.min(Dur::from_ps(cfg.duration_ps)),
+            Event::Sample,
+        );
+        let _ = &mut rec;
+    }
+    for (qi, qt) in r.queues.iter().enumerate() {
+        let f = format!("record.queues[{qi}]");
+        let a = node(ids, &qt.node, format!("{f}.node"))?;
+        let b = node(ids, &qt.peer, format!("{f}.peer"))?;
+        let Some(&(pid, _)) = ports_of[a as usize].iter().find(|(_, peer)| *peer == b) else {
+            return Err(err(
+                format!("{f}.peer"),
+                format!("{:?} has no link to {:?}", qt.node, qt.peer),
+            ));
+        };
+        let to = Time::from_ps(qt.to_ps.unwrap_or(u64::MAX));
+        ports[pid as usize].trace = Some(PortTrace {
+            occupancy: Some(Dur::from_ps(qt.sample_ps)),
+            dequeue_times: qt.dequeue_times,
+            from: Time::from_ps(qt.from_ps),
+            to,
+        });
+        if qt.sample_ps > 0 {
+            events.schedule(Time::from_ps(qt.from_ps), Event::QueueSample { port: pid });
+        }
+    }
+    Ok(rec)
 }
