@@ -4,9 +4,9 @@
 //!
 //! This file holds the sender's state, its construction and the
 //! handshake; the paths are split where Linux splits them:
-//! [`input`] (an ACK arriving, `tcp_input.c`'s `tcp_ack`), [`recovery`]
-//! (loss marking, Recovery/CWR/undo, `tcp_fastretrans_alert`), [`output`]
-//! (sending and pacing, `tcp_output.c`) and [`timers`] (RTO, loss probe,
+//! `sender/input.rs` (an ACK arriving, `tcp_input.c`'s `tcp_ack`), `recovery.rs`
+//! (loss marking, Recovery/CWR/undo, `tcp_fastretrans_alert`), `output.rs`
+//! (sending and pacing, `tcp_output.c`) and `timers.rs` (RTO, loss probe,
 //! reordering timer, `tcp_timer.c`).
 //!
 //! # Scoreboard
