@@ -72,17 +72,9 @@ pub struct ExpolinearParams {
     /// `cc::loss_phases`); false (default): a loss reduces the window as the
     /// paper's equations say.
     pub module_hook: bool,
-    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
-    /// sequence numbers from a random initial one, as the module's `u32`
-    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
-    /// below the wrap keeps the gate shut until the point moves again.
-    /// False: 64-bit, never wraps. Unset (default): as `module_hook`. The
-    /// module's hook moves the point at every Recovery entry, which bounds
-    /// a wrap's effect to milliseconds; without the hook only a reduction
-    /// moves it, and the hook's reset of t (which keeps the recovery window
-    /// at b_r under frequent losses) can keep the gate shut for 4 GiB of
-    /// data: a state neither the module nor the paper's equations reach
-    /// (`cc::loss_phases`, "The compiled modules against their source", 3).
+    /// The reduction gate's 32-bit sequence comparison, exactly as
+    /// Linear's ([`LinearParams::wrap_seq`](super::linear::LinearParams::wrap_seq)):
+    /// unset (default), as `module_hook`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wrap_seq: Option<bool>,
 }
