@@ -8,7 +8,9 @@ aside) is an edge from that file to the deepest source file of the path
 one file. `--modules` folds files into top-level modules (`cc`, `config`,
 `queue`, ...) first: the layering. A module file using its own direct
 parts (`cc/mod.rs` -> `cc/cubic.rs`, which uses `super::CongestionControl`)
-is not counted as a cycle unless `--all` is given.
+is not counted as a cycle unless `--all` is given. Glob imports
+(`use super::*`, which the parts of `world/` and `tcp/sender/` use to see
+their parent's state) name no file and are not counted.
 
     python3 tools/rust_cycles.py [--modules] [--all] [SRC_DIR]
 """
