@@ -67,20 +67,25 @@ pub const AQM_TIME: Range = Range::Time {
     hi: MAX_AQM_TIME_PS,
 };
 
+/// CoDel's target (here and in FQ-CoDel).
+pub const TARGET: Param = Param::new(
+    "target_ps",
+    Ty::Time,
+    AQM_TIME,
+    "Acceptable standing queue delay (Linux 5 ms).",
+);
+/// CoDel's interval (here and in FQ-CoDel).
+pub const INTERVAL: Param = Param::new(
+    "interval_ps",
+    Ty::Time,
+    AQM_TIME,
+    "Window over which the delay must stay above target (Linux 100 ms).",
+);
+
 /// CoDel's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
-        "target_ps",
-        Ty::Time,
-        AQM_TIME,
-        "Acceptable standing queue delay (Linux 5 ms).",
-    ),
-    Param::new(
-        "interval_ps",
-        Ty::Time,
-        AQM_TIME,
-        "Window over which the delay must stay above target (Linux 100 ms).",
-    ),
+    TARGET,
+    INTERVAL,
     Param::new(
         "ecn",
         Ty::Bool,

@@ -31,7 +31,7 @@
 //! Linux's `memory_limit` (32 MB) counts buffer truesize; no byte limit
 //! unless one is configured. The hash is ours (a 64-bit mix), not jhash.
 
-use super::codel::{check_times, AQM_TIME};
+use super::codel::{check_times, INTERVAL, TARGET};
 use super::codel::{CodelParams, CodelSource, CodelVars};
 use super::Registration;
 use super::{Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
@@ -68,18 +68,8 @@ impl Default for FqCodelConfig {
 
 /// FQ-CoDel's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
-        "target_ps",
-        Ty::Time,
-        AQM_TIME,
-        "Acceptable standing queue delay (Linux 5 ms).",
-    ),
-    Param::new(
-        "interval_ps",
-        Ty::Time,
-        AQM_TIME,
-        "Window over which the delay must stay above target (Linux 100 ms).",
-    ),
+    TARGET,
+    INTERVAL,
     Param::new(
         "ecn",
         Ty::Bool,

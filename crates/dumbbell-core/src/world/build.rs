@@ -410,24 +410,23 @@ fn build_flows(
     let mut names: HashMap<&str, usize> = HashMap::new();
     for (fi, fc) in cfg.flows.iter().enumerate() {
         let f = format!("flows[{fi}]");
-        let (name, src, dst, start_ps, stop_ps) = match fc {
-            FlowConfig::Tcp {
-                name,
-                src,
-                dst,
-                start_ps,
-                stop_ps,
-                ..
-            } => (name, src, dst, *start_ps, *stop_ps),
-            FlowConfig::Udp {
-                name,
-                src,
-                dst,
-                start_ps,
-                stop_ps,
-                ..
-            } => (name, src, dst, *start_ps, *stop_ps),
-        };
+        let (FlowConfig::Tcp {
+            name,
+            src,
+            dst,
+            start_ps,
+            stop_ps,
+            ..
+        }
+        | FlowConfig::Udp {
+            name,
+            src,
+            dst,
+            start_ps,
+            stop_ps,
+            ..
+        }) = fc;
+        let (start_ps, stop_ps) = (*start_ps, *stop_ps);
         if names.insert(name.as_str(), fi).is_some() {
             return Err(err(
                 format!("{f}.name"),
