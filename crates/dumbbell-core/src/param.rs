@@ -103,6 +103,18 @@ pub fn decode<T: DeserializeOwned>(params: &Params) -> Result<T, ParamError> {
     })
 }
 
+/// What a registration's `make` does: decodes the parameters into `T`
+/// (unset ones at their defaults), checks them, and builds from them.
+pub fn made<T: DeserializeOwned, R>(
+    params: &Params,
+    check: impl FnOnce(&T) -> Result<(), ParamError>,
+    build: impl FnOnce(T) -> R,
+) -> Result<R, ParamError> {
+    let t: T = decode(params)?;
+    check(&t)?;
+    Ok(build(t))
+}
+
 /// Typed parameters as a table (their defaults, for the schema).
 pub fn encode<T: serde::Serialize>(p: &T) -> Params {
     match serde_json::to_value(p) {

@@ -192,9 +192,9 @@ pub const REGISTRATION: Registration = Registration {
     params: PARAMS,
     defaults: || param::encode(&CubicParams::default()),
     make: |params, _rng| {
-        let p: CubicParams = param::decode(params)?;
-        check(&p)?;
-        Ok(Box::new(Cubic::new(p)))
+        param::made(params, check, |p| {
+            Box::new(Cubic::new(p)) as Box<dyn CongestionControl>
+        })
     },
 };
 

@@ -93,9 +93,9 @@ pub const REGISTRATION: Registration = Registration {
     params: PARAMS,
     defaults: || param::encode(&DctcpParams::default()),
     make: |params, _rng| {
-        let p: DctcpParams = param::decode(params)?;
-        check(&p)?;
-        Ok(Box::new(Dctcp::new(p)))
+        param::made(params, check, |p| {
+            Box::new(Dctcp::new(p)) as Box<dyn CongestionControl>
+        })
     },
 };
 

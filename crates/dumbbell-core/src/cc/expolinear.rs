@@ -193,9 +193,9 @@ pub const REGISTRATION: Registration = Registration {
     params: PARAMS,
     defaults: || param::encode(&ExpolinearParams::default()),
     make: |params, rng| {
-        let p: ExpolinearParams = param::decode(params)?;
-        check(&p)?;
-        Ok(Box::new(Expolinear::new(p).with_isn(isn(rng))))
+        param::made(params, check, |p| {
+            Box::new(Expolinear::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
+        })
     },
 };
 

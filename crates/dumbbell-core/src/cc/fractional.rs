@@ -160,9 +160,9 @@ pub const REGISTRATION: Registration = Registration {
     params: PARAMS,
     defaults: || param::encode(&FractionalParams::default()),
     make: |params, rng| {
-        let p: FractionalParams = param::decode(params)?;
-        check(&p)?;
-        Ok(Box::new(Fractional::new(p).with_isn(isn(rng))))
+        param::made(params, check, |p| {
+            Box::new(Fractional::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
+        })
     },
 };
 

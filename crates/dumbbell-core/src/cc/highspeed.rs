@@ -185,9 +185,9 @@ pub const REGISTRATION: Registration = Registration {
     params: PARAMS,
     defaults: || param::encode(&HighSpeedParams::default()),
     make: |params, _rng| {
-        let p: HighSpeedParams = param::decode(params)?;
-        check(&p)?;
-        Ok(Box::new(HighSpeed::new(p)))
+        param::made(params, check, |p| {
+            Box::new(HighSpeed::new(p)) as Box<dyn CongestionControl>
+        })
     },
 };
 

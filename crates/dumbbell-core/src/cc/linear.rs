@@ -224,9 +224,9 @@ pub const REGISTRATION: Registration = Registration {
     params: PARAMS,
     defaults: || param::encode(&LinearParams::default()),
     make: |params, rng| {
-        let p: LinearParams = param::decode(params)?;
-        check(&p)?;
-        Ok(Box::new(Linear::new(p).with_isn(isn(rng))))
+        param::made(params, check, |p| {
+            Box::new(Linear::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
+        })
     },
 };
 

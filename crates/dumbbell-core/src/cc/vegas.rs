@@ -127,9 +127,9 @@ pub const REGISTRATION: Registration = Registration {
     params: PARAMS,
     defaults: || param::encode(&VegasParams::default()),
     make: |params, _rng| {
-        let p: VegasParams = param::decode(params)?;
-        check(&p)?;
-        Ok(Box::new(Vegas::new(p)))
+        param::made(params, check, |p| {
+            Box::new(Vegas::new(p)) as Box<dyn CongestionControl>
+        })
     },
 };
 

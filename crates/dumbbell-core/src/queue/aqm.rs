@@ -131,11 +131,7 @@ pub const STEP: Registration = Registration {
     about: "Step marking at K (DCTCP, RFC 8257 section 3.1): CE on every ECT packet while the queue is at or above K.",
     params: STEP_PARAMS,
     defaults: || param::encode(&StepConfig::default()),
-    make: |params| {
-        let c: StepConfig = param::decode(params)?;
-        check_step(&c)?;
-        Ok(super::AqmConfig::Step(c))
-    },
+    make: |params| param::made(params, check_step, super::AqmConfig::Step),
 };
 
 /// `aqm = {kind = "hysteresis", upper_pkts = ..., lower_pkts = ...}`.
@@ -148,11 +144,7 @@ pub const HYSTERESIS: Registration = Registration {
             serde_json::json!({"upper_pkts": 2, "lower_pkts": 1}),
         )
     },
-    make: |params| {
-        let c: HysteresisConfig = param::decode(params)?;
-        check_hysteresis(&c)?;
-        Ok(super::AqmConfig::Hysteresis(c))
-    },
+    make: |params| param::made(params, check_hysteresis, super::AqmConfig::Hysteresis),
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -115,11 +115,7 @@ pub const REGISTRATION: Registration = Registration {
     about: "CoDel (RFC 8289; Linux sch_codel): drops at dequeue while the sojourn time stays above target.",
     params: PARAMS,
     defaults: || param::encode(&CodelConfig::default()),
-    make: |params| {
-        let c: CodelConfig = param::decode(params)?;
-        check(&c)?;
-        Ok(super::AqmConfig::Codel(c))
-    },
+    make: |params| param::made(params, check, super::AqmConfig::Codel),
 };
 
 /// An Ethernet device's MTU as Linux's `psched_mtu` counts it: 1500 bytes

@@ -103,11 +103,7 @@ pub const REGISTRATION: Registration = Registration {
     about: "FQ-CoDel (RFC 8290; Linux sch_fq_codel): CoDel per flow queue, served by deficit round robin.",
     params: PARAMS,
     defaults: || param::encode(&FqCodelConfig::default()),
-    make: |params| {
-        let c: FqCodelConfig = param::decode(params)?;
-        check(&c)?;
-        Ok(super::AqmConfig::FqCodel(c))
-    },
+    make: |params| param::made(params, check, super::AqmConfig::FqCodel),
 };
 
 /// Linux `fq_codel_init` defaults.

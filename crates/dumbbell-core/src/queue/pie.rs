@@ -140,11 +140,7 @@ pub const REGISTRATION: Registration = Registration {
     about: "PIE (RFC 8033; Linux sch_pie): drops at enqueue with a probability driven by the queue delay.",
     params: PARAMS,
     defaults: || param::encode(&PieConfig::default()),
-    make: |params| {
-        let c: PieConfig = param::decode(params)?;
-        check(&c)?;
-        Ok(super::AqmConfig::Pie(c))
-    },
+    make: |params| param::made(params, check, super::AqmConfig::Pie),
 };
 
 /// Linux `pie_params_init` / `pie_vars_init` defaults.

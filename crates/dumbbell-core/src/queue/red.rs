@@ -156,11 +156,7 @@ pub const REGISTRATION: Registration = Registration {
             serde_json::json!({"min_th": 1, "max_th": 2, "max_p": 0.1, "wlog": 1}),
         )
     },
-    make: |params| {
-        let c: RedConfig = param::decode(params)?;
-        check(&c)?;
-        Ok(super::AqmConfig::Red(c))
-    },
+    make: |params| param::made(params, check, super::AqmConfig::Red),
 };
 
 #[derive(Clone, Debug, PartialEq)]

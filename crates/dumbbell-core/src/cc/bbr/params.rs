@@ -184,8 +184,8 @@ pub const REGISTRATION: Registration = Registration {
     params: PARAMS,
     defaults: || param::encode(&BbrParams::default()),
     make: |params, rng| {
-        let p: BbrParams = param::decode(params)?;
-        check(&p)?;
-        Ok(Box::new(Bbr::new(p, rng)))
+        param::made(params, check, |p| {
+            Box::new(Bbr::new(p, rng)) as Box<dyn super::CongestionControl>
+        })
     },
 };
