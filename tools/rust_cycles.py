@@ -31,8 +31,9 @@ def module_path(src: Path, f: Path) -> list[str]:
 
 def code_of(text: str) -> str:
     out = []
-    for line in text.splitlines():
-        if line.startswith("#[cfg(test)]"):
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("#[cfg(test)]") and lines[i + 1 : i + 2] and lines[i + 1].startswith("mod "):
             break  # a file's test module comes last
         out.append(re.sub(r"//.*", "", line))
     return "\n".join(out)

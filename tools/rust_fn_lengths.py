@@ -25,7 +25,7 @@ def main() -> None:
             continue
         lines = f.read_text().splitlines()
         for i, line in enumerate(lines):
-            if line.startswith("#[cfg(test)]"):
+            if line.startswith("#[cfg(test)]") and lines[i + 1 : i + 2] and lines[i + 1].startswith("mod "):
                 break
             m = re.match(r"\s*(?:pub(?:\([\w:]+\))?\s+)?(?:const\s+)?fn\s+(\w+)", line)
             if not m:
