@@ -188,7 +188,7 @@ def test_figures_and_report(quick, tmp_path):
 
 
 def test_module_hook_collapses_a_fresh_expolinear_connection():
-    """The run behind the module docs' numbers (``cc/seed001.rs``, E3 docs):
+    """The run behind the module docs' numbers (``cc/loss_phases.rs``, E3 docs):
     E3's network, a clean 1 Gb/s link with 20 ms added to the round trip,
     seed 1. With the modules' ``ssthresh`` hook the first loss (a router
     overflow at the end of slow start) sends a fresh connection's window to

@@ -181,6 +181,12 @@ def request_stop() -> int:
 def registered_controls() -> list[tuple[str, str]]:
     """The core's registered controls (``cc::registry``) as ``(name, about)``."""
 
+def schema() -> str:
+    """Every control's and queue discipline's parameters, declared once in the
+    core (``config::schema``), as JSON: ``{"controls": [...], "queues": [...]}``,
+    each ``{name, about, registered, params: [{name, type, default, required,
+    range, about}]}``; times in picoseconds."""
+
 def version() -> str:
     """The core's version."""
 

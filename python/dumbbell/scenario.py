@@ -733,7 +733,7 @@ class Linear(_Model):
     the loss-reporting ACK alone (``"ack"``);
     initial threshold 200 and b_r 1 packets. ``module_hook`` (default
     false) makes the ``ssthresh`` hook enter recovery as ``linha01.c``'s
-    does (see ``cc/seed001.rs``). ``wrap_seq`` compares sequence numbers
+    does (see ``cc/loss_phases.rs``). ``wrap_seq`` compares sequence numbers
     in 32 bits from a random initial one in the reduction gate, as the
     compiled module does; unset, it follows ``module_hook`` (the module's
     hook moves the recovery point at every Recovery entry; without it a
@@ -801,7 +801,7 @@ class Expolinear(_Model):
     32 as x86 executes it (``shift_mod_32``, default true: the recovery
     window falls back every 128 ms while recovery lasts). ``module_hook``
     (default false) makes the ``ssthresh`` hook enter recovery as
-    ``expolin01.c``'s does (see ``cc/seed001.rs``); ``wrap_seq`` as for
+    ``expolin01.c``'s does (see ``cc/loss_phases.rs``); ``wrap_seq`` as for
     Linear."""
 
     kind: Literal["expolinear"] = "expolinear"

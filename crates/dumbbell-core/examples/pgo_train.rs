@@ -22,7 +22,7 @@ fn main() {
         .filter(|(_, l)| !l.trim().is_empty())
     {
         let t = std::time::Instant::now();
-        match dumbbell_core::world::run_json(line) {
+        match dumbbell_core::world::run_json(line, Default::default()) {
             Ok(out) => {
                 let ev = out.summary_u64("events");
                 println!(

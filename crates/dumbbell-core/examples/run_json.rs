@@ -44,7 +44,7 @@ fn main() {
     let quiet = args.next().as_deref() == Some("--quiet");
     let json = std::fs::read_to_string(&path).expect("readable config");
     let (t0, c0) = (std::time::Instant::now(), cpu_ns());
-    let out = match dumbbell_core::world::run_json(&json) {
+    let out = match dumbbell_core::world::run_json(&json, Default::default()) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");

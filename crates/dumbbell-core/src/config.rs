@@ -1,11 +1,68 @@
 //! The run configuration: the one document Python (or a Rust user) hands the
 //! core. Plain data, serde, every enum tagged by `kind`, units in the names
 //! (`_ps` picoseconds, `_bps` bit/s, `_bytes`, `_pkts`). Validation of the
-//! physics (connected topology, positive rates) happens in `World::build`,
-//! which returns a [`ConfigError`] naming the offending field.
+//! ranges happens in [`validate::check`](crate::validate::check), and of the
+//! graph in `World::build`; both return a [`ConfigError`] naming the
+//! offending field.
+//!
+//! This file holds the document's shape only. A component's parameters
+//! live in its own file and are named through its kind's registry: a
+//! control's in `cc/<name>.rs` ([`cc::registry`](crate::cc::registry)), a
+//! queue's in `queue/<name>.rs` ([`queue::registry`](crate::queue::registry)).
+//! They are re-exported here under their old paths.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
+
+pub use crate::cc::bbr::BbrParams;
+pub use crate::cc::cubic::CubicParams;
+pub use crate::cc::dctcp::DctcpParams;
+pub use crate::cc::expolinear::ExpolinearParams;
+pub use crate::cc::fractional::{FractionalParams, FractionalSlowStart};
+pub use crate::cc::highspeed::{HighSpeedMode, HighSpeedParams};
+pub use crate::cc::linear::{AdaptiveCount, LinearParams};
+pub use crate::cc::registry::{CcConfig, ExternalParams, RegisteredParams};
+pub use crate::cc::vegas::VegasParams;
+pub use crate::param::ConfigError;
+pub use crate::queue::aqm::{HysteresisConfig, MarkAt, StepConfig};
+pub use crate::queue::classify::ClassifierConfig;
+pub use crate::queue::codel::CodelConfig;
+pub use crate::queue::feedback::{CopyConfig, FeedbackConfig};
+pub use crate::queue::fq_codel::FqCodelConfig;
+pub use crate::queue::pie::PieConfig;
+pub use crate::queue::red::RedConfig;
+pub use crate::queue::sched::SchedulerConfig;
+pub use crate::queue::AqmConfig;
+
+/// The parameters of every component a configuration names by `kind`, as
+/// one JSON document: `{"controls": [...], "queues": [...]}`, each entry
+/// `{name, about, registered, params: [{name, type, default, required,
+/// range, about}]}` (`registered`: named as `{"kind": "registered", "name":
+/// ...}`). Read from the components' own files through the registries
+/// (`cc::registry`, `queue::registry`); times are in picoseconds.
+pub fn schema() -> serde_json::Value {
+    let entry = |d: serde_json::Value, registered: bool| {
+        let mut d = d;
+        d["registered"] = serde_json::Value::Bool(registered);
+        d
+    };
+    let controls: Vec<_> = crate::cc::registry::BUILTIN
+        .iter()
+        .map(|r| entry(r.describe(), false))
+        .chain(
+            crate::cc::registry::REGISTRY
+                .iter()
+                .map(|r| entry(r.describe(), true)),
+        )
+        .collect();
+    let queues: Vec<_> = crate::queue::registry::REGISTRY
+        .iter()
+        .map(|r| entry(r.describe(), false))
+        .collect();
+    serde_json::json!({"controls": controls, "queues": queues})
+}
+
+/// Default budget of the recorded tables: 2 GiB (`record.max_bytes`).
+pub const DEFAULT_RECORD_MAX_BYTES: u64 = 2 << 30;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -176,224 +233,6 @@ impl Default for QueueConfig {
             service_pps: None,
         }
     }
-}
-
-/// A short/long flow classifier (`queue::classify`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ClassifierConfig {
-    /// The application's tag: the whole task of a long file is long.
-    Ideal,
-    /// RuN2C: short while the sequence offset is below `threshold_bytes`.
-    Run2c {
-        #[serde(default = "default_run2c_threshold")]
-        threshold_bytes: u64,
-    },
-    /// RAFLE: a random probe of the flow ids of the last `n` packets.
-    Rafle {
-        #[serde(default = "default_rafle_n")]
-        n: u32,
-    },
-}
-
-fn default_run2c_threshold() -> u64 {
-    crate::queue::classify::run2c::DEFAULT_THRESHOLD_BYTES
-}
-fn default_rafle_n() -> u32 {
-    crate::queue::classify::rafle::DEFAULT_N as u32
-}
-
-/// The scheduler of a two-class port (`queue::sched`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum SchedulerConfig {
-    /// Strict priority, short first.
-    #[default]
-    Prio,
-    /// Round robin, packet by packet.
-    Rr,
-    /// Deficit round robin by bytes.
-    Drr {
-        #[serde(default = "default_quantum")]
-        quantum_short_bytes: u32,
-        #[serde(default = "default_quantum")]
-        quantum_long_bytes: u32,
-    },
-}
-
-fn default_quantum() -> u32 {
-    crate::queue::sched::drr::DEFAULT_QUANTUM_BYTES
-}
-
-/// Size of a returned copy.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum CopyConfig {
-    /// The whole packet (the paper's clones).
-    #[default]
-    Full,
-    /// 64 bytes of headers.
-    Header,
-}
-
-/// The packet-return policy of a queue: its decision (step at K, or
-/// hysteresis between L_I and L_S), where it reads the queue (default
-/// dequeue, the paper's P4 egress) and the size of the copies.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum FeedbackConfig {
-    Step {
-        k_pkts: u32,
-        #[serde(default = "dequeue")]
-        at: MarkAt,
-        #[serde(default)]
-        copy: CopyConfig,
-    },
-    Hysteresis {
-        upper_pkts: u32,
-        lower_pkts: u32,
-        #[serde(default = "dequeue")]
-        at: MarkAt,
-        #[serde(default)]
-        copy: CopyConfig,
-    },
-}
-
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum MarkAt {
-    #[default]
-    Enqueue,
-    Dequeue,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AqmConfig {
-    #[default]
-    None,
-    Red {
-        /// Thresholds in bytes (`bytes_mode`) or packets.
-        min_th: f64,
-        max_th: f64,
-        max_p: f64,
-        wlog: u32,
-        #[serde(default)]
-        ecn: bool,
-        #[serde(default)]
-        harddrop: bool,
-        #[serde(default)]
-        gentle: bool,
-        #[serde(default = "yes")]
-        bytes_mode: bool,
-        #[serde(default = "default_avpkt")]
-        avpkt_bytes: u32,
-        /// For idle decay; 0 means "the link's rate".
-        #[serde(default)]
-        bandwidth_bps: u64,
-    },
-    Step {
-        #[serde(default)]
-        k_pkts: Option<u32>,
-        #[serde(default)]
-        k_bytes: Option<u64>,
-        #[serde(default)]
-        at: MarkAt,
-    },
-    Hysteresis {
-        upper_pkts: u32,
-        lower_pkts: u32,
-        #[serde(default = "dequeue")]
-        at: MarkAt,
-    },
-    /// CoDel (`queue::codel`, Linux `sch_codel`); the queue's limit applies.
-    Codel {
-        #[serde(default = "codel_target")]
-        target_ps: u64,
-        #[serde(default = "codel_interval")]
-        interval_ps: u64,
-        #[serde(default)]
-        ecn: bool,
-    },
-    /// FQ-CoDel (`queue::fq_codel`, Linux `sch_fq_codel`); the queue's
-    /// limit applies to all flow queues together.
-    FqCodel {
-        #[serde(default = "codel_target")]
-        target_ps: u64,
-        #[serde(default = "codel_interval")]
-        interval_ps: u64,
-        /// Linux's FQ-CoDel marks by default.
-        #[serde(default = "yes")]
-        ecn: bool,
-        #[serde(default = "fq_flows")]
-        flows: u32,
-        #[serde(default = "fq_quantum")]
-        quantum_bytes: u32,
-    },
-    /// PIE (`queue::pie`, Linux `sch_pie`, timestamp mode).
-    Pie {
-        #[serde(default = "pie_target")]
-        target_ps: u64,
-        #[serde(default = "pie_tupdate")]
-        tupdate_ps: u64,
-        #[serde(default = "pie_alpha")]
-        alpha: f64,
-        #[serde(default = "pie_beta")]
-        beta: f64,
-        #[serde(default = "pie_max_burst")]
-        max_burst_ps: u64,
-        #[serde(default)]
-        ecn: bool,
-    },
-}
-
-impl AqmConfig {
-    /// A discipline of its own (CoDel, FQ-CoDel, PIE) rather than a policy
-    /// of the FIFO.
-    pub fn is_own_discipline(&self) -> bool {
-        matches!(
-            self,
-            AqmConfig::Codel { .. } | AqmConfig::FqCodel { .. } | AqmConfig::Pie { .. }
-        )
-    }
-}
-
-fn codel_target() -> u64 {
-    crate::queue::codel::DEFAULT_TARGET.ps()
-}
-fn codel_interval() -> u64 {
-    crate::queue::codel::DEFAULT_INTERVAL.ps()
-}
-fn fq_flows() -> u32 {
-    crate::queue::fq_codel::DEFAULT_FLOWS
-}
-fn fq_quantum() -> u32 {
-    crate::queue::fq_codel::DEFAULT_QUANTUM_BYTES
-}
-fn pie_target() -> u64 {
-    crate::queue::pie::DEFAULT_TARGET.ps()
-}
-fn pie_tupdate() -> u64 {
-    crate::queue::pie::DEFAULT_TUPDATE.ps()
-}
-fn pie_alpha() -> f64 {
-    crate::queue::pie::DEFAULT_ALPHA
-}
-fn pie_beta() -> f64 {
-    crate::queue::pie::DEFAULT_BETA
-}
-fn pie_max_burst() -> u64 {
-    crate::queue::pie::DEFAULT_MAX_BURST.ps()
-}
-
-fn yes() -> bool {
-    true
-}
-fn default_avpkt() -> u32 {
-    1000
-}
-fn dequeue() -> MarkAt {
-    MarkAt::Dequeue
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -612,447 +451,6 @@ impl Default for TcpConfig {
     }
 }
 
-/// A congestion control and its parameters.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum CcConfig {
-    Reno,
-    Cubic(#[serde(default)] CubicParams),
-    Dctcp(#[serde(default)] DctcpParams),
-    // Seed 001 (Madeira and Mattos): Linear, Fractional, Expolinear.
-    Linear(#[serde(default)] LinearParams),
-    Fractional(#[serde(default)] FractionalParams),
-    Expolinear(#[serde(default)] ExpolinearParams),
-    Bbr(#[serde(default)] BbrParams),
-    Highspeed(#[serde(default)] HighSpeedParams),
-    Vegas(#[serde(default)] VegasParams),
-    /// A control built outside the core: the embedding that runs the
-    /// configuration (the Python binding, for a class passed as `cc=`)
-    /// hands the run an [`ExternalControls`](crate::cc::ExternalControls)
-    /// that builds one for `id`. A run without one refuses the flow.
-    External(ExternalParams),
-    /// A control added to the core by one file in `cc/` and one line in
-    /// `cc::registry::REGISTRY` (see `docs/controls.md`), by its name, with
-    /// its parameters as a table that the control's file decodes.
-    Registered(RegisteredParams),
-}
-
-/// Names a control of `cc::registry::REGISTRY` and its parameters.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RegisteredParams {
-    /// The registered name (`scalable`).
-    pub name: String,
-    /// The control's parameters; unset ones take its defaults.
-    #[serde(default)]
-    pub params: serde_json::Map<String, serde_json::Value>,
-}
-
-/// Names a control the embedding builds (`cc::ExternalControls`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct ExternalParams {
-    /// The key the embedding's factory knows the control by (the Python
-    /// binding uses the scenario path, `flows[0].cc`).
-    pub id: String,
-}
-
-impl Default for CcConfig {
-    fn default() -> Self {
-        CcConfig::Cubic(CubicParams::default())
-    }
-}
-
-/// Cubic (RFC 9438, Linux `tcp_cubic.c`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct CubicParams {
-    /// Multiplicative decrease factor (Linux beta = 717/1024).
-    pub beta: f64,
-    /// Cubic constant C, in packets / s^3.
-    pub c: f64,
-    pub fast_convergence: bool,
-    pub tcp_friendliness: bool,
-    pub hystart: bool,
-    /// HyStart detectors: ACK train and delay increase.
-    pub hystart_ack_train: bool,
-    pub hystart_delay: bool,
-    /// HyStart is active only from this window on (packets).
-    pub hystart_low_window: u32,
-    /// ACK train spacing threshold, microseconds.
-    pub hystart_ack_delta_us: u32,
-}
-
-impl Default for CubicParams {
-    fn default() -> Self {
-        CubicParams {
-            beta: 717.0 / 1024.0,
-            c: 0.4,
-            fast_convergence: true,
-            tcp_friendliness: true,
-            hystart: true,
-            hystart_ack_train: true,
-            hystart_delay: true,
-            hystart_low_window: 16,
-            hystart_ack_delta_us: 2000,
-        }
-    }
-}
-
-/// DCTCP (RFC 8257, Linux `tcp_dctcp.c`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct DctcpParams {
-    /// g = 2^-shift_g (Linux `dctcp_shift_g` = 4, g = 1/16).
-    pub shift_g: u32,
-    /// Initial alpha in [0, 1] (Linux `dctcp_alpha_on_init` = 1024/1024).
-    pub alpha_init: f64,
-}
-
-impl Default for DctcpParams {
-    fn default() -> Self {
-        DctcpParams {
-            shift_g: 4,
-            alpha_init: 1.0,
-        }
-    }
-}
-
-// ---- Seed 001 controls (cc/seed001.rs, linear.rs, fractional.rs,
-// expolinear.rs). Defaults are the constants of the authors' kernel modules
-// (linha01.c, frac01.c, expolin01.c); t is in whole milliseconds since the
-// session start or the last loss. Checked by `cc::seed001::check`.
-
-/// What Linear's adaptive reduction R = min + span·lost/sent counts.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum AdaptiveCount {
-    /// Packets lost and sent over the current and the previous round of
-    /// data (the paper's "in the current window").
-    #[default]
-    Round,
-    /// The packets the loss-reporting ACK itself revealed: its losses over
-    /// its losses plus the packets it acked or SACKed.
-    Ack,
-}
-
-/// Linear (seed 001 §4, eq. 1–4; `linha01.c`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct LinearParams {
-    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
-    pub ss_alpha: f64,
-    /// Smallest slow-start step per ACK event, packets (module: 2).
-    pub ss_min_pkts: u32,
-    /// Recovery slope: J = b_r + β_r·t, packets/ms (module: 1).
-    pub beta_r: f64,
-    /// Avoidance slope: J = b_A + β_A·t, packets/ms (module: 2).
-    pub beta_a: f64,
-    /// Fixed reduction on loss, percent, 1..=99 (module: 10; the paper's
-    /// variants: 20, 50).
-    pub reduction_pct: u32,
-    /// Adaptive reduction R = min + span·lost/sent (paper eq. 3) instead of
-    /// `reduction_pct`.
-    pub adaptive: bool,
-    /// R's floor, percent (paper: 15).
-    pub adaptive_min_pct: u32,
-    /// R's span, percent; min + span ≤ 99 (paper: 35).
-    pub adaptive_span_pct: u32,
-    /// What lost/sent counts (see [`AdaptiveCount`]).
-    pub adaptive_count: AdaptiveCount,
-    /// Upper threshold before any reduction, packets (module: 200).
-    pub initial_threshold_pkts: u32,
-    /// Recovery base b_r before any reduction, packets (module: 1).
-    pub initial_base_pkts: u32,
-    /// The `ssthresh` hook enters recovery as `linha01.c`'s does (see
-    /// `cc::seed001`); false (default): a loss reduces the window as the
-    /// paper's equations say.
-    pub module_hook: bool,
-    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
-    /// sequence numbers from a random initial one, as the module's `u32`
-    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
-    /// below the wrap keeps the gate shut until the point moves again.
-    /// False: 64-bit, never wraps. Unset (default): as `module_hook`. The
-    /// module's hook moves the point at every Recovery entry, which bounds
-    /// a wrap's effect to milliseconds; without the hook only a reduction
-    /// moves it, and the hook's reset of t (which keeps the recovery window
-    /// at b_r under frequent losses) can keep the gate shut for 4 GiB of
-    /// data: a state neither the module nor the paper's equations reach
-    /// (`cc::seed001`, "The compiled modules against their source", 3).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wrap_seq: Option<bool>,
-}
-
-impl Default for LinearParams {
-    fn default() -> Self {
-        LinearParams {
-            ss_alpha: 2.0,
-            ss_min_pkts: 2,
-            beta_r: 1.0,
-            beta_a: 2.0,
-            reduction_pct: 10,
-            adaptive: false,
-            adaptive_min_pct: 15,
-            adaptive_span_pct: 35,
-            adaptive_count: AdaptiveCount::Round,
-            initial_threshold_pkts: 200,
-            initial_base_pkts: 1,
-            module_hook: false,
-            wrap_seq: None,
-        }
-    }
-}
-
-/// Fractional's slow start.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum FractionalSlowStart {
-    /// `ss_min_pkts` per ACK event: what `frac01.c` does as compiled (its
-    /// `time_in_ms` is never assigned; GCC folds `max(2·t³, 1)` to 1, see
-    /// `cc/fractional.rs`).
-    #[default]
-    PerAck,
-    /// max(⌊α·t³⌋, `ss_min_pkts`) per ACK event, t in ms since the session
-    /// start or the last loss: the paper's eq. 1, what the source seems to say.
-    CubicTime,
-}
-
-/// Fractional, "Fracionário" (seed 001 §4, eq. 1, 5, 6; `frac01.c`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct FractionalParams {
-    /// Slow start: the compiled module's one segment per ACK event
-    /// (default) or the paper's α·t³.
-    pub slow_start: FractionalSlowStart,
-    /// Slow start adds α·t³ per ACK event with `slow_start = cubic_time`,
-    /// packets/ms³ (source: 2).
-    pub ss_alpha: f64,
-    /// Smallest slow-start step per ACK event, packets (module: 1); the
-    /// whole step with `slow_start = per_ack`.
-    pub ss_min_pkts: u32,
-    /// Reduction on loss, percent, 1..=99 (module: 20).
-    pub reduction_pct: u32,
-    /// Δ_r as a percentage of the last reduction, 1..=100 (module: 10).
-    pub delta_pct: u32,
-    /// The recovery multipliers γ_r, one per ACK event, cycled (module:
-    /// [0, 4, 5, 1]); not empty.
-    pub gamma_r: Vec<u32>,
-    /// Avoidance growth γ_A per ACK event, percent of cwnd (module: 5).
-    pub gamma_a_pct: u32,
-    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
-    /// sequence numbers from a random initial one, as the module's `u32`
-    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
-    /// below the wrap keeps the gate shut until recovery ends (or, if it
-    /// never ends, until 4 GiB more are sent). False: 64-bit, never wraps.
-    pub wrap_seq: bool,
-}
-
-impl Default for FractionalParams {
-    fn default() -> Self {
-        FractionalParams {
-            slow_start: FractionalSlowStart::PerAck,
-            ss_alpha: 2.0,
-            ss_min_pkts: 1,
-            reduction_pct: 20,
-            delta_pct: 10,
-            gamma_r: vec![0, 4, 5, 1],
-            gamma_a_pct: 5,
-            wrap_seq: true,
-        }
-    }
-}
-
-/// Expolinear (seed 001 §4, eq. 1, 7, 8; `expolin01.c`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct ExpolinearParams {
-    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
-    pub ss_alpha: f64,
-    /// Smallest slow-start step per ACK event, packets (module: 2).
-    pub ss_min_pkts: u32,
-    /// Reduction on loss, percent, 1..=99 (module: 20).
-    pub reduction_pct: u32,
-    /// Recovery gain η_r on Δ_r (module: 1).
-    pub eta_r: f64,
-    /// σ in 2^(−⌊σ·t⌋), per ms, > 0 (module: 1/4, i.e. ⌊t/4⌋).
-    pub sigma_per_ms: f64,
-    /// Avoidance slope: J = b_A + η_A·t, packets/ms (module: 2).
-    pub eta_a: f64,
-    /// Upper threshold before any reduction, packets (module: 200).
-    pub initial_threshold_pkts: u32,
-    /// Recovery base b_r before any reduction, packets (module: 1).
-    pub initial_base_pkts: u32,
-    /// Δ_r before any reduction, packets (module: 1).
-    pub initial_delta_pkts: u32,
-    /// 2^(−k) is the module's `65536 >> k` with the shift count taken
-    /// modulo 32, as x86 executes it (a shift by 32 or more is undefined in
-    /// C; GCC emits `sar %cl`, which masks the count): the recovery window
-    /// falls back to b_r + 1 every 128 ms of t (k = 32, 64, ...). False:
-    /// 2^(−k) = 0 from k = 17 on, the exponential the paper means.
-    pub shift_mod_32: bool,
-    /// The `ssthresh` hook enters recovery as `expolin01.c`'s does (see
-    /// `cc::seed001`); false (default): a loss reduces the window as the
-    /// paper's equations say.
-    pub module_hook: bool,
-    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
-    /// sequence numbers from a random initial one, as the module's `u32`
-    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
-    /// below the wrap keeps the gate shut until the point moves again.
-    /// False: 64-bit, never wraps. Unset (default): as `module_hook`. The
-    /// module's hook moves the point at every Recovery entry, which bounds
-    /// a wrap's effect to milliseconds; without the hook only a reduction
-    /// moves it, and the hook's reset of t (which keeps the recovery window
-    /// at b_r under frequent losses) can keep the gate shut for 4 GiB of
-    /// data: a state neither the module nor the paper's equations reach
-    /// (`cc::seed001`, "The compiled modules against their source", 3).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wrap_seq: Option<bool>,
-}
-
-impl Default for ExpolinearParams {
-    fn default() -> Self {
-        ExpolinearParams {
-            ss_alpha: 2.0,
-            ss_min_pkts: 2,
-            reduction_pct: 20,
-            eta_r: 1.0,
-            sigma_per_ms: 0.25,
-            eta_a: 2.0,
-            initial_threshold_pkts: 200,
-            initial_base_pkts: 1,
-            initial_delta_pkts: 1,
-            shift_mod_32: true,
-            module_hook: false,
-            wrap_seq: None,
-        }
-    }
-}
-
-/// BBR v1 (Linux `tcp_bbr.c`). Gains are rounded to Linux's 1/256 units.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct BbrParams {
-    /// Startup pacing and cwnd gain, about 2/ln 2 (Linux `bbr_high_gain`:
-    /// 2.885 → 739/256).
-    pub high_gain: f64,
-    /// Drain pacing gain; unset: 1/high_gain (Linux `bbr_drain_gain`: 88/256).
-    pub drain_gain: Option<f64>,
-    /// ProbeBW cwnd gain (Linux `bbr_cwnd_gain`: 2).
-    pub cwnd_gain: f64,
-    /// First phase of the ProbeBW pacing-gain cycle (Linux 5/4).
-    pub probe_bw_up_gain: f64,
-    /// Second phase of the cycle (Linux 3/4); the six others are 1.
-    pub probe_bw_down_gain: f64,
-    /// Window of the max-bandwidth filter, in packet-timed rounds (Linux
-    /// `bbr_bw_rtts`: 10).
-    pub bw_win_rounds: u32,
-    /// Window of the min-RTT filter, seconds (Linux `bbr_min_rtt_win_sec`: 10).
-    pub min_rtt_win_s: f64,
-    /// Least time at 4 packets in ProbeRTT, milliseconds (Linux
-    /// `bbr_probe_rtt_mode_ms`: 200); 0 disables ProbeRTT.
-    pub probe_rtt_mode_ms: f64,
-    /// Bandwidth growth that counts as "still growing" in Startup (Linux
-    /// `bbr_full_bw_thresh`: 5/4).
-    pub full_bw_thresh: f64,
-    /// Rounds without such growth that end Startup (Linux `bbr_full_bw_cnt`: 3).
-    pub full_bw_cnt: u32,
-    /// Pacing below the estimate, percent (Linux `bbr_pacing_margin_percent`: 1).
-    pub pacing_margin_percent: u32,
-    /// Below this pacing rate the TSO quantum is one segment, above it two
-    /// at least, bit/s (Linux `bbr_min_tso_rate`: 1.2 Mb/s).
-    pub min_tso_rate_bps: u64,
-    /// The ACK-aggregation estimator (`extra_acked`, Linux ≥ 5.1): on.
-    pub extra_acked: bool,
-    /// Long-term bandwidth sampling, the token-bucket policer detector: on.
-    pub lt_bw: bool,
-}
-
-impl Default for BbrParams {
-    fn default() -> Self {
-        BbrParams {
-            high_gain: 2.885,
-            drain_gain: None,
-            cwnd_gain: 2.0,
-            probe_bw_up_gain: 1.25,
-            probe_bw_down_gain: 0.75,
-            bw_win_rounds: 10,
-            min_rtt_win_s: 10.0,
-            probe_rtt_mode_ms: 200.0,
-            full_bw_thresh: 1.25,
-            full_bw_cnt: 3,
-            pacing_margin_percent: 1,
-            min_tso_rate_bps: 1_200_000,
-            extra_acked: true,
-            lt_bw: true,
-        }
-    }
-}
-
-/// How HighSpeed TCP gets its a(w) and b(w).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum HighSpeedMode {
-    /// RFC 3649 §5 formulas (seed 004 eq. 12–13), from the parameters below.
-    #[default]
-    Formula,
-    /// Linux `tcp_highspeed.c`: the 72-row table of RFC 3649 appendix B;
-    /// the parameters below are not used.
-    LinuxTable,
-}
-
-/// HighSpeed TCP (RFC 3649; seed 004 §III; Linux `tcp_highspeed.c`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct HighSpeedParams {
-    pub mode: HighSpeedMode,
-    /// At and below this window (packets) the control is standard TCP (38).
-    pub low_window: u32,
-    /// Window (packets) reached at loss rate `high_p` (83000).
-    pub high_window: u32,
-    /// Loss rate at `low_window` (1e-3).
-    pub low_p: f64,
-    /// Loss rate at `high_window` (1e-7).
-    pub high_p: f64,
-    /// Decrease factor b(w) at `high_window` (0.1).
-    pub high_decrease: f64,
-}
-
-impl Default for HighSpeedParams {
-    fn default() -> Self {
-        HighSpeedParams {
-            mode: HighSpeedMode::Formula,
-            low_window: 38,
-            high_window: 83000,
-            low_p: 1e-3,
-            high_p: 1e-7,
-            high_decrease: 0.1,
-        }
-    }
-}
-
-/// TCP Vegas (Linux `tcp_vegas.c`). Thresholds on the estimated number of
-/// this flow's packets queued in the network.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct VegasParams {
-    /// Below this many packets queued, grow by one packet per RTT (2).
-    pub alpha: u32,
-    /// Above this many, shrink by one packet per RTT (4).
-    pub beta: u32,
-    /// Leave slow start above this many (1).
-    pub gamma: u32,
-}
-
-impl Default for VegasParams {
-    fn default() -> Self {
-        VegasParams {
-            alpha: 2,
-            beta: 4,
-            gamma: 1,
-        }
-    }
-}
-
 /// What to record. Everything is off unless asked: measurement costs nothing
 /// when off.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -1084,7 +482,7 @@ pub struct RecordConfig {
 impl Default for RecordConfig {
     fn default() -> Self {
         RecordConfig {
-            max_bytes: crate::validate::DEFAULT_RECORD_MAX_BYTES,
+            max_bytes: DEFAULT_RECORD_MAX_BYTES,
             flow_sample_ps: 0,
             cwnd_every_ack: false,
             queues: Vec::new(),
@@ -1113,30 +511,6 @@ pub struct QueueTrace {
     #[serde(default)]
     pub to_ps: Option<u64>,
 }
-
-/// A configuration error naming the field at fault.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ConfigError {
-    pub field: String,
-    pub message: String,
-}
-
-impl ConfigError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError {
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.message)
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 impl RunConfig {
     /// Decodes a JSON document; a decoding error names the field at fault

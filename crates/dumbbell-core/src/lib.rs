@@ -5,12 +5,14 @@
 //! The world ([`world::World`]) owns every node, port, packet and flow in
 //! flat arenas addressed by small integer ids; the event loop pops
 //! `(time, sequence)`-ordered events ([`sim::EventQueue`]) and dispatches
-//! them. See `DESIGN.md` at the repository root for the data flow.
+//! them. `DESIGN.md` at the repository root maps the layers and follows a
+//! packet and an ACK through the code.
 
 pub mod app;
 pub mod cc;
 pub mod config;
 pub mod net;
+pub mod param;
 pub mod queue;
 pub mod sim;
 pub mod tcp;

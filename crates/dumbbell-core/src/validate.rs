@@ -24,15 +24,14 @@
 //! a check here never allocates more than the document itself.
 
 use crate::config::{
-    AqmConfig, ArrivalsConfig, CcConfig, ClassifierConfig, ConfigError, FeedbackConfig, FlowConfig,
-    LinkConfig, NetemConfig, QueueConfig, RunConfig, SchedulerConfig, SizesConfig, TcpConfig,
-    WorkloadConfig,
+    ArrivalsConfig, CcConfig, ConfigError, FlowConfig, LinkConfig, NetemConfig, QueueConfig,
+    RunConfig, SizesConfig, TcpConfig, WorkloadConfig,
 };
-use crate::sim::{Dur, PS_PER_MS, PS_PER_S, PS_PER_US};
-use std::fmt::Display;
+pub use crate::param::fmt_ps;
+pub(crate) use crate::param::{float_in, int_in, time_in};
+use crate::sim::{Dur, PS_PER_S, PS_PER_US};
 
-/// Fastest link or sending rate: 10 Tb/s (a 64-byte frame still takes 51 ps).
-pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+pub use crate::net::MAX_RATE_BPS;
 /// Longest one-way propagation delay or jitter of a link: 10 000 s (beyond
 /// the light time to Mars, 1 300 s at most).
 pub const MAX_LINK_DELAY_PS: u64 = 10_000 * PS_PER_S;
@@ -64,18 +63,11 @@ pub const MAX_TSQ_BYTES: u64 = 1 << 40;
 pub const MAX_FLOW_BYTES: u64 = 1 << 62;
 /// Largest UDP payload (65 535 − 20 − 8).
 pub const MAX_UDP_PAYLOAD_BYTES: u32 = 65_507;
-/// Largest RED threshold, bytes or packets.
-pub const MAX_RED_TH: f64 = 1e12;
-/// Largest RED average packet size: the largest packet.
-pub const MAX_AVPKT_BYTES: u32 = 65_535;
-/// CoDel's, FQ-CoDel's and PIE's times (target, interval, tupdate): 1 µs
-/// to one hour. PIE's burst allowance may also be zero (none).
-pub const MIN_AQM_TIME_PS: u64 = PS_PER_US;
-pub const MAX_AQM_TIME_PS: u64 = 3600 * PS_PER_S;
+pub use crate::queue::red::{MAX_AVPKT_BYTES, MAX_RED_TH};
+pub use crate::queue::{MAX_AQM_TIME_PS, MIN_AQM_TIME_PS};
 /// PIE's gains, per second of delay: Linux takes 0 to 32 sixteenths.
 pub const MAX_PIE_GAIN: f64 = crate::queue::pie::MAX_GAIN;
-/// Largest RAFLE memory, slots (the paper tries 10 to 100).
-pub const MAX_RAFLE_N: u32 = 1 << 20;
+pub use crate::queue::classify::MAX_RAFLE_N;
 /// Most tasks a closed loop keeps active.
 pub const MAX_CONCURRENCY: u32 = 1_000_000;
 /// Fastest Poisson arrival rate, tasks per second.
@@ -83,7 +75,7 @@ pub const MAX_ARRIVAL_RATE_PER_S: f64 = 1e6;
 /// Most tasks one workload starts.
 pub const MAX_TASKS: u64 = 100_000_000;
 /// Default and bounds of the recording budget (`record.max_bytes`).
-pub const DEFAULT_RECORD_MAX_BYTES: u64 = 2 << 30;
+pub use crate::config::DEFAULT_RECORD_MAX_BYTES;
 pub const MIN_RECORD_MAX_BYTES: u64 = 1 << 20;
 pub const MAX_RECORD_MAX_BYTES: u64 = 1 << 50;
 
@@ -103,75 +95,6 @@ pub const MAX_PPS: f64 = 1e12;
 
 fn fail(field: impl Into<String>, msg: impl Into<String>) -> Result<(), ConfigError> {
     Err(ConfigError::new(field, msg))
-}
-
-/// `lo <= v <= hi` for an integer field.
-pub(crate) fn int_in<T: Into<u128> + Copy + Display>(
-    v: T,
-    lo: T,
-    hi: T,
-    field: impl FnOnce() -> String,
-    unit: &str,
-) -> Result<(), ConfigError> {
-    let (x, l, h) = (v.into(), lo.into(), hi.into());
-    if x < l || x > h {
-        return fail(field(), format!("must be in [{lo}, {hi}]{unit}, got {v}"));
-    }
-    Ok(())
-}
-
-/// A finite float in the interval; `open_lo`/`open_hi` exclude the bounds.
-pub(crate) fn float_in(
-    v: f64,
-    (lo, open_lo): (f64, bool),
-    (hi, open_hi): (f64, bool),
-    field: impl FnOnce() -> String,
-) -> Result<(), ConfigError> {
-    let above = if open_lo { v > lo } else { v >= lo };
-    let below = if open_hi { v < hi } else { v <= hi };
-    if !v.is_finite() || !above || !below {
-        let (l, r) = (
-            if open_lo { "(" } else { "[" },
-            if open_hi { ")" } else { "]" },
-        );
-        return fail(
-            field(),
-            format!("must be a finite number in {l}{lo}, {hi}{r}, got {v}"),
-        );
-    }
-    Ok(())
-}
-
-/// Picoseconds as a short human time, for messages.
-pub fn fmt_ps(ps: u64) -> String {
-    let s = ps as f64 / PS_PER_S as f64;
-    if ps == 0 {
-        "0 s".into()
-    } else if ps < PS_PER_US {
-        format!("{} ns", ps as f64 / 1e3)
-    } else if ps < PS_PER_MS {
-        format!("{} µs", ps as f64 / 1e6)
-    } else if ps < PS_PER_S {
-        format!("{} ms", ps as f64 / 1e9)
-    } else {
-        format!("{s} s")
-    }
-}
-
-/// `lo <= v <= hi` for a time in picoseconds; the message speaks seconds.
-fn time_in(v: u64, lo: u64, hi: u64, field: impl FnOnce() -> String) -> Result<(), ConfigError> {
-    if v < lo || v > hi {
-        return fail(
-            field(),
-            format!(
-                "must be in [{}, {}], got {}",
-                fmt_ps(lo),
-                fmt_ps(hi),
-                fmt_ps(v)
-            ),
-        );
-    }
-    Ok(())
 }
 
 /// Bytes as a short human size, for messages.
@@ -276,133 +199,21 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
             format!("{f}.service_pps")
         })?;
     }
-    match &q.aqm {
-        AqmConfig::Red {
-            min_th,
-            max_th,
-            max_p,
-            wlog,
-            avpkt_bytes,
-            bandwidth_bps,
-            ..
-        } => {
-            let fa = |n: &str| format!("{f}.aqm.{n}");
-            float_in(*min_th, (0.0, false), (MAX_RED_TH, false), || fa("min_th"))?;
-            float_in(*max_th, (0.0, true), (MAX_RED_TH, false), || fa("max_th"))?;
-            if max_th <= min_th {
-                return fail(
-                    fa("max_th"),
-                    format!("must exceed min_th ({max_th} <= {min_th})"),
-                );
-            }
-            float_in(*max_p, (0.0, true), (1.0, false), || fa("max_p"))?;
-            int_in(*wlog, 1, 31, || fa("wlog"), "")?;
-            int_in(
-                *avpkt_bytes,
-                1,
-                MAX_AVPKT_BYTES,
-                || fa("avpkt_bytes"),
-                " bytes",
-            )?;
-            if *bandwidth_bps != 0 {
-                int_in(
-                    *bandwidth_bps,
-                    1,
-                    MAX_RATE_BPS,
-                    || fa("bandwidth_bps"),
-                    " bit/s",
-                )?;
-            }
-        }
-        AqmConfig::Hysteresis { upper_pkts, .. } => {
-            int_in(
-                *upper_pkts,
-                1,
-                u32::MAX,
-                || format!("{f}.aqm.upper_pkts"),
-                " packets",
-            )?;
-        }
-        AqmConfig::Codel {
-            target_ps,
-            interval_ps,
-            ..
-        } => check_codel_times(*target_ps, *interval_ps, f)?,
-        AqmConfig::FqCodel {
-            target_ps,
-            interval_ps,
-            flows,
-            quantum_bytes,
-            ..
-        } => {
-            use crate::queue::fq_codel::{MAX_FLOWS, MIN_QUANTUM_BYTES};
-            check_codel_times(*target_ps, *interval_ps, f)?;
-            int_in(*flows, 1, MAX_FLOWS, || format!("{f}.aqm.flows"), " queues")?;
-            int_in(
-                *quantum_bytes,
-                MIN_QUANTUM_BYTES,
-                1 << 20,
-                || format!("{f}.aqm.quantum_bytes"),
-                " bytes",
-            )?;
-        }
-        AqmConfig::Pie {
-            target_ps,
-            tupdate_ps,
-            alpha,
-            beta,
-            max_burst_ps,
-            ..
-        } => {
-            let fa = |n: &str| format!("{f}.aqm.{n}");
-            time_in(*target_ps, MIN_AQM_TIME_PS, MAX_AQM_TIME_PS, || {
-                fa("target_ps")
-            })?;
-            time_in(*tupdate_ps, MIN_AQM_TIME_PS, MAX_AQM_TIME_PS, || {
-                fa("tupdate_ps")
-            })?;
-            time_in(*max_burst_ps, 0, MAX_AQM_TIME_PS, || fa("max_burst_ps"))?;
-            float_in(*alpha, (0.0, false), (MAX_PIE_GAIN, false), || fa("alpha"))?;
-            float_in(*beta, (0.0, false), (MAX_PIE_GAIN, false), || fa("beta"))?;
-        }
-        _ => {}
+    q.aqm
+        .check()
+        .map_err(|e| e.at(&format!("{f}.aqm"), &format!("{f}.aqm")))?;
+    check_port_shape(q, f)?;
+    if let Some(fb) = &q.feedback {
+        let at = format!("{f}.feedback");
+        fb.check().map_err(|e| e.at(&at, &at))?;
     }
-    if q.aqm.is_own_discipline() && q.classifier.is_some() {
-        return fail(
-            format!("{f}.aqm"),
-            "CoDel, FQ-CoDel and PIE are whole disciplines, not a class of a two-class port \
-             (which takes drop-tail, RED, step or hysteresis queues)",
-        );
+    if let Some(c) = &q.classifier {
+        let at = format!("{f}.classifier");
+        c.check().map_err(|e| e.at(&at, &at))?;
     }
-    if let Some(FeedbackConfig::Hysteresis { upper_pkts, .. }) = &q.feedback {
-        int_in(
-            *upper_pkts,
-            1,
-            u32::MAX,
-            || format!("{f}.feedback.upper_pkts"),
-            " packets",
-        )?;
-    }
-    if let Some(ClassifierConfig::Rafle { n }) = &q.classifier {
-        int_in(*n, 1, MAX_RAFLE_N, || format!("{f}.classifier.n"), " slots")?;
-    }
-    if let Some(SchedulerConfig::Drr {
-        quantum_short_bytes,
-        quantum_long_bytes,
-    }) = &q.scheduler
-    {
-        for (v, name) in [
-            (quantum_short_bytes, "quantum_short_bytes"),
-            (quantum_long_bytes, "quantum_long_bytes"),
-        ] {
-            int_in(
-                *v,
-                1,
-                u32::MAX,
-                || format!("{f}.scheduler.{name}"),
-                " bytes",
-            )?;
-        }
+    if let Some(s) = &q.scheduler {
+        let at = format!("{f}.scheduler");
+        s.check().map_err(|e| e.at(&at, &at))?;
     }
     if let Some(lq) = &q.long_queue {
         check_queue(lq, &format!("{f}.long_queue"))?;
@@ -410,18 +221,64 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
-fn check_codel_times(target_ps: u64, interval_ps: u64, f: &str) -> Result<(), ConfigError> {
-    time_in(target_ps, MIN_AQM_TIME_PS, MAX_AQM_TIME_PS, || {
-        format!("{f}.aqm.target_ps")
-    })?;
-    time_in(interval_ps, MIN_AQM_TIME_PS, MAX_AQM_TIME_PS, || {
-        format!("{f}.aqm.interval_ps")
-    })
+/// A port's queues: a second (long-flow) queue and a scheduler only with a
+/// classifier, no whole discipline as a class, no nesting; packet return
+/// and the service rate on the first queue only.
+fn check_port_shape(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
+    const WHOLE: &str =
+        "CoDel, FQ-CoDel and PIE are whole disciplines, not a class of a two-class \
+                         port (which takes drop-tail, RED, step or hysteresis queues)";
+    if q.classifier.is_none() {
+        if q.long_queue.is_some() {
+            return fail(
+                format!("{f}.long_queue"),
+                "a second (long-flow) queue needs a classifier on this port",
+            );
+        }
+        if q.scheduler.is_some() {
+            return fail(
+                format!("{f}.scheduler"),
+                "a scheduler needs two queues: give this port a classifier",
+            );
+        }
+    } else {
+        if q.aqm.is_own_discipline() {
+            return fail(format!("{f}.aqm"), WHOLE);
+        }
+        if let Some(lq) = &q.long_queue {
+            if lq.aqm.is_own_discipline() {
+                return fail(format!("{f}.long_queue.aqm"), WHOLE);
+            }
+            if lq.classifier.is_some() || lq.scheduler.is_some() || lq.long_queue.is_some() {
+                return fail(
+                    format!("{f}.long_queue.classifier"),
+                    "two-class ports do not nest: the long-flow queue is one queue",
+                );
+            }
+        }
+    }
+    if let Some(lq) = &q.long_queue {
+        for (unset, name) in [
+            (lq.feedback.is_none(), "feedback"),
+            (lq.service_pps.is_none(), "service_pps"),
+        ] {
+            if !unset {
+                return fail(
+                    format!("{f}.long_queue.{name}"),
+                    "packet return and the service rate belong to the port: set them on its first queue",
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_workload(w: &WorkloadConfig, f: &str) -> Result<(), ConfigError> {
     match &w.sizes {
         SizesConfig::Files { bytes } => {
+            if bytes.is_empty() {
+                return fail(format!("{f}.sizes.bytes"), "the file base is empty");
+            }
             for (j, b) in bytes.iter().enumerate() {
                 int_in(
                     *b,
@@ -462,7 +319,34 @@ fn check_workload(w: &WorkloadConfig, f: &str) -> Result<(), ConfigError> {
                 || format!("{f}.arrivals.rate_per_s"),
             )?;
         }
-        ArrivalsConfig::AllAtOnce => {}
+        ArrivalsConfig::AllAtOnce => {
+            if matches!(w.sizes, SizesConfig::Cdf { .. }) && w.max_tasks.is_none() {
+                return fail(
+                    format!("{f}.max_tasks"),
+                    "starting tasks all at once from a CDF needs their number (max_tasks)",
+                );
+            }
+        }
+    }
+    if w.stop_ps.is_some_and(|s| s <= w.start_ps) {
+        return fail(
+            format!("{f}.stop_ps"),
+            "a workload must stop after it starts",
+        );
+    }
+    if let Some(c) = &w.control {
+        for (v, key) in [
+            (c.banner_bytes, "banner_bytes"),
+            (c.request_bytes, "request_bytes"),
+            (c.response_bytes, "response_bytes"),
+        ] {
+            if v == 0 {
+                return fail(
+                    format!("{f}.control.{key}"),
+                    "a message needs at least one byte",
+                );
+            }
+        }
     }
     if let Some(n) = w.max_tasks {
         int_in(n, 1, MAX_TASKS, || format!("{f}.max_tasks"), " tasks")?;
@@ -472,6 +356,15 @@ fn check_workload(w: &WorkloadConfig, f: &str) -> Result<(), ConfigError> {
 }
 
 fn check_flow(fc: &FlowConfig, f: &str) -> Result<(), ConfigError> {
+    let (FlowConfig::Tcp {
+        start_ps, stop_ps, ..
+    }
+    | FlowConfig::Udp {
+        start_ps, stop_ps, ..
+    }) = fc;
+    if stop_ps.is_some_and(|t| t <= *start_ps) {
+        return fail(format!("{f}.stop_ps"), "a flow must stop after it starts");
+    }
     match fc {
         FlowConfig::Tcp { bytes, cc, tcp, .. } => {
             if let Some(b) = bytes {
@@ -775,6 +668,7 @@ fn check_record_estimate(cfg: &RunConfig) -> Result<(), ConfigError> {
 mod tests {
     use super::*;
     use crate::config::NodeKind;
+    use crate::sim::PS_PER_MS;
 
     fn base() -> RunConfig {
         RunConfig::from_json(
@@ -825,7 +719,7 @@ mod tests {
     fn non_finite_and_absurd_floats_are_refused() {
         let mut c = base();
         c.links[0].queue_ab = Some(QueueConfig {
-            aqm: AqmConfig::Red {
+            aqm: crate::config::AqmConfig::Red(crate::config::RedConfig {
                 min_th: 1000.0,
                 max_th: 1e300,
                 max_p: 0.1,
@@ -836,7 +730,7 @@ mod tests {
                 bytes_mode: true,
                 avpkt_bytes: 1000,
                 bandwidth_bps: 0,
-            },
+            }),
             ..QueueConfig::default()
         });
         assert_eq!(check(&c).unwrap_err().field, "links[0].queue_ab.aqm.max_th");

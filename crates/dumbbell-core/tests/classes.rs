@@ -116,7 +116,10 @@ fn rafle_decisions_are_reproducible_per_seed() {
 
 fn config_error(queue: Value) -> dumbbell_core::config::ConfigError {
     let (nodes, links) = path(10_000_000, MS, queue, 0.0);
-    match run(&config(1, S, nodes, links, vec![], json!({}))) {
+    match run(
+        &config(1, S, nodes, links, vec![], json!({})),
+        Default::default(),
+    ) {
         Err(RunError::Config(e)) => e,
         other => panic!("expected a config error, got {:?}", other.map(|_| ())),
     }

@@ -7,9 +7,9 @@
 
 use dumbbell_core::cc::{reno::Reno, CongestionControl, ExternalControls};
 use dumbbell_core::config::RunConfig;
-use dumbbell_core::sim::{Rng, RunMonitor};
+use dumbbell_core::sim::Rng;
 use dumbbell_core::trace::Column;
-use dumbbell_core::world::{self, RunError};
+use dumbbell_core::world::{self, RunError, RunOptions};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -61,13 +61,15 @@ fn config(cc: Value) -> RunConfig {
 
 #[test]
 fn an_external_reno_gives_the_tables_of_the_builtin_reno() {
-    let builtin = world::run(&config(json!({"kind": "reno"}))).unwrap();
+    let builtin = world::run(&config(json!({"kind": "reno"})), Default::default()).unwrap();
     let factory = Arc::new(RenoFactory::default());
     let ext: Arc<dyn ExternalControls> = factory.clone();
-    let external = world::run_with(
+    let external = world::run(
         &config(json!({"kind": "external", "id": "my-reno"})),
-        &RunMonitor::new(),
-        Some(ext),
+        RunOptions {
+            external: Some(&ext),
+            ..Default::default()
+        },
     )
     .unwrap();
     let flows = builtin.table("flows").unwrap();
@@ -89,7 +91,7 @@ fn an_external_reno_gives_the_tables_of_the_builtin_reno() {
 #[test]
 fn an_external_control_needs_a_factory_that_knows_it() {
     let cfg = config(json!({"kind": "external", "id": "my-reno"}));
-    let Err(RunError::Config(e)) = world::run(&cfg) else {
+    let Err(RunError::Config(e)) = world::run(&cfg, Default::default()) else {
         panic!("ran an external control without a factory");
     };
     assert_eq!(e.field, "flows[0].cc.id");
@@ -97,14 +99,20 @@ fn an_external_control_needs_a_factory_that_knows_it() {
 
     let other = config(json!({"kind": "external", "id": "other"}));
     let ext: Arc<dyn ExternalControls> = Arc::new(RenoFactory::default());
-    let Err(RunError::Config(e)) = world::run_with(&other, &RunMonitor::new(), Some(ext)) else {
+    let Err(RunError::Config(e)) = world::run(
+        &other,
+        RunOptions {
+            external: Some(&ext),
+            ..Default::default()
+        },
+    ) else {
         panic!("ran an id the factory does not know");
     };
     assert_eq!(e.field, "flows[0].cc.id");
     assert!(e.message.contains("unknown id \"other\""), "{}", e.message);
 
     let empty = config(json!({"kind": "external", "id": ""}));
-    let Err(RunError::Config(e)) = world::run(&empty) else {
+    let Err(RunError::Config(e)) = world::run(&empty, Default::default()) else {
         panic!("ran an empty id");
     };
     assert_eq!(e.field, "flows[0].cc.id");

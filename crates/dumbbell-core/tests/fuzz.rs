@@ -20,7 +20,7 @@
 //! by `every_regression_case_is_refused_or_runs`.
 
 use dumbbell_core::sim::RunMonitor;
-use dumbbell_core::world::{run_json_monitored, RunError};
+use dumbbell_core::world::{run_json, RunError, RunOptions};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -224,7 +224,13 @@ fn names_a_place(doc: &Value, field: &str) -> bool {
 /// The rule: a clean error naming a field, or a run that ends.
 fn check(text: &str) -> Result<&'static str, String> {
     let m = RunMonitor::with_event_limit(EVENT_BUDGET).with_instant_limit(INSTANT_LIMIT);
-    match run_json_monitored(text, &m) {
+    match run_json(
+        text,
+        RunOptions {
+            monitor: Some(&m),
+            ..Default::default()
+        },
+    ) {
         Ok(out) if out.stopped => Ok("stopped"),
         Ok(_) => Ok("finished"),
         Err(RunError::Config(e)) | Err(RunError::Limit(e)) => {
@@ -309,9 +315,13 @@ fn every_regression_case_is_refused_or_runs() {
         let text = doc.to_string();
         let got = check(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         if let Some(Value::String(field)) = want {
-            let Err(RunError::Config(e) | RunError::Limit(e)) =
-                run_json_monitored(&text, &RunMonitor::with_event_limit(EVENT_BUDGET))
-            else {
+            let Err(RunError::Config(e) | RunError::Limit(e)) = run_json(
+                &text,
+                RunOptions {
+                    monitor: Some(&RunMonitor::with_event_limit(EVENT_BUDGET)),
+                    ..Default::default()
+                },
+            ) else {
                 panic!(
                     "{}: expected a refusal naming {field}, got {got}",
                     path.display()

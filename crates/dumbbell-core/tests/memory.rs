@@ -46,7 +46,7 @@ fn a_100k_host_star_builds_and_runs_under_1_gb() {
     );
     drop((nodes, links));
     let cfg = RunConfig::from_json(&text).unwrap();
-    let out = world::run(&cfg).unwrap();
+    let out = world::run(&cfg, Default::default()).unwrap();
     // The run is real: every flow delivered data through the switch.
     let flows = out.table("flows").unwrap();
     let delivered = flows.u64s("bytes_delivered").unwrap();

@@ -269,7 +269,10 @@ fn bad_options_are_refused_naming_the_field() {
     let field = |edit: &dyn Fn(&mut Vec<Value>, &mut Vec<Value>)| {
         let (mut nodes, mut links) = star(&["A", "B"], 100_000_000, 100 * US);
         edit(&mut nodes, &mut links);
-        match run(&config(1, S, nodes, links, vec![], json!({}))) {
+        match run(
+            &config(1, S, nodes, links, vec![], json!({})),
+            Default::default(),
+        ) {
             Err(RunError::Config(e)) => e.field,
             other => panic!("accepted: {:?}", other.map(|_| ())),
         }

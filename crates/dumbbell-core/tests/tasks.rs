@@ -300,7 +300,7 @@ fn bad_workloads_name_the_field() {
     ];
     for (w, field) in cases {
         let cfg = with_workloads(1, 1, net.clone(), vec![w]);
-        let e = match run(&cfg) {
+        let e = match run(&cfg, Default::default()) {
             Err(dumbbell_core::world::RunError::Config(e)) => e,
             other => panic!(
                 "expected a config error for {field}, got {:?}",

@@ -12,7 +12,7 @@ use dumbbell_core::cc::{
     self, AckSample, CaEvent, CaState, CongestionControl, ExternalControls, RateSample, TcpSock,
 };
 use dumbbell_core::config::{CcConfig, RunConfig};
-use dumbbell_core::sim::{Rng, RunMonitor};
+use dumbbell_core::sim::Rng;
 use dumbbell_core::world;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -324,7 +324,11 @@ fn run(config: &Value, factory: Arc<dyn ExternalControls>) -> Result<(), KmodErr
         module: "(compare)".into(),
         why: format!("scenario configuration: {e}"),
     })?;
-    world::run_with(&cfg, &RunMonitor::new(), Some(factory)).map_err(|e| KmodError::Init {
+    let opts = world::RunOptions {
+        monitor: None,
+        external: Some(&factory),
+    };
+    world::run(&cfg, opts).map_err(|e| KmodError::Init {
         module: "(compare)".into(),
         why: format!("scenario run: {e}"),
     })?;

@@ -4,7 +4,6 @@
 
 use dumbbell_core::cc::ExternalControls;
 use dumbbell_core::config::{CcConfig, RunConfig};
-use dumbbell_core::sim::RunMonitor;
 use dumbbell_core::trace::Column;
 use dumbbell_core::world;
 use dumbbell_kmod::compare::{self, Scenario};
@@ -59,13 +58,13 @@ fn one_flow(cc: Value) -> RunConfig {
 }
 
 fn run_module(file: &str, params: &[(&str, &str)]) -> world::RunOutput {
-    let f = Arc::new(KmodControls::new(&[spec(file, "m", "a", params)]).unwrap());
-    world::run_with(
-        &one_flow(json!({"kind": "external", "id": "m"})),
-        &RunMonitor::new(),
-        Some(f as Arc<dyn ExternalControls>),
-    )
-    .unwrap()
+    let f: Arc<dyn ExternalControls> =
+        Arc::new(KmodControls::new(&[spec(file, "m", "a", params)]).unwrap());
+    let opts = world::RunOptions {
+        monitor: None,
+        external: Some(&f),
+    };
+    world::run(&one_flow(json!({"kind": "external", "id": "m"})), opts).unwrap()
 }
 
 fn cwnd_trace(out: &world::RunOutput) -> Vec<u64> {

@@ -338,8 +338,15 @@ fn run_json<'py>(
     let factory = with_modules(ext.clone(), modules.as_deref())?;
     live().push(Arc::downgrade(&monitor));
     let m = monitor.clone();
-    let result =
-        py.allow_threads(move || catch_panic(|| world::run_json_with(&config, &m, factory)));
+    let result = py.allow_threads(move || {
+        catch_panic(|| {
+            let opts = world::RunOptions {
+                monitor: Some(&m),
+                external: factory.as_ref(),
+            };
+            world::run_json(&config, opts)
+        })
+    });
     let ptr = Arc::as_ptr(&monitor);
     live().retain(|w| w.strong_count() > 0 && !std::ptr::eq(w.as_ptr(), ptr));
     if let Some(e) = ext.and_then(|x| x.shared.take_error()) {
@@ -397,6 +404,15 @@ fn registered_controls() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// The parameters of every control and queue discipline, declared once in
+/// the core (`config::schema`): a JSON document `{"controls": [...],
+/// "queues": [...]}`, each `{name, about, registered, params: [{name,
+/// type, default, required, range, about}]}`; times in picoseconds.
+#[pyfunction]
+fn schema() -> String {
+    dumbbell_core::config::schema().to_string()
+}
+
 /// The version of the core and binding (the Cargo workspace version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -428,6 +444,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(registered_controls, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_function(wrap_pyfunction!(build, m)?)?;
     kmod::register(m)?;

@@ -63,7 +63,7 @@ Goodput is iperf's: payload delivered in order over the flow's whole life
 Student-t half-width and the number of rounds.
 
 The paper's controls run with the paper's equations (a loss reduces the
-window; ``module_hook`` false, see ``cc/seed001.rs``): the authors' modules,
+window; ``module_hook`` false, see ``cc/loss_phases.rs``): the authors' modules,
 loaded fresh, collapse to 2–3 packets on a connection's first loss (their
 ``ssthresh`` hook enters recovery on the initial b_r of 1). With that hook
 Expolinear gets 185 Mb/s of this network's clean 1 Gb/s link at the base

@@ -73,11 +73,130 @@
 //! cushion reads `tp.pacing_rate_bps` as Linux reads `sk_pacing_rate`, and
 //! is 0 when the stack leaves it at 0.
 
+use super::Registration;
 use super::{
     tcp_cong_avoid_ai, tcp_slow_start, AckSample, CaEvent, CaState, CongestionControl, TcpSock,
 };
-use crate::config::CubicParams;
+use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Time, PS_PER_S, PS_PER_US};
+use serde::{Deserialize, Serialize};
+
+/// Cubic's parameters (the table [`PARAMS`] gives their ranges).
+/// Cubic (RFC 9438, Linux `tcp_cubic.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CubicParams {
+    /// Multiplicative decrease factor (Linux beta = 717/1024).
+    pub beta: f64,
+    /// Cubic constant C, in packets / s^3.
+    pub c: f64,
+    pub fast_convergence: bool,
+    pub tcp_friendliness: bool,
+    pub hystart: bool,
+    /// HyStart detectors: ACK train and delay increase.
+    pub hystart_ack_train: bool,
+    pub hystart_delay: bool,
+    /// HyStart is active only from this window on (packets).
+    pub hystart_low_window: u32,
+    /// ACK train spacing threshold, microseconds.
+    pub hystart_ack_delta_us: u32,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams {
+            beta: 717.0 / 1024.0,
+            c: 0.4,
+            fast_convergence: true,
+            tcp_friendliness: true,
+            hystart: true,
+            hystart_ack_train: true,
+            hystart_delay: true,
+            hystart_low_window: 16,
+            hystart_ack_delta_us: 2000,
+        }
+    }
+}
+
+/// Cubic's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "beta",
+        Ty::Float,
+        Range::float(0.0, true, 1.0, true),
+        "Multiplicative decrease factor (Linux 717/1024).",
+    ),
+    Param::new(
+        "c",
+        Ty::Float,
+        Range::float(0.0, true, MAX_CUBIC_C, false),
+        "Cubic constant C, packets/s^3 (Linux 0.4).",
+    ),
+    Param::new(
+        "fast_convergence",
+        Ty::Bool,
+        Range::Any,
+        "Release bandwidth faster when the window shrinks.",
+    ),
+    Param::new(
+        "tcp_friendliness",
+        Ty::Bool,
+        Range::Any,
+        "Grow at least as fast as Reno would.",
+    ),
+    Param::new(
+        "hystart",
+        Ty::Bool,
+        Range::Any,
+        "HyStart: leave slow start before the first loss.",
+    ),
+    Param::new(
+        "hystart_ack_train",
+        Ty::Bool,
+        Range::Any,
+        "HyStart's ACK-train detector.",
+    ),
+    Param::new(
+        "hystart_delay",
+        Ty::Bool,
+        Range::Any,
+        "HyStart's delay-increase detector.",
+    ),
+    Param::new(
+        "hystart_low_window",
+        Ty::Int,
+        Range::Any,
+        "HyStart is active from this window on, packets.",
+    ),
+    Param::new(
+        "hystart_ack_delta_us",
+        Ty::Int,
+        Range::Any,
+        "ACK-train spacing threshold, microseconds.",
+    ),
+];
+
+/// Largest Cubic C, packets/s³ (Linux's default 0.4, `bic_scale` 41).
+pub const MAX_CUBIC_C: f64 = 100.0;
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(p: &CubicParams) -> Result<(), ParamError> {
+    param::param(PARAMS, "beta").float(p.beta)?;
+    param::param(PARAMS, "c").float(p.c)
+}
+
+/// `cc = "cubic"`: a variant of its own ([`CcConfig::Cubic`](super::registry::CcConfig)).
+pub const REGISTRATION: Registration = Registration {
+    name: "cubic",
+    about: "Cubic (RFC 9438; Linux tcp_cubic.c, with HyStart): the default.",
+    params: PARAMS,
+    defaults: || param::encode(&CubicParams::default()),
+    make: |params, _rng| {
+        param::made(params, check, |p| {
+            Box::new(Cubic::new(p)) as Box<dyn CongestionControl>
+        })
+    },
+};
 
 /// Jiffies per second (Linux `CONFIG_HZ`, 1000 on most distributions).
 pub const HZ: u64 = 1000;

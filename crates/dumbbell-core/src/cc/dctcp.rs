@@ -37,8 +37,67 @@
 //! the flow label and has no meaning on our static routes, and the receiver
 //! side (`dctcp_ece_ack_update`), which lives in `tcp::receiver`.
 
+use super::Registration;
 use super::{tcp_reno_cong_avoid, tcp_reno_ssthresh, CaEvent, CaState, CongestionControl, TcpSock};
-use crate::config::DctcpParams;
+use crate::param::{self, Param, ParamError, Range, Ty};
+use serde::{Deserialize, Serialize};
+
+/// DCTCP (RFC 8257, Linux `tcp_dctcp.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DctcpParams {
+    /// g = 2^-shift_g (Linux `dctcp_shift_g` = 4, g = 1/16).
+    pub shift_g: u32,
+    /// Initial alpha in [0, 1] (Linux `dctcp_alpha_on_init` = 1024/1024).
+    pub alpha_init: f64,
+}
+
+impl Default for DctcpParams {
+    fn default() -> Self {
+        DctcpParams {
+            shift_g: 4,
+            alpha_init: 1.0,
+        }
+    }
+}
+
+/// DCTCP's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "shift_g",
+        Ty::Int,
+        Range::int(0, MAX_DCTCP_SHIFT_G as u128, ""),
+        "Gain g = 2^-shift_g of the alpha estimate (Linux 4).",
+    ),
+    Param::new(
+        "alpha_init",
+        Ty::Float,
+        Range::float(0.0, false, 1.0, false),
+        "Initial alpha in [0, 1] (Linux 1).",
+    ),
+];
+
+/// Largest DCTCP gain exponent, g = 2^-shift_g (Linux's default 4).
+pub const MAX_DCTCP_SHIFT_G: u32 = 31;
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(p: &DctcpParams) -> Result<(), ParamError> {
+    param::param(PARAMS, "shift_g").int(p.shift_g)?;
+    param::param(PARAMS, "alpha_init").float(p.alpha_init)
+}
+
+/// `cc = "dctcp"`: a variant of its own.
+pub const REGISTRATION: Registration = Registration {
+    name: "dctcp",
+    about: "DCTCP (RFC 8257; Linux tcp_dctcp.c): reduces in proportion to the fraction of ECN-marked packets; needs ECN.",
+    params: PARAMS,
+    defaults: || param::encode(&DctcpParams::default()),
+    make: |params, _rng| {
+        param::made(params, check, |p| {
+            Box::new(Dctcp::new(p)) as Box<dyn CongestionControl>
+        })
+    },
+};
 
 /// Alpha of 1.0 in fixed point (Linux `DCTCP_MAX_ALPHA`).
 pub const DCTCP_MAX_ALPHA: u32 = 1024;

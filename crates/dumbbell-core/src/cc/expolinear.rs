@@ -1,10 +1,10 @@
-//! Expolinear (seed 001 §4, eq. 1, 7, 8; the authors' module
+//! Expolinear (Madeira and Mattos §4, eq. 1, 7, 8; the authors' module
 //! `expolin01.c`): after a loss the window returns toward the window before
 //! it along a saturating exponential, halving the remaining gap every
 //! 1/σ ms, then grows linearly in time.
 //!
 //! With t in whole milliseconds since the last loss (or the session start)
-//! and the phase machine of [`super::seed001`]:
+//! and the phase machine of [`super::loss_phases`]:
 //!
 //! - slow start: J += max(⌊α·t³⌋, 2) per ACK event (eq. 1, α = 2);
 //! - reduction on loss: the decrement D = ⌊J·R/100⌋ (R = 20) is taken away
@@ -34,8 +34,170 @@
 //! packets (b_r + ⌊Δ_r·(1 − 2^(−k))⌋ + 1) until a loss reported after new
 //! data was sent makes a reduction (the module does the same).
 
-use super::seed001::{floor_mul, Law, Seed001, State};
-use crate::config::ExpolinearParams;
+use super::loss_phases::{floor_mul, Law, PhaseMachine, State};
+use super::loss_phases::{MAX_SIGMA_PER_MS, PERCENT, POSITIVE, SLOPE};
+use super::{isn, Registration};
+use crate::param::{self, Param, ParamError, Range, Ty};
+use serde::{Deserialize, Serialize};
+
+/// Expolinear (Madeira and Mattos §4, eq. 1, 7, 8; `expolin01.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExpolinearParams {
+    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
+    pub ss_alpha: f64,
+    /// Smallest slow-start step per ACK event, packets (module: 2).
+    pub ss_min_pkts: u32,
+    /// Reduction on loss, percent, 1..=99 (module: 20).
+    pub reduction_pct: u32,
+    /// Recovery gain η_r on Δ_r (module: 1).
+    pub eta_r: f64,
+    /// σ in 2^(−⌊σ·t⌋), per ms, > 0 (module: 1/4, i.e. ⌊t/4⌋).
+    pub sigma_per_ms: f64,
+    /// Avoidance slope: J = b_A + η_A·t, packets/ms (module: 2).
+    pub eta_a: f64,
+    /// Upper threshold before any reduction, packets (module: 200).
+    pub initial_threshold_pkts: u32,
+    /// Recovery base b_r before any reduction, packets (module: 1).
+    pub initial_base_pkts: u32,
+    /// Δ_r before any reduction, packets (module: 1).
+    pub initial_delta_pkts: u32,
+    /// 2^(−k) is the module's `65536 >> k` with the shift count taken
+    /// modulo 32, as x86 executes it (a shift by 32 or more is undefined in
+    /// C; GCC emits `sar %cl`, which masks the count): the recovery window
+    /// falls back to b_r + 1 every 128 ms of t (k = 32, 64, ...). False:
+    /// 2^(−k) = 0 from k = 17 on, the exponential the paper means.
+    pub shift_mod_32: bool,
+    /// The `ssthresh` hook enters recovery as `expolin01.c`'s does (see
+    /// `cc::loss_phases`); false (default): a loss reduces the window as the
+    /// paper's equations say.
+    pub module_hook: bool,
+    /// The reduction gate's 32-bit sequence comparison, exactly as
+    /// Linear's ([`LinearParams::wrap_seq`](super::linear::LinearParams::wrap_seq)):
+    /// unset (default), as `module_hook`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrap_seq: Option<bool>,
+}
+
+impl Default for ExpolinearParams {
+    fn default() -> Self {
+        ExpolinearParams {
+            ss_alpha: 2.0,
+            ss_min_pkts: 2,
+            reduction_pct: 20,
+            eta_r: 1.0,
+            sigma_per_ms: 0.25,
+            eta_a: 2.0,
+            initial_threshold_pkts: 200,
+            initial_base_pkts: 1,
+            initial_delta_pkts: 1,
+            shift_mod_32: true,
+            module_hook: false,
+            wrap_seq: None,
+        }
+    }
+}
+
+/// Expolinear's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "ss_alpha",
+        Ty::Float,
+        SLOPE,
+        "Slow start adds alpha*t^3 per ACK event, packets/ms^3 (module: 2).",
+    ),
+    Param::new(
+        "ss_min_pkts",
+        Ty::Int,
+        Range::Any,
+        "Smallest slow-start step per ACK event, packets (module: 2).",
+    ),
+    Param::new(
+        "reduction_pct",
+        Ty::Int,
+        PERCENT,
+        "Reduction on loss, percent (module: 20).",
+    ),
+    Param::new(
+        "eta_r",
+        Ty::Float,
+        SLOPE,
+        "Recovery gain eta_r on Delta_r (module: 1).",
+    ),
+    Param::new(
+        "sigma_per_ms",
+        Ty::Float,
+        Range::float(0.0, true, MAX_SIGMA_PER_MS, false),
+        "sigma in 2^(-floor(sigma*t)), per ms (module: 1/4).",
+    ),
+    Param::new(
+        "eta_a",
+        Ty::Float,
+        SLOPE,
+        "Avoidance slope: J = b_A + eta_A*t, packets/ms (module: 2).",
+    ),
+    Param::new(
+        "initial_threshold_pkts",
+        Ty::Int,
+        POSITIVE,
+        "Upper threshold before any reduction, packets (module: 200).",
+    ),
+    Param::new(
+        "initial_base_pkts",
+        Ty::Int,
+        POSITIVE,
+        "Recovery base b_r before any reduction, packets (module: 1).",
+    ),
+    Param::new(
+        "initial_delta_pkts",
+        Ty::Int,
+        Range::Any,
+        "Delta_r before any reduction, packets (module: 1).",
+    ),
+    Param::new(
+        "shift_mod_32",
+        Ty::Bool,
+        Range::Any,
+        "2^(-k) with the shift count modulo 32, as x86 executes the module.",
+    ),
+    Param::new(
+        "module_hook",
+        Ty::Bool,
+        Range::Any,
+        "The ssthresh hook enters recovery as expolin01.c's does.",
+    ),
+    Param::new(
+        "wrap_seq",
+        Ty::Optional(&Ty::Bool),
+        Range::Any,
+        "32-bit sequence comparison of the reduction gate; unset: as module_hook.",
+    ),
+];
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(p: &ExpolinearParams) -> Result<(), ParamError> {
+    let at = |name| param::param(PARAMS, name);
+    at("ss_alpha").float(p.ss_alpha)?;
+    at("reduction_pct").int(p.reduction_pct)?;
+    at("eta_r").float(p.eta_r)?;
+    at("sigma_per_ms").float(p.sigma_per_ms)?;
+    at("eta_a").float(p.eta_a)?;
+    at("initial_threshold_pkts").int(p.initial_threshold_pkts)?;
+    at("initial_base_pkts").int(p.initial_base_pkts)
+}
+
+/// `cc = "expolinear"`: a variant of its own.
+pub const REGISTRATION: Registration = Registration {
+    name: "expolinear",
+    about: "Expolinear (Madeira and Mattos; expolin01.c): exponential recovery, linear avoidance.",
+    params: PARAMS,
+    defaults: || param::encode(&ExpolinearParams::default()),
+    make: |params, rng| {
+        param::made(params, check, |p| {
+            Box::new(Expolinear::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
+        })
+    },
+};
 
 /// 1.0 in the module's fixed point for 2^(−k) (`FIXED_POINT_SCALE`).
 const FIXED_ONE: u64 = 1 << 16;
@@ -49,12 +211,12 @@ pub struct ExpolinearLaw {
 }
 
 /// The Expolinear control.
-pub type Expolinear = Seed001<ExpolinearLaw>;
+pub type Expolinear = PhaseMachine<ExpolinearLaw>;
 
-impl Seed001<ExpolinearLaw> {
+impl PhaseMachine<ExpolinearLaw> {
     pub fn new(p: ExpolinearParams) -> Self {
         let delta_pkts = p.initial_delta_pkts as u64;
-        Seed001::with_law(ExpolinearLaw { p, delta_pkts })
+        PhaseMachine::with_law(ExpolinearLaw { p, delta_pkts })
     }
 }
 
@@ -116,8 +278,8 @@ impl Law for ExpolinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::seed001::testkit::Drive;
-    use crate::cc::seed001::Phase;
+    use crate::cc::loss_phases::testkit::Drive;
+    use crate::cc::loss_phases::Phase;
     use crate::cc::CongestionControl;
 
     fn expolinear(f: impl FnOnce(&mut ExpolinearParams)) -> ExpolinearLaw {

@@ -1,10 +1,10 @@
-//! Fractional, "Fracionário" (seed 001 §4, eq. 1, 5, 6; the authors' module
+//! Fractional, "Fracionário" (Madeira and Mattos §4, eq. 1, 5, 6; the authors' module
 //! `frac01.c`): after a loss the window climbs back in fixed fractions of
 //! the reduction, then grows by a fixed fraction of itself per ACK event;
 //! its growth does not depend on time, hence the paper's finding that it
 //! suffers most from long delays.
 //!
-//! With the phase machine of [`super::seed001`]:
+//! With the phase machine of [`super::loss_phases`]:
 //!
 //! - slow start: J += 1 per ACK event, what `frac01.c` does as compiled
 //!   (below); `slow_start = cubic_time` gives the paper's eq. 1 instead,
@@ -37,7 +37,7 @@
 //! measured is the compiled one, so that is the default here
 //! (`slow_start = per_ack`, step `ss_min_pkts` = 1); `cubic_time` keeps
 //! the 2·t³ the source seems to say, with the time origin of
-//! [`super::seed001`] (reset by the hook too, so that slow start after an
+//! [`super::loss_phases`] (reset by the hook too, so that slow start after an
 //! RTO starts again from t = 0).
 //!
 //! To check: copy `simple_cong_control` from `frac01.c` into a user-space
@@ -57,8 +57,114 @@
 //! again (or until the reduction itself is 0, at a window of 4 or less,
 //! when recovery ends on the next ACK). We reproduce this.
 
-use super::seed001::{floor_mul, Law, Seed001, State};
-use crate::config::{FractionalParams, FractionalSlowStart};
+use super::loss_phases::{floor_mul, Law, PhaseMachine, State};
+use super::loss_phases::{PERCENT, SLOPE};
+use super::{isn, Registration};
+use crate::param::{self, Param, ParamError, Range, Ty};
+use serde::{Deserialize, Serialize};
+
+/// Fractional's slow start.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FractionalSlowStart {
+    /// `ss_min_pkts` per ACK event: what `frac01.c` does as compiled (its
+    /// `time_in_ms` is never assigned; GCC folds `max(2·t³, 1)` to 1, see
+    /// `cc/fractional.rs`).
+    #[default]
+    PerAck,
+    /// max(⌊α·t³⌋, `ss_min_pkts`) per ACK event, t in ms since the session
+    /// start or the last loss: the paper's eq. 1, what the source seems to say.
+    CubicTime,
+}
+
+/// Fractional, "Fracionário" (Madeira and Mattos §4, eq. 1, 5, 6; `frac01.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FractionalParams {
+    /// Slow start: the compiled module's one segment per ACK event
+    /// (default) or the paper's α·t³.
+    pub slow_start: FractionalSlowStart,
+    /// Slow start adds α·t³ per ACK event with `slow_start = cubic_time`,
+    /// packets/ms³ (source: 2).
+    pub ss_alpha: f64,
+    /// Smallest slow-start step per ACK event, packets (module: 1); the
+    /// whole step with `slow_start = per_ack`.
+    pub ss_min_pkts: u32,
+    /// Reduction on loss, percent, 1..=99 (module: 20).
+    pub reduction_pct: u32,
+    /// Δ_r as a percentage of the last reduction, 1..=100 (module: 10).
+    pub delta_pct: u32,
+    /// The recovery multipliers γ_r, one per ACK event, cycled (module:
+    /// [0, 4, 5, 1]); not empty.
+    pub gamma_r: Vec<u32>,
+    /// Avoidance growth γ_A per ACK event, percent of cwnd (module: 5).
+    pub gamma_a_pct: u32,
+    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
+    /// sequence numbers from a random initial one, as the module's `u32`
+    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
+    /// below the wrap keeps the gate shut until recovery ends (or, if it
+    /// never ends, until 4 GiB more are sent). False: 64-bit, never wraps.
+    pub wrap_seq: bool,
+}
+
+impl Default for FractionalParams {
+    fn default() -> Self {
+        FractionalParams {
+            slow_start: FractionalSlowStart::PerAck,
+            ss_alpha: 2.0,
+            ss_min_pkts: 1,
+            reduction_pct: 20,
+            delta_pct: 10,
+            gamma_r: vec![0, 4, 5, 1],
+            gamma_a_pct: 5,
+            wrap_seq: true,
+        }
+    }
+}
+
+/// Fractional's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new("slow_start", Ty::Choice(&["per_ack", "cubic_time"]), Range::Any, "The compiled module's one segment per ACK event, or the paper's alpha*t^3."),
+    Param::new("ss_alpha", Ty::Float, SLOPE, "Slow start adds alpha*t^3 per ACK event with cubic_time, packets/ms^3 (source: 2)."),
+    Param::new("ss_min_pkts", Ty::Int, Range::Any, "Smallest slow-start step per ACK event, packets (module: 1)."),
+    Param::new("reduction_pct", Ty::Int, PERCENT, "Reduction on loss, percent (module: 20)."),
+    Param::new("delta_pct", Ty::Int, Range::int(1, 100, ""), "Delta_r as a percentage of the last reduction (module: 10)."),
+    Param::new("gamma_r", Ty::IntList, Range::int(0, MAX_GAMMA as u128, ""), "Recovery multipliers gamma_r, one per ACK event, cycled; not empty (module: [0, 4, 5, 1])."),
+    Param::new("gamma_a_pct", Ty::Int, Range::int(0, MAX_GAMMA as u128, ""), "Avoidance growth gamma_A per ACK event, percent of cwnd (module: 5)."),
+    Param::new("wrap_seq", Ty::Bool, Range::Any, "32-bit sequence comparison of the reduction gate, as the module in Linux."),
+];
+
+/// Largest recovery multiplier and avoidance growth (percent).
+pub const MAX_GAMMA: u32 = 1000;
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(p: &FractionalParams) -> Result<(), ParamError> {
+    let at = |name| param::param(PARAMS, name);
+    at("ss_alpha").float(p.ss_alpha)?;
+    at("reduction_pct").int(p.reduction_pct)?;
+    at("delta_pct").int(p.delta_pct)?;
+    if p.gamma_r.is_empty() {
+        return Err(ParamError::new("gamma_r", "needs at least one multiplier"));
+    }
+    for &g in &p.gamma_r {
+        at("gamma_r").int(g)?;
+    }
+    at("gamma_a_pct").int(p.gamma_a_pct)
+}
+
+/// `cc = "fractional"`: a variant of its own.
+pub const REGISTRATION: Registration = Registration {
+    name: "fractional",
+    about:
+        "Fractional (Madeira and Mattos; frac01.c): recovery by fractions of the last reduction.",
+    params: PARAMS,
+    defaults: || param::encode(&FractionalParams::default()),
+    make: |params, rng| {
+        param::made(params, check, |p| {
+            Box::new(Fractional::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
+        })
+    },
+};
 
 /// The module's `snd_second_thresh` before any reduction. Recovery is only
 /// entered by a reduction, which sets the threshold, so it is never read.
@@ -75,11 +181,11 @@ pub struct FractionalLaw {
 }
 
 /// The Fractional control.
-pub type Fractional = Seed001<FractionalLaw>;
+pub type Fractional = PhaseMachine<FractionalLaw>;
 
-impl Seed001<FractionalLaw> {
+impl PhaseMachine<FractionalLaw> {
     pub fn new(p: FractionalParams) -> Self {
-        Seed001::with_law(FractionalLaw {
+        PhaseMachine::with_law(FractionalLaw {
             p,
             delta_pkts: 1,
             gamma_idx: 0,
@@ -156,8 +262,8 @@ impl Law for FractionalLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::seed001::testkit::Drive;
-    use crate::cc::seed001::Phase;
+    use crate::cc::loss_phases::testkit::Drive;
+    use crate::cc::loss_phases::Phase;
     use crate::cc::CongestionControl;
 
     fn fractional(f: impl FnOnce(&mut FractionalParams)) -> FractionalLaw {

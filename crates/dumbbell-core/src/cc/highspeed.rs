@@ -73,8 +73,123 @@
 //! The formula-mode window is capped at 2^22 − 1 packets so that
 //! `snd_cwnd_cnt`, in 1/1024 packet, fits in 32 bits.
 
+use super::Registration;
 use super::{tcp_slow_start, CongestionControl, TcpSock};
-use crate::config::{ConfigError, HighSpeedMode, HighSpeedParams};
+use crate::param::{self, Param, ParamError, Range, Ty};
+use serde::{Deserialize, Serialize};
+
+/// How HighSpeed TCP gets its a(w) and b(w).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum HighSpeedMode {
+    /// RFC 3649 §5 formulas (seed 004 eq. 12–13), from the parameters below.
+    #[default]
+    Formula,
+    /// Linux `tcp_highspeed.c`: the 72-row table of RFC 3649 appendix B;
+    /// the parameters below are not used.
+    LinuxTable,
+}
+
+/// HighSpeed TCP (RFC 3649; seed 004 §III; Linux `tcp_highspeed.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HighSpeedParams {
+    pub mode: HighSpeedMode,
+    /// At and below this window (packets) the control is standard TCP (38).
+    pub low_window: u32,
+    /// Window (packets) reached at loss rate `high_p` (83000).
+    pub high_window: u32,
+    /// Loss rate at `low_window` (1e-3).
+    pub low_p: f64,
+    /// Loss rate at `high_window` (1e-7).
+    pub high_p: f64,
+    /// Decrease factor b(w) at `high_window` (0.1).
+    pub high_decrease: f64,
+}
+
+impl Default for HighSpeedParams {
+    fn default() -> Self {
+        HighSpeedParams {
+            mode: HighSpeedMode::Formula,
+            low_window: 38,
+            high_window: 83000,
+            low_p: 1e-3,
+            high_p: 1e-7,
+            high_decrease: 0.1,
+        }
+    }
+}
+
+/// HighSpeed TCP's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "mode",
+        Ty::Choice(&["formula", "linux_table"]),
+        Range::Any,
+        "RFC 3649's formulas, or Linux's 72-row table (which ignores the rest).",
+    ),
+    Param::new(
+        "low_window",
+        Ty::Int,
+        Range::int(1, u32::MAX as u128, " packets"),
+        "At and below this window the control is standard TCP, packets (38).",
+    ),
+    Param::new(
+        "high_window",
+        Ty::Int,
+        Range::Any,
+        "Window reached at loss rate high_p, packets, above low_window (83000).",
+    ),
+    Param::new(
+        "low_p",
+        Ty::Float,
+        Range::float(0.0, true, 1.0, true),
+        "Loss rate at low_window (1e-3).",
+    ),
+    Param::new(
+        "high_p",
+        Ty::Float,
+        Range::float(0.0, true, 1.0, true),
+        "Loss rate at high_window, below low_p (1e-7).",
+    ),
+    Param::new(
+        "high_decrease",
+        Ty::Float,
+        Range::float(0.0, true, STANDARD_B, false),
+        "Decrease factor b(w) at high_window (0.1).",
+    ),
+];
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(p: &HighSpeedParams) -> Result<(), ParamError> {
+    let at = |name| param::param(PARAMS, name);
+    at("low_window").int(p.low_window)?;
+    if p.high_window <= p.low_window {
+        return Err(ParamError::new(
+            "high_window",
+            "high_window must be above low_window",
+        ));
+    }
+    at("low_p").float(p.low_p)?;
+    at("high_p").float(p.high_p)?;
+    if p.high_p >= p.low_p {
+        return Err(ParamError::new("high_p", "high_p must be in (0, low_p)"));
+    }
+    at("high_decrease").float(p.high_decrease)
+}
+
+/// `cc = "highspeed"`: a variant of its own.
+pub const REGISTRATION: Registration = Registration {
+    name: "highspeed",
+    about: "HighSpeed TCP (RFC 3649; Linux tcp_highspeed.c): a(w) and b(w) grow with the window.",
+    params: PARAMS,
+    defaults: || param::encode(&HighSpeedParams::default()),
+    make: |params, _rng| {
+        param::made(params, check, |p| {
+            Box::new(HighSpeed::new(p)) as Box<dyn CongestionControl>
+        })
+    },
+};
 
 /// RFC 3649 appendix B as Linux `hstcp_aimd_vals` has it: for row `ai`,
 /// windows up to `.0` packets (and above the previous row's) use
@@ -301,28 +416,6 @@ impl HighSpeed {
     }
 }
 
-/// Rejects parameters the formulas cannot use; `field` is the path of the
-/// control's configuration (`flows[0].cc`).
-pub fn validate(p: &HighSpeedParams, field: &str) -> Result<(), ConfigError> {
-    let bad = |name: &str, msg: &str| Err(ConfigError::new(format!("{field}.{name}"), msg));
-    if p.low_window == 0 {
-        return bad("low_window", "low_window must be at least 1 packet");
-    }
-    if p.high_window <= p.low_window {
-        return bad("high_window", "high_window must be above low_window");
-    }
-    if !(p.low_p > 0.0 && p.low_p < 1.0) {
-        return bad("low_p", "low_p must be in (0, 1)");
-    }
-    if !(p.high_p > 0.0 && p.high_p < p.low_p) {
-        return bad("high_p", "high_p must be in (0, low_p)");
-    }
-    if !(p.high_decrease > 0.0 && p.high_decrease <= STANDARD_B) {
-        return bad("high_decrease", "high_decrease must be in (0, 0.5]");
-    }
-    Ok(())
-}
-
 impl CongestionControl for HighSpeed {
     fn name(&self) -> &'static str {
         "highspeed"
@@ -399,6 +492,11 @@ impl CongestionControl for HighSpeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The check as the run reports it, under the control's field.
+    fn validate(p: &HighSpeedParams, field: &str) -> Result<(), crate::param::ConfigError> {
+        check(p).map_err(|e| e.at(field, field))
+    }
     use crate::cc::reno::Reno;
     use crate::cc::{CaEvent, CaState};
 

@@ -1,15 +1,15 @@
-//! Linear (seed 001 §4, eq. 1–4; the authors' module `linha01.c`): after a
+//! Linear (Madeira and Mattos §4, eq. 1–4; the authors' module `linha01.c`): after a
 //! loss the window grows linearly in time, first from the reduced window
 //! back toward the window before the loss, then beyond it.
 //!
 //! With t in whole milliseconds since the last loss (or the session start)
-//! and the phase machine of [`super::seed001`]:
+//! and the phase machine of [`super::loss_phases`]:
 //!
 //! - slow start: J += max(⌊α·t³⌋, 2) per ACK event (eq. 1, α = 2);
 //! - reduction on loss: J ← ⌊J·(100 − R)/100⌋ (the module's `cwnd·9/10`
 //!   rounds the *new window* down), R = `reduction_pct` (10; the paper's
 //!   variants 20 and 50), or with `adaptive` R = 15 + 35·lost/sent (eq. 3),
-//!   lost/sent counted as the module docs of [`super::seed001`] define
+//!   lost/sent counted as the module docs of [`super::loss_phases`] define
 //!   (over rounds of data, or with `adaptive_count = ack` over the
 //!   loss-reporting ACK alone), and kept exact (no rounding of R to whole
 //!   percents);
@@ -24,8 +24,211 @@
 //! The adaptive reduction has no published module; the paper reports that
 //! it behaved like the fixed 50 %.
 
-use super::seed001::{floor_mul, Law, Seed001, State};
-use crate::config::{AdaptiveCount, LinearParams};
+use super::loss_phases::{floor_mul, Law, PhaseMachine, State};
+use super::loss_phases::{PERCENT, POSITIVE, SLOPE};
+use super::{isn, Registration};
+use crate::param::{self, Param, ParamError, Range, Ty};
+use serde::{Deserialize, Serialize};
+
+// ---- Madeira and Mattos's controls (cc/loss_phases.rs, linear.rs, fractional.rs,
+// expolinear.rs). Defaults are the constants of the authors' kernel modules
+// (linha01.c, frac01.c, expolin01.c); t is in whole milliseconds since the
+// session start or the last loss. Checked by each file's `check`.
+
+/// What Linear's adaptive reduction R = min + span·lost/sent counts.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AdaptiveCount {
+    /// Packets lost and sent over the current and the previous round of
+    /// data (the paper's "in the current window").
+    #[default]
+    Round,
+    /// The packets the loss-reporting ACK itself revealed: its losses over
+    /// its losses plus the packets it acked or SACKed.
+    Ack,
+}
+
+/// Linear (Madeira and Mattos §4, eq. 1–4; `linha01.c`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinearParams {
+    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
+    pub ss_alpha: f64,
+    /// Smallest slow-start step per ACK event, packets (module: 2).
+    pub ss_min_pkts: u32,
+    /// Recovery slope: J = b_r + β_r·t, packets/ms (module: 1).
+    pub beta_r: f64,
+    /// Avoidance slope: J = b_A + β_A·t, packets/ms (module: 2).
+    pub beta_a: f64,
+    /// Fixed reduction on loss, percent, 1..=99 (module: 10; the paper's
+    /// variants: 20, 50).
+    pub reduction_pct: u32,
+    /// Adaptive reduction R = min + span·lost/sent (paper eq. 3) instead of
+    /// `reduction_pct`.
+    pub adaptive: bool,
+    /// R's floor, percent (paper: 15).
+    pub adaptive_min_pct: u32,
+    /// R's span, percent; min + span ≤ 99 (paper: 35).
+    pub adaptive_span_pct: u32,
+    /// What lost/sent counts (see [`AdaptiveCount`]).
+    pub adaptive_count: AdaptiveCount,
+    /// Upper threshold before any reduction, packets (module: 200).
+    pub initial_threshold_pkts: u32,
+    /// Recovery base b_r before any reduction, packets (module: 1).
+    pub initial_base_pkts: u32,
+    /// The `ssthresh` hook enters recovery as `linha01.c`'s does (see
+    /// `cc::loss_phases`); false (default): a loss reduces the window as the
+    /// paper's equations say.
+    pub module_hook: bool,
+    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
+    /// sequence numbers from a random initial one, as the module's `u32`
+    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
+    /// below the wrap keeps the gate shut until the point moves again.
+    /// False: 64-bit, never wraps. Unset (default): as `module_hook`. The
+    /// module's hook moves the point at every Recovery entry, which bounds
+    /// a wrap's effect to milliseconds; without the hook only a reduction
+    /// moves it, and the hook's reset of t (which keeps the recovery window
+    /// at b_r under frequent losses) can keep the gate shut for 4 GiB of
+    /// data: a state neither the module nor the paper's equations reach
+    /// (`cc::loss_phases`, "The compiled modules against their source", 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrap_seq: Option<bool>,
+}
+
+impl Default for LinearParams {
+    fn default() -> Self {
+        LinearParams {
+            ss_alpha: 2.0,
+            ss_min_pkts: 2,
+            beta_r: 1.0,
+            beta_a: 2.0,
+            reduction_pct: 10,
+            adaptive: false,
+            adaptive_min_pct: 15,
+            adaptive_span_pct: 35,
+            adaptive_count: AdaptiveCount::Round,
+            initial_threshold_pkts: 200,
+            initial_base_pkts: 1,
+            module_hook: false,
+            wrap_seq: None,
+        }
+    }
+}
+
+/// Linear's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "ss_alpha",
+        Ty::Float,
+        SLOPE,
+        "Slow start adds alpha*t^3 per ACK event, packets/ms^3 (module: 2).",
+    ),
+    Param::new(
+        "ss_min_pkts",
+        Ty::Int,
+        Range::Any,
+        "Smallest slow-start step per ACK event, packets (module: 2).",
+    ),
+    Param::new(
+        "beta_r",
+        Ty::Float,
+        SLOPE,
+        "Recovery slope: J = b_r + beta_r*t, packets/ms (module: 1).",
+    ),
+    Param::new(
+        "beta_a",
+        Ty::Float,
+        SLOPE,
+        "Avoidance slope: J = b_A + beta_A*t, packets/ms (module: 2).",
+    ),
+    Param::new(
+        "reduction_pct",
+        Ty::Int,
+        PERCENT,
+        "Fixed reduction on loss, percent (module: 10).",
+    ),
+    Param::new(
+        "adaptive",
+        Ty::Bool,
+        Range::Any,
+        "Adaptive reduction R = min + span*lost/sent (paper eq. 3).",
+    ),
+    Param::new(
+        "adaptive_min_pct",
+        Ty::Int,
+        PERCENT,
+        "R's floor, percent (paper: 15).",
+    ),
+    Param::new(
+        "adaptive_span_pct",
+        Ty::Int,
+        Range::int(0, 98, ""),
+        "R's span, percent; min + span <= 99 (paper: 35).",
+    ),
+    Param::new(
+        "adaptive_count",
+        Ty::Choice(&["round", "ack"]),
+        Range::Any,
+        "What lost/sent counts: the round's packets or the ACK's.",
+    ),
+    Param::new(
+        "initial_threshold_pkts",
+        Ty::Int,
+        POSITIVE,
+        "Upper threshold before any reduction, packets (module: 200).",
+    ),
+    Param::new(
+        "initial_base_pkts",
+        Ty::Int,
+        POSITIVE,
+        "Recovery base b_r before any reduction, packets (module: 1).",
+    ),
+    Param::new(
+        "module_hook",
+        Ty::Bool,
+        Range::Any,
+        "The ssthresh hook enters recovery as linha01.c's does.",
+    ),
+    Param::new(
+        "wrap_seq",
+        Ty::Optional(&Ty::Bool),
+        Range::Any,
+        "32-bit sequence comparison of the reduction gate; unset: as module_hook.",
+    ),
+];
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(p: &LinearParams) -> Result<(), ParamError> {
+    let at = |name| param::param(PARAMS, name);
+    at("ss_alpha").float(p.ss_alpha)?;
+    at("beta_r").float(p.beta_r)?;
+    at("beta_a").float(p.beta_a)?;
+    at("reduction_pct").int(p.reduction_pct)?;
+    at("adaptive_min_pct").int(p.adaptive_min_pct)?;
+    at("adaptive_span_pct").int(p.adaptive_span_pct)?;
+    if p.adaptive_min_pct.saturating_add(p.adaptive_span_pct) > 99 {
+        return Err(ParamError::new(
+            "adaptive_span_pct",
+            "adaptive_min_pct + adaptive_span_pct must be at most 99",
+        ));
+    }
+    at("initial_threshold_pkts").int(p.initial_threshold_pkts)?;
+    at("initial_base_pkts").int(p.initial_base_pkts)
+}
+
+/// `cc = "linear"`: a variant of its own.
+pub const REGISTRATION: Registration = Registration {
+    name: "linear",
+    about:
+        "Linear (Madeira and Mattos; linha01.c): windows linear in the time since the last loss.",
+    params: PARAMS,
+    defaults: || param::encode(&LinearParams::default()),
+    make: |params, rng| {
+        param::made(params, check, |p| {
+            Box::new(Linear::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
+        })
+    },
+};
 
 /// Linear's law; the control is [`Linear`].
 #[derive(Clone, Debug)]
@@ -36,11 +239,11 @@ pub struct LinearLaw {
 }
 
 /// The Linear control.
-pub type Linear = Seed001<LinearLaw>;
+pub type Linear = PhaseMachine<LinearLaw>;
 
-impl Seed001<LinearLaw> {
+impl PhaseMachine<LinearLaw> {
     pub fn new(p: LinearParams) -> Self {
-        Seed001::with_law(LinearLaw {
+        PhaseMachine::with_law(LinearLaw {
             p,
             last_reduction_pct: 0.0,
         })
@@ -113,8 +316,8 @@ impl Law for LinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::seed001::testkit::{Drive, MSS};
-    use crate::cc::seed001::Phase;
+    use crate::cc::loss_phases::testkit::{Drive, MSS};
+    use crate::cc::loss_phases::Phase;
     use crate::cc::{CongestionControl, INFINITE_SSTHRESH};
 
     fn linear(f: impl FnOnce(&mut LinearParams)) -> LinearLaw {

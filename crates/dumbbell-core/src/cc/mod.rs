@@ -84,16 +84,27 @@ pub mod highspeed;
 pub mod registry;
 pub mod reno;
 pub mod scalable;
-// Seed 001: Linear, Fractional, Expolinear and what they share.
+// Madeira and Mattos's Linear, Fractional, Expolinear and the phase machine they share.
 pub mod expolinear;
 pub mod fractional;
 pub mod linear;
-pub mod seed001;
+pub mod loss_phases;
 
 pub mod vegas;
 
-use crate::config::{CcConfig, ConfigError};
+pub use registry::CcConfig;
+
+use crate::param::{ConfigError, ParamError, Params};
 use crate::sim::{Dur, Rng, Time};
+
+/// How a control is built from its parameters (unset ones at their
+/// defaults) and the connection's random stream, or why the parameters
+/// are refused.
+pub type MakeFn = fn(&Params, Rng) -> Result<Box<dyn CongestionControl>, ParamError>;
+
+/// One control as a configuration names it (`cc/<name>.rs` declares its
+/// own; [`registry`] lists them).
+pub type Registration = crate::param::Registration<MakeFn>;
 
 /// Linux `enum tcp_ca_state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -434,7 +445,7 @@ pub fn make_with(
         CcConfig::Reno => Box::new(reno::Reno),
         CcConfig::Cubic(p) => Box::new(cubic::Cubic::new(p.clone())),
         CcConfig::Dctcp(p) => Box::new(dctcp::Dctcp::new(p.clone())),
-        // Seed 001: the initial sequence number their 32-bit gate counts from.
+        // Linear, Fractional, Expolinear: the initial sequence number their 32-bit gate counts from.
         CcConfig::Linear(p) => Box::new(linear::Linear::new(p.clone()).with_isn(isn(rng))),
         CcConfig::Fractional(p) => {
             Box::new(fractional::Fractional::new(p.clone()).with_isn(isn(rng)))
@@ -451,7 +462,7 @@ pub fn make_with(
 /// A connection's control as the sender holds it: the built-in controls
 /// the benchmarks and most experiments run (Reno, Cubic, DCTCP) held
 /// directly, so that their hooks are static calls the compiler can inline
-/// on the per-ACK path; every other control (BBR, the seed-001 family,
+/// on the per-ACK path; every other control (BBR, Madeira and Mattos's controls,
 /// registered and external ones, ...) behind the trait object. Both
 /// behave alike: `Control` is itself a [`CongestionControl`].
 pub enum Control {
@@ -543,67 +554,57 @@ pub fn make_control(cfg: &CcConfig, rng: Rng, external: Option<&dyn ExternalCont
     }
 }
 
-/// Largest Cubic C, packets/s³ (Linux's default 0.4, `bic_scale` 41).
-pub const MAX_CUBIC_C: f64 = 100.0;
-/// Largest DCTCP gain exponent, g = 2^-shift_g (Linux's default 4).
-pub const MAX_DCTCP_SHIFT_G: u32 = 31;
+pub use cubic::MAX_CUBIC_C;
+pub use dctcp::MAX_DCTCP_SHIFT_G;
 
 /// A random 32-bit initial sequence number from the flow's stream.
-fn isn(mut rng: Rng) -> u32 {
+pub(crate) fn isn(mut rng: Rng) -> u32 {
     (rng.next_u64() >> 32) as u32
 }
 
 /// Rejects out-of-range parameters of a configuration; `field` is its path
-/// (`flows[0].cc`). Every float is finite and every parameter has a range.
+/// (`flows[0].cc`). Every float is finite and every parameter has a range;
+/// each control's file declares and checks its own.
 pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
-    use crate::validate::{float_in, int_in};
-    let f = |name: &str| format!("{field}.{name}");
-    match cfg {
-        CcConfig::Cubic(p) => {
-            float_in(p.beta, (0.0, true), (1.0, true), || f("beta"))?;
-            float_in(p.c, (0.0, true), (MAX_CUBIC_C, false), || f("c"))
-        }
-        CcConfig::Dctcp(p) => {
-            int_in(p.shift_g, 0, MAX_DCTCP_SHIFT_G, || f("shift_g"), "")?;
-            float_in(p.alpha_init, (0.0, false), (1.0, false), || f("alpha_init"))
-        }
-        CcConfig::Highspeed(p) => highspeed::validate(p, field),
-        CcConfig::Vegas(p) => vegas::validate(p, field),
-        CcConfig::Bbr(p) => bbr::validate(p, field),
-        CcConfig::Linear(_) | CcConfig::Fractional(_) | CcConfig::Expolinear(_) => {
-            seed001::check(cfg)
-                .map_err(|(name, why)| ConfigError::new(format!("{field}.{name}"), why))
-        }
+    let checked = match cfg {
+        CcConfig::Cubic(p) => cubic::check(p),
+        CcConfig::Dctcp(p) => dctcp::check(p),
+        CcConfig::Highspeed(p) => highspeed::check(p),
+        CcConfig::Vegas(p) => vegas::check(p),
+        CcConfig::Bbr(p) => bbr::check(p),
+        CcConfig::Linear(p) => linear::check(p),
+        CcConfig::Fractional(p) => fractional::check(p),
+        CcConfig::Expolinear(p) => expolinear::check(p),
         CcConfig::Reno => Ok(()),
-        CcConfig::Registered(p) => {
-            let Some(r) = registry::find(&p.name) else {
-                let known: Vec<&str> = registry::REGISTRY.iter().map(|r| r.name).collect();
-                return Err(ConfigError::new(
-                    f("name"),
-                    format!(
-                        "unknown registered control {:?} (known: {})",
-                        p.name,
-                        known.join(", ")
-                    ),
-                ));
-            };
-            (r.make)(&p.params, crate::sim::rng_for(0, "cc:check"))
-                .map(drop)
-                .map_err(|e| {
-                    let at = e
-                        .param
-                        .map_or_else(|| f("params"), |n| f(&format!("params.{n}")));
-                    ConfigError::new(at, e.why)
-                })
-        }
+        CcConfig::Registered(p) => return validate_registered(p, field),
         CcConfig::External(p) => {
             if p.id.is_empty() {
-                Err(ConfigError::new(f("id"), "an external control needs an id"))
+                Err(ParamError::new("id", "an external control needs an id"))
             } else {
                 Ok(())
             }
         }
-    }
+    };
+    checked.map_err(|e| e.at(field, field))
+}
+
+/// A registered control's name and parameters, errors naming
+/// `field.name` or `field.params.<name>`.
+fn validate_registered(p: &registry::RegisteredParams, field: &str) -> Result<(), ConfigError> {
+    let Some(r) = registry::find(&p.name) else {
+        let known: Vec<&str> = registry::REGISTRY.iter().map(|r| r.name).collect();
+        return Err(ConfigError::new(
+            format!("{field}.name"),
+            format!(
+                "unknown registered control {:?} (known: {})",
+                p.name,
+                known.join(", ")
+            ),
+        ));
+    };
+    (r.make)(&p.params, crate::sim::rng_for(0, "cc:check"))
+        .map(drop)
+        .map_err(|e| e.at(&format!("{field}.params"), &format!("{field}.params")))
 }
 
 /// Refuses an external control the run's factory does not build (or any,
@@ -674,7 +675,7 @@ mod tests {
     /// `make_with` builds it: same name, declarations and window answers.
     #[test]
     fn control_matches_the_boxed_control() {
-        use crate::config::{BbrParams, CubicParams, DctcpParams, VegasParams};
+        use {bbr::BbrParams, cubic::CubicParams, dctcp::DctcpParams, vegas::VegasParams};
         let cases = [
             (CcConfig::Reno, "static"),
             (CcConfig::Cubic(CubicParams::default()), "static"),

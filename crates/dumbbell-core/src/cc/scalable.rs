@@ -10,13 +10,13 @@
 //! `registry::REGISTRY`; `tests/test_controls.py` checks that the two give
 //! the same tables bit for bit.
 
-use super::registry::{self, ParamError, Params, Registration};
-use super::{tcp_cong_avoid_ai, tcp_slow_start, CongestionControl, TcpSock};
+use super::{tcp_cong_avoid_ai, tcp_slow_start, CongestionControl, Registration, TcpSock};
+use crate::param::{self, Param, ParamError, Params, Range, Ty};
 use crate::sim::Rng;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Linux `TCP_SCALABLE_AI_CNT` and `TCP_SCALABLE_MD_SCALE`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ScalableParams {
     /// Above this window (packets) growth is 1/`ai_cnt` packet per ACK.
@@ -34,21 +34,36 @@ impl Default for ScalableParams {
     }
 }
 
+/// The parameters' types and ranges, declared once: the checks below and
+/// the schema (`_native.schema()`) read them.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "ai_cnt",
+        Ty::Int,
+        Range::int(1, 1 << 20, " packets"),
+        "Above this window growth is 1/ai_cnt packet per ACK (Linux 100).",
+    ),
+    Param::new(
+        "md_shift",
+        Ty::Int,
+        Range::int(1, 16, ""),
+        "A reduction removes cwnd >> md_shift packets (Linux 3: 1/8).",
+    ),
+];
+
 /// The registration: `cc = "scalable"`, or `{kind = "scalable", ai_cnt = 50}`.
 pub const REGISTRATION: Registration = Registration {
     name: "scalable",
     about: "Scalable TCP (Kelly 2003; Linux tcp_scalable.c): +1 packet per ai_cnt (100) acked above ai_cnt, -1/8 on loss.",
+    params: PARAMS,
+    defaults: || param::encode(&ScalableParams::default()),
     make,
 };
 
 fn make(params: &Params, _rng: Rng) -> Result<Box<dyn CongestionControl>, ParamError> {
-    let p: ScalableParams = registry::decode(params)?;
-    if !(1..=1 << 20).contains(&p.ai_cnt) {
-        return Err(ParamError::new("ai_cnt", "must be in [1, 2^20] packets"));
-    }
-    if !(1..=16).contains(&p.md_shift) {
-        return Err(ParamError::new("md_shift", "must be in [1, 16]"));
-    }
+    let p: ScalableParams = param::decode(params)?;
+    param::param(PARAMS, "ai_cnt").int(p.ai_cnt)?;
+    param::param(PARAMS, "md_shift").int(p.md_shift)?;
     Ok(Box::new(Scalable { p }))
 }
 

@@ -59,11 +59,79 @@
 //! between alpha and beta packets queued, at the beta end when it comes
 //! from above (`tests/vegas.rs`).
 
+use super::Registration;
 use super::{
     tcp_reno_cong_avoid, tcp_reno_ssthresh, tcp_slow_start, AckSample, CaEvent, CaState,
     CongestionControl, TcpSock,
 };
-use crate::config::{ConfigError, VegasParams};
+use crate::param::{self, Param, ParamError, Range, Ty};
+use serde::{Deserialize, Serialize};
+
+/// TCP Vegas (Linux `tcp_vegas.c`). Thresholds on the estimated number of
+/// this flow's packets queued in the network.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct VegasParams {
+    /// Below this many packets queued, grow by one packet per RTT (2).
+    pub alpha: u32,
+    /// Above this many, shrink by one packet per RTT (4).
+    pub beta: u32,
+    /// Leave slow start above this many (1).
+    pub gamma: u32,
+}
+
+impl Default for VegasParams {
+    fn default() -> Self {
+        VegasParams {
+            alpha: 2,
+            beta: 4,
+            gamma: 1,
+        }
+    }
+}
+
+/// Vegas's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "alpha",
+        Ty::Int,
+        Range::Any,
+        "Below this many packets queued, grow one packet per RTT (2).",
+    ),
+    Param::new(
+        "beta",
+        Ty::Int,
+        Range::Any,
+        "Above this many, shrink one packet per RTT; at least alpha (4).",
+    ),
+    Param::new(
+        "gamma",
+        Ty::Int,
+        Range::Any,
+        "Leave slow start above this many (1).",
+    ),
+];
+
+/// Refuses parameters Vegas cannot run with, naming the one at fault.
+pub fn check(p: &VegasParams) -> Result<(), ParamError> {
+    if p.alpha > p.beta {
+        return Err(ParamError::new("beta", "Vegas needs alpha <= beta"));
+    }
+    Ok(())
+}
+
+/// `cc = "vegas"`: a variant of its own.
+pub const REGISTRATION: Registration = Registration {
+    name: "vegas",
+    about: "TCP Vegas (Brakmo and Peterson 1995; Linux tcp_vegas.c): keeps alpha to beta packets queued.",
+    params: PARAMS,
+    defaults: || param::encode(&VegasParams::default()),
+    make: |params, _rng| {
+        param::made(params, check, |p| {
+            Box::new(Vegas::new(p)) as Box<dyn CongestionControl>
+        })
+    },
+};
 
 /// "No sample yet" for `base_rtt` and `min_rtt` (Linux 0x7fffffff).
 const NO_RTT_US: u32 = 0x7fff_ffff;
@@ -167,18 +235,6 @@ fn current_ssthresh(tp: &TcpSock) -> u32 {
     }
 }
 
-/// Rejects thresholds out of order; `field` is the path of the control's
-/// configuration (`flows[0].cc`).
-pub fn validate(p: &VegasParams, field: &str) -> Result<(), ConfigError> {
-    if p.alpha > p.beta {
-        return Err(ConfigError::new(
-            format!("{field}.beta"),
-            "Vegas needs alpha <= beta",
-        ));
-    }
-    Ok(())
-}
-
 impl CongestionControl for Vegas {
     fn name(&self) -> &'static str {
         "vegas"
@@ -248,6 +304,11 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The check as the run reports it, under the control's field.
+    fn validate(p: &VegasParams, field: &str) -> Result<(), crate::param::ConfigError> {
+        check(p).map_err(|e| e.at(field, field))
+    }
     use crate::cc::INFINITE_SSTHRESH;
     use crate::sim::Dur;
 

@@ -12,8 +12,140 @@
 //! - at **dequeue** it sees what is left behind the leaving packet (a P4
 //!   egress pipeline reading the queue depth as the packet departs).
 
+use super::Registration;
 use super::{set_ce, AqmAction, Occupancy, QueueCtx, Red};
 use crate::net::packet::PktId;
+use crate::param::{self, Param, ParamError, Range, Ty};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkAt {
+    #[default]
+    Enqueue,
+    Dequeue,
+}
+
+/// Step marking as a configuration names it (`{"kind": "step", ...}`):
+/// exactly one of `k_pkts`, `k_bytes`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct StepConfig {
+    pub k_pkts: Option<u32>,
+    pub k_bytes: Option<u64>,
+    pub at: MarkAt,
+}
+
+/// Hysteresis marking as a configuration names it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HysteresisConfig {
+    pub upper_pkts: u32,
+    pub lower_pkts: u32,
+    #[serde(default = "dequeue")]
+    pub at: MarkAt,
+}
+
+fn dequeue() -> MarkAt {
+    MarkAt::Dequeue
+}
+
+const AT: Ty = Ty::Choice(&["enqueue", "dequeue"]);
+
+/// Step marking's parameters.
+pub const STEP_PARAMS: &[Param] = &[
+    Param::new(
+        "k_pkts",
+        Ty::Optional(&Ty::Int),
+        Range::Any,
+        "Threshold K, packets (or k_bytes).",
+    ),
+    Param::new(
+        "k_bytes",
+        Ty::Optional(&Ty::Int),
+        Range::Any,
+        "Threshold K, bytes (or k_pkts).",
+    ),
+    Param::new(
+        "at",
+        AT,
+        Range::Any,
+        "Where the queue is read: at enqueue (default) or dequeue.",
+    ),
+];
+
+/// Hysteresis marking's parameters.
+pub const HYSTERESIS_PARAMS: &[Param] = &[
+    Param::new(
+        "upper_pkts",
+        Ty::Int,
+        Range::int(1, u32::MAX as u128, " packets"),
+        "Upper threshold L_S: marking starts here, packets.",
+    ),
+    Param::new(
+        "lower_pkts",
+        Ty::Int,
+        Range::Any,
+        "Lower threshold L_I: marking goes on down to here, packets; below upper_pkts.",
+    ),
+    Param::new(
+        "at",
+        AT,
+        Range::Any,
+        "Where the queue is read: at dequeue (default) or enqueue.",
+    ),
+];
+
+/// Refuses a step with no threshold or two (naming the `aqm` table).
+pub fn check_step(c: &StepConfig) -> Result<(), ParamError> {
+    if c.k_pkts.is_some() == c.k_bytes.is_some() {
+        return Err(ParamError {
+            param: None,
+            why: "step marking needs exactly one of k_pkts, k_bytes".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses thresholds out of range or out of order.
+pub fn check_hysteresis(c: &HysteresisConfig) -> Result<(), ParamError> {
+    check_thresholds(HYSTERESIS_PARAMS, c.upper_pkts, c.lower_pkts)
+}
+
+/// A hysteresis's thresholds (here and in `feedback`): upper in range,
+/// lower below it.
+pub fn check_thresholds(table: &'static [Param], upper: u32, lower: u32) -> Result<(), ParamError> {
+    param::param(table, "upper_pkts").int(upper)?;
+    if lower >= upper {
+        return Err(ParamError::new(
+            "lower_pkts",
+            "hysteresis needs lower (L_I) < upper (L_S)",
+        ));
+    }
+    Ok(())
+}
+
+/// `aqm = {kind = "step", k_pkts = ...}`.
+pub const STEP: Registration = Registration {
+    name: "step",
+    about: "Step marking at K (DCTCP, RFC 8257 section 3.1): CE on every ECT packet while the queue is at or above K.",
+    params: STEP_PARAMS,
+    defaults: || param::encode(&StepConfig::default()),
+    make: |params| param::made(params, check_step, super::AqmConfig::Step),
+};
+
+/// `aqm = {kind = "hysteresis", upper_pkts = ..., lower_pkts = ...}`.
+pub const HYSTERESIS: Registration = Registration {
+    name: "hysteresis",
+    about: "Hysteresis marking (DCTCP with hysteresis in P4 switches): mark from L_S up, keep marking down to L_I.",
+    params: HYSTERESIS_PARAMS,
+    defaults: || {
+        param::defaults_beside_required::<HysteresisConfig>(
+            serde_json::json!({"upper_pkts": 2, "lower_pkts": 1}),
+        )
+    },
+    make: |params| param::made(params, check_hysteresis, super::AqmConfig::Hysteresis),
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MarkPoint {

@@ -34,9 +34,89 @@
 //! and `fq_codel` (one instance per flow queue).
 
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
+use super::{Registration, MAX_AQM_TIME_PS, MIN_AQM_TIME_PS};
 use crate::net::packet::{PacketPool, PktId};
+use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Dur, Time};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// CoDel as a configuration names it (`{"kind": "codel", ...}`); the queue's
+/// limit applies.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodelConfig {
+    pub target_ps: u64,
+    pub interval_ps: u64,
+    pub ecn: bool,
+}
+
+impl Default for CodelConfig {
+    fn default() -> Self {
+        CodelConfig {
+            target_ps: DEFAULT_TARGET.ps(),
+            interval_ps: DEFAULT_INTERVAL.ps(),
+            ecn: false,
+        }
+    }
+}
+
+/// The range of CoDel's, FQ-CoDel's and PIE's target and interval.
+pub const AQM_TIME: Range = Range::Time {
+    lo: MIN_AQM_TIME_PS,
+    hi: MAX_AQM_TIME_PS,
+};
+
+/// CoDel's target (here and in FQ-CoDel).
+pub const TARGET: Param = Param::new(
+    "target_ps",
+    Ty::Time,
+    AQM_TIME,
+    "Acceptable standing queue delay (Linux 5 ms).",
+);
+/// CoDel's interval (here and in FQ-CoDel).
+pub const INTERVAL: Param = Param::new(
+    "interval_ps",
+    Ty::Time,
+    AQM_TIME,
+    "Window over which the delay must stay above target (Linux 100 ms).",
+);
+
+/// CoDel's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    TARGET,
+    INTERVAL,
+    Param::new(
+        "ecn",
+        Ty::Bool,
+        Range::Any,
+        "Mark ECN-capable packets instead of dropping them.",
+    ),
+];
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(c: &CodelConfig) -> Result<(), ParamError> {
+    check_times(PARAMS, c.target_ps, c.interval_ps)
+}
+
+/// CoDel's two times (here and in FQ-CoDel).
+pub fn check_times(
+    table: &'static [Param],
+    target_ps: u64,
+    interval_ps: u64,
+) -> Result<(), ParamError> {
+    param::param(table, "target_ps").time(target_ps)?;
+    param::param(table, "interval_ps").time(interval_ps)
+}
+
+/// `aqm = {kind = "codel"}`.
+pub const REGISTRATION: Registration = Registration {
+    name: "codel",
+    about: "CoDel (RFC 8289; Linux sch_codel): drops at dequeue while the sojourn time stays above target.",
+    params: PARAMS,
+    defaults: || param::encode(&CodelConfig::default()),
+    make: |params| param::made(params, check, super::AqmConfig::Codel),
+};
 
 /// An Ethernet device's MTU as Linux's `psched_mtu` counts it: 1500 bytes
 /// of IP packet and a 14-byte header.

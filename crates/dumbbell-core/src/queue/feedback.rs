@@ -27,9 +27,68 @@
 //! What the sender does with a copy is `tcp::sender::Sender::on_returned`
 //! (see the per-event list in `cc/mod.rs`).
 
+use super::aqm::MarkAt;
 use super::aqm::{Decision, MarkPoint};
 use super::Occupancy;
 use crate::net::packet::{Ecn, Packet, Proto};
+use serde::{Deserialize, Serialize};
+
+/// Size of a returned copy.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CopyConfig {
+    /// The whole packet (the paper's clones).
+    #[default]
+    Full,
+    /// 64 bytes of headers.
+    Header,
+}
+
+/// The packet-return policy of a queue: its decision (step at K, or
+/// hysteresis between L_I and L_S), where it reads the queue (default
+/// dequeue, the paper's P4 egress) and the size of the copies.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FeedbackConfig {
+    Step {
+        k_pkts: u32,
+        #[serde(default = "dequeue")]
+        at: MarkAt,
+        #[serde(default)]
+        copy: CopyConfig,
+    },
+    Hysteresis {
+        upper_pkts: u32,
+        lower_pkts: u32,
+        #[serde(default = "dequeue")]
+        at: MarkAt,
+        #[serde(default)]
+        copy: CopyConfig,
+    },
+}
+
+fn dequeue() -> MarkAt {
+    MarkAt::Dequeue
+}
+
+impl FeedbackConfig {
+    /// Refuses thresholds out of range or out of order, naming the
+    /// parameter (relative to the `feedback` table).
+    pub fn check(&self) -> Result<(), crate::param::ParamError> {
+        match self {
+            FeedbackConfig::Step { .. } => Ok(()),
+            FeedbackConfig::Hysteresis {
+                upper_pkts,
+                lower_pkts,
+                ..
+            } => super::aqm::check_thresholds(
+                super::aqm::HYSTERESIS_PARAMS,
+                *upper_pkts,
+                *lower_pkts,
+            ),
+        }
+    }
+}
 
 /// Size of a returned copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -31,11 +31,80 @@
 //! Linux's `memory_limit` (32 MB) counts buffer truesize; no byte limit
 //! unless one is configured. The hash is ours (a 64-bit mix), not jhash.
 
+use super::codel::{check_times, INTERVAL, TARGET};
 use super::codel::{CodelParams, CodelSource, CodelVars};
+use super::Registration;
 use super::{Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use crate::net::packet::{Packet, PacketPool, PktId};
+use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::Time;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// FQ-CoDel as a configuration names it (`{"kind": "fq_codel", ...}`); the
+/// queue's limit applies to all flow queues together.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FqCodelConfig {
+    pub target_ps: u64,
+    pub interval_ps: u64,
+    /// Linux's FQ-CoDel marks by default.
+    pub ecn: bool,
+    pub flows: u32,
+    pub quantum_bytes: u32,
+}
+
+impl Default for FqCodelConfig {
+    fn default() -> Self {
+        FqCodelConfig {
+            target_ps: super::codel::DEFAULT_TARGET.ps(),
+            interval_ps: super::codel::DEFAULT_INTERVAL.ps(),
+            ecn: true,
+            flows: DEFAULT_FLOWS,
+            quantum_bytes: DEFAULT_QUANTUM_BYTES,
+        }
+    }
+}
+
+/// FQ-CoDel's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    TARGET,
+    INTERVAL,
+    Param::new(
+        "ecn",
+        Ty::Bool,
+        Range::Any,
+        "Mark ECN-capable packets instead of dropping them (Linux: on).",
+    ),
+    Param::new(
+        "flows",
+        Ty::Int,
+        Range::int(1, MAX_FLOWS as u128, " queues"),
+        "Flow queues (Linux 1024).",
+    ),
+    Param::new(
+        "quantum_bytes",
+        Ty::Int,
+        Range::int(MIN_QUANTUM_BYTES as u128, 1 << 20, " bytes"),
+        "DRR quantum, bytes (Linux 1514).",
+    ),
+];
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(c: &FqCodelConfig) -> Result<(), ParamError> {
+    check_times(PARAMS, c.target_ps, c.interval_ps)?;
+    param::param(PARAMS, "flows").int(c.flows)?;
+    param::param(PARAMS, "quantum_bytes").int(c.quantum_bytes)
+}
+
+/// `aqm = {kind = "fq_codel"}`.
+pub const REGISTRATION: Registration = Registration {
+    name: "fq_codel",
+    about: "FQ-CoDel (RFC 8290; Linux sch_fq_codel): CoDel per flow queue, served by deficit round robin.",
+    params: PARAMS,
+    defaults: || param::encode(&FqCodelConfig::default()),
+    make: |params| param::made(params, check, super::AqmConfig::FqCodel),
+};
 
 /// Linux `fq_codel_init` defaults.
 pub const DEFAULT_FLOWS: u32 = 1024;

@@ -27,6 +27,7 @@ pub mod feedback;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
+pub mod registry;
 pub mod sched;
 pub mod twoclass;
 
@@ -39,8 +40,69 @@ pub use red::{Red, RedParams};
 pub use twoclass::{ClassCounts, ClassReport, TwoClass};
 
 use crate::net::packet::{Ecn, PacketPool, PktId};
-use crate::sim::{Rng, Time};
+use crate::param::{ParamError, Params};
+use crate::sim::{Rng, Time, PS_PER_S, PS_PER_US};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// A port's discipline as a configuration names it (`queue.aqm`): a FIFO
+/// with a marking policy (none, RED, step, hysteresis) or a discipline of
+/// its own (CoDel, FQ-CoDel, PIE). Each kind's parameters live in its own
+/// file, with their ranges ([`registry`] lists them).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AqmConfig {
+    #[default]
+    None,
+    Red(red::RedConfig),
+    Step(aqm::StepConfig),
+    Hysteresis(aqm::HysteresisConfig),
+    /// CoDel (`queue::codel`, Linux `sch_codel`); the queue's limit applies.
+    Codel(codel::CodelConfig),
+    /// FQ-CoDel (`queue::fq_codel`, Linux `sch_fq_codel`); the queue's
+    /// limit applies to all flow queues together.
+    FqCodel(fq_codel::FqCodelConfig),
+    /// PIE (`queue::pie`, Linux `sch_pie`, timestamp mode).
+    Pie(pie::PieConfig),
+}
+
+impl AqmConfig {
+    /// A discipline of its own (CoDel, FQ-CoDel, PIE) rather than a policy
+    /// of the FIFO.
+    pub fn is_own_discipline(&self) -> bool {
+        matches!(
+            self,
+            AqmConfig::Codel(_) | AqmConfig::FqCodel(_) | AqmConfig::Pie(_)
+        )
+    }
+
+    /// Refuses out-of-range parameters, naming the one at fault (relative
+    /// to the `aqm` table); each kind's file checks its own.
+    pub fn check(&self) -> Result<(), ParamError> {
+        match self {
+            AqmConfig::None => Ok(()),
+            AqmConfig::Red(c) => red::check(c),
+            AqmConfig::Step(c) => aqm::check_step(c),
+            AqmConfig::Hysteresis(c) => aqm::check_hysteresis(c),
+            AqmConfig::Codel(c) => codel::check(c),
+            AqmConfig::FqCodel(c) => fq_codel::check(c),
+            AqmConfig::Pie(c) => pie::check(c),
+        }
+    }
+}
+
+/// How a discipline's configuration is made from its parameters (unset
+/// ones at their defaults), or why they are refused.
+pub type MakeFn = fn(&Params) -> Result<AqmConfig, ParamError>;
+
+/// One discipline as a configuration names it (`queue/<name>.rs` declares
+/// its own; [`registry`] lists them).
+pub type Registration = crate::param::Registration<MakeFn>;
+
+/// CoDel's, FQ-CoDel's and PIE's times (target, interval, tupdate): 1 µs
+/// to one hour. PIE's burst allowance may also be zero (none).
+pub const MIN_AQM_TIME_PS: u64 = PS_PER_US;
+pub const MAX_AQM_TIME_PS: u64 = 3600 * PS_PER_S;
 
 /// Why a packet was dropped. Fixed and small: counters are indexed by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

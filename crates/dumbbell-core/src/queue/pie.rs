@@ -43,11 +43,105 @@
 //! 56-bit fixed point it lets exceed 1); time is exact picoseconds; the MTU
 //! is 1514 bytes; `bytemode` is not modelled.
 
+use super::codel::AQM_TIME;
 use super::codel::MTU_BYTES;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
+use super::{Registration, MAX_AQM_TIME_PS};
 use crate::net::packet::PktId;
+use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Dur, Rng, Time};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// PIE as a configuration names it (`{"kind": "pie", ...}`; Linux
+/// `sch_pie`, timestamp mode).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PieConfig {
+    pub target_ps: u64,
+    pub tupdate_ps: u64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub max_burst_ps: u64,
+    pub ecn: bool,
+}
+
+impl Default for PieConfig {
+    fn default() -> Self {
+        PieConfig {
+            target_ps: DEFAULT_TARGET.ps(),
+            tupdate_ps: DEFAULT_TUPDATE.ps(),
+            alpha: DEFAULT_ALPHA,
+            beta: DEFAULT_BETA,
+            max_burst_ps: DEFAULT_MAX_BURST.ps(),
+            ecn: false,
+        }
+    }
+}
+
+const GAIN: Range = Range::float(0.0, false, MAX_GAIN, false);
+
+/// PIE's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "target_ps",
+        Ty::Time,
+        AQM_TIME,
+        "Target queue delay (Linux 15 ms).",
+    ),
+    Param::new(
+        "tupdate_ps",
+        Ty::Time,
+        AQM_TIME,
+        "Period of the probability update (Linux 15 ms).",
+    ),
+    Param::new(
+        "alpha",
+        Ty::Float,
+        GAIN,
+        "Gain on the delay's distance to target, per second (Linux 2/16).",
+    ),
+    Param::new(
+        "beta",
+        Ty::Float,
+        GAIN,
+        "Gain on the delay's change, per second (Linux 20/16).",
+    ),
+    Param::new(
+        "max_burst_ps",
+        Ty::Time,
+        Range::Time {
+            lo: 0,
+            hi: MAX_AQM_TIME_PS,
+        },
+        "Burst allowance (Linux 150 ms); 0: none.",
+    ),
+    Param::new(
+        "ecn",
+        Ty::Bool,
+        Range::Any,
+        "Mark ECN-capable packets while the probability is at most 10 %.",
+    ),
+];
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(c: &PieConfig) -> Result<(), ParamError> {
+    let at = |name| param::param(PARAMS, name);
+    at("target_ps").time(c.target_ps)?;
+    at("tupdate_ps").time(c.tupdate_ps)?;
+    at("max_burst_ps").time(c.max_burst_ps)?;
+    at("alpha").float(c.alpha)?;
+    at("beta").float(c.beta)
+}
+
+/// `aqm = {kind = "pie"}`.
+pub const REGISTRATION: Registration = Registration {
+    name: "pie",
+    about: "PIE (RFC 8033; Linux sch_pie): drops at enqueue with a probability driven by the queue delay.",
+    params: PARAMS,
+    defaults: || param::encode(&PieConfig::default()),
+    make: |params| param::made(params, check, super::AqmConfig::Pie),
+};
 
 /// Linux `pie_params_init` / `pie_vars_init` defaults.
 pub const DEFAULT_TARGET: Dur = Dur::from_ms(15);

@@ -20,9 +20,144 @@
 //! `B + 1 - M/A <= (1 - (1 - W)^B) / W`; [`RedParams::wlog_for_burst`]
 //! does the same computation.
 
+use super::Registration;
 use super::{set_ce, AqmAction, DropReason, Occupancy, QueueCtx};
 use crate::net::packet::PktId;
+use crate::net::MAX_RATE_BPS;
+use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Time, PS_PER_S};
+use serde::{Deserialize, Serialize};
+
+/// RED as a configuration names it (`{"kind": "red", ...}`); the run
+/// builds [`RedParams`] from it and the link's rate.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    /// Thresholds in bytes (`bytes_mode`) or packets.
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub wlog: u32,
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub harddrop: bool,
+    #[serde(default)]
+    pub gentle: bool,
+    #[serde(default = "yes")]
+    pub bytes_mode: bool,
+    #[serde(default = "default_avpkt")]
+    pub avpkt_bytes: u32,
+    /// For idle decay; 0 means "the link's rate".
+    #[serde(default)]
+    pub bandwidth_bps: u64,
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_avpkt() -> u32 {
+    1000
+}
+
+/// Largest RED threshold, bytes or packets.
+pub const MAX_RED_TH: f64 = 1e12;
+/// Largest RED average packet size: the largest packet.
+pub const MAX_AVPKT_BYTES: u32 = 65_535;
+
+/// RED's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "min_th",
+        Ty::Float,
+        Range::float(0.0, false, MAX_RED_TH, false),
+        "Lower threshold, bytes (bytes_mode) or packets.",
+    ),
+    Param::new(
+        "max_th",
+        Ty::Float,
+        Range::float(0.0, true, MAX_RED_TH, false),
+        "Upper threshold, bytes (bytes_mode) or packets; above min_th.",
+    ),
+    Param::new(
+        "max_p",
+        Ty::Float,
+        Range::float(0.0, true, 1.0, false),
+        "Marking probability at max_th.",
+    ),
+    Param::new(
+        "wlog",
+        Ty::Int,
+        Range::int(1, 31, ""),
+        "EWMA weight of the average queue, W = 2^-wlog.",
+    ),
+    Param::new(
+        "ecn",
+        Ty::Bool,
+        Range::Any,
+        "Mark ECN-capable packets instead of dropping them.",
+    ),
+    Param::new(
+        "harddrop",
+        Ty::Bool,
+        Range::Any,
+        "Above max_th drop even ECN-capable packets.",
+    ),
+    Param::new(
+        "gentle",
+        Ty::Bool,
+        Range::Any,
+        "Between max_th and 2 max_th the probability rises to 1 (gentle RED).",
+    ),
+    Param::new(
+        "bytes_mode",
+        Ty::Bool,
+        Range::Any,
+        "Thresholds in bytes (Linux), or in packets.",
+    ),
+    Param::new(
+        "avpkt_bytes",
+        Ty::Int,
+        Range::int(1, MAX_AVPKT_BYTES as u128, " bytes"),
+        "Average packet size, for idle decay, bytes.",
+    ),
+    Param::new(
+        "bandwidth_bps",
+        Ty::Int,
+        Range::int(0, MAX_RATE_BPS as u128, " bit/s"),
+        "Rate for idle decay, bit/s; 0: the link's rate.",
+    ),
+];
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(c: &RedConfig) -> Result<(), ParamError> {
+    let at = |name| param::param(PARAMS, name);
+    at("min_th").float(c.min_th)?;
+    at("max_th").float(c.max_th)?;
+    if c.max_th <= c.min_th {
+        return Err(ParamError::new(
+            "max_th",
+            format!("must exceed min_th ({} <= {})", c.max_th, c.min_th),
+        ));
+    }
+    at("max_p").float(c.max_p)?;
+    at("wlog").int(c.wlog)?;
+    at("avpkt_bytes").int(c.avpkt_bytes)?;
+    at("bandwidth_bps").int(c.bandwidth_bps)
+}
+
+/// `aqm = {kind = "red", ...}`.
+pub const REGISTRATION: Registration = Registration {
+    name: "red",
+    about: "RED (Floyd and Jacobson 1993; Linux sch_red): early drop or mark on the average queue.",
+    params: PARAMS,
+    defaults: || {
+        param::defaults_beside_required::<RedConfig>(
+            serde_json::json!({"min_th": 1, "max_th": 2, "max_p": 0.1, "wlog": 1}),
+        )
+    },
+    make: |params| param::made(params, check, super::AqmConfig::Red),
+};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedParams {

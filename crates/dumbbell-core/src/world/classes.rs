@@ -1,8 +1,8 @@
 //! Two-class ports in the world: building them from the configuration
-//! (validation names the field) and the `classification` table.
+//! (checked by `validate`) and the `classification` table.
 
-use super::{build_fifo, build_qdisc, ensure, World};
-use crate::config::{ClassifierConfig, ConfigError, QueueConfig, SchedulerConfig};
+use super::{build_fifo, build_qdisc, World};
+use crate::config::{ClassifierConfig, QueueConfig, SchedulerConfig};
 use crate::net::port::PortQueue;
 use crate::queue::classify::{Class, Classifier, Ideal, Rafle, Run2c};
 use crate::queue::sched::{Drr, RoundRobin, Scheduler, StrictPriority};
@@ -11,70 +11,31 @@ use crate::sim::rng_for;
 use crate::trace::{Column, Table};
 
 /// The discipline of the port `label` (`<node>-><peer>`) configured by `q`
-/// at `field`: one queue, or a two-class port when `q` has a classifier.
+/// (checked by `validate`): one queue, or a two-class port when `q` has a
+/// classifier.
 /// RAFLE draws from the stream `queue:<label>:rafle`. A single FIFO is
 /// held unboxed (`PortQueue::Fifo`), anything else boxed.
 pub(super) fn build_port_qdisc(
     q: &QueueConfig,
     rate_bps: u64,
-    field: &str,
     seed: u64,
     label: &str,
-) -> Result<PortQueue, ConfigError> {
+) -> PortQueue {
     let Some(classifier) = &q.classifier else {
-        ensure(
-            q.long_queue.is_none(),
-            || format!("{field}.long_queue"),
-            "a second (long-flow) queue needs a classifier on this port",
-        )?;
-        ensure(
-            q.scheduler.is_none(),
-            || format!("{field}.scheduler"),
-            "a scheduler needs two queues: give this port a classifier",
-        )?;
         if q.aqm.is_own_discipline() {
-            return Ok(PortQueue::Other(build_qdisc(
-                q, rate_bps, field, seed, label,
-            )?));
+            return PortQueue::Other(build_qdisc(q, rate_bps, seed, label));
         }
-        return Ok(PortQueue::Fifo(build_fifo(q, rate_bps, field)?));
+        return PortQueue::Fifo(build_fifo(q, rate_bps));
     };
-    for (aqm, f) in [
-        (Some(&q.aqm), format!("{field}.aqm")),
-        (
-            q.long_queue.as_ref().map(|l| &l.aqm),
-            format!("{field}.long_queue.aqm"),
-        ),
-    ] {
-        ensure(
-            !aqm.is_some_and(|a| a.is_own_discipline()),
-            || f,
-            "CoDel, FQ-CoDel and PIE are whole disciplines, not a class of a two-class port \
-             (which takes drop-tail, RED, step or hysteresis queues)",
-        )?;
-    }
-    let short = build_qdisc(q, rate_bps, field, seed, label)?;
+    let short = build_qdisc(q, rate_bps, seed, label);
     let long = match &q.long_queue {
-        Some(lq) => {
-            let lf = format!("{field}.long_queue");
-            ensure(
-                lq.classifier.is_none() && lq.scheduler.is_none() && lq.long_queue.is_none(),
-                || format!("{lf}.classifier"),
-                "two-class ports do not nest: the long-flow queue is one queue",
-            )?;
-            build_qdisc(lq, rate_bps, &lf, seed, label)?
-        }
-        None => build_qdisc(q, rate_bps, field, seed, label)?,
+        Some(lq) => build_qdisc(lq, rate_bps, seed, label),
+        None => build_qdisc(q, rate_bps, seed, label),
     };
     let classifier: Box<dyn Classifier> = match classifier {
         ClassifierConfig::Ideal => Box::new(Ideal),
         ClassifierConfig::Run2c { threshold_bytes } => Box::new(Run2c::new(*threshold_bytes)),
         ClassifierConfig::Rafle { n } => {
-            ensure(
-                *n > 0,
-                || format!("{field}.classifier.n"),
-                "RAFLE's memory needs at least one slot (N >= 1)",
-            )?;
             let rng = rng_for(seed, &format!("queue:{label}:rafle"));
             Box::new(Rafle::new(*n as usize, rng))
         }
@@ -85,23 +46,9 @@ pub(super) fn build_port_qdisc(
         SchedulerConfig::Drr {
             quantum_short_bytes,
             quantum_long_bytes,
-        } => {
-            for (v, name) in [
-                (quantum_short_bytes, "quantum_short_bytes"),
-                (quantum_long_bytes, "quantum_long_bytes"),
-            ] {
-                ensure(
-                    v > 0,
-                    || format!("{field}.scheduler.{name}"),
-                    "a DRR quantum must be positive",
-                )?;
-            }
-            Box::new(Drr::new(quantum_short_bytes, quantum_long_bytes))
-        }
+        } => Box::new(Drr::new(quantum_short_bytes, quantum_long_bytes)),
     };
-    Ok(PortQueue::Other(Box::new(TwoClass::new(
-        classifier, scheduler, short, long,
-    ))))
+    PortQueue::Other(Box::new(TwoClass::new(classifier, scheduler, short, long)))
 }
 
 impl World {

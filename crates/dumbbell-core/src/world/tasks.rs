@@ -16,11 +16,11 @@
 //! two directions share one 4-tuple, so RAFLE sees them as one flow per
 //! direction, as it would a real FTP control connection.
 
-use super::{check_tcp, ensure, err, tcp_conn, Flow, FlowKind, TcpConn, World};
+use super::{ensure, err, tcp_conn, Flow, FlowKind, TcpConn, World};
 use crate::app::cdf::EmpiricalCdf;
 use crate::app::ftp::{Action, Dialogue, Script};
 use crate::app::workload::{Arrivals, Sizes, Workload};
-use crate::cc;
+
 use crate::config::{
     ArrivalsConfig, CcConfig, ConfigError, NodeKind, RunConfig, SizesConfig, TcpConfig,
 };
@@ -204,70 +204,16 @@ impl Tasks {
                 }
             }
             let sizes = match &wc.sizes {
-                SizesConfig::Files { bytes } => {
-                    ensure(
-                        !bytes.is_empty(),
-                        || format!("{f}.sizes.bytes"),
-                        "the file base is empty",
-                    )?;
-                    if let Some(j) = bytes.iter().position(|&b| b == 0) {
-                        return Err(err(
-                            format!("{f}.sizes.bytes[{j}]"),
-                            "a file needs at least one byte",
-                        ));
-                    }
-                    Sizes::Files(bytes.clone())
-                }
+                SizesConfig::Files { bytes } => Sizes::Files(bytes.clone()),
                 SizesConfig::Cdf { points } => {
                     Sizes::Cdf(EmpiricalCdf::new(points, &format!("{f}.sizes"))?)
                 }
             };
             let arrivals = match wc.arrivals {
-                ArrivalsConfig::AllAtOnce => {
-                    ensure(
-                        !matches!(sizes, Sizes::Cdf(_)) || wc.max_tasks.is_some(),
-                        || format!("{f}.max_tasks"),
-                        "starting tasks all at once from a CDF needs their number (max_tasks)",
-                    )?;
-                    Arrivals::AllAtOnce
-                }
-                ArrivalsConfig::ClosedLoop { concurrency } => {
-                    ensure(
-                        concurrency > 0,
-                        || format!("{f}.arrivals.concurrency"),
-                        "a closed loop needs at least one task",
-                    )?;
-                    Arrivals::ClosedLoop { concurrency }
-                }
-                ArrivalsConfig::Poisson { rate_per_s } => {
-                    ensure(
-                        rate_per_s.is_finite() && rate_per_s > 0.0,
-                        || format!("{f}.arrivals.rate_per_s"),
-                        "the arrival rate must be positive",
-                    )?;
-                    Arrivals::Poisson { rate_per_s }
-                }
+                ArrivalsConfig::AllAtOnce => Arrivals::AllAtOnce,
+                ArrivalsConfig::ClosedLoop { concurrency } => Arrivals::ClosedLoop { concurrency },
+                ArrivalsConfig::Poisson { rate_per_s } => Arrivals::Poisson { rate_per_s },
             };
-            ensure(
-                wc.stop_ps.map_or(true, |s| s > wc.start_ps),
-                || format!("{f}.stop_ps"),
-                "a workload must stop after it starts",
-            )?;
-            if let Some(c) = &wc.control {
-                for (v, key) in [
-                    (c.banner_bytes, "banner_bytes"),
-                    (c.request_bytes, "request_bytes"),
-                    (c.response_bytes, "response_bytes"),
-                ] {
-                    ensure(
-                        v > 0,
-                        || format!("{f}.control.{key}"),
-                        "a message needs at least one byte",
-                    )?;
-                }
-            }
-            check_tcp(&wc.tcp, &f)?;
-            cc::validate(&wc.cc, &format!("{f}.cc"))?;
             let start = Time::from_ps(wc.start_ps);
             let mut w = Workload::new(
                 &wc.name,

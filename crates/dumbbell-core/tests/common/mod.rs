@@ -51,7 +51,7 @@ pub fn config(
 }
 
 pub fn go(cfg: &RunConfig) -> RunOutput {
-    run(cfg).expect("run succeeds")
+    run(cfg, Default::default()).expect("run succeeds")
 }
 
 pub fn col_u64(out: &RunOutput, table: &str, col: &str) -> Vec<u64> {

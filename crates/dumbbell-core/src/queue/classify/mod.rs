@@ -25,6 +25,47 @@ pub use rafle::{FlowKey, Rafle};
 pub use run2c::Run2c;
 
 use crate::net::packet::Packet;
+use serde::{Deserialize, Serialize};
+
+/// A short/long flow classifier (`queue::classify`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClassifierConfig {
+    /// The application's tag: the whole task of a long file is long.
+    Ideal,
+    /// RuN2C: short while the sequence offset is below `threshold_bytes`.
+    Run2c {
+        #[serde(default = "default_run2c_threshold")]
+        threshold_bytes: u64,
+    },
+    /// RAFLE: a random probe of the flow ids of the last `n` packets.
+    Rafle {
+        #[serde(default = "default_rafle_n")]
+        n: u32,
+    },
+}
+
+/// Largest RAFLE memory, slots (the paper tries 10 to 100).
+pub const MAX_RAFLE_N: u32 = 1 << 20;
+
+impl ClassifierConfig {
+    /// Refuses out-of-range parameters, naming the one at fault.
+    pub fn check(&self) -> Result<(), crate::param::ParamError> {
+        match self {
+            ClassifierConfig::Rafle { n } => {
+                crate::param::int_param("n", *n, 1, MAX_RAFLE_N, " slots")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn default_run2c_threshold() -> u64 {
+    run2c::DEFAULT_THRESHOLD_BYTES
+}
+fn default_rafle_n() -> u32 {
+    rafle::DEFAULT_N as u32
+}
 
 /// The two classes of a two-class port. The discriminant indexes the port's
 /// queues and counters.

@@ -19,6 +19,48 @@ pub use prio::StrictPriority;
 pub use rr::RoundRobin;
 
 use super::classify::Class;
+use serde::{Deserialize, Serialize};
+
+/// The scheduler of a two-class port (`queue::sched`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SchedulerConfig {
+    /// Strict priority, short first.
+    #[default]
+    Prio,
+    /// Round robin, packet by packet.
+    Rr,
+    /// Deficit round robin by bytes.
+    Drr {
+        #[serde(default = "default_quantum")]
+        quantum_short_bytes: u32,
+        #[serde(default = "default_quantum")]
+        quantum_long_bytes: u32,
+    },
+}
+
+impl SchedulerConfig {
+    /// Refuses out-of-range parameters, naming the one at fault.
+    pub fn check(&self) -> Result<(), crate::param::ParamError> {
+        if let SchedulerConfig::Drr {
+            quantum_short_bytes,
+            quantum_long_bytes,
+        } = self
+        {
+            for (v, name) in [
+                (quantum_short_bytes, "quantum_short_bytes"),
+                (quantum_long_bytes, "quantum_long_bytes"),
+            ] {
+                crate::param::int_param(name, *v, 1, u32::MAX, " bytes")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn default_quantum() -> u32 {
+    drr::DEFAULT_QUANTUM_BYTES
+}
 
 /// The head packet size of each class's queue, indexed by `Class`.
 pub type Heads = [Option<u32>; 2];

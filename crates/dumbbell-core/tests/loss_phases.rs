@@ -1,4 +1,4 @@
-//! Seed 001's controls (Linear, Fractional, Expolinear) end to end: on a
+//! Madeira and Mattos's controls (Linear, Fractional, Expolinear) end to end: on a
 //! lossy path they deliver, conserve packets and beat Reno, as the paper
 //! claims; two connections of one control keep separate state (the authors'
 //! modules share theirs through file-level globals).
@@ -29,7 +29,7 @@ fn assert_conserved(out: &RunOutput, what: &str) {
     );
 }
 
-/// Seed 001 §5 (Fig. 3b, 5): under random loss the three controls deliver
+/// Madeira and Mattos §5 (Fig. 3b, 5): under random loss the three controls deliver
 /// several times Reno's goodput. Reno follows Mathis (about 10 Mb/s here);
 /// the new controls recover on a time scale of milliseconds, not RTTs, and
 /// cut by 10–20 % rather than 50 %. Measured (seed 1): Reno 10.3 Mb/s,

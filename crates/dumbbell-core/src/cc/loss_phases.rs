@@ -1,10 +1,10 @@
-//! What the three controls of seed 001 (Madeira and Mattos, "Algoritmos de
+//! The loss-phase machine the three controls of Madeira and Mattos ("Algoritmos de
 //! Controle de Congestionamento Justos e Eficientes", §4) share: the phase
 //! machine, the cubic-in-time slow start, loss detection from rate samples,
 //! the upper threshold and the time origin. Each control ([`super::linear`],
 //! [`super::fractional`], [`super::expolinear`]) supplies only its
 //! [`Law`]: how much a loss takes away, and the window in recovery and in
-//! congestion avoidance. [`Seed001`] is the control, generic over the law.
+//! congestion avoidance. [`PhaseMachine`] is the control, generic over the law.
 //!
 //! The reference for behaviour is the authors' public kernel modules
 //! (`linha01.c`, `frac01.c`, `expolin01.c`, repository `CCAChikorita`). They
@@ -227,10 +227,10 @@
 //! `delta_pkts` and `gamma_idx` (Δ_r, the index of the next γ_r),
 //! Expolinear `delta_pkts`.
 //!
-//! [`initial_base_pkts`]: crate::config::LinearParams::initial_base_pkts
+//! [`initial_base_pkts`]: crate::cc::linear::LinearParams::initial_base_pkts
 
 use super::{CongestionControl, RateSample, TcpSock};
-use crate::config::CcConfig;
+use crate::param::Range;
 use crate::sim::{Time, PS_PER_MS};
 
 /// The phase, as traced (`phase`).
@@ -363,19 +363,19 @@ pub trait Law: Send {
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64));
 }
 
-/// A seed-001 control: the shared state machine driving law `L`.
+/// A Madeira-Mattos control: the shared state machine driving law `L`.
 #[derive(Clone, Debug)]
-pub struct Seed001<L> {
+pub struct PhaseMachine<L> {
     pub law: L,
     pub state: State,
     /// The connection's initial sequence number, for the 32-bit gate.
     isn: u32,
 }
 
-impl<L: Law> Seed001<L> {
+impl<L: Law> PhaseMachine<L> {
     pub fn with_law(law: L) -> Self {
         let state = State::new(law.initial_threshold_pkts(), law.initial_base_pkts());
-        Seed001 { law, state, isn: 0 }
+        PhaseMachine { law, state, isn: 0 }
     }
 
     /// Sets the initial sequence number the 32-bit gate counts from (Linux
@@ -413,7 +413,7 @@ fn bound(x: u64, tp: &TcpSock) -> u32 {
     x.clamp(1, tp.snd_cwnd_clamp.max(1) as u64) as u32
 }
 
-impl<L: Law> CongestionControl for Seed001<L> {
+impl<L: Law> CongestionControl for PhaseMachine<L> {
     fn name(&self) -> &'static str {
         L::NAME
     }
@@ -503,107 +503,16 @@ impl<L: Law> CongestionControl for Seed001<L> {
     }
 }
 
-/// Largest slope or gain of a seed-001 control (packets per ms, or per ms³).
+/// Largest slope or gain of a Madeira-Mattos control (packets per ms, or per ms³).
 pub const MAX_SLOPE: f64 = 1e6;
 /// Largest Expolinear σ, per ms.
 pub const MAX_SIGMA_PER_MS: f64 = 1000.0;
-
-/// Range checks of the seed-001 parameters, for `World::build`: the
-/// offending field's name (relative to the `cc` table) and why. Other
-/// controls pass.
-pub fn check(cfg: &CcConfig) -> Result<(), (&'static str, &'static str)> {
-    fn ensure(
-        ok: bool,
-        field: &'static str,
-        why: &'static str,
-    ) -> Result<(), (&'static str, &'static str)> {
-        if ok {
-            Ok(())
-        } else {
-            Err((field, why))
-        }
-    }
-    // Slopes and gains: packets per ms (or ms³); 1e6 is far beyond any window.
-    let slope = |x: f64| x.is_finite() && (0.0..=MAX_SLOPE).contains(&x);
-    const SLOPE: &str = "must be a finite number in [0, 1e6]";
-    const PCT: &str = "must be a percentage in 1..=99";
-    match cfg {
-        CcConfig::Linear(p) => {
-            ensure(slope(p.ss_alpha), "ss_alpha", SLOPE)?;
-            ensure(slope(p.beta_r), "beta_r", SLOPE)?;
-            ensure(slope(p.beta_a), "beta_a", SLOPE)?;
-            ensure((1..=99).contains(&p.reduction_pct), "reduction_pct", PCT)?;
-            ensure(
-                (1..=99).contains(&p.adaptive_min_pct),
-                "adaptive_min_pct",
-                PCT,
-            )?;
-            ensure(
-                p.adaptive_min_pct.saturating_add(p.adaptive_span_pct) <= 99,
-                "adaptive_span_pct",
-                "adaptive_min_pct + adaptive_span_pct must be at most 99",
-            )?;
-            ensure(
-                p.initial_threshold_pkts > 0,
-                "initial_threshold_pkts",
-                "must be positive",
-            )?;
-            ensure(
-                p.initial_base_pkts > 0,
-                "initial_base_pkts",
-                "must be positive",
-            )
-        }
-        CcConfig::Fractional(p) => {
-            ensure(slope(p.ss_alpha), "ss_alpha", SLOPE)?;
-            ensure((1..=99).contains(&p.reduction_pct), "reduction_pct", PCT)?;
-            ensure(
-                (1..=100).contains(&p.delta_pct),
-                "delta_pct",
-                "must be a percentage in 1..=100",
-            )?;
-            ensure(
-                !p.gamma_r.is_empty(),
-                "gamma_r",
-                "needs at least one multiplier",
-            )?;
-            ensure(
-                p.gamma_r.iter().all(|&g| g <= 1000),
-                "gamma_r",
-                "multipliers must be at most 1000",
-            )?;
-            ensure(
-                p.gamma_a_pct <= 1000,
-                "gamma_a_pct",
-                "must be at most 1000 (percent)",
-            )
-        }
-        CcConfig::Expolinear(p) => {
-            ensure(slope(p.ss_alpha), "ss_alpha", SLOPE)?;
-            ensure((1..=99).contains(&p.reduction_pct), "reduction_pct", PCT)?;
-            ensure(slope(p.eta_r), "eta_r", SLOPE)?;
-            ensure(
-                p.sigma_per_ms.is_finite()
-                    && p.sigma_per_ms > 0.0
-                    && p.sigma_per_ms <= MAX_SIGMA_PER_MS,
-                "sigma_per_ms",
-                "must be a finite number in (0, 1000]",
-            )?;
-            ensure(slope(p.eta_a), "eta_a", SLOPE)?;
-            ensure(
-                p.initial_threshold_pkts > 0,
-                "initial_threshold_pkts",
-                "must be positive",
-            )?;
-            ensure(
-                p.initial_base_pkts > 0,
-                "initial_base_pkts",
-                "must be positive",
-            )
-        }
-        _ => Ok(()),
-    }
-}
+/// The range of a slope or gain.
+pub const SLOPE: Range = Range::float(0.0, false, MAX_SLOPE, false);
+/// The range of a reduction, percent.
+pub const PERCENT: Range = Range::int(1, 99, "");
+/// The range of a window or base, packets.
+pub const POSITIVE: Range = Range::int(1, u32::MAX as u128, "");
 
 /// The harness the unit tests of the three controls share: a [`TcpSock`]
 /// driven through the hooks in the stack's order (`cc/mod.rs`), with time
@@ -620,7 +529,7 @@ pub(crate) mod testkit {
 
     pub struct Drive<L: Law> {
         pub tp: TcpSock,
-        pub cc: Seed001<L>,
+        pub cc: PhaseMachine<L>,
     }
 
     impl<L: Law> Drive<L> {
@@ -629,7 +538,7 @@ pub(crate) mod testkit {
             tp.now = T0;
             // Some data already out, so that the first ACKs stay in round 1.
             tp.snd_nxt = 1000 * MSS;
-            let mut cc = Seed001::with_law(law);
+            let mut cc = PhaseMachine::with_law(law);
             cc.init(&mut tp);
             assert!(cc.has_cong_control());
             Drive { tp, cc }

@@ -1,0 +1,191 @@
+//! BBR's parameters: what a configuration may set, with Linux's values as
+//! defaults, their ranges (declared once, read by [`check`] and the
+//! schema) and the registration.
+
+use super::{Bbr, Registration, MAX_GAIN};
+use crate::param::{self, Param, ParamError, Range, Ty};
+use serde::{Deserialize, Serialize};
+
+/// BBR v1 (Linux `tcp_bbr.c`). Gains are rounded to Linux's 1/256 units.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct BbrParams {
+    /// Startup pacing and cwnd gain, about 2/ln 2 (Linux `bbr_high_gain`:
+    /// 2.885 → 739/256).
+    pub high_gain: f64,
+    /// Drain pacing gain; unset: 1/high_gain (Linux `bbr_drain_gain`: 88/256).
+    pub drain_gain: Option<f64>,
+    /// ProbeBW cwnd gain (Linux `bbr_cwnd_gain`: 2).
+    pub cwnd_gain: f64,
+    /// First phase of the ProbeBW pacing-gain cycle (Linux 5/4).
+    pub probe_bw_up_gain: f64,
+    /// Second phase of the cycle (Linux 3/4); the six others are 1.
+    pub probe_bw_down_gain: f64,
+    /// Window of the max-bandwidth filter, in packet-timed rounds (Linux
+    /// `bbr_bw_rtts`: 10).
+    pub bw_win_rounds: u32,
+    /// Window of the min-RTT filter, seconds (Linux `bbr_min_rtt_win_sec`: 10).
+    pub min_rtt_win_s: f64,
+    /// Least time at 4 packets in ProbeRTT, milliseconds (Linux
+    /// `bbr_probe_rtt_mode_ms`: 200); 0 disables ProbeRTT.
+    pub probe_rtt_mode_ms: f64,
+    /// Bandwidth growth that counts as "still growing" in Startup (Linux
+    /// `bbr_full_bw_thresh`: 5/4).
+    pub full_bw_thresh: f64,
+    /// Rounds without such growth that end Startup (Linux `bbr_full_bw_cnt`: 3).
+    pub full_bw_cnt: u32,
+    /// Pacing below the estimate, percent (Linux `bbr_pacing_margin_percent`: 1).
+    pub pacing_margin_percent: u32,
+    /// Below this pacing rate the TSO quantum is one segment, above it two
+    /// at least, bit/s (Linux `bbr_min_tso_rate`: 1.2 Mb/s).
+    pub min_tso_rate_bps: u64,
+    /// The ACK-aggregation estimator (`extra_acked`, Linux ≥ 5.1): on.
+    pub extra_acked: bool,
+    /// Long-term bandwidth sampling, the token-bucket policer detector: on.
+    pub lt_bw: bool,
+}
+
+impl Default for BbrParams {
+    fn default() -> Self {
+        BbrParams {
+            high_gain: 2.885,
+            drain_gain: None,
+            cwnd_gain: 2.0,
+            probe_bw_up_gain: 1.25,
+            probe_bw_down_gain: 0.75,
+            bw_win_rounds: 10,
+            min_rtt_win_s: 10.0,
+            probe_rtt_mode_ms: 200.0,
+            full_bw_thresh: 1.25,
+            full_bw_cnt: 3,
+            pacing_margin_percent: 1,
+            min_tso_rate_bps: 1_200_000,
+            extra_acked: true,
+            lt_bw: true,
+        }
+    }
+}
+
+const GAIN_ABOVE_1: Range = Range::float(1.0, true, MAX_GAIN, false);
+const GAIN_FROM_1: Range = Range::float(1.0, false, MAX_GAIN, false);
+const GAIN_TO_1: Range = Range::float(0.0, true, 1.0, false);
+
+/// BBR's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "high_gain",
+        Ty::Float,
+        GAIN_ABOVE_1,
+        "Startup pacing and cwnd gain (Linux 2.885, rounded to 739/256).",
+    ),
+    Param::new(
+        "drain_gain",
+        Ty::Optional(&Ty::Float),
+        GAIN_TO_1,
+        "Drain pacing gain; unset: 1/high_gain (Linux 88/256).",
+    ),
+    Param::new(
+        "cwnd_gain",
+        Ty::Float,
+        GAIN_FROM_1,
+        "ProbeBW cwnd gain (Linux 2).",
+    ),
+    Param::new(
+        "probe_bw_up_gain",
+        Ty::Float,
+        GAIN_FROM_1,
+        "First phase of the ProbeBW pacing-gain cycle (Linux 5/4).",
+    ),
+    Param::new(
+        "probe_bw_down_gain",
+        Ty::Float,
+        GAIN_TO_1,
+        "Second phase of the cycle (Linux 3/4).",
+    ),
+    Param::new(
+        "bw_win_rounds",
+        Ty::Int,
+        Range::int(1, u32::MAX as u128, ""),
+        "Window of the max-bandwidth filter, rounds (Linux 10).",
+    ),
+    Param::new(
+        "min_rtt_win_s",
+        Ty::Float,
+        Range::float(0.0, true, 1e6, false),
+        "Window of the min-RTT filter, seconds (Linux 10).",
+    ),
+    Param::new(
+        "probe_rtt_mode_ms",
+        Ty::Float,
+        Range::float(0.0, false, 1e9, false),
+        "Least time at 4 packets in ProbeRTT, ms (Linux 200); 0 disables ProbeRTT.",
+    ),
+    Param::new(
+        "full_bw_thresh",
+        Ty::Float,
+        GAIN_ABOVE_1,
+        "Bandwidth growth that counts as still growing in Startup (Linux 5/4).",
+    ),
+    Param::new(
+        "full_bw_cnt",
+        Ty::Int,
+        Range::int(1, u32::MAX as u128, ""),
+        "Rounds without such growth that end Startup (Linux 3).",
+    ),
+    Param::new(
+        "pacing_margin_percent",
+        Ty::Int,
+        Range::int(0, 99, " %"),
+        "Pacing below the estimate, percent (Linux 1).",
+    ),
+    Param::new(
+        "min_tso_rate_bps",
+        Ty::Int,
+        Range::Any,
+        "Below this pacing rate the TSO quantum is one segment, bit/s (Linux 1.2 Mb/s).",
+    ),
+    Param::new(
+        "extra_acked",
+        Ty::Bool,
+        Range::Any,
+        "The ACK-aggregation estimator (Linux >= 5.1).",
+    ),
+    Param::new(
+        "lt_bw",
+        Ty::Bool,
+        Range::Any,
+        "Long-term bandwidth sampling, the policer detector.",
+    ),
+];
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(p: &BbrParams) -> Result<(), ParamError> {
+    let at = |name| param::param(PARAMS, name);
+    at("high_gain").float(p.high_gain)?;
+    if let Some(g) = p.drain_gain {
+        at("drain_gain").float(g)?;
+    }
+    at("cwnd_gain").float(p.cwnd_gain)?;
+    at("probe_bw_up_gain").float(p.probe_bw_up_gain)?;
+    at("probe_bw_down_gain").float(p.probe_bw_down_gain)?;
+    at("bw_win_rounds").int(p.bw_win_rounds)?;
+    at("min_rtt_win_s").float(p.min_rtt_win_s)?;
+    at("probe_rtt_mode_ms").float(p.probe_rtt_mode_ms)?;
+    at("full_bw_thresh").float(p.full_bw_thresh)?;
+    at("full_bw_cnt").int(p.full_bw_cnt)?;
+    at("pacing_margin_percent").int(p.pacing_margin_percent)
+}
+
+/// `cc = "bbr"`: a variant of its own.
+pub const REGISTRATION: Registration = Registration {
+    name: "bbr",
+    about:
+        "BBR v1 (Cardwell et al. 2016; Linux tcp_bbr.c): paces at the estimated bottleneck rate.",
+    params: PARAMS,
+    defaults: || param::encode(&BbrParams::default()),
+    make: |params, rng| {
+        param::made(params, check, |p| {
+            Box::new(Bbr::new(p, rng)) as Box<dyn super::CongestionControl>
+        })
+    },
+};
