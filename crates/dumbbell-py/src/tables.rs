@@ -9,7 +9,8 @@
 //!   protocol (read-only): `numpy.frombuffer` views it, no copy is made;
 //! - a string column is dictionary-encoded, `("strdict", (codes, values))`:
 //!   `codes` a [`Buffer`] of `u32` indices into `values`, the list of its
-//!   distinct strings in order of first appearance. Four bytes a row
+//!   distinct strings (the core's own `Column::Dict` handed over as is, a
+//!   `Column::Str` encoded here in order of first appearance). Four bytes a row
 //!   instead of a Python `str` per row; the core's strings are freed as
 //!   soon as the column is encoded.
 //!
@@ -131,6 +132,11 @@ pub fn column_to_py(py: Python<'_>, c: Column) -> PyResult<Bound<'_, PyTuple>> {
         Column::U32(v) => ("u32", buffer(py, Data::U32(v))?),
         Column::Bool(v) => ("bool", buffer(py, Data::Bool(v))?),
         Column::Str(v) => ("strdict", strdict(py, v)?),
+        Column::Dict(codes, values) => {
+            let values = PyList::new(py, values)?.into_any();
+            let codes = buffer(py, Data::U32(codes))?;
+            ("strdict", PyTuple::new(py, [codes, values])?.into_any())
+        }
     };
     PyTuple::new(py, [dtype.into_pyobject(py)?.into_any(), data])
 }
