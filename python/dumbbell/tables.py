@@ -49,6 +49,19 @@ def _series(name: str, dtype: str, data: Any) -> pl.Series:
     return pl.Series(name, np.frombuffer(data, dtype=np_dtype))
 
 
+def _seconds(time_ps: pl.Series) -> pl.Series:
+    """``time_s`` from ``time_ps``: exactly polars' ``cast(Float64) /
+    PS_PER_S`` (which multiplies by the reciprocal; a true division would
+    differ in the last bit, and stored tables must stay byte-identical), but
+    computed in place in one new buffer instead of two (docs/output.md,
+    "Memory")."""
+    import numpy as np
+
+    x = time_ps.to_numpy().astype(np.float64)
+    np.multiply(x, 1.0 / PS_PER_S, out=x)
+    return pl.Series("time_s", x)
+
+
 def convert_table(cols: MutableMapping[str, tuple[str, Any]]) -> pl.DataFrame:
     """One native table as a DataFrame, with ``time_s`` after ``time_ps``.
     Consumes ``cols``: each column's native data is released once its
@@ -61,10 +74,7 @@ def convert_table(cols: MutableMapping[str, tuple[str, Any]]) -> pl.DataFrame:
         del data
         series.append(s)
         if cname == "time_ps" and "time_s" not in names:
-            # polars' own division (it multiplies by the reciprocal: numpy's
-            # true division would differ in the last bit, and stored tables
-            # must stay byte-identical)
-            series.append((s.cast(pl.Float64) / PS_PER_S).alias("time_s"))
+            series.append(_seconds(s))
     return pl.DataFrame(series)
 
 
