@@ -25,8 +25,8 @@ __all__ = ["HANDOVER_FACTOR", "peak_warning"]
 
 HANDOVER_FACTOR = 3
 """Peak memory of a run over its recorded tables as the core counts them,
-rounded up from the worst case measured (2.1x, per-ACK windows with their
-variable names; docs/output.md)."""
+rounded up from the worst case measured (2.4x, a sweep worker writing
+per-ACK windows with their variable names; docs/output.md)."""
 
 
 def _fmt(n: float) -> str:
