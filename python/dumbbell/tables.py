@@ -1,9 +1,10 @@
 """A run's tables, converted from the core's columns only when asked for.
 
 The native module hands a run's tables over as ``{table: {column: (dtype,
-data)}}``: numeric columns as native-endian byte buffers, string columns as
-lists of ``str`` (or, as ``"strdict"``, as ``(u32 codes, distinct values)``,
-which this module reads too). :class:`Tables` holds that and converts a table to a
+data)}}``: numeric columns as native-endian buffers moved out of the core
+(``_native.Buffer``, no copy), string columns dictionary-encoded as
+``("strdict", (u32 codes, distinct values))`` (a plain ``("str", list)``
+is read too). :class:`Tables` holds that and converts a table to a
 polars DataFrame the first time it is read, releasing each column's native
 data as soon as its Series is built; a table never read is never converted.
 So ``dumbbell run --json`` (flows, queues and summary only) pays for three
@@ -12,7 +13,7 @@ bytes in turn (:meth:`Tables.pop`), holds at most one converted table
 beside the native data still to convert (docs/output.md, "Memory").
 
 Numeric columns are wrapped without a copy (``numpy.frombuffer``; polars
-keeps the buffer).
+keeps the buffer), so the core's numbers are never held twice.
 """
 
 from __future__ import annotations
