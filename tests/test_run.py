@@ -136,11 +136,26 @@ def test_tables_from_native_decodes_every_dtype():
 
 
 def test_native_run_returns_buffers():
-    raw = db._native.run_json(two_flow_star(duration_s=0.01).to_json())
+    """Numeric columns come as read-only buffers moved out of the core,
+    string columns dictionary-encoded (docs/output.md, "Memory")."""
+    s = two_flow_star(duration_s=0.05)
+    s.record.flow_sample_s = 1e-3
+    s.record.tcp_vars = True
+    raw = db._native.run_json(s.to_json())
     dtype, data = raw["summary"]["events"]
-    assert dtype == "u64" and isinstance(data, bytes) and len(data) == 8
-    dtype, names = raw["flows"]["name"]
-    assert dtype == "str" and names == ["a->c", "b->c"]
+    view = memoryview(data)
+    assert dtype == "u64" and isinstance(data, db._native.Buffer) and len(data) == view.nbytes == 8
+    assert view.readonly and np.frombuffer(data, dtype="uint64")[0] > 0
+    with pytest.raises(TypeError):
+        view.cast("B")[0] = 0
+    dtype, (codes, names) = raw["flows"]["name"]
+    assert dtype == "strdict" and names == ["a->c", "b->c"]
+    assert np.frombuffer(codes, dtype="uint32").tolist() == [0, 1]
+    # a name on every row: four bytes a row, each distinct value once
+    dtype, (codes, names) = raw["cc_vars"]["var"]
+    idx = np.frombuffer(codes, dtype="uint32")
+    assert dtype == "strdict" and len(idx) > 10 * len(names) > 0 and len(set(names)) == len(names)
+    assert int(idx.max()) < len(names) and any(n.startswith("tcp.") for n in names)
 
 
 def test_core_config_errors_become_config_error():

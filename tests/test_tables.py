@@ -104,3 +104,23 @@ def test_a_run_that_may_outgrow_its_budget_handing_tables_over_is_warned_before_
     assert res.code == 0, res.stderr
     lines = res.stderr.splitlines()
     assert lines[0] == line and lines[1].startswith("dumbbell: running")  # before the run
+
+
+def test_seconds_are_polars_own_division_bit_for_bit():
+    """time_s is computed in place, and must equal what polars' division
+    gives (the stored tables are byte-identical to before)."""
+    import numpy as np
+
+    from dumbbell.tables import _seconds
+    from dumbbell.units import PS_PER_S
+
+    rng = np.random.default_rng(5)
+    ps = np.concatenate([rng.integers(0, 2**63, 100_000, dtype=np.uint64),
+                         rng.integers(0, 10**14, 100_000, dtype=np.uint64),
+                         np.array([0, 1, 999_999_999_999, 2**64 - 1], dtype=np.uint64)])
+    s = pl.Series("time_ps", ps)
+    want = (s.cast(pl.Float64) / PS_PER_S).to_numpy()
+    got = _seconds(s)
+    assert got.name == "time_s" and got.dtype == pl.Float64
+    assert np.array_equal(got.to_numpy().view(np.uint64), want.view(np.uint64))
+    assert not np.array_equal((ps.astype(np.float64) / PS_PER_S).view(np.uint64), want.view(np.uint64))

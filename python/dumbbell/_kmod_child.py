@@ -12,6 +12,21 @@ import sys
 from typing import Any
 
 
+def _picklable(raw: dict[str, dict[str, tuple[str, Any]]]) -> dict[str, dict[str, tuple[str, Any]]]:
+    """The native tables with each column's buffer (``_native.Buffer``,
+    which does not pickle) as bytes: one copy, in the child only."""
+
+    def data(dtype: str, d: Any) -> Any:
+        if dtype == "str":
+            return d
+        if dtype == "strdict":
+            codes, values = d
+            return (bytes(memoryview(codes)), values)
+        return bytes(memoryview(d))
+
+    return {t: {c: (dt, data(dt, d)) for c, (dt, d) in cols.items()} for t, cols in raw.items()}
+
+
 def main() -> None:
     from . import _native
     from .errors import ConfigError
@@ -44,7 +59,7 @@ def main() -> None:
         raw, interrupted = _run_native(
             request["config"], handle, request["timeout_s"], None, 0.5, None, modules=request["modules"]
         )
-        reply = {"run": {"raw": raw, "interrupted": interrupted}}
+        reply = {"run": {"raw": _picklable(raw), "interrupted": interrupted}}
     except BaseException as e:  # noqa: BLE001 - handed to the parent
         err = _native_errors(e)
         reply = {"error": (type(err).__name__, tuple(str(a) if not isinstance(a, (int, float)) else a

@@ -3,8 +3,17 @@
 from typing import Literal, TypeAlias
 
 NumericDtype: TypeAlias = Literal["u64", "i64", "f64", "u32", "bool"]
-Column: TypeAlias = tuple[NumericDtype, bytes] | tuple[Literal["str"], list[str]]
-"""A numeric column is its native-endian buffer; a string column a list."""
+Column: TypeAlias = tuple[NumericDtype, "Buffer"] | tuple[Literal["strdict"], tuple["Buffer", list[str]]]
+"""A numeric column is its native-endian buffer; a string column its ``u32``
+codes and the distinct values they index."""
+
+class Buffer:
+    """One column's numbers, moved out of the core without a copy: read-only
+    native-endian bytes through the buffer protocol (``memoryview``,
+    ``numpy.frombuffer``); ``len()`` is the size in bytes."""
+
+    def __len__(self) -> int: ...
+    def __buffer__(self, flags: int, /) -> memoryview: ...
 
 class NativeConfigError(ValueError):
     """Bad configuration; ``args == (field, message)``."""

@@ -2,10 +2,12 @@
 
 ``record.max_bytes`` bounds the recorded tables as the core holds them; the
 core refuses a run whose periodic recorders (flow samples, queue samples)
-it estimates above it. Handing the tables to Python takes more memory than
-that at one moment: up to :data:`HANDOVER_FACTOR` times the tables for
-name-heavy tables (one Python ``str`` per row of a string column; measured
-in docs/output.md, "Memory"). :func:`peak_warning` asks the core whether the
+it estimates above it. The process holds more than that once the tables
+are Python's: the core's columns are handed over without a copy, but the
+DataFrames add a ``time_s`` column and 16 bytes a row for each string
+column (which the core holds as 4-byte codes), up to about twice the core's
+bytes in all (:data:`HANDOVER_FACTOR`, measured in docs/output.md,
+"Memory"). :func:`peak_warning` asks the core whether the
 periodic recorders would fit in ``max_bytes / HANDOVER_FACTOR`` (its own
 estimate, the same check that refuses a run, run once more with the smaller
 budget) and, if they would not, returns one line saying the process may
@@ -21,9 +23,10 @@ from typing import Any
 
 __all__ = ["HANDOVER_FACTOR", "peak_warning"]
 
-HANDOVER_FACTOR = 4
-"""Peak memory of a run over its recorded tables, rounded up from the worst
-case measured (4.24x, per-ACK windows; docs/output.md)."""
+HANDOVER_FACTOR = 3
+"""Peak memory of a run over its recorded tables as the core counts them,
+rounded up from the worst case measured (2.4x, a sweep worker writing
+per-ACK windows with their variable names; docs/output.md)."""
 
 
 def _fmt(n: float) -> str:

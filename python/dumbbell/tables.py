@@ -1,9 +1,10 @@
 """A run's tables, converted from the core's columns only when asked for.
 
 The native module hands a run's tables over as ``{table: {column: (dtype,
-data)}}``: numeric columns as native-endian byte buffers, string columns as
-lists of ``str`` (or, as ``"strdict"``, as ``(u32 codes, distinct values)``,
-which this module reads too). :class:`Tables` holds that and converts a table to a
+data)}}``: numeric columns as native-endian buffers moved out of the core
+(``_native.Buffer``, no copy), string columns dictionary-encoded as
+``("strdict", (u32 codes, distinct values))`` (a plain ``("str", list)``
+is read too). :class:`Tables` holds that and converts a table to a
 polars DataFrame the first time it is read, releasing each column's native
 data as soon as its Series is built; a table never read is never converted.
 So ``dumbbell run --json`` (flows, queues and summary only) pays for three
@@ -12,7 +13,7 @@ bytes in turn (:meth:`Tables.pop`), holds at most one converted table
 beside the native data still to convert (docs/output.md, "Memory").
 
 Numeric columns are wrapped without a copy (``numpy.frombuffer``; polars
-keeps the buffer).
+keeps the buffer), so the core's numbers are never held twice.
 """
 
 from __future__ import annotations
@@ -49,6 +50,19 @@ def _series(name: str, dtype: str, data: Any) -> pl.Series:
     return pl.Series(name, np.frombuffer(data, dtype=np_dtype))
 
 
+def _seconds(time_ps: pl.Series) -> pl.Series:
+    """``time_s`` from ``time_ps``: exactly polars' ``cast(Float64) /
+    PS_PER_S`` (which multiplies by the reciprocal; a true division would
+    differ in the last bit, and stored tables must stay byte-identical), but
+    computed in place in one new buffer instead of two (docs/output.md,
+    "Memory")."""
+    import numpy as np
+
+    x = time_ps.to_numpy().astype(np.float64)
+    np.multiply(x, 1.0 / PS_PER_S, out=x)
+    return pl.Series("time_s", x)
+
+
 def convert_table(cols: MutableMapping[str, tuple[str, Any]]) -> pl.DataFrame:
     """One native table as a DataFrame, with ``time_s`` after ``time_ps``.
     Consumes ``cols``: each column's native data is released once its
@@ -61,10 +75,7 @@ def convert_table(cols: MutableMapping[str, tuple[str, Any]]) -> pl.DataFrame:
         del data
         series.append(s)
         if cname == "time_ps" and "time_s" not in names:
-            # polars' own division (it multiplies by the reciprocal: numpy's
-            # true division would differ in the last bit, and stored tables
-            # must stay byte-identical)
-            series.append((s.cast(pl.Float64) / PS_PER_S).alias("time_s"))
+            series.append(_seconds(s))
     return pl.DataFrame(series)
 
 

@@ -25,6 +25,9 @@ fn fingerprint(out: &dumbbell_core::world::RunOutput) -> u64 {
                 Column::U32(v) => v.iter().for_each(|x| eat(&x.to_le_bytes())),
                 Column::Bool(v) => v.iter().for_each(|x| eat(&[*x as u8])),
                 Column::Str(v) => v.iter().for_each(|x| eat(x.as_bytes())),
+                Column::Dict(codes, values) => codes
+                    .iter()
+                    .for_each(|&c| eat(values[c as usize].as_bytes())),
             }
         }
     }

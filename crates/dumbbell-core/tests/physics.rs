@@ -201,6 +201,9 @@ fn fingerprint(out: &dumbbell_core::world::RunOutput) -> u64 {
                 Column::U32(v) => v.iter().for_each(|x| eat(&x.to_le_bytes())),
                 Column::Bool(v) => v.iter().for_each(|x| eat(&[*x as u8])),
                 Column::Str(v) => v.iter().for_each(|x| eat(x.as_bytes())),
+                Column::Dict(codes, values) => codes
+                    .iter()
+                    .for_each(|&c| eat(values[c as usize].as_bytes())),
             }
         }
     }
@@ -297,10 +300,7 @@ fn rack_widens_its_reordering_window_on_dsacks_until_spurious_retransmits_stop()
     let out = go(&config(7, 5 * S, nodes, links, flows, rec));
     assert_eq!(out.summary_u64("packets_dropped"), 0, "nothing is lost");
     let vars = out.table("cc_vars").unwrap();
-    let names = match vars.column("var").unwrap() {
-        dumbbell_core::trace::Column::Str(v) => v.clone(),
-        _ => unreachable!(),
-    };
+    let names = vars.column("var").unwrap().strings().unwrap();
     let values = vars.f64s("value").unwrap();
     let series = |name: &str| -> Vec<f64> {
         (0..names.len())

@@ -3,10 +3,11 @@
 //! Config in, tables out, nothing else: Python hands the whole run
 //! configuration over once as a JSON string (the `config.rs` contract), the
 //! core runs with the GIL released, and every output table comes back as a
-//! dict of whole columns. A numeric column is a `(dtype, bytes)` pair holding
-//! the column's native-endian buffer (one copy out of the Rust `Vec`; Python
-//! views it with `numpy.frombuffer` and hands it to polars); a string column
-//! is `("str", list[str])`. No row is ever converted one at a time in Python.
+//! dict of whole columns (`tables.rs`). A numeric column is a `(dtype,
+//! buffer)` pair: the core's `Vec` moved, not copied, into a `Buffer` that
+//! Python views with `numpy.frombuffer`; a string column is `("strdict",
+//! (u32 codes buffer, list of distinct values))`. No row is ever converted
+//! one at a time in Python.
 //!
 //! Errors keep their kind: a configuration error raises
 //! `NativeConfigError(field, message)` (a `ValueError`), a limit reached while
@@ -34,16 +35,16 @@
 
 mod control;
 mod kmod;
+mod tables;
 
 use dumbbell_core::cc::ExternalControls;
 use dumbbell_core::config::{ConfigError, RunConfig};
 use dumbbell_core::sim::{Phase, RunMonitor};
-use dumbbell_core::trace::{Column, Table};
-use dumbbell_core::world::{self, RunError, RunOutput, World};
+use dumbbell_core::world::{self, RunError, World};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::PyDict;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::{self, AssertUnwindSafe};
@@ -206,58 +207,6 @@ fn request_stop() -> usize {
     runs.len()
 }
 
-/// Copies a slice of fixed-size numbers into one Python `bytes` object, in
-/// native byte order.
-fn numbers_to_bytes<'py, T: Copy, const N: usize>(
-    py: Python<'py>,
-    v: &[T],
-    to_bytes: fn(T) -> [u8; N],
-) -> PyResult<Bound<'py, PyBytes>> {
-    PyBytes::new_with(py, v.len() * N, |buf| {
-        for (dst, x) in buf.chunks_exact_mut(N).zip(v) {
-            dst.copy_from_slice(&to_bytes(*x));
-        }
-        Ok(())
-    })
-}
-
-fn column_to_py<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyTuple>> {
-    let (dtype, data): (&str, Bound<'py, PyAny>) = match c {
-        Column::U64(v) => ("u64", numbers_to_bytes(py, v, u64::to_ne_bytes)?.into_any()),
-        Column::I64(v) => ("i64", numbers_to_bytes(py, v, i64::to_ne_bytes)?.into_any()),
-        Column::F64(v) => ("f64", numbers_to_bytes(py, v, f64::to_ne_bytes)?.into_any()),
-        Column::U32(v) => ("u32", numbers_to_bytes(py, v, u32::to_ne_bytes)?.into_any()),
-        Column::Bool(v) => (
-            "bool",
-            numbers_to_bytes(py, v, |b: bool| [b as u8])?.into_any(),
-        ),
-        Column::Str(v) => ("str", PyList::new(py, v)?.into_any()),
-    };
-    PyTuple::new(py, [dtype.into_pyobject(py)?.into_any(), data])
-}
-
-fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
-    let cols = PyDict::new(py);
-    for (name, c) in &t.columns {
-        cols.set_item(name, column_to_py(py, c)?)?;
-    }
-    Ok(cols)
-}
-
-fn output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
-    let tables = PyDict::new(py);
-    for t in &out.tables {
-        let cols = table_to_py(py, t)?;
-        if t.name == "summary" {
-            // The run's status, beside its counters.
-            let stopped = Column::Bool(vec![out.stopped]);
-            cols.set_item("stopped", column_to_py(py, &stopped)?)?;
-        }
-        tables.set_item(&t.name, cols)?;
-    }
-    Ok(tables)
-}
-
 /// The `cc=` objects of a run, by configuration id, as the core's factory.
 fn py_controls(
     controls: Option<&Bound<'_, PyDict>>,
@@ -315,8 +264,10 @@ fn control_err(py: Python<'_>, e: control::HookError) -> PyErr {
 
 /// Runs one scenario given as a `config.rs` JSON document and returns its
 /// tables: `{table: {column: (dtype, data)}}`, where `dtype` is one of
-/// `u64`, `i64`, `f64`, `u32`, `bool` (then `data` is the native-endian
-/// buffer as `bytes`) or `str` (then `data` is a `list[str]`). The summary
+/// `u64`, `i64`, `f64`, `u32`, `bool` (then `data` is a read-only
+/// `Buffer` of the native-endian numbers, moved out of the core) or
+/// `strdict` (then `data` is `(codes, values)`: a `Buffer` of `u32`
+/// indices into `values`, the column's distinct strings). The summary
 /// has a `stopped` column (true if the run was stopped before its end).
 /// The GIL is released while the simulation runs; `handle` (a `RunHandle`)
 /// lets another thread stop it or read its progress. `controls` maps the
@@ -352,7 +303,7 @@ fn run_json<'py>(
     if let Some(e) = ext.and_then(|x| x.shared.take_error()) {
         return Err(control_err(py, e));
     }
-    output_to_py(py, &result.map_err(run_err)?)
+    tables::output_to_py(py, result.map_err(run_err)?)
 }
 
 /// Decodes a `config.rs` JSON document and builds its world without running
@@ -450,6 +401,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kmod::register(m)?;
     m.add_class::<RunHandle>()?;
     control::register(m)?;
+    tables::register(m)?;
     m.add(
         "NativeControlError",
         m.py().get_type::<NativeControlError>(),

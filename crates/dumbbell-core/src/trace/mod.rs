@@ -40,6 +40,11 @@ pub enum Column {
     U32(Vec<u32>),
     Bool(Vec<bool>),
     Str(Vec<String>),
+    /// Strings as indices into their distinct values: row `i` is
+    /// `values[codes[i]]`. A name repeated on every row of a long table
+    /// costs four bytes a row instead of a `String`; the binding hands it
+    /// over as is, and the Python table is the same string column.
+    Dict(Vec<u32>, Vec<String>),
 }
 
 impl Column {
@@ -51,10 +56,38 @@ impl Column {
             Column::U32(v) => v.len(),
             Column::Bool(v) => v.len(),
             Column::Str(v) => v.len(),
+            Column::Dict(codes, _) => codes.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// A string column (`Str` or `Dict`) row by row; `None` for numbers.
+    pub fn strings(&self) -> Option<Vec<&str>> {
+        match self {
+            Column::Str(v) => Some(v.iter().map(String::as_str).collect()),
+            Column::Dict(codes, values) => {
+                Some(codes.iter().map(|&c| values[c as usize].as_str()).collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// Dictionary-encodes `rows` (values in order of first appearance).
+    pub fn dict_of<'a>(rows: impl IntoIterator<Item = &'a str>) -> Column {
+        let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        let mut values = Vec::new();
+        let codes = rows
+            .into_iter()
+            .map(|s| {
+                *index.entry(s).or_insert_with(|| {
+                    values.push(s.to_string());
+                    (values.len() - 1) as u32
+                })
+            })
+            .collect();
+        Column::Dict(codes, values)
     }
 }
 

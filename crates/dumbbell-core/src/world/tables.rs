@@ -128,16 +128,16 @@ impl World {
         let World { rec, .. } = self;
         tables.push(rec.samples.table("flow_samples"));
         tables.push(rec.cwnd.table("cwnd"));
-        let names: Vec<String> = rec
-            .var_id
-            .iter()
-            .map(|&i| rec.var_names[i as usize].to_string())
-            .collect();
+        // names as codes into the distinct names: no `String` per row
+        let names = Column::Dict(
+            rec.var_id,
+            rec.var_names.iter().map(|s| s.to_string()).collect(),
+        );
         tables.push(
             Table::new("cc_vars")
                 .with("time_ps", Column::U64(rec.var_time))
                 .with("flow", Column::U32(rec.var_flow))
-                .with("var", Column::Str(names))
+                .with("var", names)
                 .with("value", Column::F64(rec.var_value)),
         );
         tables.push(
@@ -159,10 +159,7 @@ impl World {
                 .with("time_ps", Column::U64(rec.x_time))
                 .with("port", Column::U32(rec.x_port))
                 .with("flow", Column::U32(rec.x_flow))
-                .with(
-                    "reason",
-                    Column::Str(rec.x_reason.iter().map(|s| s.to_string()).collect()),
-                ),
+                .with("reason", Column::dict_of(rec.x_reason.iter().copied())),
         );
         Ok(RunOutput { tables, stopped })
     }

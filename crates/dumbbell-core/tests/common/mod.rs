@@ -70,10 +70,9 @@ pub fn col_u32(out: &RunOutput, table: &str, col: &str) -> Vec<u32> {
 }
 
 pub fn col_str(out: &RunOutput, table: &str, col: &str) -> Vec<String> {
-    match out.table(table).unwrap().column(col).unwrap() {
-        dumbbell_core::trace::Column::Str(v) => v.clone(),
-        _ => panic!("{col} is not str"),
-    }
+    let c = out.table(table).unwrap().column(col).unwrap();
+    let rows = c.strings().unwrap_or_else(|| panic!("{col} is not str"));
+    rows.into_iter().map(str::to_string).collect()
 }
 
 /// The port id of `node -> peer`.
