@@ -59,3 +59,22 @@ def test_training_file_is_what_the_experiments_run_now():
     assert (PGO / "training.jsonl").read_text() == want, (
         "tools/pgo/training.jsonl is stale: the experiments' runs changed; "
         "rewrite it with `.venv/bin/python tools/pgo/training.py`")
+
+
+def test_the_training_driver_runs_through_the_extension_and_counts_its_events(tmp_path, capsys):
+    """tools/pgo/train.py is what records the profile: it must read the
+    binding's tables as they are handed over today (a read-only buffer per
+    column), or the profile-guided build silently falls back to plain."""
+    spec = importlib.util.spec_from_file_location("pgo_train", PGO / "train.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    lines = [line for line in (PGO / "training.jsonl").read_text().splitlines() if line.strip()][:2]
+    runs = tmp_path / "two.jsonl"
+    runs.write_text("\n".join(lines) + "\n")
+    assert mod.main([str(runs)]) == 0
+    out = capsys.readouterr().out
+    counted = [int(line.split()[2]) for line in out.splitlines() if line.startswith("run ")]
+    from dumbbell.tables import Tables
+
+    expected = [int(Tables(_native.run_json(line))["summary"]["events"][0]) for line in lines]
+    assert counted == expected and all(n > 1000 for n in counted)

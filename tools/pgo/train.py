@@ -26,7 +26,8 @@ def main(argv: list[str]) -> int:
         return 2
     from dumbbell import _native
 
-    lines = [line for line in open(argv[0], encoding="utf-8").read().splitlines() if line.strip()]
+    with open(argv[0], encoding="utf-8") as f:
+        lines = [line for line in f.read().splitlines() if line.strip()]
     t0 = time.perf_counter()
     events = failed = 0
     for i, line in enumerate(lines, 1):
@@ -46,10 +47,11 @@ def main(argv: list[str]) -> int:
 
 def _summary_u64(table: dict, name: str) -> int:
     """One value of the summary table as the binding hands it over: a
-    column is ``(type, data)``, ``data`` the native-endian buffer."""
+    column is ``(type, data)``, ``data`` a native-endian buffer
+    (``_native.Buffer``, read through a memoryview)."""
     kind, data = table[name]
     assert kind == "u64", f"summary.{name} is {kind}"
-    return int.from_bytes(data[:8], sys.byteorder)
+    return int.from_bytes(memoryview(data)[:8], sys.byteorder)
 
 
 if __name__ == "__main__":
