@@ -527,12 +527,13 @@ def sweep_cmd(
 IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg")
 
 
-def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any) -> Any:
+def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any, **run_kw: Any) -> Any:
     """Runs one experiment in the execution context ``ctx``, then writes its
     tables, figures, meta.json and timings.json into ``out_dir`` atomically
     (a temporary directory beside it, renamed into place once complete: a
     kill or Ctrl-C leaves the earlier output or the new one, never a mix);
-    returns its result and module."""
+    returns its result and module. ``run_kw`` goes to the experiment's
+    ``run`` (``module_dir`` for lossy-cc)."""
     import time
 
     from . import experiments
@@ -542,7 +543,7 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any) ->
     module = experiments.get(name)
     n0 = len(ctx.stats)
     t0 = time.perf_counter()
-    result = module.run(scale=scale, seed=seed, progress=_progress)
+    result = module.run(scale=scale, seed=seed, progress=_progress, **run_kw)
     wall = time.perf_counter() - t0
     stats = ctx.stats[n0:]
     info = experiments.PAPERS.get(name, {})
@@ -605,6 +606,13 @@ def reproduce_cmd(
     workers: WorkersOpt = None,
     store: StoreOpt = Path("dumbbell-results"),
     json_out: JsonOpt = False,
+    module_dir: Annotated[
+        Optional[Path],
+        typer.Option("--module-dir", metavar="DIR", help="lossy-cc only: run Linear, Fractional and Expolinear "
+                     "from the authors' kernel modules DIR/linha01.c, DIR/frac01.c, DIR/expolin01.c (GitHub "
+                     "marcosvcm/CCAChikorita) instead of dumbbell's ports (docs/kernel-modules.md).",
+                     show_default=False),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment, the paper's numbers beside ours.
 
@@ -631,6 +639,14 @@ def reproduce_cmd(
         names = list(experiments.EXPERIMENTS) if name == "all" else [name]
         experiments.check_scale(scale)
         _check_seed(seed)
+        run_kw: dict[str, Any] = {}
+        if module_dir is not None:
+            if name != "lossy-cc":
+                raise ConfigError("--module-dir", f"only lossy-cc (E3) runs the authors' modules, not {name}")
+            from .experiments import lossy_cc
+
+            lossy_cc.module_files(module_dir, field="--module-dir")  # a missing file: before anything runs
+            run_kw["module_dir"] = module_dir
         if json_out:
             _check_stdout()
         from .outdir import check_out_dir
@@ -667,7 +683,7 @@ def reproduce_cmd(
         out_dir = check_out_dir(out if out is not None else Path("out") / name, "--out")
         assert out_dir is not None
         with _execution(store, executor, scheduler, workers) as ctx:
-            result, module = _reproduce_one(name, scale, seed, out_dir, ctx)
+            result, module = _reproduce_one(name, scale, seed, out_dir, ctx, **run_kw)
         _progress("")
         _progress(module.report(result))
         _progress("")

@@ -113,6 +113,15 @@ Where dumbbell and the paper differ, and why:
   connection. In the cordiality runs the paper's two clients ran on
   separate VMs, so each module had one connection and this does not matter.
 
+With ``module_dir`` (``dumbbell reproduce lossy-cc --module-dir DIR``)
+Linear, Fractional and Expolinear run from the authors' own kernel modules,
+``DIR/linha01.c``, ``DIR/frac01.c`` and ``DIR/expolin01.c`` (GitHub
+``marcosvcm/CCAChikorita``, not in this repository), loaded unmodified as
+Linux 6.1 modules (``docs/kernel-modules.md``), each simulated host with its
+own statics; the Linear variants (20 %, 50 %, adaptive) and BBR, Cubic, Reno
+and Vegas stay dumbbell's. Every row's ``impl`` says ``"module"`` when a
+control of its run came from a module, ``"port"`` otherwise.
+
 Paper-scale durations are the paper's (20, 100, 50 s; 20 s for the delay
 sweep and the cordiality runs, which the paper does not state). Quick scale
 keeps a few points per part, 2 rounds and short runs.
@@ -127,6 +136,8 @@ from typing import Any
 
 import polars as pl
 
+from ..errors import ConfigError
+from ..kmod import KernelModule
 from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
 from ..claims import bars, claims_lines, interval
 from ..papers import cite, citation
@@ -158,6 +169,12 @@ Linear (fixed 10 % reduction); the other ``linear-*`` are its variants."""
 FINAL = ("bbr", "cubic", "reno", "vegas", "expolinear", "fractional", "linear")
 LINEAR_VARIANTS = ("linear", "linear-20", "linear-50", "linear-adaptive", "linear-adaptive-ack")
 PROPOSED = ("expolinear", "fractional", "linear")
+
+MODULE_FILES = {"linear": "linha01.c", "fractional": "frac01.c", "expolinear": "expolin01.c"}
+"""The authors' module file of each proposal (``module_dir``)."""
+MODULE_LINUX_VERSION = "6.1"
+"""The kernel the authors' modules are written for: two-argument
+``cong_control`` (``docs/kernel-modules.md``)."""
 
 ACCESS_BPS = 10_000_000_000
 ACCESS_DELAY_S = 25e-6
@@ -253,12 +270,15 @@ def scenario(
     duration_s: float = 20.0,
     cc_b: str | None = None,
     setup: str = "droptail",
+    module_dir: str | Path | None = None,
 ) -> Scenario:
     """One run: client ``a`` with ``cc`` alone, or with client ``b`` running
     ``cc_b`` at the same time (cordiality). ``setup``: the router as in the
     other parts (``"droptail"``: 1000 packets, netem's limit) or a lossless
     deep FIFO (``"lossless"``: room for both receive windows and more, no
-    netem limit), where only the windows bound the clients."""
+    netem limit), where only the windows bound the clients. With
+    ``module_dir``, Linear, Fractional and Expolinear run from the authors'
+    modules there (:func:`module_files`)."""
     if setup not in SETUPS:
         raise ValueError(f"unknown setup {setup!r} (known: {', '.join(SETUPS)})")
     lossless = setup == "lossless"
@@ -266,13 +286,33 @@ def scenario(
                 netem_limit_pkts=None if lossless else NETEM_LIMIT_PKTS)
     if lossless:
         s.link("r", "srv").queue_ab = DropTail(limit_pkts=LOSSLESS_QUEUE_PKTS)
-    s.add_flow(TcpFlow(name="a", src="a", dst="srv", cc=CC[cc], tcp=_tcp()))
+    s.add_flow(TcpFlow(name="a", src="a", dst="srv", cc=_cc(cc, module_dir), tcp=_tcp()))
     if cc_b is not None:
-        s.add_flow(TcpFlow(name="b", src="b", dst="srv", cc=CC[cc_b], tcp=_tcp()))
+        s.add_flow(TcpFlow(name="b", src="b", dst="srv", cc=_cc(cc_b, module_dir), tcp=_tcp()))
     return s.validated()
 
 
-def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ...] | None) -> list[Job]:
+def module_files(module_dir: str | Path, field: str = "module_dir") -> dict[str, Path]:
+    """The authors' module of each proposal in ``module_dir``; a missing
+    file is one :class:`ConfigError` at ``field`` naming it, before
+    anything runs."""
+    d = Path(module_dir).expanduser()
+    files = {cc: d / f for cc, f in MODULE_FILES.items()}
+    missing = [str(p) for p in files.values() if not p.is_file()]
+    if missing:
+        raise ConfigError(field, f"{', '.join(missing)}: no such file (the directory must hold the authors' "
+                          f"{', '.join(MODULE_FILES.values())}, GitHub marcosvcm/CCAChikorita)")
+    return files
+
+
+def _cc(label: str, module_dir: str | Path | None) -> Any:
+    if module_dir is not None and label in MODULE_FILES:
+        return KernelModule(Path(module_dir).expanduser() / MODULE_FILES[label], linux_version=MODULE_LINUX_VERSION)
+    return CC[label]
+
+
+def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ...] | None,
+          module_dir: str | Path | None = None) -> list[Job]:
     cfg = POINTS[scale]
     rounds = cfg["rounds"]
     keep = (lambda c: True) if controls is None else (lambda c: c in controls)
@@ -287,24 +327,25 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ..
         p = cfg["bandwidth"]
         for i, rate in enumerate(p["rates_bps"]):
             for cc in filter(keep, FINAL):
-                add(("bandwidth", cc, rate), lambda cc=cc, rate=rate: scenario(cc, rate, duration_s=p["duration_s"]), 10 + i)
+                add(("bandwidth", cc, rate), lambda cc=cc, rate=rate: scenario(cc, rate, duration_s=p["duration_s"], module_dir=module_dir), 10 + i)
     if "loss" in parts:
         p = cfg["loss"]
         for i, loss in enumerate(p["losses"]):
             for cc in filter(keep, FINAL + LINEAR_VARIANTS[1:]):
-                add(("loss", cc, loss), lambda cc=cc, loss=loss: scenario(cc, p["rate_bps"], loss=loss, duration_s=p["duration_s"]), 20 + i)
+                add(("loss", cc, loss), lambda cc=cc, loss=loss: scenario(cc, p["rate_bps"], loss=loss, duration_s=p["duration_s"], module_dir=module_dir), 20 + i)
     if "delay" in parts:
         p = cfg["delay"]
         for i, d in enumerate(p["delays_ms"]):
             for cc in filter(keep, FINAL + LINEAR_VARIANTS[1:]):
-                add(("delay", cc, d), lambda cc=cc, d=d: scenario(cc, p["rate_bps"], rtt_add_s=d / 1e3, duration_s=p["duration_s"]), 40 + i)
+                add(("delay", cc, d), lambda cc=cc, d=d: scenario(cc, p["rate_bps"], rtt_add_s=d / 1e3, duration_s=p["duration_s"], module_dir=module_dir), 40 + i)
     if "loss-rtt" in parts:
         p = cfg["loss-rtt"]
         for j, rtt in enumerate(p["rtts_ms"]):
             for i, loss in enumerate(p["losses"]):
                 for cc in filter(keep, FINAL):
                     add(("loss-rtt", cc, (rtt, loss)),
-                        lambda cc=cc, rtt=rtt, loss=loss: scenario(cc, p["rate_bps"], rtt_add_s=rtt / 1e3, loss=loss, duration_s=p["duration_s"]),
+                        lambda cc=cc, rtt=rtt, loss=loss: scenario(cc, p["rate_bps"], rtt_add_s=rtt / 1e3, loss=loss, duration_s=p["duration_s"],
+                                                         module_dir=module_dir),
                         60 + 10 * j + i)
     if "cordiality" in parts:
         p = cfg["cordiality"]
@@ -315,12 +356,13 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ..
                         if keep(col) and keep(row):
                             add(("cordiality", col, (row, server, setup)),
                                 lambda col=col, row=row, setup=setup: scenario(
-                                    col, p["rate_bps"], duration_s=p["duration_s"], cc_b=row, setup=setup),
+                                    col, p["rate_bps"], duration_s=p["duration_s"], cc_b=row, setup=setup,
+                                    module_dir=module_dir),
                                 200 + 400 * m + 100 * k + 10 * i + j)
     return jobs
 
 
-def _rows(scale: str, outcomes) -> pl.DataFrame:
+def _rows(scale: str, outcomes, modules: tuple[str, ...] = ()) -> pl.DataFrame:
     cfg = POINTS[scale]
     groups = by_point(outcomes)
     rows = []
@@ -352,6 +394,8 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
             base.update(rate_bps=int(cfg["cordiality"]["rate_bps"]), cc_a=cc, cc_b=row_cc, server_cc=server)
             base["x"], base["x_ci99"], _ = mean_ci(x, LEVEL)
             base["goodput_b_bps"] = mean_ci(b, LEVEL)[0]
+        ran = (base["cc"], base["cc_b"])
+        base["impl"] = "module" if any(c in modules for c in ran) else "port"
         rows.append(base)
     schema = {
         "part": pl.String, "cc": pl.String, "rate_bps": pl.Int64, "loss": pl.Float64, "delay_ms": pl.Float64,
@@ -359,7 +403,7 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
         "cc_a": pl.String, "cc_b": pl.String, "server_cc": pl.String, "setup": pl.String, "x": pl.Float64,
         "x_ci99": pl.Float64,
         "goodput_b_bps": pl.Float64, "retransmits": pl.Float64, "timeouts": pl.Float64,
-        "duration_s": pl.Float64,
+        "duration_s": pl.Float64, "impl": pl.String,
     }
     return pl.DataFrame(rows, schema=schema)
 
@@ -593,22 +637,33 @@ def run(
     parts: tuple[str, ...] = PARTS,
     controls: tuple[str, ...] | None = None,
     workers: int | None = None,
+    module_dir: str | Path | None = None,
 ) -> ExperimentResult:
     """Runs the chosen ``parts`` (default all) for the chosen ``controls``
-    (default all) on ``workers`` local cores, and measures them."""
+    (default all) on ``workers`` local cores, and measures them. With
+    ``module_dir``, Linear, Fractional and Expolinear run from the authors'
+    modules there (``linha01.c``, ``frac01.c``, ``expolin01.c``; a missing
+    one is a :class:`ConfigError` before anything runs)."""
     check_scale(scale)
     unknown = [p for p in parts if p not in PARTS]
     if unknown:
         raise ValueError(f"unknown parts {unknown} (known: {', '.join(PARTS)})")
-    jobs = _jobs(scale, seed, parts, controls)
+    files = module_files(module_dir) if module_dir is not None else {}
+    if progress and files:
+        progress(f"{NAME}: " + ", ".join(f"{_LABEL[c].split(' ')[0]} from the authors' module {p}"
+                                         for c, p in files.items())
+                 + f" (Linux {MODULE_LINUX_VERSION}); every other control is dumbbell's")
+    jobs = _jobs(scale, seed, parts, controls, module_dir)
     t0 = time.perf_counter()
     outcomes = run_jobs(jobs, workers=workers, progress=progress, label=NAME)
-    rows = _rows(scale, outcomes)
+    rows = _rows(scale, outcomes, tuple(files))
     if progress:
         pkts = sum(int(o.summary["data_packets_sent"]) for o in outcomes)
         progress(f"{NAME}: {len(jobs)} runs, {pkts / 1e6:.1f} M data packets in {time.perf_counter() - t0:.1f} s wall")
     return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows, paper=_paper_frame(rows),
-                            params={"parts": list(parts), **POINTS[scale]})
+                            params={"parts": list(parts), **POINTS[scale],
+                                    **({"modules": {c: p.name for c, p in files.items()},
+                                        "modules_linux_version": MODULE_LINUX_VERSION} if files else {})})
 
 
 # ---------------------------------------------------------------- figures and report
@@ -673,6 +728,11 @@ def report(result: ExperimentResult) -> str:
     rounds = POINTS[result.scale]["rounds"]
     how = "mean [the two rounds]" if rounds == 2 else f"mean ± 99 % CI over {rounds} rounds"
     lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; goodput in Mb/s, {how}"]
+    modules = (result.params or {}).get("modules")
+    lines.append("controls: " + (", ".join(f"{_LABEL[c].split(' ')[0]} from the authors' module {f}"
+                                           for c, f in modules.items())
+                                 + f" (Linux {MODULE_LINUX_VERSION}, rows impl=module); every other control "
+                                 "dumbbell's port" if modules else "dumbbell's ports (rows impl=port)"))
     for part, xcol, fmt in (("bandwidth", "rate_bps", lambda v: f"{v / 1e6:g}M"), ("loss", "loss", lambda v: f"{v:.0%}"),
                             ("delay", "delay_ms", lambda v: f"{v:g}ms"), ("loss-rtt", None, None)):
         f = rows.filter(pl.col("part") == part)
