@@ -321,9 +321,19 @@ def test_request_stop_stops_running_runs_only():
 
 
 def test_ctrl_c_stops_the_run_and_keeps_its_result():
-    threading.Timer(0.4, _thread.interrupt_main).start()
+    # The Ctrl-C comes once data flows (10 ms of simulated time), not at a
+    # wall time: on a loaded machine a fixed delay could land before the run
+    # started, or before any byte was delivered.
+    armed = threading.Event()
+
+    def arm(p: db.Progress) -> None:
+        if p.now_ps >= 10_000_000_000 and not armed.is_set():
+            armed.set()
+            threading.Timer(0.1, _thread.interrupt_main).start()
+
     with pytest.raises(db.Interrupted) as info:
-        db.run(_long())
+        db.run(_long(), progress=arm, progress_every_s=0.02)
+    assert armed.is_set()
     assert isinstance(info.value, KeyboardInterrupt)
     _assert_partial(info.value.result, 1000.0)
 
