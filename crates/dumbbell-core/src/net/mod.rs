@@ -2,6 +2,7 @@
 //! routing (single path, ECMP or spraying).
 
 pub mod ecmp;
+mod hops;
 pub mod packet;
 pub mod pipeline;
 pub mod port;

@@ -283,19 +283,7 @@ impl Core {
         let mut dist = vec![u32::MAX; n];
         let mut bfs = VecDeque::new();
         for dst in 0..n {
-            dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst] = 0;
-            bfs.clear();
-            bfs.push_back(dst);
-            // Links are full duplex, so distances to dst are distances from dst.
-            while let Some(u) = bfs.pop_front() {
-                for &(_, v) in &ports[u] {
-                    if dist[v as usize] == u32::MAX {
-                        dist[v as usize] = dist[u] + 1;
-                        bfs.push_back(v as usize);
-                    }
-                }
-            }
+            super::hops::hop_distances(ports, dst, &mut dist, &mut bfs);
             for u in 0..n {
                 if u == dst || dist[u] == u32::MAX {
                     continue;
