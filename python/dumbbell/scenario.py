@@ -1378,29 +1378,9 @@ class Scenario(_Model):
     @model_validator(mode="before")
     @classmethod
     def _node_shorthand(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or not ("hosts" in data or "switches" in data):
-            return data
-        data = dict(data)
-        nodes = list(data.get("nodes") or [])
-        # Checked here, so an error names what the user wrote (hosts[1]),
-        # not the node list the shorthand expands to (nodes[4].name).
-        seen = {n.get("name") if isinstance(n, dict) else getattr(n, "name", None): f"nodes[{i}]"
-                for i, n in enumerate(nodes)}
-        for key, kind in (("hosts", "host"), ("switches", "switch")):
-            names = data.pop(key, None) or []
-            if isinstance(names, str) or not isinstance(names, list):
-                raise ConfigError(key, "must be a list of node names")
-            for i, n in enumerate(names):
-                if not isinstance(n, str):
-                    raise ConfigError(f"{key}[{i}]", f"must be a node name (a string), got {n!r}")
-                if not n:
-                    raise ConfigError(f"{key}[{i}]", "a node name must not be empty")
-                if n in seen:
-                    raise ConfigError(f"{key}[{i}]", f"duplicate node name {n!r} (also {seen[n]})")
-                seen[n] = f"{key}[{i}]"
-            nodes += [{"name": n, "kind": kind} for n in names]
-        data["nodes"] = nodes
-        return data
+        from .shorthand import expand_nodes
+
+        return expand_nodes(data)
 
     @model_validator(mode="after")
     def _check_graph(self) -> Scenario:
