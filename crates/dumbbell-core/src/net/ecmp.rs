@@ -240,18 +240,8 @@ impl Forwarding {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::hops::graph;
     use crate::net::topology::Routes;
-
-    fn graph(n: usize, links: &[(usize, usize)]) -> Vec<Vec<(u32, u32)>> {
-        let mut ports: Vec<Vec<(u32, u32)>> = vec![vec![]; n];
-        let mut pid = 0;
-        for &(a, b) in links {
-            ports[a].push((pid, b as u32));
-            ports[b].push((pid + 1, a as u32));
-            pid += 2;
-        }
-        ports
-    }
 
     /// Two leaves (0, 1), two spines (2, 3), two hosts per leaf (4..8).
     fn leaf_spine() -> Vec<Vec<(u32, u32)>> {

@@ -27,3 +27,17 @@ pub(crate) fn hop_distances(
         }
     }
 }
+
+/// A test graph in `ports`' shape from undirected `links` between node
+/// indices: ports numbered in link order, two per link.
+#[cfg(test)]
+pub(crate) fn graph(n: usize, links: &[(usize, usize)]) -> Vec<Vec<(u32, u32)>> {
+    let mut ports: Vec<Vec<(u32, u32)>> = vec![vec![]; n];
+    let mut pid = 0;
+    for &(a, b) in links {
+        ports[a].push((pid, b as u32));
+        ports[b].push((pid + 1, a as u32));
+        pid += 2;
+    }
+    ports
+}

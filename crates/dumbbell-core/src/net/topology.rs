@@ -384,6 +384,7 @@ impl Core {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::hops::graph;
     use proptest::prelude::*;
 
     /// The full table by breadth-first search from every node: the
@@ -393,17 +394,6 @@ mod tests {
             Core::Dense { next, .. } => next,
             Core::Tree { .. } => unreachable!(),
         }
-    }
-
-    fn graph(n: usize, links: &[(usize, usize)]) -> Vec<Vec<(u32, u32)>> {
-        let mut ports: Vec<Vec<(u32, u32)>> = vec![vec![]; n];
-        let mut pid = 0;
-        for &(a, b) in links {
-            ports[a].push((pid, b as u32));
-            ports[b].push((pid + 1, a as u32));
-            pid += 2;
-        }
-        ports
     }
 
     fn hops_from(ports: &[Vec<(u32, u32)>], s: usize) -> Vec<u32> {
