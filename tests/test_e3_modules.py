@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dumbbell.claims import claims_lines
+from dumbbell.experiments.claims import claims_lines
 from dumbbell.errors import ConfigError
 from dumbbell.experiments import lossy_cc
 

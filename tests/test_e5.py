@@ -101,7 +101,7 @@ def test_paper_claims_are_tied_to_our_numbers(quick):
 def test_error_bars_respect_bounds(quick):
     # Two samples: the bars are their min-max, never a t = 12.7 interval, and
     # no goodput bar goes below 0.
-    from dumbbell.claims import bar
+    from dumbbell.experiments.claims import bar
 
     for r in quick.rows.iter_rows(named=True):
         lo, hi = bar(r["goodput_bps"], r["ci95_bps"], r["samples"], e5.LEVEL)

@@ -65,7 +65,7 @@ def test_run_stays_the_function_after_its_module_is_imported() -> None:
         "import json, dumbbell, dumbbell.run, dumbbell.sweep\n"
         "print(json.dumps([type(dumbbell.run).__name__, dumbbell.run.__module__]))"
     )
-    assert got == ["function", "dumbbell.run"]
+    assert got == ["function", "dumbbell.run.runner"]
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:

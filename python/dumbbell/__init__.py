@@ -17,13 +17,13 @@ A congestion control written in Python: subclass
 
 Many runs: ``dumbbell.sweep(scenario, grid={...}, repeats=N)`` (a grid of
 parameters, repetitions, local threads or Dask, a results store that skips
-what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.store`).
+what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.sweep.store`).
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from . import _native
+from . import _native, _rooms
 from .errors import (
     ConfigError,
     ControlError,
@@ -35,10 +35,12 @@ from .errors import (
     SimulationError,
 )
 
+_rooms.install()  # old module paths (`dumbbell.store`, ...) lead to their rooms
+
 # `run` is bound eagerly: a lazily bound name would be shadowed by the
-# submodule `dumbbell.run` once anything imports it. run.py itself imports
+# sub-package `dumbbell.run` once anything imports it. run/runner.py imports
 # polars, numpy and the scenario models only when a run needs them.
-from .run import Progress, Result, RunHandle, request_stop, run
+from .run.runner import Progress, Result, RunHandle, request_stop, run
 
 __version__ = _native.version()
 
@@ -48,12 +50,12 @@ __version__ = _native.version()
 # modules that need them load them when they are used. `_LAZY` maps each
 # public name to the submodule that defines it.
 _LAZY: dict[str, str] = {
-    "Drr": ".classes",
-    "Ideal": ".classes",
-    "Rafle": ".classes",
-    "RoundRobin": ".classes",
-    "Run2c": ".classes",
-    "StrictPriority": ".classes",
+    "Drr": ".scenario.twoclass",
+    "Ideal": ".scenario.twoclass",
+    "Rafle": ".scenario.twoclass",
+    "RoundRobin": ".scenario.twoclass",
+    "Run2c": ".scenario.twoclass",
+    "StrictPriority": ".scenario.twoclass",
     **dict.fromkeys(
         [
             "Bbr",
@@ -85,32 +87,32 @@ _LAZY: dict[str, str] = {
             "Vegas",
             "Workload",
         ],
-        ".scenario",
+        ".scenario.models",
     ),
     "CongestionControl": ".controls",
     "RenoPy": ".controls",
-    "fat_tree": ".fabric",
-    "leaf_spine": ".fabric",
-    "fct_table": ".fct",
-    "slowdown_percentiles": ".fct",
-    "plot_slowdown": ".fct",
+    "fat_tree": ".scenario.fabric",
+    "leaf_spine": ".scenario.fabric",
+    "fct_table": ".run.fct",
+    "slowdown_percentiles": ".run.fct",
+    "plot_slowdown": ".run.fct",
     "KernelModule": ".kmod",
-    "chain": ".topology",
-    "dumbbell": ".topology",
-    "star": ".topology",
+    "chain": ".scenario.topology",
+    "dumbbell": ".scenario.topology",
+    "star": ".scenario.topology",
     **dict.fromkeys(
         ["AllAtOnce", "Cdf", "ClosedLoop", "Control", "Files", "Poisson", "load_cdf", "permutation", "incast",
          "poisson_load"],
-        ".workloads",
+        ".scenario.workloads",
     ),
 }
 
 if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
     from . import sweep
-    from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
+    from .scenario.twoclass import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
     from .controls import CongestionControl, RenoPy
     from .kmod import KernelModule
-    from .scenario import (
+    from .scenario.models import (
         Bbr,
         CoDel,
         Cubic,
@@ -140,10 +142,10 @@ if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
         Vegas,
         Workload,
     )
-    from .fabric import fat_tree, leaf_spine
-    from .fct import fct_table, plot_slowdown, slowdown_percentiles
-    from .topology import chain, dumbbell, star
-    from .workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, incast, load_cdf, permutation, poisson_load
+    from .scenario.fabric import fat_tree, leaf_spine
+    from .run.fct import fct_table, plot_slowdown, slowdown_percentiles
+    from .scenario.topology import chain, dumbbell, star
+    from .scenario.workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, incast, load_cdf, permutation, poisson_load
 
 __all__ = [
     "__version__",
@@ -221,7 +223,7 @@ __all__ = [
 
 _LAZY_MODULES = frozenset(
     {"sweep", "experiments", "analysis", "plots", "runplots", "store", "report", "papers", "claims", "listing",
-     "fairshare", "filebase", "optimize", "bench", "topology", "workloads", "classes", "units", "controls"}
+     "fairshare", "filebase", "optimize", "bench", "topology", "workloads", "classes", "units", "controls", "scenario"}
 )
 """Submodules imported on first use, so that ``import dumbbell`` stays light
 and ``dumbbell.experiments.dctcp_queue.run()`` still works after a bare

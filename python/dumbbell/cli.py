@@ -116,7 +116,7 @@ def _exit_codes() -> Iterator[None]:
         if _is_interrupt(e):
             _err("dumbbell: interrupted")
             _exit_now(130)
-        from .diskfull import DiskFull, is_disk_full, path_of
+        from .sweep.diskfull import DiskFull, is_disk_full, path_of
 
         if is_disk_full(e):  # a write no writer named: the path the error knows
             _err(f"dumbbell: error: {DiskFull(path_of(e, 'a file being written') or 'a file being written')}")
@@ -289,9 +289,9 @@ def run_cmd(
     """
     with _exit_codes():
         from .errors import Interrupted, SimulationError
-        from .outdir import check_out_dir
-        from .run import run
-        from .scenario import Scenario
+        from .sweep.outdir import check_out_dir
+        from .run.runner import run
+        from .scenario.models import Scenario
 
         _check_seed(seed)
         out_dir = check_out_dir(out, "--out")
@@ -327,8 +327,8 @@ def run_cmd(
 
 def _warn_peak(s: Any, seed: int | None) -> None:
     """One line on stderr if handing the run's recorded tables to Python may
-    take more memory than ``record.max_bytes`` (:mod:`dumbbell.budget`)."""
-    from .budget import peak_warning
+    take more memory than ``record.max_bytes`` (:mod:`dumbbell.sweep.budget`)."""
+    from .sweep.budget import peak_warning
 
     try:
         line = peak_warning(s.to_core(seed), s.python_controls())
@@ -342,7 +342,7 @@ def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool, plot: bo
     """Writes --out (and, with --plot, the figures), prints the JSON document
     or the human tables."""
     if out_dir is not None:
-        from .outdir import write_atomically
+        from .sweep.outdir import write_atomically
 
         figures: list[Path] = []
 
@@ -370,7 +370,7 @@ def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool, plot: bo
             }
         )
     else:
-        from .pointtable import run_text
+        from .sweep.pointtable import run_text
 
         _progress(run_text(res.flows, summary))  # plain text within 80 columns, goodput in Mb/s
 
@@ -397,13 +397,13 @@ StoreOpt = Annotated[
 
 
 def _display() -> Any:
-    from .sweep import LineDisplay, RichDisplay
+    from .sweep.engine import LineDisplay, RichDisplay
 
     return RichDisplay() if sys.stderr.isatty() else LineDisplay(_progress)
 
 
 def _execution(store: Path | None, executor: str, scheduler: str | None, workers: int | None):
-    from .sweep import using
+    from .sweep.engine import using
 
     return using(store=store, executor=executor, workers=workers, scheduler=scheduler, display=_display(),
                  notify=_progress)
@@ -496,8 +496,8 @@ def sweep_cmd(
     finished before it stay in the store).
     """
     with _exit_codes():
-        from .scenario import Scenario
-        from .sweep import sweep
+        from .scenario.models import Scenario
+        from .sweep.engine import sweep
 
         _check_seed(seed)
         g = parse_grid(grid or [])
@@ -507,7 +507,7 @@ def sweep_cmd(
             res = sweep(s, grid=g, repeats=repeats, seed=seed, name=name)
             st = ctx.stats[-1]
         pts = res.points()
-        from .pointtable import points_text
+        from .sweep.pointtable import points_text
 
         _progress(points_text(pts, list(g.keys())))  # plain text: no wrapping, no 1.85e-8 for a zero interval
         _progress(f"dumbbell: {res.name}: {st.runs} runs ({st.computed} computed, {st.cached} from the store, "
@@ -537,8 +537,8 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any, **
     import time
 
     from . import experiments
-    from .outdir import write_atomically
-    from .sweep import simulator_version
+    from .sweep.outdir import write_atomically
+    from .sweep.engine import simulator_version
 
     module = experiments.get(name)
     n0 = len(ctx.stats)
@@ -649,7 +649,7 @@ def reproduce_cmd(
             run_kw["module_dir"] = module_dir
         if json_out:
             _check_stdout()
-        from .outdir import check_out_dir
+        from .sweep.outdir import check_out_dir
 
         if name == "all":
             root = check_out_dir(out if out is not None else Path("out"), "--out", replaced_whole=False)
@@ -669,7 +669,7 @@ def reproduce_cmd(
                             traceback.print_exc()
                         failures.append(f"{n}: {type(e).__name__}: {' '.join(str(e).split())}")
                         _progress(f"dumbbell: {n} failed: {failures[-1]}")
-            from .report import write_report
+            from .sweep.report import write_report
 
             if docs:
                 index = write_report(root)
@@ -722,12 +722,12 @@ def report_cmd(
     readable offline.
     """
     with _exit_codes():
-        from .report import write_report
+        from .sweep.report import write_report
 
         if not directory.is_dir():
             raise ConfigError("DIR", f"{directory} is not a directory")
         if sweep_name is not None:
-            from .sweepreport import write_sweep_report
+            from .sweep.sweepreport import write_sweep_report
 
             index = write_sweep_report(directory, sweep_name, out)
         elif out is not None:
@@ -753,7 +753,7 @@ app.add_typer(module_app, name="module")
 
 
 def _open_store(path: Path):
-    from .store import Store
+    from .sweep.store import Store
 
     return Store(path).require()
 
@@ -821,7 +821,7 @@ def store_show(
         rec = st.get(rid)
         if rec is None:
             raise ConfigError("RUN_ID", f"run {rid} is in the catalog but its files are gone (dumbbell store gc repairs it)")
-        from .storecheck import check_run
+        from .sweep.storecheck import check_run
 
         man = check_run(rec.directory, rid).manifest  # a damaged file: one line naming it (exit 2)
         timing = json.loads((rec.directory / "timing.json").read_text()) if (rec.directory / "timing.json").exists() else {}
@@ -854,7 +854,7 @@ def store_gc(
     quarantined (damaged) runs, and repairs the catalog from the files; --failed, --stale and --experiment also
     remove those runs."""
     with _exit_codes():
-        from .sweep import simulator_version
+        from .sweep.engine import simulator_version
 
         st = _open_store(store)
         res = st.gc(failed=failed, stale_versions=stale, current_version=simulator_version(), experiment=experiment,
@@ -965,8 +965,8 @@ def optimize_cmd(
     prints {"study", "best", "trials"} on stdout.
     """
     with _exit_codes():
-        from .optimize import optimize, parse_param
-        from .scenario import Scenario
+        from .sweep.optimize import optimize, parse_param
+        from .scenario.models import Scenario
 
         _check_seed(seed)
         params = [parse_param(p) for p in param]
@@ -1060,7 +1060,7 @@ def main(argv: list[str] | None = None) -> None:
     bad option value, a missing argument) become one line on stderr and exit
     status 2, like every other bad input; ``--help`` and a bare ``dumbbell``
     print the help."""
-    from .plausible import one_line_warnings
+    from .scenario.plausible import one_line_warnings
 
     one_line_warnings()  # `dumbbell: warning: links[0].rate_bps: ...`, one line each
     command = typer.main.get_command(app)

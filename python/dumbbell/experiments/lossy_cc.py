@@ -1,6 +1,6 @@
 """E3 ``lossy-cc``: the Linear, Fractional and Expolinear controls against
 BBR, Cubic, Reno and Vegas under bandwidth, loss and delay (Madeira and Mattos;
-see :mod:`dumbbell.papers`).
+see :mod:`dumbbell.experiments.papers`).
 
 Madeira and Mattos proposed three loss-based controls and measured them in
 KVM virtual machines: two clients (A, B), a Linux router shaping the link to
@@ -138,9 +138,9 @@ import polars as pl
 
 from ..errors import ConfigError
 from ..kmod import KernelModule
-from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
-from ..claims import bars, claims_lines, interval
-from ..papers import cite, citation
+from ..scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from .claims import bars, claims_lines, interval
+from .papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
@@ -243,8 +243,8 @@ def adaptive_reduction(loss: float, count: str, duration_s: float = 20.0, seed: 
     network (10 Gb/s, random ``loss``), lost/sent counted per round of data
     (``count="round"``) or on the loss-reporting ACK (``"ack"``). Returns the
     mean R over the reductions (percent), their number, and the goodput."""
-    from ..run import run as run_scenario
-    from ..scenario import Linear, Record
+    from ..run.runner import run as run_scenario
+    from ..scenario.models import Linear, Record
 
     s = network(10e9, loss=loss, duration_s=duration_s, name=f"e3-adaptive-{count}")
     s.add_flow(TcpFlow(name="a", src="a", dst="srv", cc=Linear(adaptive=True, adaptive_count=count), tcp=_tcp()))
@@ -677,7 +677,7 @@ _LABEL = {"bbr": "BBR", "cubic": "Cubic", "reno": "Reno", "vegas": "Vegas", "exp
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     """Figures like the paper's 2b, 3a, 3b, 4a, 4b, 5a and 5b: mean goodput
     with 99 % intervals against the swept value, one line per control."""
-    from .. import plots
+    from . import plots
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

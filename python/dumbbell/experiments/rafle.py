@@ -6,7 +6,7 @@ Society's proceedings format, c. 2012 — our copy names no venue).
 The paper's testbed: an FTP client and an FTP server joined by a Click
 router on PCs; the router limits the client-bound direction to 1 Mb/s and
 its queues are deep enough never to drop. Every task fetches one file of a
-564-file base (``dumbbell.filebase``). The router runs one of: a plain FIFO
+564-file base (``dumbbell.experiments.filebase``). The router runs one of: a plain FIFO
 (drop-tail), or two queues (short, long) fed by a classifier — ``ideal``
 (the application's tag), RuN2C (16 KB) or RAFLE (N = 40) — and served by
 strict priority (``prio``) or packet round robin (``rr``). Three
@@ -20,7 +20,7 @@ As dumbbell runs it (``network``):
   is 1 Mb/s too; it carries only ACKs and FTP requests (under 2 % of its
   capacity), so nothing queues there. Every queue holds a million packets:
   no run drops a packet, and the experiment checks it.
-- Tasks (``dumbbell.workloads``): the FTP dialogue (greeting, USER, PASS,
+- Tasks (``dumbbell.scenario.workloads``): the FTP dialogue (greeting, USER, PASS,
   TYPE, PORT, RETR, each a small request answered by a small reply), then
   the data connection from the server (active mode). Completion time runs
   from the task's start to the file's last byte at the client.
@@ -43,7 +43,7 @@ Parts (``PARTS``):
   and σ of the completion time (Table 2), the gain over drop-tail,
   mean_droptail / mean − 1 and the same for σ (Table 3; the paper's gains
   are that ratio of its Table 2 values), and the exact fair-share
-  (processor-sharing) reference of ``dumbbell.fairshare``: ``ps_fct_s`` on
+  (processor-sharing) reference of ``dumbbell.experiments.fairshare``: ``ps_fct_s`` on
   the real sizes, ``ps_mid_fct_s`` with every file at its bin's midpoint,
   the paper's own method, which gives its "Padrão" column exactly.
 - ``closed-loop`` (§6): 300 tasks active at all times, a random file of the
@@ -53,7 +53,7 @@ Parts (``PARTS``):
   50, 60, 100 under both schedulers; PA_c, PE_c, PA_l, PE_l and PA_c·PA_l
   of the router's client-bound port, every packet counted (Table 1).
 - ``web`` (beyond the paper, its future work): Poisson arrivals of
-  web-search flows (DCTCP's distribution, ``dumbbell.workloads.load_cdf``),
+  web-search flows (DCTCP's distribution, ``dumbbell.scenario.workloads.load_cdf``),
   no FTP dialogue, on a two-hop path at 1 Gb/s: ``server1`` — ``r1`` —
   ``r2`` — ``client``, with ``server2`` on ``r2``; 50 % of the bottleneck
   rate from ``server1`` across both hops and 20 % more from ``server2``, so
@@ -103,12 +103,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .. import fairshare, filebase
+from . import fairshare, filebase
 from ..errors import SimulationError
-from ..scenario import DropTail, Link, Node, Scenario, TcpOptions, Workload
-from ..workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
-from ..claims import claims_lines
-from ..papers import cite, citation
+from ..scenario.models import DropTail, Link, Node, Scenario, TcpOptions, Workload
+from ..scenario.workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
+from .claims import claims_lines
+from .papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
 

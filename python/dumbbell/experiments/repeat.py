@@ -40,10 +40,10 @@ import polars as pl
 from scipy import stats
 
 from ..errors import SimulationError
-from ..run import Result
-from ..scenario import Scenario
-from ..store import RunRecord, _json_safe
-from ..sweep import RunSpec, default_workers, execute, round_seed, simulator_version
+from ..run.runner import Result
+from ..scenario.models import Scenario
+from ..sweep.store import RunRecord, _json_safe
+from ..sweep.engine import RunSpec, default_workers, execute, round_seed, simulator_version
 
 __all__ = ["Job", "Outcome", "run_jobs", "by_point", "mean_ci", "round_seed", "default_workers"]
 

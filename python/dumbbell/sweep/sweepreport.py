@@ -8,13 +8,13 @@ runs by grid point and shows, for every summary metric of the catalog, the
 mean over the repetitions and the half-width of its 95 % Student-t interval:
 
 - a table, one row per point: its parameters, runs ok and failed, goodput
-  (Mb/s, every flow over one window: :mod:`dumbbell.goodput`), Jain's
+  (Mb/s, every flow over one window: :mod:`dumbbell.run.goodput`), Jain's
   fairness index, retransmissions, timeouts, packets dropped;
 - one figure per metric against the parameter with the most values (the
   x axis; a numeric one if there is one), one line per combination of the
   other parameters, with the interval as error bars.
 
-It is the experiment report's page (:mod:`dumbbell.report`: plain HTML, the
+It is the experiment report's page (:mod:`dumbbell.sweep.report`: plain HTML, the
 style sheet inline, PNG figures beside it, written atomically), so it opens
 offline, in any browser.
 """
@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
-from .suggest import did_you_mean
+from ..errors import ConfigError
+from ..suggest import did_you_mean
 
 __all__ = ["write_sweep_report", "sweep_points", "METRICS"]
 
@@ -82,7 +82,7 @@ def _cell(v: Any) -> Any:
 def sweep_points(store: Any, label: str) -> tuple[list[str], list[dict[str, Any]]]:
     """(parameter names, one row per grid point) of the sweep ``label``:
     parameters, ``runs``, ``failed``, and per metric its mean and ``_ci``."""
-    from .experiments.repeat import mean_ci
+    from ..experiments.repeat import mean_ci
 
     # every column: a catalog written before a metric existed (fairness) lacks it, and reads as None
     df = store.query("SELECT * FROM runs WHERE experiment = ? ORDER BY point, rep", [label])
@@ -120,7 +120,7 @@ def _sort_key(v: Any) -> tuple[int, Any]:
 def _magnitude(v: Any) -> float | None:
     """A parameter value as a number: numbers as they are, rates and times
     written with units (``"10Mbps"``, ``"75us"``) in bit/s and seconds."""
-    from .units import parse_rate_bps, parse_seconds
+    from ..scenario.units import parse_rate_bps, parse_seconds
 
     if isinstance(v, bool) or v is None:
         return None
@@ -154,7 +154,7 @@ def _figure(params: Sequence[str], rows: Sequence[Mapping[str, Any]], metric: st
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from .runplots import _save
+    from ..run.plots import _save
 
     x = _x_param(params, rows)
     drawn = [r for r in rows if r.get(metric) is not None]

@@ -25,10 +25,10 @@ import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .units import PS_PER_S
+from ..scenario.units import PS_PER_S
 
 if TYPE_CHECKING:
-    from .run import Result
+    from .runner import Result
 
 __all__ = ["goodput_intervals", "queue_figure", "cwnd_figure", "goodput_figure", "rtt_figure", "write_figures"]
 
@@ -44,7 +44,7 @@ def _save(fig: Figure, path: str | Path | None) -> None:
         return
     import io
 
-    from .store import atomic_write_bytes
+    from ..sweep.store import atomic_write_bytes
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)

@@ -17,7 +17,7 @@ atomically.
 Agreement with the paper, per published number (the ``paper`` table), is
 :func:`agreement`: one tolerance policy for equalities and inequalities,
 written once in ``docs/experiments/README.md#verdicts-and-the-tolerance-policy``.
-Each claim's verdict, cause and reason come from :mod:`dumbbell.claims`;
+Each claim's verdict, cause and reason come from :mod:`dumbbell.experiments.claims`;
 the pages count the verdicts, and the differences by cause.
 """
 
@@ -168,9 +168,9 @@ _CLASS = {"agrees": "agree", "differs": "differ", "calibrated": "basis", "by con
 
 
 def _paper_table(paper: Sequence[Mapping[str, Any]], experiment: str = "") -> tuple[str, dict[str, int]]:
-    """The claims as an HTML table, and the counts of :func:`dumbbell.claims.counts`
+    """The claims as an HTML table, and the counts of :func:`dumbbell.experiments.claims.counts`
     (each verdict, and each cause of ``differs``)."""
-    from .claims import NOT_SCORED, counts
+    from ..experiments.claims import NOT_SCORED, counts
 
     n = counts(paper)
     not_scored = NOT_SCORED.get(experiment, [])
@@ -217,7 +217,7 @@ def _paper_table(paper: Sequence[Mapping[str, Any]], experiment: str = "") -> tu
 def count_text(n: Mapping[str, int]) -> str:
     """"5 agree, 3 differ (2 testbed, 1 model), 1 calibrated, ..." from the
     counts of :func:`_paper_table`."""
-    from .claims import VERDICTS, cause_text
+    from ..experiments.claims import VERDICTS, cause_text
 
     parts = [f"{n.get('agrees', 0)} agree", f"{n.get('differs', 0)} differ"
              + (f" ({cause_text(n)})" if n.get("differs") else "")]
@@ -246,7 +246,7 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
     meta = _read(d / "meta.json", {})
     timing = _read(d / "timings.json", {})
     name = result.get("experiment") or meta.get("experiment") or d.name
-    from .papers import PAPERS
+    from ..experiments.papers import PAPERS
 
     if name in PAPERS:  # the one table of citations, whatever an older meta.json says
         meta = {**meta, "paper": PAPERS[name].citation, "id": PAPERS[name].label, "title": PAPERS[name].title}
@@ -321,7 +321,7 @@ def _experiment_dirs(root: Path) -> list[Path]:
 def write_report(out_dir: str | Path) -> Path:
     """Writes the report of every experiment under ``out_dir`` (or of the one
     experiment ``out_dir`` holds) and returns the page to open first."""
-    from .errors import ConfigError
+    from ..errors import ConfigError
 
     root = Path(out_dir)
     dirs = _experiment_dirs(root)

@@ -33,7 +33,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["MARKER", "check_out_dir", "write_atomically"]
 

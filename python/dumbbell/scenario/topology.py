@@ -11,14 +11,14 @@ or :meth:`~dumbbell.scenario.Scenario.add_flow`.
 - :func:`chain`: two hosts joined by a line of switches.
 
 Datacenter fabrics (``db.fat_tree``, ``db.leaf_spine``) are in
-:mod:`dumbbell.fabric`.
+:mod:`dumbbell.scenario.fabric`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .scenario import CoDel, DropTail, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
+from .models import CoDel, DropTail, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
 
 __all__ = ["star", "dumbbell", "chain"]
 

@@ -5,7 +5,7 @@ Every field of every scenario model with its type, its range (read from the
 default and its description. ``docs/scenario.md`` is this module's output;
 a test keeps the two equal. After changing a model::
 
-    python -m dumbbell.scenario_doc --write
+    python -m dumbbell.scenario.doc --write
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import annotated_types as at
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from . import scenario as sc
+from . import models as sc
 
 __all__ = ["markdown", "DOC_PATH"]
 
-DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "scenario.md"
+DOC_PATH = Path(__file__).resolve().parents[3] / "docs" / "scenario.md"
 
 _UNITS = [
     ("_bps", "bit/s"),
@@ -42,8 +42,8 @@ _UNITS = [
 _INTRO = """# Scenario format
 
 Every field of a scenario (TOML file, `dumbbell.Scenario`, or plain data),
-generated from the models in `python/dumbbell/scenario.py` by
-`python -m dumbbell.scenario_doc --write`; do not edit by hand.
+generated from the models in `python/dumbbell/scenario/models.py` by
+`python -m dumbbell.scenario.doc --write`; do not edit by hand.
 
 Rules for every field: unknown fields are errors, with the closest known
 name (`links[4].dealy_s: unknown field (did you mean 'delay_s'?)`; unknown
@@ -128,14 +128,14 @@ topology = { kind = "fat_tree", k = 4, rate = "10Gbps", delay = "1us" }
 
 Errors name `topology.<field>`: `k` odd or below 2, a leaf-spine with zero
 `spines`, an unknown field or `kind`. Traffic for fabrics
-(`dumbbell.workloads`): `db.permutation(s, seed=, bytes=)` (every host sends
+(`dumbbell.scenario.workloads`): `db.permutation(s, seed=, bytes=)` (every host sends
 one flow, every host receives one), `db.incast(s, requester, n, bytes_each,
 rounds=, rate_per_s=)` (`n` senders answer at once, `n` at most the other
 hosts), `db.poisson_load(s, "websearch" | "datamining" | Cdf, load,
 host_rate)` (Poisson arrivals at that load of the hosts' capacity). Their
 completion times and slowdowns: `db.fct_table(result)`,
 `db.slowdown_percentiles(table)`, `db.plot_slowdown(table, path)`
-(`dumbbell.fct` states the ideal's formula).
+(`dumbbell.run.fct` states the ideal's formula).
 
 ## Routing: single path, ECMP, spraying
 
@@ -270,10 +270,16 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+_MODULE_ORDER = {"dumbbell.scenario.twoclass": 0, "dumbbell.kmod": 1, "dumbbell.scenario.models": 2,
+                 "dumbbell.scenario.workloads": 3}
+"""The order of the pages' sections for models outside ``__all__``, by the module that holds them."""
+
+
 def _models() -> list[type[BaseModel]]:
     """Every public scenario model (every subclass of the shared base): the
     scenario first, then those of ``scenario.__all__`` in its order, then
-    the others (classifiers, schedulers, workloads) by module and name."""
+    the others by module (classifiers and schedulers, kernel modules, the
+    scenario's other models, workloads) and name."""
     found: set[type[BaseModel]] = set()
 
     def walk(c: type) -> None:
@@ -286,7 +292,8 @@ def _models() -> list[type[BaseModel]]:
     order = {n: i for i, n in enumerate(sc.__all__)}
     return sorted(
         found,
-        key=lambda m: (m is not sc.Scenario, order.get(m.__name__, 10**6), m.__module__, m.__name__),
+        key=lambda m: (m is not sc.Scenario, order.get(m.__name__, 10**6), _MODULE_ORDER.get(m.__module__, 10**6),
+                       m.__module__, m.__name__),
     )
 
 

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import polars as pl
 
-    from .run import Result
-    from .scenario import Scenario
+    from .runner import Result
+    from ..scenario.models import Scenario
 
 __all__ = ["ideal_fct_s", "path_links", "fct_table", "slowdown_percentiles", "plot_slowdown", "SIZE_BINS"]
 

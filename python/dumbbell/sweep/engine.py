@@ -80,9 +80,7 @@ import itertools
 import json
 import os
 import re
-import sys
 import time
-import types
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -91,9 +89,9 @@ from typing import Any
 
 import polars as pl
 
-from . import _native
-from .errors import ConfigError, SimulationError
-from .scenario import Scenario
+from .. import _native
+from ..errors import ConfigError, SimulationError
+from ..scenario.models import Scenario
 from .store import DEFAULT_STORE, RunRecord, Store, _json_safe, canonical_json, metrics_of
 
 __all__ = [
@@ -222,7 +220,7 @@ def compute(config: Mapping[str, Any], controls: Mapping[str, Any] | None = None
     ``{"status": "failed", "error": ...}``, and a run stopped before its end
     (``handle.stop()``, ``request_stop``) as ``{"status": "cancelled"}``
     without tables (never stored as a result)."""
-    from .run import run_config
+    from ..run.runner import run_config
 
     t0 = time.perf_counter()
     try:
@@ -625,7 +623,7 @@ def using(
     ``workers`` processes.
     """
     if executor not in EXECUTORS:
-        from .suggest import did_you_mean
+        from ..suggest import did_you_mean
 
         raise ConfigError("--executor", f"unknown executor {executor!r}{did_you_mean(executor, EXECUTORS)} "
                                         f"(known: {', '.join(EXECUTORS)})")
@@ -915,7 +913,7 @@ class SweepResult:
         """One row per grid point: runs ok and failed, then for each summary
         metric its mean and the half-width of its ``level`` Student-t
         interval over the repetitions."""
-        from .experiments.repeat import mean_ci
+        from ..experiments.repeat import mean_ci
 
         rows = []
         for p, point in enumerate(self.points_list):
@@ -962,7 +960,7 @@ def sweep(
     on every core). ``name`` labels the runs in the catalog (default
     ``sweep:<scenario name>``).
     """
-    from .run import _as_scenario
+    from ..run.runner import _as_scenario
 
     s = _as_scenario(scenario)
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
@@ -974,7 +972,7 @@ def sweep(
     if ex_asked != "local":
         _refuse_remote(s.python_controls(), ex_asked)
     points = expand_grid(s, grid)
-    from .plausible import warn_points
+    from ..scenario.plausible import warn_points
 
     warn_points(points, stacklevel=4)  # a rate below 1 kb/s, a delay above 10 s: once each, naming the points
     label = name or f"sweep:{s.name}"
@@ -1006,14 +1004,3 @@ def sweep(
     return SweepResult(name=label, grid={k: list(v) for k, v in (grid or {}).items()}, repeats=repeats, seed=base_seed,
                        records=records, points_list=[p for p, _ in points], store=st)
 
-
-class _CallableModule(types.ModuleType):
-    """``dumbbell.sweep`` is this module and, called, :func:`sweep`: the
-    documented ``dumbbell.sweep(scenario, grid=..., ...)`` without shadowing
-    the module (``from dumbbell.sweep import using`` keeps working)."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> SweepResult:
-        return sweep(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -39,16 +39,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import _native
-from .errors import ConfigError, ControlError, Interrupted, LimitError, SimulationError
-from .units import PS_PER_S
+from .. import _native
+from ..errors import ConfigError, ControlError, Interrupted, LimitError, SimulationError
+from ..scenario.units import PS_PER_S
 
 # polars, numpy and the scenario models are imported where a run needs
 # them, so that `import dumbbell` (which binds `run`) stays light.
 if TYPE_CHECKING:
     import polars as pl
 
-    from .scenario import Scenario
+    from ..scenario.models import Scenario
     from .tables import Tables
 
 __all__ = ["run", "run_config", "check_config", "Result", "Progress", "RunHandle", "request_stop", "tables_from_native"]
@@ -77,7 +77,7 @@ class Progress:
 def tables_from_native(raw: Mapping[str, Mapping[str, tuple[str, Any]]]) -> dict[str, pl.DataFrame]:
     """The native module's ``{table: {column: (dtype, data)}}`` as DataFrames,
     with ``time_s`` added after ``time_ps`` (every table converted now; a
-    run's :class:`~dumbbell.tables.Tables` converts each when first read)."""
+    run's :class:`~dumbbell.run.tables.Tables` converts each when first read)."""
     from .tables import convert_table
 
     return {tname: convert_table(dict(cols)) for tname, cols in raw.items()}
@@ -135,7 +135,7 @@ def check_config(config: Mapping[str, Any], controls: Mapping[str, Any] | None =
     text = json.dumps(config, allow_nan=False)
     modules = _module_ids(config, text)
     if modules:
-        from . import kmod
+        from .. import kmod
 
         kmod.build_all(modules)
     try:
@@ -144,7 +144,7 @@ def check_config(config: Mapping[str, Any], controls: Mapping[str, Any] | None =
         _reraise(e)
     except ValueError as e:
         if modules:  # a module's load error (a parameter, its init)
-            from . import kmod
+            from .. import kmod
 
             raise ConfigError(kmod.field_of(modules, str(e)), str(e)) from None
         raise
@@ -155,7 +155,7 @@ def _module_ids(config: Mapping[str, Any], text: str) -> list[str]:
     imported only when the configuration holds one)."""
     if '"kmod:' not in text:
         return []
-    from . import kmod
+    from .. import kmod
 
     return kmod.module_ids(dict(config))
 
@@ -271,7 +271,7 @@ def _run_config(
     text = json.dumps(config, allow_nan=False)
     modules = _module_ids(config, text)
     if modules:
-        from . import kmod
+        from .. import kmod
 
         # Kernel modules run in a child process: a crash costs this run only.
         if controls:
@@ -302,7 +302,7 @@ class Result:
     """The outcome of one run.
 
     ``tables`` maps every table of ``docs/output.md`` to a polars DataFrame
-    (a :class:`~dumbbell.tables.Tables`: each table is converted from the
+    (a :class:`~dumbbell.run.tables.Tables`: each table is converted from the
     core's columns when first read, so tables never read cost no
     conversion); the properties below are shortcuts.
     """
@@ -336,7 +336,7 @@ class Result:
     @property
     def queues(self) -> pl.DataFrame:
         """One row per egress port: counters, utilization, maxima. In a
-        scenario whose nodes have roles (a fabric of :mod:`dumbbell.fabric`),
+        scenario whose nodes have roles (a fabric of :mod:`dumbbell.scenario.fabric`),
         also ``role`` and ``peer_role``: the tiers (host, leaf, spine, core)
         of the port's node and of the node it sends to."""
         q = self.table("queues")
@@ -344,7 +344,7 @@ class Result:
             return q
         import polars as pl
 
-        from .fabric import link_roles
+        from ..scenario.fabric import link_roles
 
         roles = link_roles(self.scenario)
         return q.with_columns(
@@ -403,14 +403,14 @@ class Result:
         """The occupancy of ``node``'s port toward ``peer`` over time (packets;
         the port must be in ``record.queues``). Returns a matplotlib Figure;
         with ``path``, also writes it as PNG."""
-        from .runplots import queue_figure
+        from .plots import queue_figure
 
         return queue_figure(self, node, peer, path)
 
     def plot_cwnd(self, path: str | Path | None = None) -> Any:
         """Every TCP flow's congestion window (packets) over time, from the
         flow samples (or every ACK with ``record.cwnd_every_ack``)."""
-        from .runplots import cwnd_figure
+        from .plots import cwnd_figure
 
         return cwnd_figure(self, path)
 
@@ -418,7 +418,7 @@ class Result:
         """Every TCP flow's smoothed RTT (ms) over time, from the sender's
         ``srtt`` in the flow samples (or at every ACK with
         ``record.cwnd_every_ack``), with its ``min_rtt`` as a dashed line."""
-        from .runplots import rtt_figure
+        from .plots import rtt_figure
 
         return rtt_figure(self, path)
 
@@ -426,14 +426,14 @@ class Result:
         """Every flow's goodput (Mb/s) per sampling interval, from the
         cumulative ``delivered_bytes`` of the flow samples (see
         :meth:`goodput_intervals`)."""
-        from .runplots import goodput_figure
+        from .plots import goodput_figure
 
         return goodput_figure(self, path)
 
     def goodput_intervals(self) -> pl.DataFrame:
         """Goodput per sampling interval and flow: ``flow``, ``name``,
         ``start_s``, ``end_s``, ``delivered_bytes``, ``goodput_mbps``."""
-        from .runplots import goodput_intervals
+        from .plots import goodput_intervals
 
         return goodput_intervals(self)
 
@@ -441,7 +441,7 @@ class Result:
         """Writes the usual figures into ``directory`` (``queue_NODE-PEER.png``
         per recorded queue, ``cwnd.png``, ``rtt.png``, ``goodput.png``);
         returns their paths."""
-        from .runplots import write_figures
+        from .plots import write_figures
 
         return write_figures(self, directory)
 
@@ -455,7 +455,7 @@ class Result:
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         peek = getattr(self.tables, "peek", self.tables.__getitem__)
-        for name in self.tables:  # one converted table at a time (dumbbell.tables)
+        for name in self.tables:  # one converted table at a time (dumbbell.run.tables)
             peek(name).write_parquet(d / f"{name}.parquet")
         (d / "config.json").write_text(json.dumps(self.config, indent=2) + "\n")
         # a control written in Python is recorded by its class's name (such a
@@ -472,7 +472,7 @@ class Result:
         ``scenario.toml``. Raises :class:`ConfigError` naming what is missing."""
         import polars as pl
 
-        from .scenario import Scenario
+        from ..scenario.models import Scenario
 
         d = Path(directory)
         if not d.is_dir():
@@ -486,7 +486,7 @@ class Result:
             raise ConfigError(str(d / "config.json"), f"cannot read: {e}") from None
         import polars as pl
 
-        from .scenario import Scenario
+        from ..scenario.models import Scenario
 
         scenario = Scenario.from_toml(d / "scenario.toml")
         tables = {p.stem: pl.read_parquet(p) for p in sorted(d.glob("*.parquet"))}
@@ -494,7 +494,7 @@ class Result:
 
 
 def _as_scenario(scenario: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
-    from .scenario import Scenario
+    from ..scenario.models import Scenario
 
     if isinstance(scenario, Scenario):
         return scenario
@@ -525,9 +525,9 @@ def run(
     :class:`Interrupted` carrying the partial result (``err.result``).
     Implausible values (a rate below 1 kb/s, a delay above 10 s) and a run
     in which no flow delivered data give a :class:`DumbbellWarning` naming
-    the field (:mod:`dumbbell.plausible`).
+    the field (:mod:`dumbbell.scenario.plausible`).
     """
-    from .plausible import warn_result, warn_scenario
+    from ..scenario.plausible import warn_result, warn_scenario
 
     s = _as_scenario(scenario)
     config = s.to_core(seed)

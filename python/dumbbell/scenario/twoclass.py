@@ -30,8 +30,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BeforeValidator, Discriminator, Field, Tag
 
-from .model import U32_MAX, U64_MAX, Model, kind_of
-from .suggest import did_you_mean
+from .base import U32_MAX, U64_MAX, Model, kind_of
+from ..suggest import did_you_mean
 
 __all__ = [
     "Ideal",

@@ -30,12 +30,12 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import DumbbellWarning
+from ..errors import DumbbellWarning
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from .scenario import Scenario
+    from .models import Scenario
 
 __all__ = [
     "MIN_PLAUSIBLE_RATE_BPS",

@@ -1,5 +1,5 @@
 """The base of every scenario model, shared by :mod:`dumbbell.scenario`,
-:mod:`dumbbell.classes` and :mod:`dumbbell.workloads`.
+:mod:`dumbbell.scenario.twoclass` and :mod:`dumbbell.scenario.workloads`.
 
 :class:`Model` forbids unknown fields, takes numbers strictly and floats
 finite only, and raises one
@@ -15,8 +15,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 
-from .errors import ConfigError, from_validation_error
-from .suggest import did_you_mean
+from ..errors import ConfigError, from_validation_error
+from ..suggest import did_you_mean
 
 __all__ = ["Model", "kind_of", "U32_MAX", "U64_MAX"]
 

@@ -19,7 +19,7 @@ import errno
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["DiskFull", "is_disk_full", "naming"]
 

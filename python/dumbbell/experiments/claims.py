@@ -29,7 +29,7 @@ An account of a known difference (:class:`Known`) states the condition it
 explains (a direction, a range, a traced state), and :func:`judge` checks it
 against this run's numbers: if the condition fails, the account does not
 apply, and the row is a difference of cause ``ours`` whose reason says which
-condition failed. The agreement rule is :func:`dumbbell.report.agreement`,
+condition failed. The agreement rule is :func:`dumbbell.sweep.report.agreement`,
 one tolerance policy for equalities and inequalities, written once in
 ``docs/experiments/README.md#verdicts-and-the-tolerance-policy``.
 """
@@ -50,7 +50,7 @@ __all__ = ["VERDICTS", "CAUSES", "Known", "KNOWN", "NOT_SCORED", "judge", "count
 VERDICTS = ("agrees", "differs", "calibrated", "by construction", "not measurable", "not run at this scale")
 CAUSES = ("testbed", "paper", "model", "ours")
 NOT_TRACED = "not yet traced"
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 """The repository's docs directory (where the ``doc`` anchors point)."""
 
 Condition = Callable[[Mapping[str, Any]], bool]
@@ -411,7 +411,7 @@ why (printed with the claims and in the HTML report)."""
 
 
 def _agreement(row: Mapping[str, Any], samples: int | None) -> str | None:
-    from .report import agreement
+    from ..sweep.report import agreement
 
     # An interval from fewer than 3 samples says little (from 2, a 99 %
     # Student-t half-width is 32 times their distance): ours is then taken as
@@ -440,7 +440,7 @@ def _g(v: Any) -> str:
 def measured(row: Mapping[str, Any], samples: int | None = None) -> str:
     """This run's numbers for one claim, in words: ours, the paper's, the
     deviation and what the tolerance policy allows."""
-    from .report import TOLERANCE, tolerance_of
+    from ..sweep.report import TOLERANCE, tolerance_of
 
     rel, v, o = row.get("relation") or "=", _f(row.get("value")), _f(row.get("ours"))
     if v is None or o is None:

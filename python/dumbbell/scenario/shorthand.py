@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["expand_nodes"]
 

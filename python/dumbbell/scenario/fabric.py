@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .errors import ConfigError
-from .scenario import CoDel, DropTail, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
+from ..errors import ConfigError
+from .models import CoDel, DropTail, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
 from .units import parse_rate_bps
 
 __all__ = ["fat_tree", "leaf_spine", "link_roles", "MAX_FAT_TREE_K"]
@@ -196,8 +196,8 @@ def expand_topology(data: Any) -> Any:
     if "queue" in spec:
         from pydantic import TypeAdapter, ValidationError
 
-        from .errors import from_validation_error
-        from .scenario import QueueConfig
+        from ..errors import from_validation_error
+        from .models import QueueConfig
 
         try:
             spec["queue"] = TypeAdapter(QueueConfig).validate_python(spec["queue"])

@@ -26,7 +26,7 @@ A run that fails is **quarantined**: its directory is renamed to
 ``quarantine/<run_id>-<UTC time>-<tag>/`` in the same store (nothing is
 deleted; ``dumbbell store gc`` removes it), with ``quarantine.json`` saying
 which file and why, and its catalog row is dropped. The sweep engine logs one
-line (logger ``dumbbell.store``, which prints on stderr when nothing else is
+line (logger ``dumbbell.sweep.store``, which prints on stderr when nothing else is
 configured) naming the run, the file and the reason, and computes the run
 again. A table that changes after its run was checked (read later, through
 :meth:`RunRecord.table`) is caught when it is read: :class:`CorruptRun`
@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["CorruptRun", "SEAL_DOMAIN", "seal_of", "config_bytes", "check_run", "check_table_bytes", "decode_table",
            "quarantine", "QUARANTINE", "log"]

@@ -61,14 +61,14 @@ from pydantic import (
     model_validator,
 )
 
-from .classes import Classifier, Scheduler
-from .controls import CongestionControl, check_control
-from .errors import ConfigError
-from .kmod import KernelModuleCc, module_id
-from .model import U32_MAX, U64_MAX
-from .model import Model as _Model
-from .model import kind_of as _kind_of
-from .suggest import did_you_mean
+from .twoclass import Classifier, Scheduler
+from ..controls import CongestionControl, check_control
+from ..errors import ConfigError
+from ..kmod import KernelModuleCc, module_id
+from .base import U32_MAX, U64_MAX
+from .base import Model as _Model
+from .base import kind_of as _kind_of
+from ..suggest import did_you_mean
 from .units import parse_rate_bps, parse_seconds, seconds_to_ps
 from .workloads import MAX_TASKS, Arrivals, Control, Sizes
 
@@ -307,7 +307,7 @@ class _QueueBase(_QueueLimits):
     """A FIFO with a marking policy; two of them make a two-class port."""
 
     classifier: Classifier | None = Field(
-        None, description="Makes this a two-class port (see dumbbell.classes): ideal, run2c or rafle."
+        None, description="Makes this a two-class port (see dumbbell.scenario.twoclass): ideal, run2c or rafle."
     )
     scheduler: Scheduler | None = Field(None, description="Two-class ports only: prio (default), rr or drr.")
     long_queue: QueueConfig | None = Field(
@@ -910,7 +910,7 @@ BUILTIN_CONTROLS = ("reno", "cubic", "dctcp", "highspeed", "vegas", "bbr", "line
 
 
 def _registered() -> dict[str, str]:
-    from . import _native
+    from .. import _native
 
     return dict(_native.registered_controls())
 
@@ -1194,7 +1194,7 @@ Flow = Annotated[
 
 class Workload(_Model):
     """File-transfer tasks from ``servers`` to ``clients`` (see
-    :mod:`dumbbell.workloads`): ``sizes`` (a file base or a CDF),
+    :mod:`dumbbell.scenario.workloads`): ``sizes`` (a file base or a CDF),
     ``arrivals`` (all at once, a closed loop of C tasks, or Poisson), an
     optional FTP-like ``control`` dialogue before each file. Every
     connection uses ``cc`` and ``tcp``. One row per task in the run's
@@ -1340,7 +1340,7 @@ class Record(_Model):
 class Scenario(_Model):
     """One run: topology, queues, flows, what to record, for how long.
 
-    Build it in Python (or with :mod:`dumbbell.topology`), or load it with
+    Build it in Python (or with :mod:`dumbbell.scenario.topology`), or load it with
     :meth:`from_toml`. Nodes are listed in ``nodes`` or, as a shorthand, in
     ``hosts`` and ``switches`` (lists of names).
     """

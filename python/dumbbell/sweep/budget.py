@@ -39,9 +39,9 @@ def _fmt(n: float) -> str:
 def peak_warning(config: Mapping[str, Any], controls: Mapping[str, Any] | None = None) -> str | None:
     """One line if the run of core document ``config`` may need more memory
     than its ``record.max_bytes`` while handing its tables over; else None."""
-    from .errors import ConfigError
-    from .run import check_config
-    from .scenario import DEFAULT_RECORD_MAX_BYTES, MIN_RECORD_MAX_BYTES
+    from ..errors import ConfigError
+    from ..run.runner import check_config
+    from ..scenario.models import DEFAULT_RECORD_MAX_BYTES, MIN_RECORD_MAX_BYTES
 
     record = config.get("record") or {}
     budget = int(record.get("max_bytes") or DEFAULT_RECORD_MAX_BYTES)

@@ -8,7 +8,7 @@ Layout of a store directory (default ``./dumbbell-results``)::
     runs/<ab>/<run_id>/       one run (<ab>: the run id's first two digits)
         run.json              its manifest: identity, labels, status, error,
                               summary metrics, tables (bytes and SHA-256 each),
-                              config_sha256, seal (dumbbell.storecheck)
+                              config_sha256, seal (dumbbell.sweep.storecheck)
         config.json           the exact core document that was run
         <table>.parquet       every table the run returned (docs/output.md)
         timing.json           wall time, host, finish time
@@ -40,11 +40,11 @@ rebuilt from them.**
   never take it; they open the catalog read-only.
 - Nothing is served unchecked: the sweep engine takes a run from the store
   only after every file of it matched the checksums of its manifest, and a
-  table is checked again when it is read (:mod:`dumbbell.storecheck`); a
+  table is checked again when it is read (:mod:`dumbbell.sweep.storecheck`); a
   damaged run is quarantined, named in one line and computed again.
 - Out of space anywhere, the writer removes the run's temporary folder and
-  raises :class:`~dumbbell.diskfull.DiskFull` naming the store or its
-  catalog (:mod:`dumbbell.diskfull`).
+  raises :class:`~dumbbell.sweep.diskfull.DiskFull` naming the store or its
+  catalog (:mod:`dumbbell.sweep.diskfull`).
 - Manifests, configurations and tables depend only on the run, never on when
   or where it ran (wall times live in ``timing.json``), so the same sweep run
   by any executor on any number of workers leaves byte-identical files.
@@ -71,7 +71,7 @@ from typing import Any
 
 import polars as pl
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["Store", "RunRecord", "CATALOG_COLUMNS", "DEFAULT_STORE", "atomic_write_bytes", "atomic_write_text"]
 
@@ -109,7 +109,7 @@ point (or an experiment's job key) as JSON, ``rep`` the repetition index,
 ``path`` the run's directory relative to the store; ``sim_s`` ..
 ``timeouts`` are the run's summary metrics (``flows``: how many;
 ``goodput_bps``, ``flow_goodput_bps``: all flows' and each flow's goodput
-over one window, ``fairness``: Jain's index, see :mod:`dumbbell.goodput`);
+over one window, ``fairness``: Jain's index, see :mod:`dumbbell.run.goodput`);
 ``finished_at`` is UTC ISO 8601."""
 
 SWEEP_COLUMNS: dict[str, str] = {
@@ -261,7 +261,7 @@ class RunRecord:
     def table(self, name: str) -> pl.DataFrame:
         """The table ``name`` of this run (docs/output.md). A table read from
         the store is checked against its checksum first: a damaged one raises
-        :class:`~dumbbell.storecheck.CorruptRun` naming the file (and the run
+        :class:`~dumbbell.sweep.storecheck.CorruptRun` naming the file (and the run
         is quarantined when this process writes the store)."""
         if name not in self.table_names:
             raise KeyError(f"run {self.run_id} has no table {name!r} (have: {', '.join(self.table_names) or 'none'})")
@@ -302,7 +302,7 @@ class RunRecord:
     def manifest(self) -> dict[str, Any]:
         """``run.json``: everything about the run but when and where it ran,
         with the checksum of every file it consists of and a seal over all
-        of it (:mod:`dumbbell.storecheck`)."""
+        of it (:mod:`dumbbell.sweep.storecheck`)."""
         import hashlib
 
         from .storecheck import config_bytes, seal_of
@@ -346,7 +346,7 @@ def metrics_of(summary: Mapping[str, Any], flows: pl.DataFrame | None) -> dict[s
     if flows is not None:
         m["flows"] = flows.height
         if flows.height:
-            from .goodput import window_goodput
+            from ..run.goodput import window_goodput
 
             # one window for every flow, not a sum of each flow's own average
             g = window_goodput(flows)
@@ -600,7 +600,7 @@ class Store:
 
     def verify(self, quarantine: bool = False, progress: Any = None) -> dict[str, Any]:
         """Checks every stored run's files against their checksums (see
-        :mod:`dumbbell.storecheck`). Returns ``{"runs": checked, "bad":
+        :mod:`dumbbell.sweep.storecheck`). Returns ``{"runs": checked, "bad":
         [{"run_id", "file", "reason", "quarantined"}]}``; with
         ``quarantine``, moves each bad run aside (taking the writer's lock)."""
         from .storecheck import CorruptRun, check_run, fault_line, quarantine as move
@@ -821,7 +821,7 @@ class Store:
         and the per-table views of :meth:`query`. The files under the views
         named in ``verify`` (every view if None) are checked against their
         checksums first: a damaged one raises
-        :class:`~dumbbell.storecheck.CorruptRun` naming it, so SQL never
+        :class:`~dumbbell.sweep.storecheck.CorruptRun` naming it, so SQL never
         reads what was not written."""
         import duckdb
 

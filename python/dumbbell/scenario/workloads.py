@@ -5,7 +5,7 @@ files from its servers to its clients, one task per file. These are its
 parts:
 
 - sizes: :class:`Files` (a file base, such as the RAFLE paper's 564 files
-  of :func:`dumbbell.filebase.load`) or :class:`Cdf` (an empirical
+  of :func:`dumbbell.experiments.filebase.load`) or :class:`Cdf` (an empirical
   flow-size distribution; :func:`load_cdf` reads the shipped DCTCP
   web-search and VL2 data-mining ones);
 - arrivals: :class:`AllAtOnce` (every file at the start),
@@ -28,8 +28,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BeforeValidator, Discriminator, Field, Tag, field_validator
 
-from .errors import ConfigError
-from .model import U32_MAX, U64_MAX, Model, kind_of
+from ..errors import ConfigError
+from .base import U32_MAX, U64_MAX, Model, kind_of
 
 __all__ = ["Files", "Cdf", "AllAtOnce", "ClosedLoop", "Poisson", "Control", "Sizes", "Arrivals",
            "load_cdf", "CDFS", "permutation", "incast", "poisson_load"]
@@ -201,7 +201,7 @@ def _is_number(s: str) -> bool:
 # ---------------------------------------------------------------- fabric traffic
 #
 # Traffic patterns of datacenter studies, as flows and workloads to add to a
-# scenario (a fabric of :mod:`dumbbell.fabric` or any topology): a
+# scenario (a fabric of :mod:`dumbbell.scenario.fabric` or any topology): a
 # permutation of long flows, incast rounds, and Poisson arrivals of flow
 # sizes drawn from a CDF at a given load.
 
@@ -220,7 +220,7 @@ def permutation(
     Returns the flows (named ``perm<i>``), already added to ``scenario``."""
     import random
 
-    from .scenario import TcpFlow
+    from .models import TcpFlow
 
     hosts = _hosts_of(scenario)
     if len(hosts) < 2:
@@ -260,7 +260,7 @@ def incast(
     added to ``scenario``; ``flow`` holds further TcpFlow fields."""
     import random
 
-    from .scenario import TcpFlow
+    from .models import TcpFlow
 
     hosts = _hosts_of(scenario)
     if requester not in hosts:
@@ -304,7 +304,7 @@ def poisson_load(
     ``<name>_<host>``) with a share of the rate. ``workload`` holds further
     Workload fields (``cc``, ``tcp``, ``stop_s``, ``max_tasks``). Returns
     them, already added to ``scenario``."""
-    from .scenario import Workload
+    from .models import Workload
     from .units import parse_rate_bps
 
     cdf = load_cdf(sizes) if isinstance(sizes, str) else sizes

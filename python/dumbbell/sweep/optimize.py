@@ -42,10 +42,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .errors import ConfigError
-from .scenario import Scenario
+from ..errors import ConfigError
+from ..scenario.models import Scenario
 from .store import RunRecord, _json_safe
-from .sweep import RunSpec, current, execute, expand_grid, round_seed, simulator_version
+from .engine import RunSpec, current, execute, expand_grid, round_seed, simulator_version
 
 __all__ = ["Param", "parse_param", "metric_function", "optimize", "StudyResult"]
 
@@ -113,7 +113,7 @@ class _RunNamespace(dict):
         return float(self["flows"]["goodput_bps"].sum())
 
     def _trace(self, node: str, peer: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        from .analysis import hold_weights
+        from ..run.analysis import hold_weights
 
         port = self._port(node, peer)
         tr = self["queue_trace"].filter(pl.col("port") == port["port"])

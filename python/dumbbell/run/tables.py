@@ -23,8 +23,8 @@ from typing import Any
 
 import polars as pl
 
-from .errors import SimulationError
-from .units import PS_PER_S
+from ..errors import SimulationError
+from ..scenario.units import PS_PER_S
 
 __all__ = ["Tables", "convert_table"]
 

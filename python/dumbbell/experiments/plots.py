@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .analysis import time_weighted_cdf
+from ..run.analysis import time_weighted_cdf
 
 __all__ = ["queue_figure", "ccdf_figure", "errorbar_figure", "bars_figure", "state_trace_figure"]
 
@@ -23,7 +23,7 @@ def _save(fig: Figure, path: Path) -> None:
     """Saves a PNG atomically (rendered in memory, then renamed into place)."""
     import io
 
-    from .store import atomic_write_bytes
+    from ..sweep.store import atomic_write_bytes
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
