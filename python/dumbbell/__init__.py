@@ -91,8 +91,8 @@ _LAZY: dict[str, str] = {
     ),
     "CongestionControl": ".controls",
     "RenoPy": ".controls",
-    "fat_tree": ".scenario.fabric",
-    "leaf_spine": ".scenario.fabric",
+    "fat_tree": ".scenario.topology",
+    "leaf_spine": ".scenario.topology",
     "fct_table": ".run.fct",
     "slowdown_percentiles": ".run.fct",
     "plot_slowdown": ".run.fct",
@@ -101,10 +101,10 @@ _LAZY: dict[str, str] = {
     "dumbbell": ".scenario.topology",
     "star": ".scenario.topology",
     **dict.fromkeys(
-        ["AllAtOnce", "Cdf", "ClosedLoop", "Control", "Files", "Poisson", "load_cdf", "permutation", "incast",
-         "poisson_load"],
+        ["AllAtOnce", "Cdf", "ClosedLoop", "Control", "Files", "Poisson", "load_cdf"],
         ".scenario.workloads",
     ),
+    **dict.fromkeys(["permutation", "incast", "poisson_load"], ".scenario.traffic"),
 }
 
 if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
@@ -142,10 +142,10 @@ if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
         Vegas,
         Workload,
     )
-    from .scenario.fabric import fat_tree, leaf_spine
     from .run.fct import fct_table, plot_slowdown, slowdown_percentiles
-    from .scenario.topology import chain, dumbbell, star
-    from .scenario.workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, incast, load_cdf, permutation, poisson_load
+    from .scenario.topology import chain, dumbbell, fat_tree, leaf_spine, star
+    from .scenario.traffic import incast, permutation, poisson_load
+    from .scenario.workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, load_cdf
 
 __all__ = [
     "__version__",

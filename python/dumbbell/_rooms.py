@@ -30,7 +30,8 @@ MOVED: dict[str, str] = {
     "model": "scenario.base",
     "classes": "scenario.twoclass",
     "scenario_doc": "scenario.doc",
-    **{m: f"scenario.{m}" for m in ("topology", "fabric", "units", "workloads", "shorthand", "plausible")},
+    "fabric": "scenario.topology",  # fat_tree and leaf_spine; their parts are in scenario.fabric, re-exported there
+    **{m: f"scenario.{m}" for m in ("topology", "units", "workloads", "shorthand", "plausible")},
     # dumbbell.run: one run, its tables and figures
     "runplots": "run.plots",
     **{m: f"run.{m}" for m in ("tables", "goodput", "fct", "analysis")},

@@ -31,18 +31,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import sys
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import click
 import typer
 
-from .errors import ConfigError, SimulationError
+from .errors import ConfigError
+from .exits import _err, _exit_codes, _exit_now, _progress, _to_stderr
+from .jsondoc import json_safe
 
 app = typer.Typer(
     name="dumbbell",
@@ -79,81 +79,6 @@ def _main(
     """
 
 
-def _to_stderr(text: str) -> None:
-    """Writes to stderr; never to stdout (which may carry the JSON), and a
-    closed or failing stderr is not an error of its own."""
-    if sys.stderr is None:
-        return
-    try:
-        sys.stderr.write(text)
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def _err(msg: str) -> None:
-    _to_stderr(" ".join(str(msg).split()) + "\n")
-
-
-def _progress(msg: str) -> None:
-    _to_stderr(f"{msg}\n")
-
-
-@contextlib.contextmanager
-def _exit_codes() -> Iterator[None]:
-    """Bad input → exit 2 with one line; anything else that fails → exit 1."""
-    try:
-        yield
-    except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
-        raise
-    except ConfigError as e:
-        _err(f"dumbbell: error: {e}")
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        _err("dumbbell: interrupted")
-        _exit_now(130)
-    except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
-        if _is_interrupt(e):
-            _err("dumbbell: interrupted")
-            _exit_now(130)
-        from .sweep.diskfull import DiskFull, is_disk_full, path_of
-
-        if is_disk_full(e):  # a write no writer named: the path the error knows
-            _err(f"dumbbell: error: {DiskFull(path_of(e, 'a file being written') or 'a file being written')}")
-            raise typer.Exit(2) from None
-        if os.environ.get("DUMBBELL_DEBUG"):
-            traceback.print_exc()
-        kind = "internal error" if isinstance(e, SimulationError) else f"internal error ({type(e).__name__})"
-        _err(f"dumbbell: {kind}: {e}")
-        raise typer.Exit(1) from None
-
-
-def _is_interrupt(e: BaseException) -> bool:
-    """A Ctrl-C that reached us disguised: DuckDB, when the signal lands
-    during one of its queries (the store's catalog), turns the
-    KeyboardInterrupt into its own "Query interrupted" error."""
-    seen: set[int] = set()
-    x: BaseException | None = e
-    while x is not None and id(x) not in seen:
-        seen.add(id(x))
-        if isinstance(x, KeyboardInterrupt) or type(x).__name__ == "InterruptException":
-            return True
-        if type(x).__module__.split(".")[0] in ("duckdb", "_duckdb", "builtins") and str(x).strip() == "Query interrupted":
-            return True
-        x = x.__cause__ or x.__context__
-    return False
-
-
-def _json_safe(v: Any) -> Any:
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _json_safe(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_json_safe(x) for x in v]
-    return v
-
-
 def _check_stdout() -> None:
     """``--json`` needs a usable stdout: refuse a closed one before any work."""
     try:
@@ -165,7 +90,7 @@ def _check_stdout() -> None:
 
 
 def _print_json(doc: Any) -> None:
-    text = json.dumps(_json_safe(doc), allow_nan=False) + "\n"
+    text = json.dumps(json_safe(doc), allow_nan=False) + "\n"
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -574,8 +499,8 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any, **
             "files": [p.name for p in figs if p.suffix.lower() not in IMAGE_SUFFIXES],
             "setup": (module.__doc__ or "").strip(),
         }
-        (tmp / "meta.json").write_text(json.dumps(_json_safe(meta), indent=1, sort_keys=True) + "\n")
-        (tmp / "timings.json").write_text(json.dumps(_json_safe(timings), indent=1, sort_keys=True) + "\n")
+        (tmp / "meta.json").write_text(json.dumps(json_safe(meta), indent=1, sort_keys=True) + "\n")
+        (tmp / "timings.json").write_text(json.dumps(json_safe(timings), indent=1, sort_keys=True) + "\n")
         written.extend(files + figs)
 
     write_atomically(out_dir, write)
@@ -1084,18 +1009,6 @@ def main(argv: list[str] | None = None) -> None:
     if code == 130:
         _exit_now(130)
     sys.exit(code if isinstance(code, int) else 0)
-
-
-def _exit_now(code: int) -> None:
-    """Ctrl-C: everything that needed cleaning (runs stopped, the pool
-    joined, the store's lock released, temporary output removed) was done on
-    the way here. The interpreter's own teardown of the native libraries
-    takes a second or more on a busy machine, so it is skipped: the streams
-    are flushed and the process exits at once, as promised."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(code)
 
 
 if __name__ == "__main__":

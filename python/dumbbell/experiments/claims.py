@@ -29,13 +29,14 @@ An account of a known difference (:class:`Known`) states the condition it
 explains (a direction, a range, a traced state), and :func:`judge` checks it
 against this run's numbers: if the condition fails, the account does not
 apply, and the row is a difference of cause ``ours`` whose reason says which
-condition failed. The agreement rule is :func:`dumbbell.sweep.report.agreement`,
+condition failed. The agreement rule is :func:`agreement`,
 one tolerance policy for equalities and inequalities, written once in
 ``docs/experiments/README.md#verdicts-and-the-tolerance-policy``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -410,9 +411,56 @@ NOT_SCORED: dict[str, list[tuple[str, str]]] = {
 why (printed with the claims and in the HTML report)."""
 
 
-def _agreement(row: Mapping[str, Any], samples: int | None) -> str | None:
-    from ..sweep.report import agreement
+# ---------------------------------------------------------------- the agreement rule
 
+TOLERANCE = {"=": 0.05, "~": 0.20}
+"""Relative tolerance of the relations ``=`` and ``~``; the inequalities
+``<``, ``<=``, ``>``, ``>=`` take ``=``'s (see :func:`tolerance_of`)."""
+
+INTERVAL_MAX = 0.20
+"""An interval of ours counts towards ``=`` only when its half-width is at
+most this fraction of the paper's value."""
+
+
+def tolerance_of(relation: str) -> float:
+    """The relative tolerance of a relation: ``~`` 20 %, every other 5 %."""
+    return TOLERANCE.get(relation, TOLERANCE["="])
+
+
+def _finite(v: Any) -> float | None:
+    if v is None:
+        return None
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def agreement(relation: str, value: Any, ours: Any, value_ci: Any = None, ours_ci: Any = None) -> str | None:
+    """``"agree"``, ``"differ"`` or None (not measured) for one published
+    number. One policy: the relation holds for some number within the
+    relation's tolerance of ours (``=`` and the inequalities 5 % of the
+    paper's value, ``~`` 20 %); for ``=``, overlapping intervals also agree
+    when ours is no wider than ±20 % of the paper's value."""
+    v, o = _finite(value), _finite(ours)
+    if v is None or o is None:
+        return None
+    if relation not in ("=", "~", "<", "<=", ">", ">="):
+        return None
+    scale = abs(v) if v != 0 else 1.0
+    slack = tolerance_of(relation) * scale
+    if relation in ("=", "~"):
+        vci, oci = _finite(value_ci) or 0.0, _finite(ours_ci) or 0.0
+        if relation == "=" and (vci or oci) and abs(o - v) <= vci + oci and oci <= INTERVAL_MAX * scale:
+            return "agree"
+        return "agree" if abs(o - v) <= slack else "differ"
+    ok = o <= v + slack if relation in ("<", "<=") else o >= v - slack
+    return "agree" if ok else "differ"
+
+
+
+def _agreement(row: Mapping[str, Any], samples: int | None) -> str | None:
     # An interval from fewer than 3 samples says little (from 2, a 99 %
     # Student-t half-width is 32 times their distance): ours is then taken as
     # a point, not as an interval that may overlap the paper's.
@@ -440,8 +488,6 @@ def _g(v: Any) -> str:
 def measured(row: Mapping[str, Any], samples: int | None = None) -> str:
     """This run's numbers for one claim, in words: ours, the paper's, the
     deviation and what the tolerance policy allows."""
-    from ..sweep.report import TOLERANCE, tolerance_of
-
     rel, v, o = row.get("relation") or "=", _f(row.get("value")), _f(row.get("ours"))
     if v is None or o is None:
         return "no number of ours"

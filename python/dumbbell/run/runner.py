@@ -344,7 +344,7 @@ class Result:
             return q
         import polars as pl
 
-        from ..scenario.fabric import link_roles
+        from ..scenario.topology import link_roles
 
         roles = link_roles(self.scenario)
         return q.with_columns(

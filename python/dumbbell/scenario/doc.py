@@ -128,7 +128,7 @@ topology = { kind = "fat_tree", k = 4, rate = "10Gbps", delay = "1us" }
 
 Errors name `topology.<field>`: `k` odd or below 2, a leaf-spine with zero
 `spines`, an unknown field or `kind`. Traffic for fabrics
-(`dumbbell.scenario.workloads`): `db.permutation(s, seed=, bytes=)` (every host sends
+(`dumbbell.scenario.traffic`): `db.permutation(s, seed=, bytes=)` (every host sends
 one flow, every host receives one), `db.incast(s, requester, n, bytes_each,
 rounds=, rate_per_s=)` (`n` senders answer at once, `n` at most the other
 hosts), `db.poisson_load(s, "websearch" | "datamining" | Cdf, load,
@@ -270,7 +270,8 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-_MODULE_ORDER = {"dumbbell.scenario.twoclass": 0, "dumbbell.kmod": 1, "dumbbell.scenario.models": 2,
+_MODULE_ORDER = {"dumbbell.scenario.twoclass": 0, "dumbbell.kmod": 1,
+                 **dict.fromkeys([f"dumbbell.scenario.{m}" for m in ("models", "network", "queues", "tcp")], 2),
                  "dumbbell.scenario.workloads": 3}
 """The order of the pages' sections for models outside ``__all__``, by the module that holds them."""
 
@@ -293,7 +294,7 @@ def _models() -> list[type[BaseModel]]:
     return sorted(
         found,
         key=lambda m: (m is not sc.Scenario, order.get(m.__name__, 10**6), _MODULE_ORDER.get(m.__module__, 10**6),
-                       m.__module__, m.__name__),
+                       "" if m.__module__ in _MODULE_ORDER else m.__module__, m.__name__),
     )
 
 

@@ -1,16 +1,20 @@
-"""Datacenter fabrics: a k-ary fat tree and a two-tier leaf-spine, as
-scenarios with every node's tier (``Node.role``) set.
+"""Datacenter fabrics: the nodes and links of a k-ary fat tree and of a
+two-tier leaf-spine, with every node's tier (``Node.role``) set, and the
+scenario's ``topology = {...}`` shorthand that adds them. The builders that
+return a whole scenario, :func:`~dumbbell.scenario.topology.fat_tree` and
+:func:`~dumbbell.scenario.topology.leaf_spine`, are in
+:mod:`dumbbell.scenario.topology`, beside ``star``, ``dumbbell`` and ``chain``.
 
 Both have many equal-cost paths between hosts of different racks; the
 scenario's ``routing`` (default ``"ecmp"``, see ``docs/scenario.md``) says
 how switches spread packets over them.
 
-- :func:`fat_tree`: the k-ary fat tree of Al-Fares et al. (SIGCOMM 2008):
+- :func:`fat_tree_parts`: the k-ary fat tree of Al-Fares et al. (SIGCOMM 2008):
   ``k`` pods of ``k/2`` edge (``e{pod}_{i}``) and ``k/2`` aggregation
   (``a{pod}_{i}``) switches, ``(k/2)^2`` core switches (``c{i}``), ``k^3/4``
   hosts (``h0``..), ``k/2`` per edge switch. Aggregation switch
   ``a{pod}_{i}`` links to cores ``c{i*k/2}``..``c{i*k/2+k/2-1}``.
-- :func:`leaf_spine`: ``leaves`` leaf switches (``leaf0``..), each linked to
+- :func:`leaf_spine_parts`: ``leaves`` leaf switches (``leaf0``..), each linked to
   every one of ``spines`` spine switches (``spine0``..), ``hosts_per_leaf``
   hosts (``h0``..) per leaf.
 
@@ -26,10 +30,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigError
-from .models import CoDel, DropTail, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
+from .network import Link, Node
+from .queues import CoDel, DropTail, FqCoDel, Hysteresis, Pie, Red, Step
 from .units import parse_rate_bps
 
-__all__ = ["fat_tree", "leaf_spine", "link_roles", "MAX_FAT_TREE_K"]
+__all__ = ["fat_tree_parts", "leaf_spine_parts", "expand_topology", "MAX_FAT_TREE_K"]
 
 Queue = DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie
 
@@ -64,7 +69,7 @@ def _link(a: str, b: str, rate: int, delay: Any, queue: Queue | None) -> Link:
 def fat_tree_parts(
     k: int, rate: float | str, delay: float | str = 0.0, oversubscription: float = 1, queue: Queue | None = None
 ) -> tuple[list[Node], list[Link]]:
-    """The nodes and links of :func:`fat_tree`."""
+    """The nodes and links of :func:`~dumbbell.scenario.topology.fat_tree`."""
     _check_count("k", k, 2)
     if k % 2:
         raise ConfigError("k", f"a fat tree needs an even k (k/2 ports up, k/2 down), got {k}")
@@ -95,30 +100,6 @@ def fat_tree_parts(
     return nodes, links
 
 
-def fat_tree(
-    k: int,
-    rate: float | str,
-    delay: float | str = 0.0,
-    oversubscription: float = 1,
-    *,
-    queue: Queue | None = None,
-    routing: str = "ecmp",
-    duration_s: float | str = 1.0,
-    name: str = "fat_tree",
-) -> Scenario:
-    """A k-ary fat tree (``k`` even, >= 2): ``k^3/4`` hosts ``h0``..,
-    edge switches ``e{pod}_{i}``, aggregation ``a{pod}_{i}``, core ``c{i}``.
-
-    Host links run at ``rate``; links above the edge at
-    ``rate / oversubscription`` (1: full bisection bandwidth). Every link has
-    one-way ``delay``; ``queue`` (a copy per port, both directions, host
-    NICs included) replaces the default 1000-packet drop-tail. Nodes' roles:
-    host, leaf (edge), spine (aggregation), core.
-    """
-    nodes, links = fat_tree_parts(k, rate, delay, oversubscription, queue)
-    return Scenario(name=name, duration_s=duration_s, nodes=nodes, links=links, routing=routing)
-
-
 def leaf_spine_parts(
     leaves: int,
     spines: int,
@@ -128,7 +109,7 @@ def leaf_spine_parts(
     delay: float | str = 0.0,
     queue: Queue | None = None,
 ) -> tuple[list[Node], list[Link]]:
-    """The nodes and links of :func:`leaf_spine`."""
+    """The nodes and links of :func:`~dumbbell.scenario.topology.leaf_spine`."""
     _check_count("leaves", leaves, 1)
     if isinstance(spines, int) and not isinstance(spines, bool) and spines == 0:
         raise ConfigError("spines", "a leaf-spine needs at least one spine (leaves reach each other through spines)")
@@ -142,28 +123,6 @@ def leaf_spine_parts(
     links = [_link(f"h{h}", f"leaf{h // hosts_per_leaf}", hr, delay, queue) for h in range(leaves * hosts_per_leaf)]
     links += [_link(f"leaf{i}", f"spine{j}", fr, delay, queue) for i in range(leaves) for j in range(spines)]
     return nodes, links
-
-
-def leaf_spine(
-    leaves: int,
-    spines: int,
-    hosts_per_leaf: int,
-    host_rate: float | str,
-    fabric_rate: float | str | None = None,
-    delay: float | str = 0.0,
-    *,
-    queue: Queue | None = None,
-    routing: str = "ecmp",
-    duration_s: float | str = 1.0,
-    name: str = "leaf_spine",
-) -> Scenario:
-    """A two-tier leaf-spine: hosts ``h0``.. (``hosts_per_leaf`` per leaf,
-    in order), leaves ``leaf0``.., spines ``spine0``.., every leaf linked to
-    every spine. Host links at ``host_rate``, leaf-spine links at
-    ``fabric_rate`` (unset: ``host_rate``), all with one-way ``delay``;
-    ``queue`` as in :func:`fat_tree`."""
-    nodes, links = leaf_spine_parts(leaves, spines, hosts_per_leaf, host_rate, fabric_rate, delay, queue)
-    return Scenario(name=name, duration_s=duration_s, nodes=nodes, links=links, routing=routing)
 
 
 _KINDS: dict[str, tuple[Callable[..., tuple[list[Node], list[Link]]], set[str]]] = {
@@ -197,7 +156,7 @@ def expand_topology(data: Any) -> Any:
         from pydantic import TypeAdapter, ValidationError
 
         from ..errors import from_validation_error
-        from .models import QueueConfig
+        from .queues import QueueConfig
 
         try:
             spec["queue"] = TypeAdapter(QueueConfig).validate_python(spec["queue"])
@@ -215,8 +174,3 @@ def expand_topology(data: Any) -> Any:
     data["nodes"] = [*nodes, *(data.get("nodes") or [])]
     data["links"] = [*links, *(data.get("links") or [])]
     return data
-
-
-def link_roles(scenario: Scenario) -> dict[str, str | None]:
-    """Each node's tier: its ``role``, else ``"host"`` for a host and None for a switch."""
-    return {n.name: n.role or ("host" if n.kind == "host" else None) for n in scenario.nodes}

@@ -10,17 +10,19 @@ or :meth:`~dumbbell.scenario.Scenario.add_flow`.
 - :func:`dumbbell`: senders and receivers on both sides of one bottleneck;
 - :func:`chain`: two hosts joined by a line of switches.
 
-Datacenter fabrics (``db.fat_tree``, ``db.leaf_spine``) are in
-:mod:`dumbbell.scenario.fabric`.
+- :func:`fat_tree` and :func:`leaf_spine`: datacenter fabrics, whose nodes
+  and links :mod:`dumbbell.scenario.fabric` lays out;
+- :func:`link_roles`: each node's tier.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .fabric import MAX_FAT_TREE_K, expand_topology, fat_tree_parts, leaf_spine_parts  # noqa: F401 (dumbbell.fabric's names)
 from .models import CoDel, DropTail, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
 
-__all__ = ["star", "dumbbell", "chain"]
+__all__ = ["star", "dumbbell", "chain", "fat_tree", "leaf_spine", "link_roles"]
 
 Queue = DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie
 
@@ -128,3 +130,57 @@ def chain(
         links.append(Link(a=a, b=b, rate_bps=rate, delay_s=delay, queue_ab=q))
     nodes = [Node(name=hosts[0]), Node(name=hosts[1])] + [Node(name=s, kind="switch") for s in sw]
     return Scenario(name=name, duration_s=duration_s, nodes=nodes, links=links)
+
+
+# ---------------------------------------------------------------- datacenter fabrics
+
+
+def fat_tree(
+    k: int,
+    rate: float | str,
+    delay: float | str = 0.0,
+    oversubscription: float = 1,
+    *,
+    queue: Queue | None = None,
+    routing: str = "ecmp",
+    duration_s: float | str = 1.0,
+    name: str = "fat_tree",
+) -> Scenario:
+    """A k-ary fat tree (``k`` even, >= 2): ``k^3/4`` hosts ``h0``..,
+    edge switches ``e{pod}_{i}``, aggregation ``a{pod}_{i}``, core ``c{i}``.
+
+    Host links run at ``rate``; links above the edge at
+    ``rate / oversubscription`` (1: full bisection bandwidth). Every link has
+    one-way ``delay``; ``queue`` (a copy per port, both directions, host
+    NICs included) replaces the default 1000-packet drop-tail. Nodes' roles:
+    host, leaf (edge), spine (aggregation), core.
+    """
+    nodes, links = fat_tree_parts(k, rate, delay, oversubscription, queue)
+    return Scenario(name=name, duration_s=duration_s, nodes=nodes, links=links, routing=routing)
+
+
+def leaf_spine(
+    leaves: int,
+    spines: int,
+    hosts_per_leaf: int,
+    host_rate: float | str,
+    fabric_rate: float | str | None = None,
+    delay: float | str = 0.0,
+    *,
+    queue: Queue | None = None,
+    routing: str = "ecmp",
+    duration_s: float | str = 1.0,
+    name: str = "leaf_spine",
+) -> Scenario:
+    """A two-tier leaf-spine: hosts ``h0``.. (``hosts_per_leaf`` per leaf,
+    in order), leaves ``leaf0``.., spines ``spine0``.., every leaf linked to
+    every spine. Host links at ``host_rate``, leaf-spine links at
+    ``fabric_rate`` (unset: ``host_rate``), all with one-way ``delay``;
+    ``queue`` as in :func:`fat_tree`."""
+    nodes, links = leaf_spine_parts(leaves, spines, hosts_per_leaf, host_rate, fabric_rate, delay, queue)
+    return Scenario(name=name, duration_s=duration_s, nodes=nodes, links=links, routing=routing)
+
+
+def link_roles(scenario: Scenario) -> dict[str, str | None]:
+    """Each node's tier: its ``role``, else ``"host"`` for a host and None for a switch."""
+    return {n.name: n.role or ("host" if n.kind == "host" else None) for n in scenario.nodes}

@@ -92,7 +92,8 @@ import polars as pl
 from .. import _native
 from ..errors import ConfigError, SimulationError
 from ..scenario.models import Scenario
-from .store import DEFAULT_STORE, RunRecord, Store, _json_safe, canonical_json, metrics_of
+from .store import DEFAULT_STORE, RunRecord, Store, canonical_json, metrics_of
+from ..jsondoc import json_safe
 
 __all__ = [
     "sweep",
@@ -237,7 +238,7 @@ def compute(config: Mapping[str, Any], controls: Mapping[str, Any] | None = None
         parquet = {name: _parquet(tables.pop(name)) for name in list(tables)}
         del tables
         return {
-            "status": "ok", "error": None, "summary": _json_safe(summary),
+            "status": "ok", "error": None, "summary": json_safe(summary),
             "metrics": metrics, "tables": parquet, "wall_s": time.perf_counter() - t0,
         }
     except Exception as e:  # noqa: BLE001 - a failed run is data, not a crash
@@ -913,7 +914,7 @@ class SweepResult:
         """One row per grid point: runs ok and failed, then for each summary
         metric its mean and the half-width of its ``level`` Student-t
         interval over the repetitions."""
-        from ..experiments.repeat import mean_ci
+        from .intervals import mean_ci
 
         rows = []
         for p, point in enumerate(self.points_list):
@@ -981,7 +982,7 @@ def sweep(
     for point, ps in points:
         for r in range(repeats):
             rs = base_seed if r == 0 else round_seed(base_seed, r)
-            specs.append(RunSpec.of(ps, rs, {"experiment": label, "point": _json_safe(point), "rep": r}, version))
+            specs.append(RunSpec.of(ps, rs, {"experiment": label, "point": json_safe(point), "rep": r}, version))
     outer = _CURRENT.get()
     if outer is not None and store is None and executor is None and workers is None and scheduler is None:
         records = execute(specs, label=label, ctx=outer)

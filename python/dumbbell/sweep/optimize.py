@@ -44,7 +44,8 @@ import polars as pl
 
 from ..errors import ConfigError
 from ..scenario.models import Scenario
-from .store import RunRecord, _json_safe
+from .store import RunRecord
+from ..jsondoc import json_safe
 from .engine import RunSpec, current, execute, expand_grid, round_seed, simulator_version
 
 __all__ = ["Param", "parse_param", "metric_function", "optimize", "StudyResult"]
@@ -221,7 +222,7 @@ def optimize(
             first = len(specs)
             for r in range(repeats):
                 rs = base_seed if r == 0 else round_seed(base_seed, r)
-                specs.append(RunSpec.of(s, rs, {"experiment": name, "point": _json_safe(point), "rep": r}, version))
+                specs.append(RunSpec.of(s, rs, {"experiment": name, "point": json_safe(point), "rep": r}, version))
             batch.append((trial, first, len(specs)))
         if specs:
             records = execute(specs, label=name)

@@ -31,23 +31,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..experiments.claims import INTERVAL_MAX, TOLERANCE, agreement, tolerance_of  # noqa: F401 (their home before issue 28)
 from .store import atomic_write_text
 
 __all__ = ["write_report", "agreement", "TOLERANCE"]
-
-TOLERANCE = {"=": 0.05, "~": 0.20}
-"""Relative tolerance of the relations ``=`` and ``~``; the inequalities
-``<``, ``<=``, ``>``, ``>=`` take ``=``'s (see :func:`tolerance_of`)."""
-
-INTERVAL_MAX = 0.20
-"""An interval of ours counts towards ``=`` only when its half-width is at
-most this fraction of the paper's value."""
-
-
-def tolerance_of(relation: str) -> float:
-    """The relative tolerance of a relation: ``~`` 20 %, every other 5 %."""
-    return TOLERANCE.get(relation, TOLERANCE["="])
-
 
 def _num(v: Any) -> float | None:
     if v is None:
@@ -57,28 +44,6 @@ def _num(v: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return x if math.isfinite(x) else None
-
-
-def agreement(relation: str, value: Any, ours: Any, value_ci: Any = None, ours_ci: Any = None) -> str | None:
-    """``"agree"``, ``"differ"`` or None (not measured) for one published
-    number. One policy: the relation holds for some number within the
-    relation's tolerance of ours (``=`` and the inequalities 5 % of the
-    paper's value, ``~`` 20 %); for ``=``, overlapping intervals also agree
-    when ours is no wider than ±20 % of the paper's value."""
-    v, o = _num(value), _num(ours)
-    if v is None or o is None:
-        return None
-    if relation not in ("=", "~", "<", "<=", ">", ">="):
-        return None
-    scale = abs(v) if v != 0 else 1.0
-    slack = tolerance_of(relation) * scale
-    if relation in ("=", "~"):
-        vci, oci = _num(value_ci) or 0.0, _num(ours_ci) or 0.0
-        if relation == "=" and (vci or oci) and abs(o - v) <= vci + oci and oci <= INTERVAL_MAX * scale:
-            return "agree"
-        return "agree" if abs(o - v) <= slack else "differ"
-    ok = o <= v + slack if relation in ("<", "<=") else o >= v - slack
-    return "agree" if ok else "differ"
 
 
 _CSS = """

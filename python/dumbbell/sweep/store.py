@@ -72,6 +72,9 @@ from typing import Any
 import polars as pl
 
 from ..errors import ConfigError
+from ..jsondoc import json_safe
+
+_json_safe = json_safe  # the name before issue 28
 
 __all__ = ["Store", "RunRecord", "CATALOG_COLUMNS", "DEFAULT_STORE", "atomic_write_bytes", "atomic_write_text"]
 
@@ -200,24 +203,6 @@ def _pretty(doc: Any) -> str:
     return json.dumps(doc, sort_keys=True, indent=1, allow_nan=False) + "\n"
 
 
-def _json_safe(v: Any) -> Any:
-    if isinstance(v, float) and v != v:  # NaN
-        return None
-    if isinstance(v, float) and v in (float("inf"), float("-inf")):
-        return None
-    if isinstance(v, Mapping):
-        return {str(k): _json_safe(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_json_safe(x) for x in v]
-    if isinstance(v, (str, int, bool)) or v is None:
-        return v
-    if isinstance(v, float):
-        return v
-    if hasattr(v, "item"):  # numpy scalars
-        return _json_safe(v.item())
-    return repr(v)
-
-
 def _utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -312,7 +297,7 @@ class RunRecord:
             for name in self.table_names:
                 data = self.tables[name]
                 tables[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-        man = _json_safe({
+        man = json_safe({
             "run_id": self.run_id,
             "seed": self.seed,
             "status": self.status,
@@ -353,7 +338,7 @@ def metrics_of(summary: Mapping[str, Any], flows: pl.DataFrame | None) -> dict[s
             m["goodput_bps"], m["flow_goodput_bps"], m["fairness"] = g["goodput_bps"], g["flow_goodput_bps"], g["fairness"]
             m["retransmits"] = int(flows["retransmits"].sum())
             m["timeouts"] = int(flows["timeouts"].sum())
-    return _json_safe(m)
+    return json_safe(m)
 
 
 # ---------------------------------------------------------------- the store
@@ -507,7 +492,7 @@ class Store:
 
             _write_synced(tmp / "config.json", config_bytes(rec.config))
         finished = _utc_now()
-        _write_synced(tmp / "timing.json", _pretty(_json_safe({
+        _write_synced(tmp / "timing.json", _pretty(json_safe({
             "wall_s": rec.wall_s, "finished_at": finished, "host": socket.gethostname(), **(timing or {})
         })).encode())
         _write_synced(tmp / "run.json", _pretty(man).encode())
@@ -667,7 +652,7 @@ class Store:
 
     def put_sweep(self, doc: Mapping[str, Any]) -> None:
         """Records one sweep (``sweeps/<sweep_id>.json``, then the catalog)."""
-        doc = _json_safe(dict(doc))
+        doc = json_safe(dict(doc))
         atomic_write_text(self.root / "sweeps" / f"{doc['sweep_id']}.json", _pretty(doc))
         if self._lock_fd is not None:
             self._pending_sweeps.append(doc)
@@ -675,7 +660,7 @@ class Store:
 
     def put_study(self, name: str, doc: Mapping[str, Any]) -> Path:
         """Records an optimize search's whole history (``studies/<name>.json``)."""
-        doc = _json_safe(dict(doc))
+        doc = json_safe(dict(doc))
         p = atomic_write_text(self.root / "studies" / f"{name}.json", _pretty(doc))
         if self._lock_fd is not None:
             self._pending_trials.append(doc)

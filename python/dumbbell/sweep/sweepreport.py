@@ -82,7 +82,7 @@ def _cell(v: Any) -> Any:
 def sweep_points(store: Any, label: str) -> tuple[list[str], list[dict[str, Any]]]:
     """(parameter names, one row per grid point) of the sweep ``label``:
     parameters, ``runs``, ``failed``, and per metric its mean and ``_ci``."""
-    from ..experiments.repeat import mean_ci
+    from .intervals import mean_ci
 
     # every column: a catalog written before a metric existed (fairness) lacks it, and reads as None
     df = store.query("SELECT * FROM runs WHERE experiment = ? ORDER BY point, rep", [label])
