@@ -97,6 +97,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -849,24 +850,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
         style(a, "time (s)", "tasks transferring their file", "Closed loop: data connections in progress (like Figure 6)")
         save(fig, "fig6_7_closed_loop.png")
 
-    m = rows.filter(pl.col("part") == "memory")
-    if m.height:
-        fig, ax = new(1, 1, (7.0, 4.5))
-        a = ax[0][0]
-        for sch in ("prio", "rr"):
-            g = m.filter(pl.col("scheduler") == sch).sort("n")
-            if g.height:
-                a.plot(g["n"], g["pa_c"], "o-", label=f"PA_c, {sch}")
-                a.plot(g["n"], g["pa_l"], "s-", label=f"PA_l, {sch}")
-                a.plot(g["n"], g["index"], "^-", label=f"PA_c·PA_l, {sch}")
-        ns = sorted(PAPER_TABLES["table1"])
-        for k, (name, mark) in enumerate((("PA_c", "o"), ("PA_l", "s"))):
-            a.plot(ns, [PAPER_TABLES["table1"][n][2 * k] for n in ns], mark, color="black", fillstyle="none",
-                   linestyle="--", label=f"{name}, paper")
-        a.plot(ns, [PAPER_TABLES["table1"][n][4] for n in ns], "^", color="black", fillstyle="none", linestyle="--",
-               label="PA_c·PA_l, paper")
-        style(a, "RAFLE memory N (packets)", "probability", f"E4 {NAME}: RAFLE's accuracy against N (Table 1)")
-        save(fig, "table1_memory.png")
+    _memory_figure(rows, new, style, save)
 
     w = rows.filter((pl.col("part") == "web") & (pl.col("bin_kb") == "0-16"))
     if w.height:
@@ -881,6 +865,30 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
               f"E4 {NAME}, beyond the paper: web-search flows on a two-hop path, 70 % load", legend=8)
         save(fig, "web_short_flows.png")
     return paths
+
+
+def _memory_figure(rows: pl.DataFrame, new: Callable[..., Any], style: Callable[..., None],
+                   save: Callable[..., None]) -> None:
+    """RAFLE's accuracy against its memory N, beside the paper's Table 1 (one panel of :func:`figures`)."""
+    m = rows.filter(pl.col("part") == "memory")
+    if not m.height:
+        return
+    fig, ax = new(1, 1, (7.0, 4.5))
+    a = ax[0][0]
+    for sch in ("prio", "rr"):
+        g = m.filter(pl.col("scheduler") == sch).sort("n")
+        if g.height:
+            a.plot(g["n"], g["pa_c"], "o-", label=f"PA_c, {sch}")
+            a.plot(g["n"], g["pa_l"], "s-", label=f"PA_l, {sch}")
+            a.plot(g["n"], g["index"], "^-", label=f"PA_c·PA_l, {sch}")
+    ns = sorted(PAPER_TABLES["table1"])
+    for k, (name, mark) in enumerate((("PA_c", "o"), ("PA_l", "s"))):
+        a.plot(ns, [PAPER_TABLES["table1"][n][2 * k] for n in ns], mark, color="black", fillstyle="none",
+               linestyle="--", label=f"{name}, paper")
+    a.plot(ns, [PAPER_TABLES["table1"][n][4] for n in ns], "^", color="black", fillstyle="none", linestyle="--",
+           label="PA_c·PA_l, paper")
+    style(a, "RAFLE memory N (packets)", "probability", f"E4 {NAME}: RAFLE's accuracy against N (Table 1)")
+    save(fig, "table1_memory.png")
 
 
 # ---------------------------------------------------------------- report
