@@ -88,7 +88,7 @@ import polars as pl
 
 from ..run import analysis
 from ..run.runner import Result
-from ..scenario.models import CoDel, DropTail, FqCoDel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
+from ..scenario.models import Codel, DropTail, FqCodel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
 from ..scenario.topology import star
 from .claims import count_line, verdict_cell
 from .papers import cite, citation
@@ -147,12 +147,12 @@ def bottleneck_queue(cc: str, rate_bps: int) -> Red | DropTail:
     return DropTail(limit_pkts=BUFFER_PKTS)
 
 
-def comparison_queue(kind: str) -> CoDel | FqCoDel | Pie:
+def comparison_queue(kind: str) -> Codel | FqCodel | Pie:
     """A comparison discipline at Linux's defaults with E1's buffer."""
     if kind == "codel":
-        return CoDel(limit_pkts=BUFFER_PKTS)
+        return Codel(limit_pkts=BUFFER_PKTS)
     if kind == "fq_codel":
-        return FqCoDel(limit_pkts=BUFFER_PKTS)
+        return FqCodel(limit_pkts=BUFFER_PKTS)
     if kind == "pie":
         return Pie(limit_pkts=BUFFER_PKTS)
     raise ValueError(f"queue must be one of {COMPARISON}, got {kind!r}")

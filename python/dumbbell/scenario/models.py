@@ -59,7 +59,7 @@ from ..suggest import did_you_mean
 from .base import Model as _Model, U64_MAX, kind_of as _kind_of
 from .network import Link, Netem, Node, Pipeline
 from .queues import (
-    AqmTime, CoDel, DropTail, FqCoDel, Hysteresis, Pie, QueueConfig, Red, Return, Step, red_wlog_for_burst,
+    AqmTime, CoDel, Codel, DropTail, FqCoDel, FqCodel, Hysteresis, Pie, QueueConfig, Red, Return, Step, red_wlog_for_burst,
 )
 from .ranges import (
     Bytes, DEFAULT_RECORD_MAX_BYTES, MAX_AQM_TIME_S, MAX_DELACK_S, MAX_DUPTHRESH, MAX_FLOW_BYTES, MAX_FQ_FLOWS,
@@ -86,8 +86,8 @@ __all__ = [
     "Red",
     "Step",
     "Hysteresis",
-    "CoDel",
-    "FqCoDel",
+    "Codel",
+    "FqCodel",
     "Pie",
     "QueueConfig",
     "Return",
@@ -115,6 +115,8 @@ __all__ = [
     "Scenario",
     "red_wlog_for_burst",
     "CONTROLS",
+    "CoDel",  # the names before issue 28 (aliases of Codel and FqCodel)
+    "FqCoDel",
 ]
 
 
@@ -481,7 +483,7 @@ class Scenario(_Model):
         raise KeyError(f"no link between {a!r} and {b!r}")
 
     def set_queue(
-        self, node: str, peer: str, queue: DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie
+        self, node: str, peer: str, queue: DropTail | Red | Step | Hysteresis | Codel | FqCodel | Pie
     ) -> None:
         """Puts ``queue`` at ``node``'s port toward ``peer``."""
         link = self.link(node, peer)

@@ -291,7 +291,7 @@ class _DelayAqm(_QueueLimits):
     never a class of a two-class port (so it has no classifier)."""
 
 
-class CoDel(_DelayAqm):
+class Codel(_DelayAqm):
     """CoDel with Linux ``sch_codel`` semantics (Nichols and Jacobson; RFC 8289):
     drops (or, with ``ecn``, marks) at dequeue once packets have waited more
     than ``target_s`` for a whole ``interval_s``, then at intervals of
@@ -313,7 +313,7 @@ class CoDel(_DelayAqm):
         }
 
 
-class FqCoDel(_DelayAqm):
+class FqCodel(_DelayAqm):
     """FQ-CoDel with Linux ``sch_fq_codel`` semantics (RFC 8290): flows hashed
     to ``flows`` queues (the hash key drawn from the run's seed), deficit round
     robin with ``quantum_bytes`` over new and old flow lists (a sparse flow is
@@ -378,6 +378,11 @@ class Pie(_DelayAqm):
         }
 
 
+CoDel = Codel
+"""The name before issue 28 (one capital per word, as ``Pie``, ``Red``, ``Dctcp``): :class:`Codel`."""
+FqCoDel = FqCodel
+"""The name before issue 28: :class:`FqCodel`."""
+
 _QUEUE_KINDS = ("droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie")
 
 
@@ -387,13 +392,13 @@ QueueConfig = Annotated[
         Annotated[Red, Tag("red")],
         Annotated[Step, Tag("step")],
         Annotated[Hysteresis, Tag("hysteresis")],
-        Annotated[CoDel, Tag("codel")],
-        Annotated[FqCoDel, Tag("fq_codel")],
+        Annotated[Codel, Tag("codel")],
+        Annotated[FqCodel, Tag("fq_codel")],
         Annotated[Pie, Tag("pie")],
     ],
     Discriminator(_kind_of("droptail")),
 ]
 """A queue discipline, tagged by ``kind`` (default ``droptail``)."""
 
-for _q in (DropTail, Red, Step, Hysteresis, CoDel, FqCoDel, Pie):
+for _q in (DropTail, Red, Step, Hysteresis, Codel, FqCodel, Pie):
     _q.model_rebuild()
