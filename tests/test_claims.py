@@ -3,7 +3,7 @@ each row gets agrees / differs / calibrated / by construction / not
 measurable / not run at this scale, a reason in its own numbers, and a
 difference its cause; an account applies only where this run shows the
 condition it explains; a difference no account covers fails the experiments'
-claim checks (tests/claims_check.py, run by tests/test_e1.py ... test_e5.py on
+claim checks (tests/claims_check.py, run by tests/test_dctcp_queue.py ... test_highspeed.py on
 every experiment's real output)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dumbbell.sweep.report import agreement
 from .claims_check import check_claims, check_count_line
 from .conftest import REPO
 
-DOC_B = "docs/experiments/e1.md#link-fidelity-at-1-gbs"
+DOC_B = "docs/experiments/dctcp-queue.md#link-fidelity-at-1-gbs"
 
 
 def _paper(rows, extra=None):
@@ -30,7 +30,7 @@ def _paper(rows, extra=None):
 KNOWN = [Known({"metric": "b"}, reason="b is measured differently, ours {ratio} of the paper's", doc=DOC_B,
                cause="testbed", when=above(1.0), condition="ours above the paper's"),
          Known({"metric": "hw"}, verdict="not measurable", reason="no hardware",
-               doc="docs/experiments/e1.md#mininet-hifi-against-hardware")]
+               doc="docs/experiments/dctcp-queue.md#mininet-hifi-against-hardware")]
 
 
 def test_verdicts_causes_and_count():

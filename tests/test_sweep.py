@@ -274,7 +274,7 @@ def test_dumbbell_sweep_is_the_module_and_the_function():
 def test_optimize_refines_to_the_known_optimum_and_keeps_its_history(tmp_path):
     from dumbbell.sweep.optimize import optimize, parse_param
 
-    s = db.Scenario.from_toml(REPO / "examples" / "e1_red_1g.toml")
+    s = db.Scenario.from_toml(REPO / "examples" / "dctcp_queue_red_1g.toml")
     # The run's own simulated time, so the optimum is known: 0.06 s, found in round 2.
     with using(store=tmp_path / "st"):
         res = optimize(s, [parse_param("duration_s=0.02..0.1")], "-abs(summary['sim_time_ps'] / 1e12 - 0.06)",
@@ -294,7 +294,7 @@ def test_optimize_refines_to_the_known_optimum_and_keeps_its_history(tmp_path):
 def test_optimize_red_thresholds_dctcp_queue_follows_k_and_bad_points_are_invalid():
     from dumbbell.sweep.optimize import optimize, parse_param
 
-    s = db.Scenario.from_toml(REPO / "examples" / "e1_red_1g.toml")
+    s = db.Scenario.from_toml(REPO / "examples" / "dctcp_queue_red_1g.toml")
     s.duration_s = 0.1
     res = optimize(s, [parse_param("links[c-s1].queue_ba.min_th=3000..30000"),
                        parse_param("links[c-s1].queue_ba.max_th=4500..33000")],

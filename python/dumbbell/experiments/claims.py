@@ -23,7 +23,7 @@ it states (``=``, ``~``, ``<=``, ``>``, ...), the paper's value and ours.
   or ``ours`` (a bug, or a difference no account explains).
 - ``reason``: computed from this run's numbers (ours, the paper's, the
   deviation and the tolerance), followed for a difference by its account.
-- ``doc``: where that account is (``docs/experiments/eN.md#section``).
+- ``doc``: where that account is (``docs/experiments/PAGE.md#section``, the experiment's page).
 
 An account of a known difference (:class:`Known`) states the condition it
 explains (a direction, a range, a traced state), and :func:`judge` checks it
@@ -148,8 +148,12 @@ def _contains(text: str) -> Callable[[Any], bool]:
     return lambda v: isinstance(v, str) and text in v
 
 
+_PAGES = {1: "dctcp-queue", 2: "hysteresis", 3: "lossy-cc", 4: "rafle", 5: "highspeed"}
+"""Each experiment's page in ``docs/experiments/``, by its number in the papers' table (E1..E5)."""
+
+
 def _doc(n: int, anchor: str) -> str:
-    return f"docs/experiments/e{n}.md#{anchor}"
+    return f"docs/experiments/{_PAGES[n]}.md#{anchor}"
 
 
 def _near(ref: float, tol: float) -> Condition:
@@ -390,7 +394,7 @@ each with the condition on this run's numbers it explains."""
 NOT_SCORED: dict[str, list[tuple[str, str]]] = {
     "lossy-cc": [
         ("the abstract's, §1's and §6's 'up to ten times the rate of the traditional controls under high loss' "
-         "(C17)", "it names no point or control to compare; docs/experiments/e3.md gives ours at the paper's "
+         "(C17)", "it names no point or control to compare; docs/experiments/lossy-cc.md gives ours at the paper's "
                   "high-loss points"),
         ("§5's 'except Vegas, the proposals show satisfactory fairness' (C19)",
          "a judgement over Tables 1 and 2, whose every cell is scored"),
@@ -401,7 +405,7 @@ NOT_SCORED: dict[str, list[tuple[str, str]]] = {
         ("§6's orderings of Table 4 (round robin above priority; with priority only RuN2C above drop-tail; the "
          "ideal PrioSched the worst; among round-robin routers RuN2C the worst, RAFLE slightly above the ideal) and "
          "the abstract's +14 % files served",
-         "each gain they order is scored (the +14 % is RAFLE RR's Table 4 gain); docs/experiments/e4.md compares "
+         "each gain they order is scored (the +14 % is RAFLE RR's Table 4 gain); docs/experiments/rafle.md compares "
          "the orderings"),
         ("Figure 7: above the first bin every router serves about the same number of files",
          "read off a figure whose values our copy does not print"),

@@ -46,7 +46,7 @@ the cap) and by the receive window. The response functions describe the
 steady state; a 60 s average also holds the first slow start's overshoot
 (at 80 ms and p = 1e-4 Reno's window peaks at 3368 packets 0.8 s in and is
 back at or below 180 from 8.8 s on, seed 1: ``python
-examples/e5_evidence.py overshoot``), so at high RTT our averages, like the
+examples/highspeed_evidence.py overshoot``), so at high RTT our averages, like the
 paper's iperf numbers, sit above the model. ``tests/highspeed.rs`` checks the steady
 state against the response functions.
 
@@ -59,9 +59,9 @@ Each claim's verdict and reason are computed from the run's own numbers
 (:mod:`dumbbell.experiments.claims`); the one account of a known difference, that the
 gain does not grow with the RTT where neither flow is capped (the response
 functions' windows do not depend on the RTT), lives once, in
-``docs/experiments/e5.md`` beside its claim, and applies only where the run
+``docs/experiments/highspeed.md`` beside its claim, and applies only where the run
 shows it. The paper's "both tend to the same rate" is placed above 1e-4,
-which E5 does not run. docs/experiments/e5.md has every claim with its
+which E5 does not run. docs/experiments/highspeed.md has every claim with its
 evidence.
 
 Goodput is iperf's, over the whole run (``goodput_bps``), as the paper

@@ -70,7 +70,7 @@ PAPERS: dict[str, Paper] = {
               "or year printed in our copy; its newest reference is from 2011)",
         reproduces="M. Alizadeh, A. Greenberg, D. A. Maltz, J. Padhye, P. Patel, B. Prabhakar, S. Sengupta and "
                    "M. Sridharan, \"Data Center TCP (DCTCP)\", ACM SIGCOMM 2010, pp. 63-74",
-        doc="docs/experiments/e1.md",
+        doc="docs/experiments/dctcp-queue.md",
     ),
     "hysteresis": Paper(
         experiment="hysteresis",
@@ -82,7 +82,7 @@ PAPERS: dict[str, Paper] = {
         venue="Universidade Federal de Viçosa and Universidade Federal de Minas Gerais (no venue or year printed in "
               "our copy; its newest reference is from 2021)",
         language="Portuguese",
-        doc="docs/experiments/e2.md",
+        doc="docs/experiments/hysteresis.md",
     ),
     "lossy-cc": Paper(
         experiment="lossy-cc",
@@ -95,7 +95,7 @@ PAPERS: dict[str, Paper] = {
         venue="Universidade Federal Fluminense (no venue or year printed in our copy; its newest reference is "
               "from 2024)",
         language="Portuguese",
-        doc="docs/experiments/e3.md",
+        doc="docs/experiments/lossy-cc.md",
     ),
     "rafle": Paper(
         experiment="rafle",
@@ -107,7 +107,7 @@ PAPERS: dict[str, Paper] = {
         venue="Universidade Federal do Espírito Santo (no venue or year printed in our copy; its newest "
               "reference is from 2012)",
         language="Portuguese",
-        doc="docs/experiments/e4.md",
+        doc="docs/experiments/rafle.md",
     ),
     "highspeed": Paper(
         experiment="highspeed",
@@ -118,7 +118,7 @@ PAPERS: dict[str, Paper] = {
         paper_title="Avaliação Experimental e Simulação do Protocolo TCP em Redes de Alta Velocidade",
         venue="no venue or year printed in our copy; its newest reference is from 2005",
         language="Portuguese",
-        doc="docs/experiments/e5.md",
+        doc="docs/experiments/highspeed.md",
     ),
 }
 """Experiment name → the paper it reproduces."""

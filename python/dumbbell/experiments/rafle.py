@@ -65,10 +65,10 @@ Means are over realizations with Student-t 95 % intervals (``*_ci95``).
 The ``paper`` table lists Tables 1–4 and the claims about Figure 5 with
 our value beside each.
 
-Where dumbbell and the paper differ, and why: ``docs/experiments/e4.md``
+Where dumbbell and the paper differ, and why: ``docs/experiments/rafle.md``
 has every claim of the paper beside ours (paper scale, seed 1) with its
 verdict, and for each difference the traced cause with the command that
-prints it (``tools/e4_trace.py``). In short:
+prints it (``tools/rafle_trace.py``). In short:
 
 - RAFLE's accuracy (Table 1) agrees under strict priority within the
   paper's own scatter (PA_c within 0.031; PA_l 0.084 against 0.139 at

@@ -3,7 +3,7 @@ user gives, then finer grids around the best point found so far.
 
 ::
 
-    dumbbell optimize examples/e1_red_1g.toml \\
+    dumbbell optimize examples/dctcp_queue_red_1g.toml \\
         --param 'links[c-s1].queue_ba.min_th=6000..90000' \\
         --param 'links[c-s1].queue_ba.max_th=9000..120000' \\
         --metric "goodput_bps() / (300e-6 + queue_delay_s('s1', 'c'))"

@@ -1,4 +1,4 @@
-"""The traced runs behind docs/experiments/e3.md (E3 ``lossy-cc``).
+"""The traced runs behind docs/experiments/lossy-cc.md (E3 ``lossy-cc``).
 
 Each section runs a few single simulations on E3's network
 (``dumbbell.experiments.lossy_cc.scenario``) with the senders' internal
@@ -9,9 +9,9 @@ bandwidth, Cubic's HyStart exit, Vegas's diff, the seed-001 controls' phase
 and window). Runs are deterministic: the same section prints the same
 numbers on every machine with the same build.
 
-    python examples/e3_evidence.py --list
-    python examples/e3_evidence.py heavy-loss
-    python examples/e3_evidence.py all
+    python examples/lossy_cc_evidence.py --list
+    python examples/lossy_cc_evidence.py heavy-loss
+    python examples/lossy_cc_evidence.py all
 """
 
 from __future__ import annotations

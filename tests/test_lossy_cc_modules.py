@@ -76,7 +76,7 @@ AUTHORS = os.environ.get("DUMBBELL_SEED001_MODULES")
     reason="the authors' modules (linha01.c, frac01.c, expolin01.c from GitHub marcosvcm/CCAChikorita) are not "
     "in the repository; set DUMBBELL_SEED001_MODULES to a directory holding them",
 )
-def test_e3_runs_the_authors_modules_as_the_ports_with_the_modules_ssthresh_hook(
+def test_lossy_cc_runs_the_authors_modules_as_the_ports_with_the_modules_ssthresh_hook(
         tiny: None, monkeypatch: pytest.MonkeyPatch) -> None:
     # docs/kernel-modules.md: the modules' ssthresh hook enters recovery
     # itself (the ports' module_hook); below 2^31 - 1 packets (2^32 / 5 for

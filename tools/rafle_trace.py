@@ -1,4 +1,4 @@
-"""Traces behind docs/experiments/e4.md: the internal state of E4 ``rafle``
+"""Traces behind docs/experiments/rafle.md: the internal state of E4 ``rafle``
 runs that explains where dumbbell and Mussi and Ribeiro's RAFLE paper
 differ. Runs realization 1 of the experiment (the same scenarios and seeds
 as ``dumbbell reproduce rafle``, seed 1) and prints, per router:
@@ -23,7 +23,7 @@ as ``dumbbell reproduce rafle``, seed 1) and prints, per router:
   mean (σ) of the first five bins, to test whether losses give the
   paper's spreads.
 
-Usage: ``python tools/e4_trace.py [simultaneous|closed-loop|memory|loss|all]
+Usage: ``python tools/rafle_trace.py [simultaneous|closed-loop|memory|loss|all]
 [--duration S]`` (closed-loop duration, default the paper's 4000 s; the
 window is [duration/4, duration]).
 """

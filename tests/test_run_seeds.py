@@ -39,7 +39,7 @@ def test_experiments_derive_unrelated_seeds_from_0_and_2_40(jobs_of):
     assert len(set(low)) == len(set(high))
 
 
-def test_e5_runs_of_seeds_0_and_2_40_differ():
+def test_highspeed_runs_of_seeds_0_and_2_40_differ():
     """The same E5 point (80 ms, loss 1e-3 or the first lossy one, TCP)
     with the seeds derived from 0 and from 2^40: the random losses fall
     differently, so the flows' tables differ (shortened to 3 s to stay

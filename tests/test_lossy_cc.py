@@ -196,7 +196,7 @@ def test_module_hook_collapses_a_fresh_expolinear_connection():
     against 343 Mb/s with the paper's reduction; 185 against 965 Mb/s at
     the base round trip of 0.1 ms; 0.9 against 70 Mb/s at 100 ms (netem's
     1000-packet limit bounds the latter two; ``python
-    examples/e3_evidence.py module-hook``). Here 4 s at 20 ms."""
+    examples/lossy_cc_evidence.py module-hook``). Here 4 s at 20 ms."""
     import dumbbell as db
 
     def goodput(hook: bool) -> float:

@@ -1,13 +1,13 @@
-"""The traced runs behind docs/experiments/e5.md (E5 ``highspeed``).
+"""The traced runs behind docs/experiments/highspeed.md (E5 ``highspeed``).
 
 Each section runs a few single simulations of E5's setups
 (``dumbbell.experiments.highspeed``) with the sender's window and loss
 recovery recorded and prints what the docs quote. Deterministic: the same
 section prints the same numbers with the same build.
 
-    python examples/e5_evidence.py --list
-    python examples/e5_evidence.py overshoot
-    python examples/e5_evidence.py all
+    python examples/highspeed_evidence.py --list
+    python examples/highspeed_evidence.py overshoot
+    python examples/highspeed_evidence.py all
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ def test_claims_carry_verdicts(e1, e1_fast):
     # construction (exact links), and say where that is explained.
     differ = e1_fast.paper.filter(pl.col("verdict") == "differs")
     assert set(differ["metric"]) == {"dequeue_dev_frac_over_100pct", "utilization"}
-    assert set(differ["doc"]) == {"docs/experiments/e1.md#link-fidelity-at-1-gbs"}
+    assert set(differ["doc"]) == {"docs/experiments/dctcp-queue.md#link-fidelity-at-1-gbs"}
     assert set(differ["cause"]) == {"testbed"}
     # K (a parameter set to the paper's) and the exact link's dequeue times
     # hold by construction: never counted as agreement.
