@@ -38,7 +38,7 @@ def _nothing_left_behind() -> Iterator[None]:
     ``./dumbbell-results``, the working directory's, nor the user's
     ``$DUMBBELL_STORE`` changed. A test that writes there fails the session
     (an error at teardown naming the place); write under ``tmp_path``."""
-    from .leftovers import changes, snapshot
+    from .helpers.leftovers import changes, snapshot
 
     before = snapshot(REPO)
     yield

@@ -3,7 +3,7 @@ each row gets agrees / differs / calibrated / by construction / not
 measurable / not run at this scale, a reason in its own numbers, and a
 difference its cause; an account applies only where this run shows the
 condition it explains; a difference no account covers fails the experiments'
-claim checks (tests/claims_check.py, run by tests/test_dctcp_queue.py ... test_highspeed.py on
+claim checks (tests/helpers/claims_check.py, run by tests/test_dctcp_queue.py ... test_highspeed.py on
 every experiment's real output)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dumbbell import claims
 from dumbbell.experiments.claims import Known, above, anchors, below, bounds, count_line, interval, judge, merge_claims
 from dumbbell.sweep.report import agreement
 
-from .claims_check import check_claims, check_count_line
+from .helpers.claims_check import check_claims, check_count_line
 from .conftest import REPO
 
 DOC_B = "docs/experiments/dctcp-queue.md#link-fidelity-at-1-gbs"

@@ -100,7 +100,7 @@ def test_figures(e1, tmp_path):
 
 
 def test_claims_carry_verdicts(e1, e1_fast):
-    from .claims_check import check_claims, check_count_line
+    from .helpers.claims_check import check_claims, check_count_line
 
     for res in (e1, e1_fast):
         text = dctcp_queue.report(res)

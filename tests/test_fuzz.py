@@ -6,7 +6,7 @@ hang. Every case that ever broke the rule is replayed from
 
 Budget: ``DUMBBELL_FUZZ_EXAMPLES`` cases (default 300, about 20 s
 in CI); ``make fuzz`` runs 5 000 and keeps what it finds (see
-``tests/fuzzing.py``). The core's own fuzzer is
+``tests/helpers/fuzzing.py``). The core's own fuzzer is
 ``crates/dumbbell-core/tests/fuzz.rs``.
 """
 
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import dumbbell as db
 
-from . import fuzzing
+from .helpers import fuzzing
 
 fuzzing.adopt_leftover()
 

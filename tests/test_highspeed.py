@@ -137,7 +137,7 @@ def test_figures_and_json(quick, tmp_path):
 def test_claims_carry_verdicts(quick):
     import json
 
-    from .claims_check import check_claims, check_count_line
+    from .helpers.claims_check import check_claims, check_count_line
 
     text = e5.report(quick)
     rows = quick.paper.to_dicts()

@@ -282,7 +282,7 @@ def test_good_software_switch_options_run(tmp_path):
 
 
 def test_claims_carry_verdicts(quick):
-    from .claims_check import check_claims, check_count_line
+    from .helpers.claims_check import check_claims, check_count_line
 
     text = e2.report(quick)
     rows = quick.paper.to_dicts()

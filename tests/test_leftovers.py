@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dumbbell as db
 
-from .leftovers import changes, snapshot
+from .helpers.leftovers import changes, snapshot
 
 
 def _tiny() -> db.Scenario:

@@ -226,7 +226,7 @@ def test_adaptive_linear_reduction_per_round_and_per_ack():
 def test_claims_carry_verdicts(quick):
     import json
 
-    from .claims_check import check_claims, check_count_line
+    from .helpers.claims_check import check_claims, check_count_line
 
     text = e3.report(quick)
     rows = quick.paper.to_dicts()

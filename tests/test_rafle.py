@@ -147,7 +147,7 @@ def test_unknown_parts_are_refused():
 def test_claims_carry_verdicts(doc):
     import csv
 
-    from .claims_check import check_claims, check_count_line
+    from .helpers.claims_check import check_claims, check_count_line
 
     rows = doc["paper"]
     check_count_line(doc["_stderr"], rows)

@@ -13,7 +13,7 @@ import pytest
 
 from dumbbell.sweep.report import agreement
 
-from .browser import Browser, chromium_path
+from .helpers.browser import Browser, chromium_path
 from .conftest import run_cli, two_flow_star
 
 

@@ -23,7 +23,7 @@ import dumbbell.scenario as sc
 from dumbbell import _native
 from dumbbell.run import check_config
 
-from . import fuzzing
+from .helpers import fuzzing
 
 
 def _models() -> list[type]:

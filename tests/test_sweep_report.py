@@ -11,7 +11,7 @@ import pytest
 from dumbbell.sweep.store import Store
 from dumbbell.sweep.sweepreport import sweep_points
 
-from .browser import Browser, chromium_path
+from .helpers.browser import Browser, chromium_path
 from .conftest import run_cli, two_flow_star
 
 RATES = {"20Mbps": 20e6, "50Mbps": 50e6, "80Mbps": 80e6}

@@ -29,9 +29,9 @@ from typing import Any
 import dumbbell as db
 from dumbbell import _native
 
-REPO = Path(__file__).resolve().parent.parent
-CASES = Path(__file__).resolve().parent / "fuzz_cases.jsonl"
-LAST = Path(__file__).resolve().parent / ".fuzz-last-case.json"
+REPO = Path(__file__).resolve().parents[2]
+CASES = REPO / "tests" / "fuzz_cases.jsonl"
+LAST = REPO / "tests" / ".fuzz-last-case.json"
 
 RUN_BUDGET_S = 0.3
 """Wall time a fuzzed run may take before it is stopped."""

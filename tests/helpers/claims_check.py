@@ -13,7 +13,7 @@ import pytest
 
 from dumbbell.experiments.claims import CAUSES, VERDICTS, anchors
 
-from .conftest import REPO
+from ..conftest import REPO
 
 
 def check_claims(rows: Iterable[Mapping[str, Any]], *texts: str) -> None:
