@@ -322,7 +322,7 @@ StoreOpt = Annotated[
 
 
 def _display() -> Any:
-    from .sweep.engine import LineDisplay, RichDisplay
+    from .sweep.display import LineDisplay, RichDisplay
 
     return RichDisplay() if sys.stderr.isatty() else LineDisplay(_progress)
 

@@ -1,7 +1,12 @@
 """The sweep room: many runs, the results store and the reports over it.
 
-- :mod:`~dumbbell.sweep.engine`: :func:`sweep`, grid expansion, the local and
-  Dask executors, the progress displays;
+- :mod:`~dumbbell.sweep.engine`: :func:`sweep`, :func:`execute` and the
+  context (:func:`using`) they run in; :mod:`~dumbbell.sweep.spec` (one run:
+  :class:`RunSpec`, its identity and seed, :func:`compute`),
+  :mod:`~dumbbell.sweep.grid` (grids of parameters),
+  :mod:`~dumbbell.sweep.executors` (local threads, Dask),
+  :mod:`~dumbbell.sweep.display` (progress) and
+  :mod:`~dumbbell.sweep.intervals` (confidence intervals);
 - :mod:`~dumbbell.sweep.store` and :mod:`~dumbbell.sweep.storecheck`: the
   results store and its verified reads;
 - :mod:`~dumbbell.sweep.report` and :mod:`~dumbbell.sweep.sweepreport`: the
@@ -29,8 +34,8 @@ if TYPE_CHECKING:
 __getattr__, __dir__ = forward(
     __name__,
     "engine",
-    frozenset({"engine", "store", "storecheck", "report", "sweepreport", "optimize", "budget", "diskfull", "outdir",
-               "pointtable"}),
+    frozenset({"engine", "spec", "grid", "executors", "display", "intervals", "store", "storecheck", "report",
+               "sweepreport", "optimize", "budget", "diskfull", "outdir", "pointtable"}),
 )
 
 
