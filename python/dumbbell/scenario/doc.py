@@ -234,6 +234,33 @@ def _range(tp: Any, extra: list[Any]) -> str:
     return f"{left}{lv}, {hv}{right}"
 
 
+def _schema_params() -> dict[tuple[str, str], dict[str, Any]]:
+    """The core's parameters (``_native.schema()``), by (control or queue kind, name)."""
+    import json
+
+    from .. import _native
+
+    schema = json.loads(_native.schema())
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for entry in schema["controls"] + schema["queues"]:
+        kind = "droptail" if entry["name"] == "none" else entry["name"]
+        for p in entry["params"]:
+            out[(kind, p["name"])] = p
+    return out
+
+
+def _core_range(param: dict[str, Any]) -> str | None:
+    """A parameter's range as the core declares it, written as :func:`_range` writes a model's."""
+    rng = param.get("range")
+    if not rng or rng.get("unit") == "ps" or "min" not in rng or "max" not in rng:
+        return None
+    integer = param["type"] in ("int", "optional[int]", "list[int]")
+    lo, hi = (int(rng["min"]), int(rng["max"])) if integer else (rng["min"], rng["max"])
+    left = "(" if rng.get("min_open") else "["
+    right = ")" if rng.get("max_open") else "]"
+    return f"{left}{_num(lo)}, {_num(hi)}{right}"
+
+
 def _type(tp: Any) -> str:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
@@ -299,8 +326,15 @@ def _models() -> list[type[BaseModel]]:
 
 
 def markdown() -> str:
+    """The page. A field's range is its model's (which
+    ``tests/test_schema.py`` holds within the core's); a control's or a
+    queue's parameter whose model states none takes the core's, from its
+    schema (``_native.schema()``, where each parameter is declared once)."""
     out = [_INTRO]
+    core = _schema_params()
     for model in _models():
+        kind_field = model.model_fields.get("kind")
+        kind = kind_field.default if kind_field is not None and isinstance(kind_field.default, str) else None
         doc = " ".join((model.__doc__ or "").split("\n\n")[0].split())
         out.append(f"\n## {model.__name__}\n\n{doc}\n")
         out.append("| field | type | range | unit | default | description |")
@@ -313,7 +347,8 @@ def markdown() -> str:
                 "| `{}` | {} | {} | {} | {} | {} |".format(
                     name,
                     _cell(_type(info.annotation)),
-                    _range(info.annotation, info.metadata),
+                    _range(info.annotation, info.metadata)
+                    or (_core_range(core[(kind, name)]) if (kind, name) in core else None) or "",
                     _unit(name),
                     _default(info),
                     _cell(info.description or ""),
