@@ -42,7 +42,7 @@ def test_the_old_paths_work_in_a_fresh_interpreter() -> None:
         "dumbbell.sweep.store",
         "dumbbell.scenario.models",
         "dumbbell.scenario.twoclass",
-        "dumbbell.run.runner",
+        "dumbbell.run.result",
         "dumbbell.experiments.claims",
         "function",
         True,

@@ -87,7 +87,7 @@ import numpy as np
 import polars as pl
 
 from ..run import analysis
-from ..run.runner import Result
+from ..run.result import Result
 from ..scenario.models import Codel, DropTail, FqCodel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
 from ..scenario.topology import star
 from .claims import count_line, verdict_cell

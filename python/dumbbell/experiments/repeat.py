@@ -37,7 +37,7 @@ from typing import Any
 import polars as pl
 
 from ..errors import SimulationError
-from ..run.runner import Result
+from ..run.result import Result
 from ..scenario.models import Scenario
 from ..sweep.store import RunRecord
 from ..jsondoc import json_safe

@@ -1,7 +1,7 @@
 """The run room: one run, scenario in, polars tables out.
 
-- :mod:`~dumbbell.run.runner`: :func:`run`, :class:`Result`, :class:`RunHandle`
-  and the calls into the native core;
+- :mod:`~dumbbell.run.runner`: :func:`run`, :class:`RunHandle` and the calls
+  into the native core; :mod:`~dumbbell.run.result`: :class:`Result`;
 - :mod:`~dumbbell.run.tables`: a run's tables, converted when asked for;
 - :mod:`~dumbbell.run.plots`: the figures of one run;
 - :mod:`~dumbbell.run.analysis`: measurements computed from the tables;
@@ -20,5 +20,5 @@ from .runner import Progress, Result, RunHandle, check_config, request_stop, run
 __all__ = ["Progress", "Result", "RunHandle", "check_config", "request_stop", "run", "run_config"]
 
 __getattr__, __dir__ = forward(
-    __name__, "runner", frozenset({"runner", "tables", "plots", "analysis", "goodput", "fct"})
+    __name__, "runner", frozenset({"runner", "result", "tables", "plots", "analysis", "goodput", "fct"})
 )

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import polars as pl
 
-    from .runner import Result
+    from .result import Result
     from ..scenario.models import Scenario
 
 __all__ = ["ideal_fct_s", "path_links", "fct_table", "slowdown_percentiles", "plot_slowdown", "SIZE_BINS"]

@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from ..scenario.units import PS_PER_S
 
 if TYPE_CHECKING:
-    from .runner import Result
+    from .result import Result
 
 __all__ = ["goodput_intervals", "queue_figure", "cwnd_figure", "goodput_figure", "rtt_figure", "write_figures"]
 
