@@ -512,12 +512,19 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any, **
     return result, module
 
 
+def _experiments_help() -> str:
+    """``reproduce NAME``'s help, from the experiments' registry."""
+    from .experiments import PAPERS
+
+    names = ", ".join(f"{name} ({p['id']})" for name, p in PAPERS.items())
+    return f"Experiment: {names}, or all (every registered one, then the HTML report)."
+
+
 @app.command("reproduce")
 def reproduce_cmd(
     name: Annotated[
         str,
-        typer.Argument(metavar="NAME", help="Experiment: dctcp-queue (E1), hysteresis (E2), lossy-cc (E3), rafle (E4), "
-                       "highspeed (E5), or all (every registered one, then the HTML report).", show_default=False),
+        typer.Argument(metavar="NAME", help=_experiments_help(), show_default=False),
     ],
     scale: Annotated[str, typer.Option("--scale", help="quick (seconds, for tests and demos) or paper (the paper's full scale).")] = "quick",
     seed: Annotated[int, typer.Option("--seed", help="Run seed.")] = 1,

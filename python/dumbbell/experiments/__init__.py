@@ -32,12 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from .papers import PAPERS as _PAPERS
+
+if TYPE_CHECKING:  # polars is loaded by the experiments, not by naming them (`dumbbell --help`)
+    import polars as pl
 
 __all__ = ["EXPERIMENTS", "PAPERS", "SCALES", "ExperimentResult", "get", "check_scale", "check_parts", "Progress"]
 
