@@ -50,6 +50,13 @@ def test_the_old_paths_work_in_a_fresh_interpreter() -> None:
     ]
 
 
+def test_an_old_module_path_still_runs_with_python_m() -> None:
+    # `python -m dumbbell.scenario_doc` (the docs' command before the move) runs dumbbell.scenario.doc
+    out = subprocess.run([sys.executable, "-m", "dumbbell.scenario_doc"], capture_output=True, text=True, check=True)
+    new = subprocess.run([sys.executable, "-m", "dumbbell.scenario.doc"], capture_output=True, text=True, check=True)
+    assert out.stdout == new.stdout and out.stdout.startswith("# Scenario format")
+
+
 def test_a_room_names_an_unknown_attribute() -> None:
     import dumbbell.scenario
 

@@ -60,6 +60,15 @@ class _Alias(importlib.abc.Loader):
         # the import system set the alias's spec on the module: give it back its own
         module.__spec__ = self.spec
 
+    def get_code(self, fullname: str) -> Any:
+        """For ``python -m dumbbell.scenario_doc`` and the like: code that
+        runs the moved module as ``__main__``, in its own package."""
+        return compile(f"import runpy\nrunpy.run_module({self.target!r}, run_name='__main__', alter_sys=True)\n",
+                       f"<{fullname}: moved to {self.target}>", "exec")
+
+    def is_package(self, fullname: str) -> bool:
+        return False
+
 
 class _MovedFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
