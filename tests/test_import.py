@@ -45,8 +45,9 @@ def test_first_use_of_a_model_loads_pydantic_but_not_the_table_libraries() -> No
 
 
 def test_every_public_name_resolves_to_what_its_module_defines() -> None:
-    modules = ("scenario.twoclass", "controls", "errors", "run.fct", "kmod", "run.runner", "scenario.models",
-               "scenario.topology", "scenario.workloads", "scenario.traffic")
+    modules = ("scenario.twoclass", "controls", "errors", "run.fct", "kmod", "run.runner", "run.result",
+               "scenario.models", "scenario.network", "scenario.queues", "scenario.tcp", "scenario.topology",
+               "scenario.workloads", "scenario.traffic")
     homes = [importlib.import_module(f"dumbbell.{m}") for m in modules]
     for name in db.__all__:
         value = getattr(db, name)

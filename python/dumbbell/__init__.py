@@ -59,12 +59,15 @@ _NAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
                  "LimitError", "Interrupted")),
     (".run.runner", ("Result", "Progress", "RunHandle", "request_stop", "run")),
     (".sweep", ("sweep",)),
-    (".scenario.models", ("Scenario", "Node", "Link", "Netem", "DropTail", "Red", "Step", "Hysteresis", "Codel",
-                          "FqCodel", "Pie", "Return", "Pipeline", "Reno", "Cubic", "Dctcp", "Linear", "Fractional",
-                          "Expolinear", "Bbr", "HighSpeed", "Vegas")),
+    (".scenario.models", ("Scenario",)),
+    (".scenario.network", ("Node", "Link", "Netem")),
+    (".scenario.queues", ("DropTail", "Red", "Step", "Hysteresis", "Codel", "FqCodel", "Pie", "Return")),
+    (".scenario.network", ("Pipeline",)),
+    (".scenario.tcp", ("Reno", "Cubic", "Dctcp", "Linear", "Fractional", "Expolinear", "Bbr", "HighSpeed", "Vegas")),
     (".controls", ("CongestionControl", "RenoPy")),
     (".kmod", ("KernelModule",)),
-    (".scenario.models", ("TcpOptions", "TcpFlow", "UdpFlow", "QueueRecord", "Record")),
+    (".scenario.tcp", ("TcpOptions",)),
+    (".scenario.models", ("TcpFlow", "UdpFlow", "QueueRecord", "Record")),
     (".scenario.twoclass", ("Ideal", "Run2c", "Rafle", "StrictPriority", "RoundRobin", "Drr")),
     (".scenario.models", ("Workload",)),
     (".scenario.workloads", ("Files", "Cdf", "AllAtOnce", "ClosedLoop", "Poisson", "Control", "load_cdf")),
@@ -89,37 +92,10 @@ if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
     from .controls import CongestionControl, RenoPy
     from .kmod import KernelModule
     from .run.fct import fct_table, plot_slowdown, slowdown_percentiles
-    from .scenario.models import (
-        Bbr,
-        Codel,
-        Cubic,
-        Dctcp,
-        DropTail,
-        Expolinear,
-        FqCodel,
-        Fractional,
-        HighSpeed,
-        Hysteresis,
-        Linear,
-        Link,
-        Netem,
-        Node,
-        Pie,
-        Pipeline,
-        QueueRecord,
-        Record,
-        Red,
-        Reno,
-        Return,
-        Scenario,
-        Step,
-        TcpFlow,
-        TcpOptions,
-        UdpFlow,
-        Vegas,
-        Workload,
-    )
-    from .scenario.queues import CoDel, FqCoDel
+    from .scenario.models import QueueRecord, Record, Scenario, TcpFlow, UdpFlow, Workload
+    from .scenario.network import Link, Netem, Node, Pipeline
+    from .scenario.queues import CoDel, Codel, DropTail, FqCoDel, FqCodel, Hysteresis, Pie, Red, Return, Step
+    from .scenario.tcp import Bbr, Cubic, Dctcp, Expolinear, Fractional, HighSpeed, Linear, Reno, TcpOptions, Vegas
     from .scenario.topology import chain, dumbbell, fat_tree, leaf_spine, star
     from .scenario.traffic import incast, permutation, poisson_load
     from .scenario.twoclass import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority

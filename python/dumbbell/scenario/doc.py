@@ -42,7 +42,7 @@ _UNITS = [
 _INTRO = """# Scenario format
 
 Every field of a scenario (TOML file, `dumbbell.Scenario`, or plain data),
-generated from the models in `python/dumbbell/scenario/models.py` by
+generated from the models in `python/dumbbell/scenario/` by
 `python -m dumbbell.scenario.doc --write`; do not edit by hand.
 
 Rules for every field: unknown fields are errors, with the closest known
