@@ -2,8 +2,7 @@
 ``Seconds``, ``Pkts``, ``Bytes``), shared by every scenario model.
 
 The core refuses the same values by itself
-(``crates/dumbbell-core/src/validate.rs``); ``tests/test_schema.py`` holds
-the two equal.
+(``crates/dumbbell-core/src/validate.rs``, which explains each bound).
 """
 
 from __future__ import annotations
