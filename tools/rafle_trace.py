@@ -36,7 +36,7 @@ import numpy as np
 import polars as pl
 
 import dumbbell as db
-from dumbbell import filebase
+from dumbbell.experiments import filebase
 from dumbbell.experiments import rafle as e4
 from dumbbell.experiments.repeat import round_seed
 
@@ -92,7 +92,7 @@ def simultaneous() -> None:
         print(f"{combo[0]:>8} {combo[1]:<5} {r.max():5.2f} ({grid[ok][r.argmax()]:3.0f}) {at(400.0):5.2f} {at(1900.0):5.2f}")
     # Figure 4: how far each router's active-task curve runs from the exact
     # fair share (processor sharing) of the same base, tasks, 1 s grid.
-    from dumbbell import fairshare
+    from dumbbell.experiments import fairshare
 
     ps = np.sort(np.asarray(fairshare.completions(base, e4.LINK_BPS)))
     t_grid = np.arange(0.0, 3100.0)
