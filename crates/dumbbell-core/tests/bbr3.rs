@@ -242,3 +242,50 @@ fn bbr3_runs_are_reproducible() {
         col_u64(&b, "flow_samples", "delivered_bytes")
     );
 }
+
+/// Startup in a shallow buffer (a quarter BDP, 42 packets): v1 leaves it only
+/// when the bandwidth stops growing, whatever it loses; v3 also leaves it
+/// on loss (a Recovery round with 6 loss events and more than 2 % lost),
+/// with inflight_hi set from what was delivered. Drops in the first second.
+#[test]
+fn bbr3_leaves_startup_on_loss_in_a_shallow_buffer() {
+    let run = |cc: Value| {
+        let (nodes, links) = path(100_000_000, 10 * MS, json!({"limit_pkts": 42}), 0.0);
+        let rec = json!({"flow_sample_ps": 5 * MS});
+        go(&config(1, S, nodes, links, vec![flow("f", "snd", cc)], rec))
+    };
+    let drops = |o: &RunOutput| col_u64(o, "queues", "drops_overflow")[port(o, "r", "rcv")];
+    let (v3, v1) = (run(bbr3(json!({}))), run(json!({"kind": "bbr"})));
+    let first = |o: &RunOutput, name: &str, value: f64| {
+        var(o, 0, name)
+            .into_iter()
+            .find(|s| s.1 == value)
+            .map(|s| s.0)
+    };
+    let v3_exit = first(&v3, "mode", 1.0).or(first(&v3, "mode", 2.0));
+    let v1_exit = first(&v1, "mode", 1.0).or(first(&v1, "mode", 2.0));
+    let hi = var(&v3, 0, "inflight_hi");
+    eprintln!(
+        "shallow Startup: v3 exit {v3_exit:?} drops {} hi {:?}; v1 exit {v1_exit:?} drops {}",
+        drops(&v3),
+        hi.iter().find(|s| s.1 >= 0.0),
+        drops(&v1)
+    );
+    // Measured: v3 leaves Startup at 195 ms with inflight_hi 213 packets
+    // (the pipe holds BDP + buffer = 210) and 270 drops in the first
+    // second; v1 leaves at 265 ms and drops 879.
+    let (v3_exit, v1_exit) = (v3_exit.unwrap(), v1_exit.unwrap());
+    assert!(v3_exit < v1_exit, "v3 {v3_exit} v1 {v1_exit}");
+    let (hi_at, hi) = hi
+        .into_iter()
+        .find(|s| s.1 >= 0.0)
+        .expect("inflight_hi set");
+    assert_eq!(hi_at, v3_exit, "inflight_hi is set as Startup ends on loss");
+    assert!(hi > BDP && hi < 1.2 * (BDP + 42.0), "inflight_hi {hi}");
+    assert!(
+        2 * drops(&v3) < drops(&v1),
+        "drops v3 {} v1 {}",
+        drops(&v3),
+        drops(&v1)
+    );
+}
