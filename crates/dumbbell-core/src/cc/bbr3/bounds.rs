@@ -60,7 +60,7 @@ impl Bbr3 {
         let ce_ratio = ((delivered_ce << BBR_SCALE) / delivered) as u32;
         let gain = self.p.ecn_alpha_gain;
         let alpha =
-            ((BBR_UNIT - gain) * self.ecn_alpha >> BBR_SCALE) + (gain * ce_ratio >> BBR_SCALE);
+            (((BBR_UNIT - gain) * self.ecn_alpha) >> BBR_SCALE) + ((gain * ce_ratio) >> BBR_SCALE);
         self.ecn_alpha = alpha.min(BBR_UNIT);
         self.alpha_last_delivered = tp.delivered;
         self.alpha_last_delivered_ce = tp.delivered_ce;
@@ -193,7 +193,7 @@ impl Bbr3 {
         let mut ecn_inflight_lo = NO_BOUND;
         if self.ecn_in_round && self.p.ecn_factor > 0 {
             self.init_lower_bounds(tp, false);
-            let ecn_cut = BBR_UNIT - (self.ecn_alpha * self.p.ecn_factor >> BBR_SCALE);
+            let ecn_cut = BBR_UNIT - ((self.ecn_alpha * self.p.ecn_factor) >> BBR_SCALE);
             ecn_inflight_lo = scale32(self.inflight_lo, ecn_cut);
         }
         if self.loss_in_round {

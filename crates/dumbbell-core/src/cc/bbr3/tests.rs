@@ -149,3 +149,41 @@ fn ecn_needs_the_shallow_threshold_path() {
     assert!(!make("{}").unwrap().needs_ecn());
     assert!(make(r#"{"ecn_low": true}"#).unwrap().needs_ecn());
 }
+
+#[test]
+fn alpha_is_an_ewma_of_the_rounds_ce_fraction_and_two_marked_rounds_end_startup() {
+    let mut b = Bbr3::new(
+        Bbr3Params {
+            ecn_low: true,
+            ..Bbr3Params::default()
+        },
+        rng_for(0, "t"),
+    );
+    let mut tp = TcpSock::new(1448, 10);
+    tp.ecn_ok = true;
+    b.init(&mut tp);
+    b.min_rtt = Dur::from_ms(1); // below ecn_max_rtt_ms (5)
+                                 // A round of 100 delivered, 50 marked: alpha 1 → 15/16 + 1/16 · 1/2.
+    tp.delivered = 100;
+    tp.delivered_ce = 50;
+    b.update_ecn_alpha(&tp);
+    assert!(b.ecn_eligible);
+    assert_eq!(b.ecn_alpha, ((240 * 256) >> 8) + ((16 * 128) >> 8));
+    assert!(
+        !b.full_bw_reached(),
+        "one round at the threshold is not enough"
+    );
+    tp.delivered = 200;
+    tp.delivered_ce = 100;
+    b.update_ecn_alpha(&tp);
+    assert!(b.full_bw_reached(), "the second marked round ends Startup");
+    assert!(b.inflight_hi().is_some());
+    // Without the shallow-threshold path, marks are ignored.
+    let mut plain = bbr3();
+    plain.init(&mut tp);
+    plain.min_rtt = Dur::from_ms(1);
+    tp.delivered = 300;
+    tp.delivered_ce = 300;
+    plain.update_ecn_alpha(&tp);
+    assert!(!plain.ecn_eligible && plain.ecn_alpha() == 1.0);
+}
