@@ -288,7 +288,9 @@ class Registered(_Model):
     by name, with its parameters: ``cc = "scalable"`` or ``cc = {kind =
     "scalable", ai_cnt = 50}``. The core checks the parameters before the
     run, naming ``cc.params.<name>``; unset ones take the control's
-    defaults (see its file in ``crates/dumbbell-core/src/cc/``)."""
+    defaults (see its file in ``crates/dumbbell-core/src/cc/``). ``dumbbell
+    list`` names them (``scalable``, ``bbr3``, ...; e.g. ``cc = {kind =
+    "bbr3", ecn_low = true}``, its parameters in docs/controls.md)."""
 
     kind: Annotated[str, Field(min_length=1, description="The registered name (`dumbbell list`).")]
     params: dict[str, Any] = Field(default_factory=dict, description="The control's parameters (its own names and units).")

@@ -78,6 +78,8 @@
 //! in Linux).
 
 pub mod bbr;
+/// BBRv3 (registered as `bbr3`).
+pub mod bbr3;
 pub mod cubic;
 pub mod dctcp;
 pub mod highspeed;
@@ -184,6 +186,28 @@ pub struct RateSample {
     pub is_app_limited: bool,
     /// The most recent delivered packet was a retransmission.
     pub is_retrans: bool,
+    /// Packets in flight when the most recent delivered packet was sent,
+    /// itself included (Linux v3 `rs->tx_in_flight`; BBRv3 reads it).
+    pub tx_in_flight: u32,
+    /// `tp.lost` when that packet was sent, and the packets marked lost
+    /// since (Linux v3 `rs->lost`: the losses over the sample's flight).
+    pub prior_lost: u64,
+    pub lost: u64,
+    /// The ACK echoed congestion (ECE; Linux v3 `rs->is_ece`).
+    pub is_ece: bool,
+}
+
+/// What a control learns of a segment the stack has just marked lost
+/// (Linux v3 `skb_marked_lost`), from the segment's send-time snapshot.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LostSegment {
+    /// Packets in flight when it was sent, itself included (`tx.in_flight`).
+    pub tx_in_flight: u32,
+    /// Packets marked lost since it was sent, itself included
+    /// (`tp->lost - tx.lost`).
+    pub lost: u64,
+    /// It was sent while the application limited sending.
+    pub is_app_limited: bool,
 }
 
 impl RateSample {
@@ -328,6 +352,11 @@ pub trait CongestionControl: Send {
     fn in_ack_event(&mut self, _tp: &mut TcpSock, _flags: u32) {}
 
     fn pkts_acked(&mut self, _tp: &mut TcpSock, _sample: &AckSample) {}
+
+    /// A segment was just marked lost, `tp.lost` already counting it
+    /// (Linux v3's `skb_marked_lost`; BBRv3 finds there where, in the
+    /// flight, the loss rate crossed its threshold).
+    fn skb_marked_lost(&mut self, _tp: &mut TcpSock, _seg: &LostSegment) {}
 
     /// cwnd after a reduction turned out spurious (`tcp_reno_undo_cwnd`).
     fn undo_cwnd(&mut self, tp: &TcpSock) -> u32 {
@@ -520,6 +549,10 @@ impl CongestionControl for Control {
     #[inline]
     fn pkts_acked(&mut self, tp: &mut TcpSock, sample: &AckSample) {
         each_control!(self, c => c.pkts_acked(tp, sample))
+    }
+    #[inline]
+    fn skb_marked_lost(&mut self, tp: &mut TcpSock, seg: &LostSegment) {
+        each_control!(self, c => c.skb_marked_lost(tp, seg))
     }
     #[inline]
     fn undo_cwnd(&mut self, tp: &TcpSock) -> u32 {

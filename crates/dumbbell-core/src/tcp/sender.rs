@@ -100,7 +100,8 @@ use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::{ts_before, ts_ms, Endpoints, Out, TimerKind};
 use crate::cc::{
-    ack_flags, AckSample, CaEvent, CaState, CongestionControl, Control, RateSample, TcpSock,
+    ack_flags, AckSample, CaEvent, CaState, CongestionControl, Control, LostSegment, RateSample,
+    TcpSock,
 };
 use crate::config::TcpConfig;
 use crate::net::packet::{flags, Ecn, Packet, Proto};
@@ -185,6 +186,11 @@ struct TxSnap {
     delivered_time: Time,
     first_tx: Time,
     app_limited: bool,
+    /// `tp.lost` when sent (Linux v3 `tx.lost`).
+    lost: u64,
+    /// Packets in flight once this one left, itself included (Linux v3
+    /// `tx.in_flight`).
+    in_flight: u32,
 }
 
 #[derive(Clone, Copy, Debug)]

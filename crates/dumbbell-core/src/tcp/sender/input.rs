@@ -35,6 +35,7 @@ impl Sender {
         };
         let mut rs = RateSample {
             prior_in_flight,
+            is_ece: f.ece,
             ..Default::default()
         };
 
@@ -560,6 +561,8 @@ impl Sender {
             rs.prior_delivered_ce = tx.delivered_ce;
             rs.prior_time = tx.delivered_time;
             rs.is_app_limited = tx.app_limited;
+            rs.tx_in_flight = tx.in_flight;
+            rs.prior_lost = tx.lost;
             rs.is_retrans = seg.bits & EVER_RETRANS != 0;
             rs.snd_interval = seg.sent.saturating_since(tx.first_tx);
             // Later segments' send phase starts at this one's send time.
@@ -594,6 +597,7 @@ impl Sender {
         }
         rs.delivered = Some(self.tp.delivered - rs.prior_delivered);
         rs.delivered_ce = self.tp.delivered_ce - rs.prior_delivered_ce;
+        rs.lost = self.tp.lost - rs.prior_lost;
         rs.rcv_interval = now.saturating_since(rs.prior_time);
         rs.interval = rs.snd_interval.max(rs.rcv_interval);
         // An interval shorter than min RTT means the ACKs were compressed:

@@ -308,6 +308,10 @@ impl Sender {
             delivered_time: self.tp.delivered_mstamp,
             first_tx: self.first_tx_time,
             app_limited: self.tp.app_limited != 0,
+            lost: self.tp.lost,
+            // A new segment is already in `packets_out`; a retransmission
+            // joins `retrans_out` below.
+            in_flight: self.tp.in_flight() + retrans as u32,
         };
         let seg = &mut self.segs[i];
         seg.sent = now;

@@ -257,6 +257,7 @@ impl Sender {
             self.tp.lost_out += 1;
         }
         self.tp.lost += 1;
+        self.notify_lost(i);
         self.stats.lost_retransmits += 1;
         self.retx_hint = self.retx_hint.min(i);
         self.lost_frontier = self.lost_frontier.max(i + 1);
@@ -276,8 +277,21 @@ impl Sender {
         self.segs[i].bits = b;
         self.tp.lost_out += 1;
         self.tp.lost += 1;
+        self.notify_lost(i);
         self.retx_hint = self.retx_hint.min(i);
         self.lost_frontier = self.lost_frontier.max(i + 1);
+    }
+
+    /// Tells the control that segment `i` was just marked lost (Linux v3
+    /// `tcp_mark_skb_lost` → `skb_marked_lost`), with its send-time snapshot.
+    pub(super) fn notify_lost(&mut self, i: usize) {
+        let tx = self.segs[i].tx;
+        let seg = LostSegment {
+            tx_in_flight: tx.in_flight,
+            lost: self.tp.lost - tx.lost,
+            is_app_limited: tx.app_limited,
+        };
+        self.cc.skb_marked_lost(&mut self.tp, &seg);
     }
 
     pub(super) fn set_state(&mut self, s: CaState) {

@@ -190,14 +190,15 @@ impl Sender {
                 first_unmarked.get_or_insert(i);
                 continue;
             }
-            if seg.bits & LOST == 0 {
-                self.tp.lost_out += 1;
-                self.tp.lost += 1;
-            }
             if seg.bits & RETRANS != 0 {
                 self.tp.retrans_out -= 1;
             }
             self.segs[i].bits = (seg.bits | LOST) & !RETRANS;
+            if seg.bits & LOST == 0 {
+                self.tp.lost_out += 1;
+                self.tp.lost += 1;
+                self.notify_lost(i);
+            }
         }
         self.lost_hint = self.segs.len();
         self.sacked_below_hint = self.tp.sacked_out;
