@@ -79,7 +79,7 @@
 //! clean link seldom comes). On E3's network with a clean 1 Gb/s link, 20 s,
 //! seed 1, Expolinear with the hook gets 185 Mb/s at the base round trip of
 //! 0.1 ms, 2.4 Mb/s with 20 ms added and 0.9 Mb/s with 100 ms, against 965,
-//! 343 and 70 Mb/s without it (`python examples/e3_evidence.py
+//! 343 and 70 Mb/s without it (`python examples/lossy_cc_evidence.py
 //! module-hook`; netem's 1000-packet limit caps the link at 600 and
 //! 120 Mb/s at 20 and 100 ms), where the
 //! paper reports Expolinear at about 96 % of every link (Fig. 2b). A module
