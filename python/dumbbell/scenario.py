@@ -228,9 +228,12 @@ class Return(_Model):
     """Packet return (Silva, Vieira and Nacif, "Data Center TCP com Histerese
     em Switches P4", §4.2): when the queue is congested, the switch sends a
     copy of each TCP data segment that is neither a copy nor CE-marked back
-    to its sender and forwards the original unmarked. The sender takes the
-    copy as a congestion echo (DCTCP: one marked segment; at most one window
-    reduction per RTT).
+    to its sender and forwards the original unmarked. By default the sender
+    takes the copy as a congestion echo (DCTCP: one marked segment; at most
+    one window reduction per RTT); with ``TcpOptions(copy_effect="linux")``
+    it drops it as Linux's receive path would and sends a duplicate ACK. On
+    a switch with a pipeline a copy crosses it twice (clone and
+    recirculation), ahead of the packets waiting.
 
     The decision is a step at ``k_pkts`` or, with ``upper_pkts`` (L_S) and
     ``lower_pkts`` (L_I), the paper's hysteresis; it reads the queue at
@@ -1101,6 +1104,10 @@ class TcpOptions(_Model):
     timestamps: bool | None = Field(None, description="TCP timestamps with Eifel undo, RFC 7323/3522 (on).")
     dsack: bool | None = Field(None, description="D-SACK, RFC 2883 (on).")
     frto: bool | None = Field(None, description="F-RTO, RFC 5682 (on).")
+    copy_effect: Literal["ce", "linux"] | None = Field(
+        None, description="What the sender does with a copy of its own segment a switch returned (packet return): "
+        "'ce', a congestion echo (the packet-return paper's intent; default); 'linux', Linux's receive path: "
+        "dropped as out of window, a duplicate ACK to the peer, no effect on the window.")
 
     @model_validator(mode="after")
     def _order(self) -> TcpOptions:
