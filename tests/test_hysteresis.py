@@ -197,6 +197,42 @@ def test_calibration_search_hits_its_target():
         e2.calibrate(runs=1, lo_pps=2000, hi_pps=3000)
 
 
+def test_the_stored_calibration_is_calibrates_result():
+    # The constant the experiment runs with is what calibrate() finds with
+    # its defaults (10 runs of case A, seed 1): a change to the model that
+    # moves case A must recalibrate.
+    cal = e2.calibrate()
+    assert round(cal.switch.capacity_pps, 2) == e2.CALIBRATED_CAPACITY_PPS
+    assert e2.CALIBRATED == e2.SoftwareSwitch.from_capacity(e2.CALIBRATED_CAPACITY_PPS)
+
+
+def test_copy_effect_part_reruns_the_return_cases_with_the_papers_intent(quick):
+    ce = quick.rows.filter(pl.col("part") == "copy-effect")
+    assert set(zip(ce["case"], ce["marking"])) == {(c, m) for c in ("D", "E") for m in e2.RETURN_MARKINGS}
+    assert set(ce["copy_effect"]) == {"ce"}
+    assert set(quick.rows.filter(pl.col("part") == "cases")["copy_effect"]) == {e2.COPY_EFFECT} == {"linux"}
+    # Copies reach the senders under both; only under ce do they reduce a
+    # window (no ACK carries ECE under return: the ports do not mark).
+    for effect in ("cases", "copy-effect"):
+        d = quick.rows.filter((pl.col("part") == effect) & (pl.col("case") == "D")
+                              & pl.col("marking").is_in(list(e2.RETURN_MARKINGS)))
+        assert (d["returns_received"] > 0).any() and (d["ece_acks"] == 0).all()
+    # Each return claim of Table 5 prints ours under both reactions (the
+    # sweeps' points are not rerun).
+    p = quick.paper.filter(pl.col("marking").is_in(list(e2.RETURN_MARKINGS)) & (pl.col("part") == "cases"))
+    assert p.height and all(s.startswith("copy effect (part copy-effect): linux ") and ", ce " in s
+                            for s in p["sensitivity"])
+    assert quick.paper.filter(~pl.col("marking").is_in(list(e2.RETURN_MARKINGS)))["sensitivity"].is_null().all()
+
+
+def test_returns_are_decided_at_enqueue():
+    q = e2.port_queue("return+hysteresis", 42, 36, 64, 400.0)
+    assert q.feedback.at == "enqueue" == e2.RETURN_AT
+    s = e2.scenario("D", "return", seed=1)
+    tcp = [f for f in s.flows if isinstance(f, db.TcpFlow)]
+    assert len(tcp) == 3 and all(f.tcp.copy_effect == "linux" for f in tcp)
+
+
 def test_figures_report_and_json(quick, tmp_path):
     paths = e2.figures(quick, tmp_path)
     names = {p.name for p in paths}

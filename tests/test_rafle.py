@@ -1,9 +1,11 @@
 """E4 ``rafle`` (Mussi and Ribeiro's RAFLE paper) at quick scale, through the
 CLI once: the JSON contract, the issue's row keys, the files written, and
-what the physics says — every task completes with no drop, strict priority
-with a perfect classifier speeds the short files up, RAFLE's accuracy moves
-with N as its rule implies, the fair-share reference is the paper's to the
-digit, and priority lets short web flows skip the long flows' queue."""
+what the physics says — every task completes under every router buffer (a
+lossless router drops nothing, a smaller buffer drops more), strict
+priority with a perfect classifier speeds the short files up, RAFLE's
+accuracy moves with N as its rule implies, the fair-share reference is the
+paper's to the digit, and priority lets short web flows skip the long
+flows' queue."""
 
 from __future__ import annotations
 
@@ -157,15 +159,64 @@ def test_claims_carry_verdicts(doc):
     check_claims(rows, doc["_stderr"])
 
 
+def test_the_router_buffer_part_covers_every_buffer_and_router(doc):
+    b = rows(doc, part="buffer")
+    got = {(r["buffer_pkts"], r["classifier"], r["scheduler"]) for r in b}
+    assert got == {(k, c, s) for k in e4.BUFFERS for c, s in e4.COMBOS}
+    assert None in e4.BUFFERS and e4.ROUTER_BUFFER_PKTS in e4.BUFFERS
+    # Every other part's rows say which buffer they ran with; the web part
+    # is lossless.
+    for r in doc["rows"]:
+        if r["part"] in ("simultaneous", "closed-loop", "memory"):
+            assert r["buffer_pkts"] == e4.ROUTER_BUFFER_PKTS, r
+        elif r["part"] == "web":
+            assert r["buffer_pkts"] is None, r
+    # The default buffer's arm is the simultaneous part's very run.
+    for c, s in e4.COMBOS:
+        for k in ("0-100", "all"):
+            sim = one(doc, part="simultaneous", classifier=c, scheduler=s, bin_kb=k)
+            arm = one(doc, part="buffer", classifier=c, scheduler=s, bin_kb=k, buffer_pkts=e4.ROUTER_BUFFER_PKTS)
+            assert arm["fct_mean_s"] == sim["fct_mean_s"]
+
+
+def test_a_smaller_router_buffer_drops_more(doc):
+    def dropped(k):
+        return one(doc, part="buffer", classifier="droptail", scheduler="fifo", bin_kb="all", buffer_pkts=k)["drops"]
+
+    # 564 initial windows of 10 packets arrive at 100 Mb/s in front of a
+    # 1 Mb/s link: any finite buffer drops; the lossless one never does.
+    assert dropped(None) == 0
+    assert dropped(250) > dropped(2000) > 0
+    for c, s in e4.COMBOS:
+        assert one(doc, part="buffer", classifier=c, scheduler=s, bin_kb="all", buffer_pkts=None)["drops"] == 0
+    # Every task still completes under every buffer (the rows' makers
+    # refuse unfinished tasks), the last no sooner than the link allows.
+    floor = 0.99 * one(doc, part="simultaneous", classifier="droptail", scheduler="fifo", bin_kb="3900-4000")["ps_fct_s"]
+    for r in rows(doc, part="buffer", bin_kb="all"):
+        assert r["files"] == 564 and r["makespan_s"] >= floor, r
+
+
+def test_first_bin_claims_carry_their_value_under_every_buffer(doc):
+    claim = next(p for p in doc["paper"] if p["classifier"] == "droptail" and p["bin_kb"] == "0-100"
+                 and p["metric"] == "fct_mean_s")
+    b = {r["buffer_pkts"]: r["fct_mean_s"] for r in rows(doc, part="buffer", classifier="droptail", bin_kb="0-100")}
+    assert claim["sensitivity_lo"] == min(b.values()) and claim["sensitivity_hi"] == max(b.values())
+    assert claim["sensitivity"].startswith("router buffer (part buffer): 250 pkts")
+    assert "lossless" in claim["sensitivity"] and "Sensitivity, router buffer" in claim["reason"]
+    # Claims outside the simultaneous part have no buffer sensitivity.
+    assert all(p["sensitivity"] is None for p in doc["paper"] if p["part"] != "simultaneous")
+
+
 def test_a_lossless_fifo_finishes_the_base_at_the_links_rate(doc):
-    # Nothing is dropped, so drop-tail is work-conserving: the last task
+    # The buffer part's lossless arm drops nothing, so drop-tail is
+    # work-conserving: the last task
     # ends when the link has carried the base with its headers plus every
     # retransmitted segment (spurious ones: behind a queue of minutes, a
     # 1 s initial RTO, or the RTO a SYN timeout leaves behind, fires before
     # the ACK comes back). The control dialogues add well under 1 %.
     from dumbbell import filebase
 
-    dt = one(doc, part="simultaneous", classifier="droptail", scheduler="fifo", bin_kb="all")
+    dt = one(doc, part="buffer", classifier="droptail", scheduler="fifo", bin_kb="all", buffer_pkts=None)
     base = filebase.load()
     mss, hdr = 1448, 40
     wire_bytes = sum(b + hdr * -(-b // mss) for b in base) + dt["retransmits"] * (mss + hdr)

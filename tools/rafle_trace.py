@@ -24,8 +24,9 @@ as ``dumbbell reproduce rafle``, seed 1) and prints, per router:
   paper's spreads.
 
 Usage: ``python tools/rafle_trace.py [simultaneous|closed-loop|memory|loss|all]
-[--duration S]`` (closed-loop duration, default the paper's 4000 s; the
-window is [duration/4, duration]).
+[--duration S] [--buffer PKTS|lossless]`` (closed-loop duration, default
+the paper's 4000 s; the window is [duration/4, duration]; the router's
+buffer per queue, default the experiment's, Click's 1000 packets).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from dumbbell.experiments import rafle as e4
 from dumbbell.experiments.repeat import round_seed
 
 IW_BYTES = 10 * 1448
+BUFFER: int | None = e4.ROUTER_BUFFER_PKTS
+"""The router's buffer per queue (``--buffer``; None: lossless)."""
 
 
 def _tasks(res) -> pl.DataFrame:
@@ -69,7 +72,7 @@ def simultaneous() -> None:
           + " ".join(f"{c[:11]:>11}" for c in COUNTERS))
     done: dict[tuple[str, str], np.ndarray] = {}
     for cls, sch in e4.COMBOS:
-        t = _tasks(db.run(e4.simultaneous_scenario(cls, sch, files), seed=seed))
+        t = _tasks(db.run(e4.simultaneous_scenario(cls, sch, files, buffer_pkts=BUFFER), seed=seed))
         done[(cls, sch)] = np.sort(t["done_s"].drop_nulls().to_numpy())
         f0 = t.filter(pl.col("bin0"))
         dia_s = t.filter(~pl.col("long"))["dialogue_s"].mean()
@@ -116,7 +119,7 @@ def closed_loop(duration_s: float) -> None:
     print("router          served bin0 served_kB | in progress MB at w0  w1 | dialogue short  long | in data phase | "
           + " ".join(f"{c[:11]:>11}" for c in COUNTERS))
     for cls, sch in e4.COMBOS:
-        t = _tasks(db.run(e4.closed_loop_scenario(cls, sch, base, 300, duration_s), seed=seed))
+        t = _tasks(db.run(e4.closed_loop_scenario(cls, sch, base, 300, duration_s, buffer_pkts=BUFFER), seed=seed))
         win = t.filter((pl.col("done_s") >= w0) & (pl.col("done_s") < w1))
         ds = (t["data_start_ps"].to_numpy() / 1e12)[None, :]
         done = t["done_s"].fill_null(np.inf).to_numpy()[None, :]
@@ -139,7 +142,7 @@ def memory() -> None:
     files = e4._order(base, seed)
     print("RAFLE N=40, all tasks at t = 0: PA_l, PA_c, and the share of arrivals that follow one of their own flow")
     for sch in ("prio", "rr"):
-        r = db.run(e4.simultaneous_scenario("rafle", sch, files), seed=seed)
+        r = db.run(e4.simultaneous_scenario("rafle", sch, files, buffer_pkts=BUFFER), seed=seed)
         c = r.table("classification").filter((pl.col("node") == "router") & (pl.col("peer") == "client")).row(0, named=True)
         n_long = c["long_as_short"] + c["long_as_long"]
         n_short = c["short_as_short"] + c["short_as_long"]
@@ -155,7 +158,7 @@ def loss() -> None:
     print("random loss on router -> client: mean (sd) per 100 KB bin, s; the longest first-bin task")
     for p in (0.0, 0.01, 0.03):
         for cls, sch in (("droptail", "fifo"), ("rafle", "prio"), ("rafle", "rr")):
-            sc = e4.simultaneous_scenario(cls, sch, files)
+            sc = e4.simultaneous_scenario(cls, sch, files, buffer_pkts=BUFFER)
             sc.links[1].loss_ab = p
             t = _tasks(db.run(sc.validated(), seed=seed)).with_columns(
                 ((pl.col("size_bytes") + 99_999) // 100_000 - 1).clip(lower_bound=0).alias("bin"))
@@ -169,7 +172,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("part", nargs="?", default="all", choices=("simultaneous", "closed-loop", "memory", "loss", "all"))
     ap.add_argument("--duration", type=float, default=4000.0, help="closed-loop duration, s")
+    ap.add_argument("--buffer", default=str(e4.ROUTER_BUFFER_PKTS),
+                    help="the router's buffer per queue, packets, or 'lossless'")
     a = ap.parse_args()
+    global BUFFER
+    BUFFER = None if a.buffer == "lossless" else int(a.buffer)
     if a.part in ("simultaneous", "all"):
         simultaneous()
     if a.part in ("closed-loop", "all"):

@@ -421,6 +421,26 @@ pub struct TcpConfig {
     /// and if the next one delivers never-retransmitted data the timeout
     /// was spurious: the reduction is undone.
     pub frto: bool,
+    /// What this host's receive path does with a copy of one of its own
+    /// segments that a switch returned (packet return, `queue::feedback`).
+    pub copy_effect: CopyEffect,
+}
+
+/// The sender's reaction to a returned copy of its own segment.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CopyEffect {
+    /// A congestion echo: one CE-marked delivery for the control and CWR
+    /// (the packet-return paper's stated intent).
+    #[default]
+    Ce,
+    /// What Linux's receive path does: the copy carries the sender's own
+    /// sequence space with the addresses swapped, so it fails the sequence
+    /// (or PAWS) check of `tcp_validate_incoming`, is dropped before any
+    /// ECN or ACK processing, and a duplicate ACK goes to the peer (data
+    /// segments are not rate-limited by `tcp_oow_rate_limited`). No effect
+    /// on the sender's window.
+    Linux,
 }
 
 impl Default for TcpConfig {
@@ -447,6 +467,7 @@ impl Default for TcpConfig {
             timestamps: true,
             dsack: true,
             frto: true,
+            copy_effect: CopyEffect::Ce,
         }
     }
 }

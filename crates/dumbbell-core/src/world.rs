@@ -587,7 +587,7 @@ impl World {
                 let at_receiver = node == c.sender.endpoints().dst;
                 if p.feedback {
                     // A returned copy, at the sender (cc/mod.rs, "Returned copies").
-                    c.sender.on_returned(now);
+                    c.sender.on_returned_copy(now, &mut self.out);
                 } else if at_receiver {
                     c.receiver.on_packet(now, p, &mut self.out);
                 } else {

@@ -31,9 +31,17 @@ Marking policies at every switch port toward a host: ``single`` is DCTCP's
 step at K = L_S, ``hysteresis`` Algorithm 1, both on the queue left behind
 at dequeue (the paper's P4 egress); ``return`` and ``return+hysteresis`` do
 not mark but return a full-size copy of each congested TCP data segment
-(:class:`dumbbell.scenario.Return`, same decision, same point). The
-sender takes a copy as a congestion echo: DCTCP counts one marked segment
-and enters CWR once per window (``crates/dumbbell-core/src/cc/mod.rs``).
+(:class:`dumbbell.scenario.Return`, same decision), decided as the packet
+enters the queue (:data:`RETURN_AT`, the paper's §4.2). A copy is a bmv2
+clone plus a recirculation: it crosses the pipeline twice, ahead of the
+packets waiting (``net/pipeline.rs``). What the sender does with it is
+``TcpOptions.copy_effect``: by default (:data:`COPY_EFFECT`) what Linux's
+receive path does with a segment of its own sequence space coming back
+with the addresses swapped (out of window: dropped before any ECN
+processing, a duplicate ACK to the peer, no window change); part
+``copy-effect`` reruns the return cases with ``ce``, the paper's stated
+intent (DCTCP counts one marked segment and enters CWR once per window,
+``crates/dumbbell-core/src/cc/mod.rs``).
 
 # The software switch, and its calibration
 
@@ -45,8 +53,9 @@ cannot produce those numbers. dumbbell models the switch as bmv2 is built
 (``targets/simple_switch/simple_switch.cpp``):
 
 - a shared pipeline (:class:`dumbbell.scenario.Pipeline`) of capacity X
-  packets/s that every packet entering the switch crosses, returned copies
-  included, with bmv2's 1024-packet input buffer in front of it;
+  packets/s that every packet entering the switch crosses (a returned copy
+  twice, with priority), with bmv2's 1024-packet input buffer in front of
+  it (dumbbell's drops when full; bmv2's blocks, which is not modelled);
 - per-port egress queues of bmv2's default depth, 64 packets, served at
   R = ρ · X packets/s (bmv2's ``set_queue_rate``); the marking policies
   read these queues.
@@ -89,7 +98,8 @@ traced in our runs by :func:`diagnose` (written as ``diagnostics.csv`` and
 printed by the report): pipeline load and drops, the destination port's
 drops, marks and copies, TCP timeouts and RTT, UDP loss.
 
-- **Case A** is the calibration point (ours 3.418 Mb/s, paper 3.42).
+- **Case A** is the calibration point (ours 3.426 Mb/s over
+  :func:`calibrate`'s 10 runs, paper 3.42).
   Hysteresis gives the same 3.42 (paper 3.53, +3 %, inside its own σ of
   0.19). Traced: for the first 25 s the pipeline is the bottleneck (its
   queue reaches ~490 packets; TCP's RTT about 1 s), then H2's port is
@@ -108,7 +118,7 @@ drops, marks and copies, TCP timeouts and RTT, UDP loss.
   Traced: in B, H1's own 10 Mb/s of UDP (850 pkt/s) share H2's port, served
   at 399 pkt/s: the port drops 10 704 packets (UDP loses 53 %), TCP's RTT
   reaches 1.4 s and it times out. In C and E the UDP on other ports (850
-  and 1275 pkt/s) exceeds the pipeline (797 pkt/s): it runs at 100 % and
+  and 1275 pkt/s) exceeds the pipeline (792 pkt/s): it runs at 100 % and
   drops 37 % of everything that enters, TCP included (3–8 timeouts). The
   paper's hosts kept 0.07–0.5 Mb/s, and its case B "recovered" after 25 s
   with H1 sending TCP beside 10 Mb/s of UDP on the same port — which no
@@ -119,8 +129,9 @@ drops, marks and copies, TCP timeouts and RTT, UDP loss.
   host CPU contention on its laptop, not modelled here; and bmv2 applies
   back-pressure to its interfaces where our pipeline drops. We cannot trace
   the testbed, so we state these as candidates, not findings.
-- **Case D**: the pipeline is the bottleneck (100 % busy, 4 % drops). The
-  hosts' means are within −4 to +20 % of Table 5 and their total close to
+- **Case D**: the pipeline is the bottleneck (100 % busy, 4 % drops).
+  Before the return changes above (at X = 797.46, paper scale) the
+  hosts' means were within −4 to +20 % of Table 5 and their total close to
   the paper's, but our σ is about 1 Mb/s against the paper's 0.03–0.14:
   within a run the shares are very unequal, one flow reaching its port's
   rate while the others sit near 1 Mb/s, and which host wins depends on the
@@ -134,11 +145,14 @@ drops, marks and copies, TCP timeouts and RTT, UDP loss.
   pipeline, saturated by UDP, feeds each port far below its rate; the three
   markings are identical. The paper's differences between them are within
   its σ.
-- **How a copy reduces the sender** is our reading (see ``cc/mod.rs``):
-  the paper marks the copy CE and says DCTCP reduces, without saying how a
-  Linux sender would take a segment that carries its own sequence numbers
-  with swapped addresses (Linux's input path would find it outside the
-  receive window and discard it before looking at its ECN bits).
+- **What a copy does to the sender**: the paper marks the copy CE and says
+  DCTCP reduces, without saying how a Linux sender would take a segment
+  that carries its own sequence numbers with swapped addresses. Linux's
+  input path (``tcp_validate_incoming``) finds it outside the receive
+  window (or failing PAWS), sends a duplicate ACK and discards it before
+  looking at its ECN bits. That is the default here (``copy_effect =
+  "linux"``); part ``copy-effect`` gives the paper's intent (``"ce"``)
+  beside it, and every return claim prints both.
 - **ρ**, the one structural prior: with ρ = 1/4 (X = 1510, R = 377) case D
   becomes fair and high (3.6 Mb/s per host against 1.3–1.7) and C rises to
   1.5 Mb/s (paper 0.13); with ρ = 1 (X = R = 705) D is as unequal as with
@@ -236,7 +250,7 @@ BMV2_INPUT_BUFFER_PKTS = 1024
 BMV2_QUEUE_DEPTH_PKTS = 64
 RHO = 0.5
 CALIBRATION_TARGET_BPS = 3.42e6
-CALIBRATED_CAPACITY_PPS = 797.46
+CALIBRATED_CAPACITY_PPS = 792.46
 """X from :func:`calibrate` (ρ = 1/2, 10 runs, seed 1); rerun it to check."""
 
 HARDWARE_RATES_BPS = (1_000_000_000, 10_000_000_000, 100_000_000_000)
@@ -280,7 +294,16 @@ CASES: dict[str, Case] = {
               _DE, ("H1", "H3", "H5"), "return+hysteresis"),
 }
 MARKINGS = ("single", "hysteresis", "return", "return+hysteresis")
-PARTS = ("cases", "li-sweep", "ls-sweep", "hardware")
+RETURN_MARKINGS = ("return", "return+hysteresis")
+PARTS = ("cases", "li-sweep", "ls-sweep", "hardware", "copy-effect")
+RETURN_AT = "enqueue"
+"""Where the switch decides to return a packet: as it enters the queue
+(the paper's §4.2, lines around its Algorithm 2)."""
+COPY_EFFECT = "linux"
+"""What the senders do with a returned copy (``TcpOptions.copy_effect``):
+Linux's receive path (drop, duplicate ACK, no window change), the default
+for reproducing the paper's testbed; part ``copy-effect`` reruns the
+return cases with ``ce``, the paper's stated intent."""
 
 POINTS: dict[str, dict[str, Any]] = {
     "paper": {"runs": 10, "sweep_cases": tuple(CASES), "hardware_rates": HARDWARE_RATES_BPS, "hardware_runs": 2,
@@ -328,9 +351,9 @@ def port_queue(marking: str, l_s: int, l_i: int, limit_pkts: int, service_pps: f
     if marking == "hysteresis":
         return Hysteresis(upper_pkts=l_s, lower_pkts=l_i, at="dequeue", **kw)
     if marking == "return":
-        return DropTail(feedback=Return(k_pkts=l_s), **kw)
+        return DropTail(feedback=Return(k_pkts=l_s, at=RETURN_AT), **kw)
     if marking == "return+hysteresis":
-        return DropTail(feedback=Return(upper_pkts=l_s, lower_pkts=l_i), **kw)
+        return DropTail(feedback=Return(upper_pkts=l_s, lower_pkts=l_i, at=RETURN_AT), **kw)
     raise ValueError(f"unknown marking {marking!r} (known: {', '.join(MARKINGS)})")
 
 
@@ -345,8 +368,10 @@ def scenario(
     time_scale: float = 1.0,
     seed: int = 1,
     trace_window_s: tuple[float, float] | None = None,
+    copy_effect: str = COPY_EFFECT,
 ) -> Scenario:
-    """One run of ``case`` with ``marking`` at every switch port.
+    """One run of ``case`` with ``marking`` at every switch port; the
+    senders handle returned copies as ``copy_effect`` says.
 
     ``switch=None`` is a hardware switch (no pipeline, ports at the link
     rate, buffers of 4 · L_S). ``time_scale`` scales every duration. Flow
@@ -375,7 +400,7 @@ def scenario(
     for a, b in c.tcp:
         t0 = float(rng.uniform(0.0, START_SPREAD_S * time_scale))
         s.add_flow(TcpFlow(name=f"tcp-{a}", src=a, dst=b, cc="dctcp", start_s=t0, stop_s=t0 + tcp_s,
-                           tcp=TcpOptions(mss_bytes=MSS_BYTES)))
+                           tcp=TcpOptions(mss_bytes=MSS_BYTES, copy_effect=copy_effect)))
     for a, b, rate, dur in c.udp:
         t0 = float(rng.uniform(0.0, START_SPREAD_S * time_scale))
         s.add_flow(UdpFlow(name=f"udp-{a}", src=a, dst=b, rate_bps=rate, start_s=t0, stop_s=t0 + dur * time_scale))
@@ -501,13 +526,18 @@ def sensitivity(
 
 def _case_jobs(switch: SoftwareSwitch, runs: int, seed: int, part: str = "cases",
                cases: tuple[str, ...] = tuple(CASES)) -> list[Job]:
+    """The cases' runs; part ``copy-effect``: the return markings of D and E
+    with ``copy_effect="ce"``."""
     jobs = []
     for case in cases:
         for marking in CASES[case].markings:
+            if part == "copy-effect" and marking not in RETURN_MARKINGS:
+                continue
+            effect = "ce" if part == "copy-effect" else COPY_EFFECT
             for r in range(runs):
                 s = round_seed(seed, r)
                 jobs.append(Job(key=(part, case, marking, L_S, L_I, LINK_BPS, r),
-                                scenario=scenario(case, marking, switch=switch, seed=s), seed=s))
+                                scenario=scenario(case, marking, switch=switch, seed=s, copy_effect=effect), seed=s))
     return jobs
 
 
@@ -548,6 +578,7 @@ def _rows_from(outcomes, scale: str = "paper") -> list[dict[str, Any]]:
             flow = [o.flows.filter(pl.col("name") == f"tcp-{host}").row(0, named=True) for o in outs]
             rows.append({
                 "part": part, "case": case, "marking": marking, "host": host, "l_s": l_s, "l_i": l_i,
+                "copy_effect": "ce" if part == "copy-effect" else COPY_EFFECT,
                 "rate_bps": rate, "goodput_bps": float(g.mean()),
                 "std_bps": float(g.std(ddof=1)) if g.size > 1 else float("nan"), "runs": int(g.size),
                 "retransmits": float(np.mean([f["retransmits"] for f in flow])),
@@ -560,7 +591,7 @@ def _rows_from(outcomes, scale: str = "paper") -> list[dict[str, Any]]:
 
 ROW_SCHEMA = {
     "part": pl.String, "case": pl.String, "marking": pl.String, "host": pl.String, "l_s": pl.Int64,
-    "l_i": pl.Int64, "rate_bps": pl.Int64, "goodput_bps": pl.Float64, "std_bps": pl.Float64, "runs": pl.Int64,
+    "l_i": pl.Int64, "copy_effect": pl.String, "rate_bps": pl.Int64, "goodput_bps": pl.Float64, "std_bps": pl.Float64, "runs": pl.Int64,
     "retransmits": pl.Float64, "timeouts": pl.Float64, "returns_received": pl.Float64, "ece_acks": pl.Float64,
 }
 
@@ -657,7 +688,17 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
         calib = (p["part"], p["case"], p["marking"], p["host"]) == ("cases", "A", "single", "H1")
         if calib:
             calib_ours = ours
+        sens, alt = None, None
+        if p["marking"] in RETURN_MARKINGS:
+            ce = rows.filter((pl.col("part") == "copy-effect") & (pl.col("case") == p["case"])
+                             & (pl.col("marking") == p["marking"]) & (pl.col("host") == p["host"])
+                             & (pl.col("l_s") == p["l_s"]) & (pl.col("l_i") == p["l_i"]))
+            if ce.height and ours is not None:
+                alt = float(ce["goodput_bps"][0])
+                sens = (f"copy effect (part copy-effect): {COPY_EFFECT} {ours / 1e6:.4g} Mb/s, "
+                        f"ce {float(ce['goodput_bps'][0]) / 1e6:.4g} Mb/s")
         out.append({**p, "metric": "goodput_bps", "relation": "=", "ours": ours, "ours_std_bps": ours_sd,
+                    "sensitivity": sens, "ours_alt": alt,
                     "rel_error": (ours - p["value"]) / p["value"] if ours is not None else None,
                     "role": "calibration" if calib else "prediction",
                     "basis": "calibrated" if calib else None,
@@ -672,7 +713,8 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
     schema = {"part": pl.String, "case": pl.String, "marking": pl.String, "host": pl.String, "l_s": pl.Int64,
               "l_i": pl.Int64, "metric": pl.String, "relation": pl.String, "value": pl.Float64,
               "std_bps": pl.Float64, "ours": pl.Float64, "ours_std_bps": pl.Float64, "rel_error": pl.Float64,
-              "role": pl.String, "basis": pl.String, "basis_note": pl.String, "source": pl.String}
+              "role": pl.String, "basis": pl.String, "basis_note": pl.String, "source": pl.String,
+              "sensitivity": pl.String, "ours_alt": pl.Float64}
     return pl.DataFrame(out, schema=schema).select(list(schema))
 
 
@@ -748,6 +790,8 @@ def run(
     jobs: list[Job] = []
     if "cases" in parts:
         jobs += _case_jobs(switch, cfg["runs"], seed)
+    if "copy-effect" in parts:
+        jobs += _case_jobs(switch, cfg["runs"], seed, part="copy-effect", cases=("D", "E"))
     for part in ("li-sweep", "ls-sweep"):
         if part in parts:
             jobs += _sweep_jobs(part, switch, cfg["runs"], seed, cfg["sweep_cases"])
@@ -886,6 +930,26 @@ def _table(head: list[str], body: list[list[str]]) -> list[str]:
     return ["  ".join(c.rjust(x) for c, x in zip(r, w)) for r in t]
 
 
+def _copy_effect_lines(rows: pl.DataFrame) -> list[str]:
+    """Part ``copy-effect``: the return cases with each sender reaction."""
+    ce = rows.filter(pl.col("part") == "copy-effect")
+    if not ce.height:
+        return []
+    body = []
+    for r in ce.iter_rows(named=True):
+        base = rows.filter((pl.col("part") == "cases") & (pl.col("case") == r["case"])
+                           & (pl.col("marking") == r["marking"]) & (pl.col("host") == r["host"]))
+        b = base.row(0, named=True) if base.height else None
+        body.append([r["case"], r["marking"], r["host"],
+                     _cell(b["goodput_bps"], b["std_bps"]) if b else "-",
+                     f"{b['returns_received']:.0f}" if b else "-",
+                     _cell(r["goodput_bps"], r["std_bps"]), f"{r['returns_received']:.0f}"])
+    return ["", f"[copy-effect] the senders' reaction to a returned copy: {COPY_EFFECT} (Linux's receive path: "
+                "dropped, a duplicate ACK, the default) against ce (a congestion echo, the paper's intent); "
+                "copies received per run"] + _table(
+        ["case", "marking", "host", COPY_EFFECT, "copies", "ce", "copies"], body)
+
+
 def report(result: ExperimentResult) -> str:
     """Tables 4 and 5 and the sweeps, ours beside the paper's (Mb/s, mean ±
     σ, relative error), and part ``hardware``."""
@@ -912,6 +976,7 @@ def report(result: ExperimentResult) -> str:
         lines += _table(["case", "marking", "host", "L_S", "L_I", "ours", "paper", "error", ""], body)
         if part != "cases":
             lines.append("  (L_S = 42, L_I = 36 is the row of Tables 4 and 5: one claim per point)")
+    lines += _copy_effect_lines(result.rows)
     diag = result.data.get("diagnostics")
     if diag is not None and diag.height:
         lines += ["", "Where the packets go (one run per case and marking): pipeline load and drops, the hybrid "

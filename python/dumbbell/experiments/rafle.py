@@ -4,8 +4,9 @@ de Estados em Roteadores", UFES; a paper in the Brazilian Computer
 Society's proceedings format, c. 2012 — our copy names no venue).
 
 The paper's testbed: an FTP client and an FTP server joined by a Click
-router on PCs; the router limits the client-bound direction to 1 Mb/s and
-its queues are deep enough never to drop. Every task fetches one file of a
+router on PCs; the router limits the client-bound direction to 1 Mb/s "by
+dropping packets" (§3.1), while §5 says its queues never dropped; neither
+gives the queues' capacity. Every task fetches one file of a
 564-file base (``dumbbell.experiments.filebase``). The router runs one of: a plain FIFO
 (drop-tail), or two queues (short, long) fed by a classifier — ``ideal``
 (the application's tag), RuN2C (16 KB) or RAFLE (N = 40) — and served by
@@ -18,8 +19,13 @@ As dumbbell runs it (``network``):
   100 Mb/s (FastEthernet), router–client 1 Mb/s, 50 µs per link. dumbbell's
   links have one rate for both directions, so the client → server direction
   is 1 Mb/s too; it carries only ACKs and FTP requests (under 2 % of its
-  capacity), so nothing queues there. Every queue holds a million packets:
-  no run drops a packet, and the experiment checks it.
+  capacity), so nothing queues there. Each of the router's queues (the
+  FIFO, or each class queue) holds :data:`ROUTER_BUFFER_PKTS` = 1000
+  packets, Click's default Queue capacity, and drops arrivals when full
+  (the paper's first statement); the hosts' queues never fill. Part
+  ``buffer`` reruns the simultaneous transfer at 250, 500, 1000 and 2000
+  packets and lossless (the paper's second statement; the experiment
+  checks that those runs drop nothing).
 - Tasks (``dumbbell.scenario.workloads``): the FTP dialogue (greeting, USER, PASS,
   TYPE, PORT, RETR, each a small request answered by a small reply), then
   the data connection from the server (active mode). Completion time runs
@@ -52,6 +58,14 @@ Parts (``PARTS``):
 - ``memory`` (§4.1): the simultaneous transfer with RAFLE at N = 10, 30, 40,
   50, 60, 100 under both schedulers; PA_c, PE_c, PA_l, PE_l and PA_c·PA_l
   of the router's client-bound port, every packet counted (Table 1).
+- ``buffer``: the simultaneous transfer (same files, order and seeds)
+  with every router queue holding 250, 500, 1000 (the simultaneous part's
+  own runs, made once) and 2000 packets, and lossless, for every router:
+  the Table 2 bins, the first-bin gains over drop-tail at the same buffer,
+  Figure 5's early peak (``fig5_peak``) and the packets dropped. Rows carry
+  ``buffer_pkts`` (null for lossless; every other part's rows carry the
+  buffer they ran with). Each claim about the simultaneous transfer prints
+  ours under every buffer (its ``sensitivity``).
 - ``web`` (beyond the paper, its future work): Poisson arrivals of
   web-search flows (DCTCP's distribution, ``dumbbell.scenario.workloads.load_cdf``),
   no FTP dialogue, on a two-hop path at 1 Gb/s: ``server1`` — ``r1`` —
@@ -60,6 +74,7 @@ Parts (``PARTS``):
   the last hop runs at 70 % and the first at 50 %; both routers' ports
   toward the client classify. Rows: mean and 99th percentile of the short
   flows' completion time (``bin_kb`` = ``0-16``) and the mean over all.
+  Its routers are lossless (not Click; the experiment checks it).
 
 Means are over realizations with Student-t 95 % intervals (``*_ci95``).
 The ``paper`` table lists Tables 1–4 and the claims about Figure 5 with
@@ -70,26 +85,23 @@ has every claim of the paper beside ours (paper scale, seed 1) with its
 verdict, and for each difference the traced cause with the command that
 prints it (``tools/rafle_trace.py``). In short:
 
-- RAFLE's accuracy (Table 1) agrees under strict priority within the
-  paper's own scatter (PA_c within 0.031; PA_l 0.084 against 0.139 at
-  N = 40, the paper's non-monotone point); under round robin PA_l is
-  2.9–3.0 times higher.
-- Drop-tail's first bin is 4.4 times faster than the paper's (38.3 s
-  against 168.3 s): 361 of our 438 first-bin files fit in the initial
+- The router's buffer, which the paper does not give, moves the first bin
+  most (quick scale, seed 1): drop-tail's first bin takes 605, 169, 78,
+  110 and 38 s with 250, 500, 1000, 2000 packets per queue and lossless
+  (the paper: 168.3 s), RAFLE PrioSched's Figure 5 peak is 1.2, 3.5, 3.5,
+  1.7 and 0.93 (the paper: almost 3). The first bin's content sets the
+  lossless figure: 361 of our 438 first-bin files fit in the initial
   window, and a lossless FIFO delivers them in the first round of windows.
-  Table 3's gains are ratios to it and turn negative but for the ideal
-  classifier with priority (39 % against 45 %).
-- RAFLE reorders flows (one flow's packets in both queues): 51 666
-  segments received out of order under round robin, 109 148 retransmitted
-  (drop-tail: 2 836), the last task at 3041 s against drop-tail's 1803 s;
-  the bins above the first agree with the paper within about 11 % for
-  drop-tail, RAFLE with priority and RuN2C with round robin.
-- Closed loop (Table 4): the FTP dialogue crosses a FIFO of about 85 s six
-  times under drop-tail (508 s per task), which keeps 176 of the 300 tasks
-  out of their transfer; routers that prioritize the dialogue let all 300
-  transfer at once and pile up large files. Ideal RR (+9 %) agrees, the
-  ideal and RAFLE with priority agree in sign; RuN2C and RAFLE RR lose
-  17–39 % where the paper gains 6–14 %.
+- RAFLE reorders flows (one flow's packets in both queues): under round
+  robin it retransmits 2.5 (250 packets) to 38 (lossless) times as many
+  segments as drop-tail and its last task ends 29–69 % later.
+- RAFLE's accuracy (Table 1) agrees under strict priority within the
+  paper's own scatter; under round robin PA_l is higher than the paper's
+  (the retransmission bursts fill its memory with their own flow).
+- Closed loop (Table 4): the FTP dialogue crosses the router's FIFO six
+  times under drop-tail, which keeps many tasks out of their transfer;
+  routers that prioritize the dialogue let all 300 transfer at once and
+  pile up large files.
 """
 
 from __future__ import annotations
@@ -124,7 +136,19 @@ LEVEL = 0.95
 LINK_BPS = 1_000_000
 LAN_BPS = 100_000_000
 DELAY_S = 50e-6
-BUFFER_PKTS = 1_000_000
+ROUTER_BUFFER_PKTS = 1000
+"""Each queue of the router holds this many packets: Click's default Queue
+capacity (``Queue``/``SimpleQueue``: "The default for CAPACITY is 1000"),
+what a Click configuration that names no capacity gets. The paper gives
+none (§3.1: the router limits the rate by dropping packets; §5: the
+queues never dropped), so the router is Click's default, not a number
+fitted on the paper's; part ``buffer`` shows what the choice moves."""
+LOSSLESS_PKTS = 1_000_000
+"""A queue that never fills: the hosts' interface queues (a Linux host's
+qdisc drop is reported to its TCP, which keeps the segment), the router in
+part ``buffer``'s lossless arm and the ``web`` part's routers."""
+BUFFERS: tuple[int | None, ...] = (250, 500, 1000, 2000, None)
+"""Part ``buffer``: the router buffers (packets per queue; None: lossless)."""
 RWND_BYTES = 3 * 1024 * 1024
 RAFLE_N = 40
 BIN_BYTES = filebase.BIN_BYTES
@@ -141,7 +165,7 @@ COMBOS: tuple[tuple[str, str], ...] = (
 )
 """(classifier, scheduler); ``droptail`` is one FIFO."""
 
-PARTS = ("simultaneous", "closed-loop", "memory", "web")
+PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "web")
 
 POINTS: dict[str, dict[str, Any]] = {
     "paper": {
@@ -149,6 +173,7 @@ POINTS: dict[str, dict[str, Any]] = {
         "simultaneous": {"duration_s": 10_000.0},
         "closed-loop": {"concurrency": 300, "duration_s": 4000.0, "window_s": (1000.0, 4000.0)},
         "memory": {"n": (10, 30, 40, 50, 60, 100), "schedulers": ("prio", "rr")},
+        "buffer": {"buffers": BUFFERS},
         "web": {"rate_bps": 1_000_000_000, "loads": (0.5, 0.2), "arrivals_s": 20.0, "drain_s": 5.0},
     },
     "quick": {
@@ -156,6 +181,7 @@ POINTS: dict[str, dict[str, Any]] = {
         "simultaneous": {"duration_s": 10_000.0},
         "closed-loop": {"concurrency": 300, "duration_s": 1500.0, "window_s": (500.0, 1500.0)},
         "memory": {"n": (10, 40, 100), "schedulers": ("rr",)},
+        "buffer": {"buffers": BUFFERS},
         "web": {"rate_bps": 1_000_000_000, "loads": (0.5, 0.2), "arrivals_s": 2.0, "drain_s": 2.0},
     },
 }
@@ -211,30 +237,41 @@ PAPER_TABLES: dict[str, Any] = {
 # ---------------------------------------------------------------- scenarios
 
 
-def _bottleneck(classifier: str, scheduler: str, rafle_n: int = RAFLE_N) -> DropTail:
+def _limit(buffer_pkts: int | None) -> int:
+    return LOSSLESS_PKTS if buffer_pkts is None else buffer_pkts
+
+
+def _bottleneck(classifier: str, scheduler: str, rafle_n: int = RAFLE_N,
+                buffer_pkts: int | None = LOSSLESS_PKTS) -> DropTail:
+    """The router's client-bound port: one FIFO, or a classifier and two
+    queues of ``buffer_pkts`` each (Click's two Queue elements)."""
     if classifier == "droptail":
-        return DropTail(limit_pkts=BUFFER_PKTS)
+        return DropTail(limit_pkts=_limit(buffer_pkts))
     cls: Any = {"kind": "rafle", "n": rafle_n} if classifier == "rafle" else classifier
-    return DropTail(limit_pkts=BUFFER_PKTS, classifier=cls, scheduler=scheduler)
+    return DropTail(limit_pkts=_limit(buffer_pkts), classifier=cls, scheduler=scheduler)
 
 
 def _tcp() -> TcpOptions:
     return TcpOptions(rwnd_bytes=RWND_BYTES)
 
 
-def network(classifier: str, scheduler: str, *, rafle_n: int = RAFLE_N, duration_s: float = 10_000.0) -> Scenario:
+def network(classifier: str, scheduler: str, *, rafle_n: int = RAFLE_N, duration_s: float = 10_000.0,
+            buffer_pkts: int | None = ROUTER_BUFFER_PKTS) -> Scenario:
     """The FTP testbed with the router's client-bound port configured as
     ``classifier`` (``droptail``, ``ideal``, ``run2c``, ``rafle``) and
-    ``scheduler`` (``fifo``, ``prio``, ``rr``); no workload yet."""
-    deep = DropTail(limit_pkts=BUFFER_PKTS)
+    ``scheduler`` (``fifo``, ``prio``, ``rr``); no workload yet. Each of
+    the router's queues holds ``buffer_pkts`` packets and drops arrivals
+    when full (None: lossless); the hosts' queues never fill."""
+    deep = DropTail(limit_pkts=LOSSLESS_PKTS)
+    router = DropTail(limit_pkts=_limit(buffer_pkts))
     return Scenario(
         name=f"e4-{classifier}-{scheduler}",
         duration_s=duration_s,
         nodes=[Node(name="client"), Node(name="router", kind="switch"), Node(name="server")],
         links=[
-            Link(a="server", b="router", rate_bps=LAN_BPS, delay_s=DELAY_S, queue_ab=deep, queue_ba=deep),
+            Link(a="server", b="router", rate_bps=LAN_BPS, delay_s=DELAY_S, queue_ab=deep, queue_ba=router),
             Link(a="router", b="client", rate_bps=LINK_BPS, delay_s=DELAY_S,
-                 queue_ab=_bottleneck(classifier, scheduler, rafle_n), queue_ba=deep),
+                 queue_ab=_bottleneck(classifier, scheduler, rafle_n, buffer_pkts), queue_ba=deep),
         ],
     )
 
@@ -245,17 +282,17 @@ def _ftp(arrivals: Any, files: list[int], **kw: Any) -> Workload:
 
 
 def simultaneous_scenario(classifier: str, scheduler: str, files: list[int], *, rafle_n: int = RAFLE_N,
-                          duration_s: float = 10_000.0) -> Scenario:
+                          duration_s: float = 10_000.0, buffer_pkts: int | None = ROUTER_BUFFER_PKTS) -> Scenario:
     """Every file of ``files`` fetched at t = 0, in that order."""
-    s = network(classifier, scheduler, rafle_n=rafle_n, duration_s=duration_s)
+    s = network(classifier, scheduler, rafle_n=rafle_n, duration_s=duration_s, buffer_pkts=buffer_pkts)
     s.add_workload(_ftp(AllAtOnce(), files))
     return s.validated()
 
 
 def closed_loop_scenario(classifier: str, scheduler: str, files: list[int], concurrency: int,
-                         duration_s: float) -> Scenario:
+                         duration_s: float, buffer_pkts: int | None = ROUTER_BUFFER_PKTS) -> Scenario:
     """``concurrency`` tasks active at all times, random files of the base."""
-    s = network(classifier, scheduler, duration_s=duration_s)
+    s = network(classifier, scheduler, duration_s=duration_s, buffer_pkts=buffer_pkts)
     s.add_workload(_ftp(ClosedLoop(concurrency=concurrency), files))
     return s.validated()
 
@@ -266,7 +303,7 @@ def web_network(classifier: str, scheduler: str, rate_bps: int, loads: tuple[flo
     r2; web-search flows from each server at ``loads`` of the rate (of file
     bytes), Poisson, for ``arrivals_s``; both routers' client-bound ports
     classify."""
-    deep = DropTail(limit_pkts=BUFFER_PKTS)
+    deep = DropTail(limit_pkts=LOSSLESS_PKTS)
     fast = 10 * rate_bps
     s = Scenario(
         name=f"e4-web-{classifier}-{scheduler}",
@@ -303,15 +340,26 @@ def _memory_is_simultaneous(n: int, sch: str, parts: tuple[str, ...]) -> bool:
     return n == RAFLE_N and "simultaneous" in parts and ("rafle", sch) in COMBOS
 
 
+def _buffer_is_simultaneous(buffer_pkts: int | None, parts: tuple[str, ...]) -> bool:
+    """The buffer part at the default router buffer is the simultaneous
+    part's very run: made once."""
+    return buffer_pkts == ROUTER_BUFFER_PKTS and "simultaneous" in parts
+
+
 def _with_memory_aliases(outcomes: list[Outcome], scale: str, parts: tuple[str, ...]) -> list[Outcome]:
     """``outcomes`` plus, for the memory part, the simultaneous part's RAFLE
-    runs at N = RAFLE_N under their memory keys."""
-    if "memory" not in parts:
-        return outcomes
-    p = POINTS[scale]["memory"]
-    extra = [Outcome(("memory", "rafle", o.key[2], RAFLE_N, o.key[4]), o.job, o.record) for o in outcomes
-             if o.key[0] == "simultaneous" and o.key[1] == "rafle" and RAFLE_N in p["n"]
-             and o.key[2] in p["schedulers"] and _memory_is_simultaneous(RAFLE_N, o.key[2], parts)]
+    runs at N = RAFLE_N under their memory keys, and for the buffer part
+    the simultaneous part's runs under their buffer keys."""
+    extra = []
+    if "memory" in parts:
+        p = POINTS[scale]["memory"]
+        extra += [Outcome(("memory", "rafle", o.key[2], RAFLE_N, o.key[4]), o.job, o.record) for o in outcomes
+                  if o.key[0] == "simultaneous" and o.key[1] == "rafle" and RAFLE_N in p["n"]
+                  and o.key[2] in p["schedulers"] and _memory_is_simultaneous(RAFLE_N, o.key[2], parts)]
+    if "buffer" in parts and _buffer_is_simultaneous(ROUTER_BUFFER_PKTS, parts) \
+            and ROUTER_BUFFER_PKTS in POINTS[scale]["buffer"]["buffers"]:
+        extra += [Outcome(("buffer", o.key[1], o.key[2], ROUTER_BUFFER_PKTS, o.key[4]), o.job, o.record)
+                  for o in outcomes if o.key[0] == "simultaneous"]
     return outcomes + extra
 
 
@@ -343,6 +391,14 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
                     jobs.append(Job(("memory", "rafle", sch, n, r),
                                     simultaneous_scenario("rafle", sch, files, rafle_n=n,
                                                           duration_s=cfg["simultaneous"]["duration_s"]), s_sim))
+        if "buffer" in parts:
+            d = cfg["simultaneous"]["duration_s"]
+            for buf in cfg["buffer"]["buffers"]:
+                if _buffer_is_simultaneous(buf, parts):
+                    continue  # the simultaneous part's run (run() reuses it)
+                for cls, sch in COMBOS:
+                    jobs.append(Job(("buffer", cls, sch, buf, r),
+                                    simultaneous_scenario(cls, sch, files, duration_s=d, buffer_pkts=buf), s_sim))
         if "web" in parts:
             p = cfg["web"]
             for cls, sch in COMBOS:
@@ -373,10 +429,17 @@ def _tasks(o) -> pl.DataFrame:
     )
 
 
+def _lossless(key: tuple) -> bool:
+    """The run's router never drops: the web part, the buffer part's
+    lossless arm."""
+    return key[0] == "web" or (key[0] == "buffer" and key[3] is None)
+
+
 def _check_no_drops(outcomes) -> None:
-    dropped = [(o.key, o.summary["packets_dropped"]) for o in outcomes if o.summary["packets_dropped"]]
+    dropped = [(o.key, o.summary["packets_dropped"]) for o in outcomes
+               if _lossless(o.key) and o.summary["packets_dropped"]]
     if dropped:
-        raise SimulationError(f"E4 assumes buffers that never drop, but runs dropped packets: {dropped[:5]}")
+        raise SimulationError(f"E4's lossless runs dropped packets: {dropped[:5]}")
 
 
 def _empty_row(part: str, cls: str, sch: str) -> dict[str, Any]:
@@ -417,11 +480,13 @@ def _simultaneous_rows(outcomes, ps: dict[str, Any]) -> list[dict[str, Any]]:
         def total(col: str) -> float:
             return float(np.mean([float(o.table("tasks")[col].sum()) for o in outs]))
 
+        drops = float(np.mean([float(o.summary["packets_dropped"]) for o in outs]))
+
         mean, half, n = mean_ci(all_fct, LEVEL)
         rows.append(_empty_row("simultaneous", *combo) | {
             "bin_kb": "all", "files": outs[0].table("tasks").height, "fct_mean_s": mean, "fct_ci95_s": half,
             "makespan_s": float(np.mean(mk)), "retransmits": total("retransmits"),
-            "timeouts": total("timeouts"), "out_of_order": total("out_of_order"),
+            "timeouts": total("timeouts"), "out_of_order": total("out_of_order"), "drops": drops,
             "realizations": n, "ps_fct_s": ps["all_mean"], "n": RAFLE_N if combo[0] == "rafle" else None,
         })
     # Gains over drop-tail, bin by bin (Table 3 uses the first).
@@ -438,6 +503,32 @@ def _simultaneous_rows(outcomes, ps: dict[str, Any]) -> list[dict[str, Any]]:
             mine = stats[(row["classifier"], row["scheduler"])][b]["mean"]
             if len(mine) == len(dt[b]["mean"]):
                 _, row["gain_ci95"], _ = mean_ci([x / y - 1 for x, y in zip(dt[b]["mean"], mine)], LEVEL)
+    return rows
+
+
+def _buffer_rows(outcomes, ps: dict[str, Any]) -> list[dict[str, Any]]:
+    """Part ``buffer``: the simultaneous transfer's Table 2 bins, first-bin
+    gains (over drop-tail at the same buffer) and Figure 5's early peak
+    (``fig5_peak``, on the ``all`` row) under each router buffer."""
+    by_buf: dict[int | None, list[Outcome]] = {}
+    for o in outcomes:
+        if o.key[0] == "buffer":
+            by_buf.setdefault(o.key[3], []).append(
+                Outcome(("simultaneous", o.key[1], o.key[2], None, o.key[4]), o.job, o.record))
+    keep = set(_T2_BINS) | {"all"}
+    rows = []
+    for buf in sorted(by_buf, key=lambda b: BUFFERS.index(b) if b in BUFFERS else len(BUFFERS)):
+        outs = by_buf[buf]
+        first = {(o.key[1], o.key[2]): np.sort(_tasks(o)["done_s"].drop_nulls().to_numpy())
+                 for o in outs if o.key[4] == 0}
+        peak = _finished_ratio(first)
+        for row in _simultaneous_rows(outs, ps):
+            if row["bin_kb"] not in keep:
+                continue
+            row |= {"part": "buffer", "buffer_pkts": buf}
+            if row["bin_kb"] == "all":
+                row["fig5_peak"] = peak.get((row["classifier"], row["scheduler"]))
+            rows.append(row)
     return rows
 
 
@@ -523,7 +614,7 @@ _SCHEMA: dict[str, Any] = {
     "files_served": pl.Float64, "files_served_ci95": pl.Float64, "ps_fct_s": pl.Float64, "ps_mid_fct_s": pl.Float64,
     "pa_c": pl.Float64, "pe_c": pl.Float64, "pa_l": pl.Float64, "pe_l": pl.Float64, "index": pl.Float64,
     "index_ci95": pl.Float64, "makespan_s": pl.Float64, "retransmits": pl.Float64, "timeouts": pl.Float64,
-    "out_of_order": pl.Float64,
+    "out_of_order": pl.Float64, "drops": pl.Float64, "buffer_pkts": pl.Int64, "fig5_peak": pl.Float64,
     "unfinished": pl.Float64, "realizations": pl.Int64,
 }
 
@@ -592,7 +683,8 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
         out.append({"part": part, "classifier": cls, "scheduler": sch, "n": n, "bin_kb": bin_kb, "metric": metric,
                     "relation": relation, "value": value, "ours": val, "ours_ci95": ci, "ours_other": other,
                     "rel_err": (val - value) / abs(value) if val is not None and value else None,
-                    "basis": basis, "basis_note": note, "not_run": not_run, "source": f"{PAPER}, {source}"})
+                    "basis": basis, "basis_note": note, "not_run": not_run, "source": f"{PAPER}, {source}",
+                    "paper_se": None})
 
     # Table 1: PE_c = 1 − PA_c and PE_l = 1 − PA_l, and PA_c·PA_l is their
     # product: one claim each for PA_c and PA_l (NOT_SCORED in claims.py
@@ -618,6 +710,10 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
             (float(best) if best is not None else None, None),
             f"Table 1 and §5: N = 40 gives the best index (scored under {sch}, over the N this scale runs: "
             f"{', '.join(str(x) for x in f['n'].to_list())})")
+    files_per_bin: dict[str, int] = {}
+    for size in filebase.load():
+        b = bin_label(max(0, math.ceil(size / BIN_BYTES) - 1))
+        files_per_bin[b] = files_per_bin.get(b, 0) + 1
     for (cls, sch), bins in PAPER_TABLES["table2"].items():
         for label, (mean, std) in zip(_T2_BINS, bins):
             if cls == "ps":
@@ -628,10 +724,15 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
                          "recomputed from the same files, not a run")
                 continue
             n = RAFLE_N if cls == "rafle" else None
+            k = files_per_bin.get(label, 0)
             add("simultaneous", cls, sch, n, label, "fct_mean_s", mean,
                 ours("simultaneous", cls, sch, "fct_mean_s", bin_kb=label), "Table 2")
+            # The standard error of the paper's own number: a mean (σ/√k)
+            # and a σ (σ/√(2(k − 1))) of the bin's k files.
+            out[-1]["paper_se"] = std / math.sqrt(k) if k else None
             add("simultaneous", cls, sch, n, label, "fct_std_s", std,
                 ours("simultaneous", cls, sch, "fct_std_s", bin_kb=label), "Table 2")
+            out[-1]["paper_se"] = std / math.sqrt(2 * (k - 1)) if k > 1 else None
     # Table 2 has no ideal column: Table 3's gain is the paper's only number
     # for the ideal classifier (a mean derived from it and drop-tail's would
     # not be an independent claim).
@@ -654,12 +755,42 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
     if ("rafle", "prio") in finished_ratio:
         add("simultaneous", "rafle", "prio", RAFLE_N, "all", "max finished / droptail finished, t <= 100 s", 3.0,
             (finished_ratio[("rafle", "prio")], None), "§5, Figure 5: almost three times in the first seconds", "~")
+    for r in out:
+        r["sensitivity"], r["sensitivity_lo"], r["sensitivity_hi"] = _buffer_sensitivity(rows, r)
     schema = {"part": pl.String, "classifier": pl.String, "scheduler": pl.String, "n": pl.Int64,
               "bin_kb": pl.String, "metric": pl.String, "relation": pl.String, "value": pl.Float64,
               "ours": pl.Float64, "ours_ci95": pl.Float64, "ours_other": pl.Float64, "rel_err": pl.Float64,
               "basis": pl.String,
-              "basis_note": pl.String, "not_run": pl.String, "source": pl.String}
+              "basis_note": pl.String, "not_run": pl.String, "source": pl.String, "sensitivity": pl.String,
+              "sensitivity_lo": pl.Float64, "sensitivity_hi": pl.Float64, "paper_se": pl.Float64}
     return pl.DataFrame(out, schema=schema)
+
+
+def buffer_label(buffer_pkts: int | None) -> str:
+    """``1000 pkts``, or ``lossless``."""
+    return "lossless" if buffer_pkts is None else f"{buffer_pkts} pkts"
+
+
+def _buffer_sensitivity(rows: pl.DataFrame, claim: dict[str, Any]) -> tuple[str | None, float | None, float | None]:
+    """A claim of the simultaneous part (a Table 2 bin, a Table 3 gain,
+    Figure 5's peak) under each buffer of part ``buffer``: in words, and
+    the lowest and highest of ours; Nones for the other claims or when the
+    part did not run."""
+    none = (None, None, None)
+    if claim["part"] != "simultaneous" or claim["classifier"] == "fair-share":
+        return none
+    metric = "fig5_peak" if str(claim["metric"]).startswith("max finished") else claim["metric"]
+    if metric not in ("fct_mean_s", "fct_std_s", "gain", "gain_std", "fig5_peak"):
+        return none
+    b = rows.filter((pl.col("part") == "buffer") & (pl.col("classifier") == claim["classifier"])
+                    & (pl.col("scheduler") == claim["scheduler"])
+                    & (pl.col("bin_kb") == ("all" if metric == "fig5_peak" else claim["bin_kb"])))
+    got = [(r["buffer_pkts"], float(r[metric])) for r in b.iter_rows(named=True) if r[metric] is not None]
+    if not got:
+        return none
+    text = ", ".join(f"{buffer_label(k)} {v:.4g}" for k, v in got)
+    vals = [v for _, v in got]
+    return f"router buffer (part buffer): {text}", min(vals), max(vals)
 
 
 def _finished_ratio(sim: dict[tuple[str, str], np.ndarray], horizon_s: float = 100.0) -> dict[tuple[str, str], float]:
@@ -701,7 +832,10 @@ def run(
     _check_no_drops(outcomes)
     ps = _fair_share(outcomes)
     rows = _simultaneous_rows(outcomes, ps) + _closed_loop_rows(outcomes, cfg["closed-loop"]["window_s"])
-    rows += _memory_rows(outcomes) + _web_rows(outcomes)
+    rows += _memory_rows(outcomes)
+    for r in rows:
+        r["buffer_pkts"] = ROUTER_BUFFER_PKTS
+    rows += _buffer_rows(outcomes, ps) + _web_rows(outcomes)
     frame = pl.DataFrame(rows, schema=_SCHEMA)
     data = _figure_data(outcomes, cfg)
     data["fair_share"] = np.sort(ps["completions"])
@@ -910,6 +1044,35 @@ def _table(header: list[str], body: list[list[str]]) -> list[str]:
     return ["  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in t]
 
 
+def _buffer_report(rows: pl.DataFrame) -> list[str]:
+    """Part ``buffer``: the first bin, its gain and Figure 5's peak under each router buffer."""
+    b = rows.filter(pl.col("part") == "buffer")
+    if not b.height:
+        return []
+    lines = ["", f"[buffer] each router queue holding 250 ... 2000 packets or lossless (default "
+                 f"{ROUTER_BUFFER_PKTS}, Click's Queue): first bin mean (σ) [paper], its gain over drop-tail at the "
+                 "same buffer [paper], Figure 5's peak in the first 100 s [paper ~3 for RAFLE PrioSched], packets "
+                 "dropped, segments retransmitted, last completion"]
+    body = []
+    for buf in dict.fromkeys(b["buffer_pkts"].to_list()):
+        sel = b.filter(pl.col("buffer_pkts").is_null() if buf is None else pl.col("buffer_pkts") == buf)
+        for cls, sch in COMBOS:
+            g = sel.filter((pl.col("classifier") == cls) & (pl.col("scheduler") == sch))
+            r0 = g.filter(pl.col("bin_kb") == "0-100")
+            ra = g.filter(pl.col("bin_kb") == "all")
+            if not r0.height or not ra.height:
+                continue
+            r0, ra = r0.row(0, named=True), ra.row(0, named=True)
+            t2 = PAPER_TABLES["table2"].get((cls, sch))
+            t3 = PAPER_TABLES["table3"].get((cls, sch))
+            body.append([buffer_label(buf), _label((cls, sch)),
+                         f"{_f(r0['fct_mean_s'])} ({_f(r0['fct_std_s'])})" + (f" [{t2[0][0]:.1f}]" if t2 else ""),
+                         _pct(r0["gain"]) + (f" [{t3[0]:.1f}]" if t3 else ""), _f(ra["fig5_peak"], "{:.2f}"),
+                         _f(ra["drops"], "{:.0f}"), _f(ra["retransmits"], "{:.0f}"), _f(ra["makespan_s"])])
+    return lines + _table(["buffer", "router", "0-100 KB", "gain %", "Fig. 5 peak", "drops", "retransmits",
+                           "last"], body)
+
+
 def report(result: ExperimentResult) -> str:
     """Plain-text tables: ours (mean ± 95 % CI over realizations) beside the
     paper's Tables 1–4."""
@@ -973,10 +1136,11 @@ def report(result: ExperimentResult) -> str:
             r = get("simultaneous", cls, sch, "all")
             if r:
                 body.append([_label((cls, sch)), _f(r["fct_mean_s"]), _f(r["makespan_s"]), _f(r["retransmits"], "{:.0f}"),
-                             _f(r["timeouts"], "{:.0f}"), _f(r["out_of_order"], "{:.0f}")])
+                             _f(r["timeouts"], "{:.0f}"), _f(r["out_of_order"], "{:.0f}"), _f(r["drops"], "{:.0f}")])
         lines += ["", "[simultaneous] every task: mean and last completion, retransmitted segments, timeouts, "
-                      "segments received out of order (no packet is lost: reordering)"]
-        lines += _table(["router", "mean", "last", "retransmits", "timeouts", "out of order"], body)
+                      "segments received out of order (losses and reordering), packets the router dropped"]
+        lines += _table(["router", "mean", "last", "retransmits", "timeouts", "out of order", "drops"], body)
+    lines += _buffer_report(rows)
     if rows.filter(pl.col("part") == "closed-loop").height:
         lines += ["", "[closed-loop] files served in the window: first bin, all, first-bin gain [paper]  — Table 4"]
         body = []

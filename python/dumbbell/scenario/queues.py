@@ -47,9 +47,12 @@ class Return(_Model):
     """Packet return (Silva, Vieira and Nacif, "Data Center TCP com Histerese
     em Switches P4", §4.2): when the queue is congested, the switch sends a
     copy of each TCP data segment that is neither a copy nor CE-marked back
-    to its sender and forwards the original unmarked. The sender takes the
-    copy as a congestion echo (DCTCP: one marked segment; at most one window
-    reduction per RTT).
+    to its sender and forwards the original unmarked. By default the sender
+    takes the copy as a congestion echo (DCTCP: one marked segment; at most
+    one window reduction per RTT); with ``TcpOptions(copy_effect="linux")``
+    it drops it as Linux's receive path would and sends a duplicate ACK. On
+    a switch with a pipeline a copy crosses it twice (clone and
+    recirculation), ahead of the packets waiting.
 
     The decision is a step at ``k_pkts`` or, with ``upper_pkts`` (L_S) and
     ``lower_pkts`` (L_I), the paper's hysteresis; it reads the queue at

@@ -462,6 +462,10 @@ class TcpOptions(_Model):
     timestamps: bool | None = Field(None, description="TCP timestamps with Eifel undo, RFC 7323/3522 (on).")
     dsack: bool | None = Field(None, description="D-SACK, RFC 2883 (on).")
     frto: bool | None = Field(None, description="F-RTO, RFC 5682 (on).")
+    copy_effect: Literal["ce", "linux"] | None = Field(
+        None, description="What the sender does with a copy of its own segment a switch returned (packet return): "
+        "'ce', a congestion echo (the packet-return paper's intent; default); 'linux', Linux's receive path: "
+        "dropped as out of window, a duplicate ACK to the peer, no effect on the window.")
 
     @model_validator(mode="after")
     def _order(self) -> TcpOptions:

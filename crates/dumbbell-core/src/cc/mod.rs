@@ -55,8 +55,11 @@
 //! A switch with a packet-return policy (`queue::feedback`; Silva, Vieira
 //! and Nacif, "Data Center TCP com Histerese em Switches P4", §4.2) sends
 //! a copy of a congested segment back to its sender. The copy carries no
-//! acknowledgment; `Sender::on_returned` treats it as a congestion echo
-//! for the flow, in this order:
+//! acknowledgment. With `TcpConfig::copy_effect = Linux` the sender drops
+//! it as Linux's receive path does (out of window, a duplicate ACK to the
+//! peer) and nothing below happens; with `Ce` (the default)
+//! `Sender::on_returned` treats it as a congestion echo for the flow, in
+//! this order:
 //!
 //! 7. `tp.delivered_ce` grows by one: DCTCP (and any control that reads
 //!    `delivered_ce`) counts one more marked segment in its current

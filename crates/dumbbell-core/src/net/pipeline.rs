@@ -19,6 +19,13 @@
 //! drops the arrival with `DropReason::Pipeline`. Like a port, the pipeline
 //! schedules only the end of its current service (`Event::PipelineDone`).
 //!
+//! A copy the switch returns to a sender (packet return, `queue::feedback`)
+//! is, in bmv2, a clone plus a recirculation: two passes through the
+//! pipeline, and recirculated packets wait in bmv2's high-priority input
+//! queue. So a returned copy ([`Pipeline::admit_copy`]) waits in a queue of
+//! its own, served before the others, and holds the pipeline for two
+//! service times.
+//!
 //! With no pipeline configured a switch forwards in zero time, exactly as
 //! before this model existed.
 
@@ -47,8 +54,14 @@ pub struct Pipeline {
     /// The packet in service and when its service started.
     pub busy: Option<(PktId, Time)>,
     pub waiting: VecDeque<PktId>,
+    /// Returned copies waiting (recirculated: served first, two passes).
+    pub copies: VecDeque<PktId>,
     pub stats: PipelineStats,
 }
+
+/// Pipeline passes a returned copy takes: bmv2's clone, then its
+/// recirculation.
+pub const COPY_PASSES: u64 = 2;
 
 /// What the pipeline did with an arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +86,7 @@ impl Pipeline {
             service: Dur::from_ps(ps as u64),
             busy: None,
             waiting: VecDeque::with_capacity(buffer_pkts.min(1 << 12) as usize),
+            copies: VecDeque::new(),
             stats: PipelineStats::default(),
         }
     }
@@ -92,22 +106,48 @@ impl Pipeline {
         Admit::Queued
     }
 
+    /// Offers a returned copy at `now`: it takes [`COPY_PASSES`] service
+    /// times and waits ahead of every other packet (bmv2's recirculation
+    /// queue), in a queue of `buffer_pkts` places of its own.
+    pub fn admit_copy(&mut self, pkt: PktId, now: Time) -> Admit {
+        if self.busy.is_none() {
+            self.busy = Some((pkt, now));
+            return Admit::Start(now + self.copy_service());
+        }
+        if self.copies.len() as u32 >= self.buffer_pkts {
+            self.stats.drops += 1;
+            return Admit::Full;
+        }
+        self.copies.push_back(pkt);
+        Admit::Queued
+    }
+
+    fn copy_service(&self) -> Dur {
+        Dur::from_ps(self.service.ps() * COPY_PASSES)
+    }
+
     /// Ends the current service at `now`: returns the processed packet and,
-    /// if another one starts, when its service ends.
+    /// if another one starts, when its service ends (returned copies
+    /// first).
     pub fn finish(&mut self, now: Time) -> (PktId, Option<Time>) {
         let (pkt, started) = self.busy.take().expect("PipelineDone while idle");
         self.stats.busy += now.since(started);
         self.stats.processed += 1;
-        let next = self.waiting.pop_front().map(|p| {
-            self.busy = Some((p, now));
-            now + self.service
-        });
+        let next = if let Some(c) = self.copies.pop_front() {
+            self.busy = Some((c, now));
+            Some(now + self.copy_service())
+        } else {
+            self.waiting.pop_front().map(|p| {
+                self.busy = Some((p, now));
+                now + self.service
+            })
+        };
         (pkt, next)
     }
 
     /// Packets held (waiting and in service), for the conservation audit.
     pub fn held(&self) -> u64 {
-        self.waiting.len() as u64 + self.busy.is_some() as u64
+        self.waiting.len() as u64 + self.copies.len() as u64 + self.busy.is_some() as u64
     }
 }
 
@@ -134,6 +174,28 @@ mod tests {
         assert_eq!(p.stats.processed, 3);
         assert_eq!(p.stats.busy, Dur::from_ms(3));
         assert_eq!(p.stats.max_pkts, 2);
+    }
+
+    #[test]
+    fn a_returned_copy_takes_two_passes_ahead_of_the_others() {
+        let mut p = Pipeline::new(0, 1000.0, 4);
+        let t0 = Time::ZERO;
+        assert_eq!(
+            p.admit_copy(PktId(9), t0),
+            Admit::Start(t0 + Dur::from_ms(2))
+        );
+        assert_eq!(p.admit(PktId(1), t0), Admit::Queued);
+        assert_eq!(p.admit_copy(PktId(8), t0), Admit::Queued);
+        assert_eq!(p.held(), 3);
+        // The copy that came after packet 1 is served before it, for two
+        // service times.
+        let (a, next) = p.finish(t0 + Dur::from_ms(2));
+        assert_eq!((a, next), (PktId(9), Some(t0 + Dur::from_ms(4))));
+        let (b, next) = p.finish(t0 + Dur::from_ms(4));
+        assert_eq!((b, next), (PktId(8), Some(t0 + Dur::from_ms(5))));
+        let (c, next) = p.finish(t0 + Dur::from_ms(5));
+        assert_eq!((c, next), (PktId(1), None));
+        assert_eq!(p.stats.busy, Dur::from_ms(5));
     }
 
     #[test]

@@ -103,7 +103,7 @@ use crate::cc::{
     ack_flags, AckSample, CaEvent, CaState, CongestionControl, Control, LostSegment, RateSample,
     TcpSock,
 };
-use crate::config::TcpConfig;
+use crate::config::{CopyEffect, TcpConfig};
 use crate::net::packet::{flags, Ecn, Packet, Proto};
 use crate::sim::{Dur, LazyTimer, Time, TimerFire, PS_PER_MS};
 use crate::tcp::ranges::RangeSet;

@@ -133,7 +133,7 @@ impl World {
             self.log_drop(port, copy.flow, "return");
         }
         let id = self.pool.alloc(copy);
-        self.ingress(node, id, port);
+        self.ingress_as(node, id, port, true);
     }
 
     pub(super) fn tx_done(&mut self, port: u32) {
@@ -255,12 +255,24 @@ impl World {
     /// one, else straight to routing. `port` names where it came from, for
     /// the drop log.
     pub(super) fn ingress(&mut self, node: u32, pkt: PktId, port: u32) {
+        self.ingress_as(node, pkt, port, false);
+    }
+
+    /// [`Self::ingress`]; a returned `copy` takes the pipeline's clone and
+    /// recirculation path (`net::pipeline`, two passes, served first).
+    pub(super) fn ingress_as(&mut self, node: u32, pkt: PktId, port: u32, copy: bool) {
         let pi = self.node_pipeline[node as usize];
         if pi == NO_PIPELINE {
             self.forward(node, pkt);
             return;
         }
-        match self.pipelines[pi as usize].admit(pkt, self.now) {
+        let pl = &mut self.pipelines[pi as usize];
+        let admit = if copy {
+            pl.admit_copy(pkt, self.now)
+        } else {
+            pl.admit(pkt, self.now)
+        };
+        match admit {
             Admit::Start(done) => self
                 .events
                 .schedule(done, Event::PipelineDone { pipeline: pi }),

@@ -516,6 +516,26 @@ impl Sender {
     /// observation window, and CWR as on ECE unless a reduction is already
     /// under way, so a burst of copies within one window reduces once.
     pub fn on_returned(&mut self, now: Time) {
+        self.on_returned_ce(now);
+    }
+
+    /// A returned copy, handled as `TcpConfig::copy_effect` says: a
+    /// congestion echo ([`Self::on_returned`]) or, as Linux, dropped as out
+    /// of window with a duplicate ACK to the peer.
+    pub fn on_returned_copy(&mut self, now: Time, out: &mut Out) {
+        match self.cfg.copy_effect {
+            CopyEffect::Ce => self.on_returned_ce(now),
+            CopyEffect::Linux => {
+                self.stats.returns_received += 1;
+                if self.phase == Phase::Established {
+                    out.pkts
+                        .push(self.packet(now, flags::ACK, 0, 0, Ecn::NotEct));
+                }
+            }
+        }
+    }
+
+    fn on_returned_ce(&mut self, now: Time) {
         self.stats.returns_received += 1;
         if self.phase != Phase::Established {
             return;

@@ -1687,6 +1687,47 @@ fn test_established_burst_of_returned_copies_reduces_once_per_window() {
 }
 
 #[test]
+fn test_a_linux_receive_path_drops_a_returned_copy_and_sends_a_dup_ack() {
+    // copy_effect = linux: the copy fails the sequence check, so the window
+    // and the control see nothing; one pure ACK goes to the peer.
+    let (cc, log) = Recorder::boxed(false);
+    let mut c = cfg();
+    c.copy_effect = CopyEffect::Linux;
+    let (mut s, _) = sender_established_with(c, cc);
+    take(&log);
+    let (cwnd, ssthresh) = (s.tp.snd_cwnd, s.tp.snd_ssthresh);
+    for k in 0..3 {
+        let mut out = Out::default();
+        s.on_returned_copy(ms(5) + Dur::from_us(k), &mut out);
+        assert_eq!(out.pkts.len(), 1, "one duplicate ACK per copy");
+        let a = out.pkts[0];
+        assert_eq!(
+            (a.payload_bytes, a.has(flags::ACK), a.ecn),
+            (0, true, Ecn::NotEct)
+        );
+        assert_eq!(
+            (a.src, a.dst, a.sport, a.dport),
+            (s.ep.src, s.ep.dst, s.ep.sport, s.ep.dport)
+        );
+    }
+    assert!(take(&log).is_empty(), "no hook of the control runs");
+    assert_eq!(s.tp.ca_state, CaState::Open);
+    assert_eq!(
+        (s.tp.snd_cwnd, s.tp.snd_ssthresh, s.tp.delivered_ce),
+        (cwnd, ssthresh, 0)
+    );
+    assert_eq!(s.stats.returns_received, 3);
+    // copy_effect = ce (the default): the same call is a congestion echo.
+    let (cc, log) = Recorder::boxed(false);
+    let (mut s, _) = sender_established_with(cfg(), cc);
+    take(&log);
+    let mut out = Out::default();
+    s.on_returned_copy(ms(5), &mut out);
+    assert!(out.pkts.is_empty());
+    assert_eq!((s.tp.ca_state, s.tp.delivered_ce), (CaState::Cwr, 1));
+}
+
+#[test]
 fn test_returned_copy_during_recovery_does_not_reduce_again() {
     let (cc, log) = Recorder::boxed(false);
     let (mut s, _) = sender_established_with(cfg(), cc);
