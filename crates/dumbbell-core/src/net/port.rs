@@ -18,6 +18,9 @@
 //!   wire at the link rate. Zero (the default) means the link rate alone.
 //! - `feedback`: the packet-return policy (`queue::feedback`), consulted
 //!   around the discipline at its point of measurement.
+//!
+//! A CAKE discipline's shaper (`shaper`, `queue::cake::shaper`) holds the
+//! port the same way, for each packet's time at the shaped rate.
 
 use crate::net::packet::PktId;
 use crate::queue::cake::Shaper;

@@ -15,9 +15,10 @@
 //! The delay-based disciplines Linux ships beside RED are disciplines of
 //! their own, not FIFO policies, because they keep each packet's arrival
 //! time: [`codel::Codel`] (`sch_codel`), [`fq_codel::FqCodel`]
-//! (`sch_fq_codel`) and [`pie::Pie`] (`sch_pie`). CoDel and FQ-CoDel drop
-//! packets that are already queued (at dequeue, or from the fattest flow on
-//! overflow); such drops are handed to the port through
+//! (`sch_fq_codel`), [`pie::Pie`] (`sch_pie`) and [`cake::Cake`]
+//! (`sch_cake`, whose shaper the port applies: `net::port`). CoDel, FQ-CoDel
+//! and CAKE drop packets that are already queued (at dequeue, or from the
+//! fattest flow on overflow); such drops are handed to the port through
 //! [`QueueDisc::take_drop`], so the port still counts and frees every packet.
 
 pub mod aqm;
