@@ -90,7 +90,7 @@ impl CobaltVars {
         let mut up = false;
         if diff(now, self.blue_timer) > p.target.ps() as i128 {
             up = self.p_drop == 0;
-            self.p_drop = self.p_drop.checked_add(P_INC).unwrap_or(u32::MAX);
+            self.p_drop = self.p_drop.saturating_add(P_INC);
             self.blue_timer = now;
         }
         self.dropping = true;
