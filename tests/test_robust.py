@@ -50,6 +50,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Codel": {},
     "FqCodel": {},
     "Pie": {},
+    "Cake": {},
     "Reno": {},
     "Cubic": {},
     "Dctcp": {},

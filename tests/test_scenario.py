@@ -106,7 +106,7 @@ BAD = [
         "burst",
     ),
     ("step without K", lambda d: d["links"][2].update(queue_ab={"kind": "step"}), "links[2].queue_ab.k_pkts", "exactly one"),
-    ("unknown queue kind", lambda d: d["links"][2].update(queue_ab={"kind": "cake"}), "links[2].queue_ab.kind", "cake"),
+    ("unknown queue kind", lambda d: d["links"][2].update(queue_ab={"kind": "sfq"}), "links[2].queue_ab.kind", "sfq"),
     ("unknown flow kind", lambda d: d["flows"][1].update(kind="quic"), "flows[1].kind", "quic"),
     ("unknown field", lambda d: d["links"][0].update(bandwidth=5), "links[0].bandwidth", "unknown field"),
     ("missing field", lambda d: d["links"][0].pop("rate_bps"), "links[0].rate_bps", "missing"),

@@ -24,6 +24,7 @@ pub use crate::cc::registry::{CcConfig, ExternalParams, RegisteredParams};
 pub use crate::cc::vegas::VegasParams;
 pub use crate::param::ConfigError;
 pub use crate::queue::aqm::{HysteresisConfig, MarkAt, StepConfig};
+pub use crate::queue::cake::CakeConfig;
 pub use crate::queue::classify::ClassifierConfig;
 pub use crate::queue::codel::CodelConfig;
 pub use crate::queue::feedback::{CopyConfig, FeedbackConfig};

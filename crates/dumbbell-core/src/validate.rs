@@ -226,7 +226,7 @@ fn check_queue(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
 /// and the service rate on the first queue only.
 fn check_port_shape(q: &QueueConfig, f: &str) -> Result<(), ConfigError> {
     const WHOLE: &str =
-        "CoDel, FQ-CoDel and PIE are whole disciplines, not a class of a two-class \
+        "CoDel, FQ-CoDel, PIE and CAKE are whole disciplines, not a class of a two-class \
                          port (which takes drop-tail, RED, step or hysteresis queues)";
     if q.classifier.is_none() {
         if q.long_queue.is_some() {

@@ -78,7 +78,8 @@ def implausible_values(scenario: Scenario) -> list[tuple[str, str]]:
     for path, name, v in _walk(scenario, ""):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             continue
-        if name in RATE_FIELDS and v < MIN_PLAUSIBLE_RATE_BPS:
+        # (0 is no slip: CAKE's rate_bps = 0 means unlimited)
+        if name in RATE_FIELDS and 0 < v < MIN_PLAUSIBLE_RATE_BPS:
             out.append((path, f"{v:g} bit/s is below 1 kb/s; did you mean '{v:g}Mbps'? (the value is used as given)"))
         elif name in DELAY_FIELDS and v > MAX_PLAUSIBLE_DELAY_S:
             out.append((path, f"{v:g} s is above 10 s; did you mean '{v:g}ms'? (the value is used as given)"))

@@ -1,5 +1,5 @@
 """The queues of a port: drop-tail, RED, step and hysteresis marking,
-CoDel, FQ-CoDel and PIE, the packet-return feature (``Return``), and
+CoDel, FQ-CoDel, PIE and CAKE, the packet-return feature (``Return``), and
 ``QueueConfig``, the union a link's ``queue_ab``/``queue_ba`` takes.
 """
 
@@ -7,16 +7,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Discriminator, Field, Tag, model_validator
+from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
 from ..errors import ConfigError
 from .base import Model as _Model, U32_MAX, U64_MAX, kind_of as _kind_of
 from .ranges import (
     Bytes, MAX_AQM_TIME_S, MAX_FQ_FLOWS, MAX_FQ_QUANTUM_BYTES, MAX_PIE_GAIN, MAX_PKT_BYTES, MAX_RED_TH,
-    MIN_AQM_TIME_S, MIN_FQ_QUANTUM_BYTES, Rate, Seconds,
+    MAX_RATE_BPS, MIN_AQM_TIME_S, MIN_FQ_QUANTUM_BYTES, Rate, Seconds,
 )
 from .twoclass import Classifier, Scheduler
-from .units import seconds_to_ps
+from .units import parse_rate_bps, seconds_to_ps
 
 
 # ---------------------------------------------------------------- queues
@@ -145,7 +145,7 @@ class _QueueBase(_QueueLimits):
                 raise ConfigError("scheduler", "a scheduler needs two queues: give this port a classifier")
         elif self.long_queue is not None:
             lq = self.long_queue
-            if lq.kind in ("codel", "fq_codel", "pie"):
+            if lq.kind in ("codel", "fq_codel", "pie", "cake"):
                 raise ConfigError("long_queue", f"{lq.kind} is a whole discipline, not a class of a two-class port "
                                   "(which takes droptail, red, step or hysteresis queues)")
             for name in ("classifier", "scheduler", "long_queue"):
@@ -381,12 +381,62 @@ class Pie(_DelayAqm):
         }
 
 
+def parse_rate_bps_or_zero(v: object) -> object:
+    """A rate as :data:`Rate` reads it, or 0 (CAKE's "unlimited"); other
+    non-positive numbers are left to the range check."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and v <= 0:
+        return v
+    return parse_rate_bps(v)
+
+
+class Cake(_DelayAqm):
+    """CAKE with Linux ``sch_cake`` semantics (Høiland-Jørgensen, Täht and Morton, "Piece of CAKE",
+    IEEE LANMAN 2018): a shaper at ``rate_bps`` (0: unlimited), 1024 flow queues found by 8-way
+    set-associative hashing, host isolation (``flow_mode``, default triple-isolate: each host's flows
+    share one host's worth of quantum), DRR++ serving sparse flows first, and COBALT (CoDel marking
+    ECT packets or dropping, plus BLUE on overflow) per queue. Only the best-effort tin is modelled
+    (packets carry no DSCP). Linux's defaults: unlimited rate, triple-isolate, 5 ms, 100 ms, no
+    overhead compensation, ACK filter off; buffer four intervals at the shaped rate (at least 4 MiB),
+    capped at ``limit_pkts`` (10240) MTUs; ``limit_bytes`` is Linux's ``memlimit``."""
+
+    kind: Literal["cake"] = "cake"
+    limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
+        None, description="Linux's limit, packets: caps the buffer at this many MTUs (unset: 10240)."
+    )
+    rate_bps: Annotated[int, BeforeValidator(parse_rate_bps_or_zero), Field(ge=0, le=MAX_RATE_BPS)] = Field(
+        0, description="Shaped rate, bits per second; 0: unlimited."
+    )
+    flow_mode: Literal["flowblind", "srchost", "dsthost", "hosts", "flows", "dual_srchost", "dual_dsthost",
+                       "triple_isolate"] = Field("triple_isolate", description="Host and flow isolation.")
+    target_s: AqmTime = Field(0.005, description="COBALT's target sojourn time, s.")
+    interval_s: AqmTime = Field(0.1, description="COBALT's interval (Linux's rtt), s.")
+    overhead_bytes: Annotated[int, Field(ge=0, le=256)] = Field(
+        0, description="Framing bytes the shaper adds to each packet."
+    )
+    mpu_bytes: Annotated[int, Field(ge=0, le=256)] = Field(0, description="Least length the shaper charges, bytes.")
+    ack_filter: Literal["none", "conservative", "aggressive"] = Field(
+        "none", description="Drop queued pure TCP ACKs a newer one makes redundant."
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        limits = self._core_limits()
+        if self.limit_pkts is None and self.limit_bytes is None:
+            limits["limit_pkts"] = 10240
+        return {
+            **limits,
+            "aqm": {"kind": "cake", "rate_bps": self.rate_bps, "flow_mode": self.flow_mode,
+                    "target_ps": seconds_to_ps(self.target_s), "interval_ps": seconds_to_ps(self.interval_s),
+                    "overhead_bytes": self.overhead_bytes, "mpu_bytes": self.mpu_bytes,
+                    "ack_filter": self.ack_filter},
+        }
+
+
 CoDel = Codel
 """The name before issue 28 (one capital per word, as ``Pie``, ``Red``, ``Dctcp``): :class:`Codel`."""
 FqCoDel = FqCodel
 """The name before issue 28: :class:`FqCodel`."""
 
-_QUEUE_KINDS = ("droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie")
+_QUEUE_KINDS = ("droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "cake")
 
 
 QueueConfig = Annotated[
@@ -398,10 +448,11 @@ QueueConfig = Annotated[
         Annotated[Codel, Tag("codel")],
         Annotated[FqCodel, Tag("fq_codel")],
         Annotated[Pie, Tag("pie")],
+        Annotated[Cake, Tag("cake")],
     ],
     Discriminator(_kind_of("droptail")),
 ]
 """A queue discipline, tagged by ``kind`` (default ``droptail``)."""
 
-for _q in (DropTail, Red, Step, Hysteresis, Codel, FqCodel, Pie):
+for _q in (DropTail, Red, Step, Hysteresis, Codel, FqCodel, Pie, Cake):
     _q.model_rebuild()

@@ -18,8 +18,12 @@
 //!   wire at the link rate. Zero (the default) means the link rate alone.
 //! - `feedback`: the packet-return policy (`queue::feedback`), consulted
 //!   around the discipline at its point of measurement.
+//!
+//! A CAKE discipline's shaper (`shaper`, `queue::cake::shaper`) holds the
+//! port the same way, for each packet's time at the shaped rate.
 
 use crate::net::packet::PktId;
+use crate::queue::cake::Shaper;
 use crate::queue::{
     ClassReport, Dequeued, DropReason, Feedback, Fifo, QueueCtx, QueueDisc, Verdict,
 };
@@ -155,6 +159,9 @@ pub struct Port {
     /// the same, without the division). Starts at (0, zero), true of a
     /// zero-byte packet.
     pub hold_cache: (u32, Dur),
+    /// CAKE's shaper (`queue::cake::shaper`): the port is also held for a
+    /// packet's time at the shaped rate; None: no shaper.
+    pub shaper: Option<Shaper>,
     /// The wire has none of loss, reordering or jitter, and the port no
     /// service rate: a packet reaches the far end `delay` after its
     /// serialization ends, in order (the common case, one test).
@@ -163,13 +170,17 @@ pub struct Port {
 
 impl Port {
     /// How long sending `size` bytes holds the port: serialization at the
-    /// link rate, or the service interval if that is longer.
+    /// link rate, or the service interval or the time at CAKE's shaped
+    /// rate if longer.
     #[inline]
     pub fn hold(&mut self, size: u32) -> Dur {
         if self.hold_cache.0 == size {
             return self.hold_cache.1;
         }
-        let d = Dur::serialization(size as u64, self.rate_bps).max(self.service);
+        let mut d = Dur::serialization(size as u64, self.rate_bps).max(self.service);
+        if let Some(s) = &self.shaper {
+            d = d.max(s.hold(size));
+        }
         self.hold_cache = (size, d);
         d
     }
@@ -258,6 +269,7 @@ mod tests {
             service,
             feedback: None,
             hold_cache: (0, Dur::serialization(0, rate_bps).max(service)),
+            shaper: None,
             plain: service.is_zero(),
         }
     }

@@ -15,12 +15,14 @@
 //! The delay-based disciplines Linux ships beside RED are disciplines of
 //! their own, not FIFO policies, because they keep each packet's arrival
 //! time: [`codel::Codel`] (`sch_codel`), [`fq_codel::FqCodel`]
-//! (`sch_fq_codel`) and [`pie::Pie`] (`sch_pie`). CoDel and FQ-CoDel drop
-//! packets that are already queued (at dequeue, or from the fattest flow on
-//! overflow); such drops are handed to the port through
+//! (`sch_fq_codel`), [`pie::Pie`] (`sch_pie`) and [`cake::Cake`]
+//! (`sch_cake`, whose shaper the port applies: `net::port`). CoDel, FQ-CoDel
+//! and CAKE drop packets that are already queued (at dequeue, or from the
+//! fattest flow on overflow); such drops are handed to the port through
 //! [`QueueDisc::take_drop`], so the port still counts and frees every packet.
 
 pub mod aqm;
+pub mod cake;
 pub mod classify;
 pub mod codel;
 pub mod feedback;
@@ -32,6 +34,7 @@ pub mod sched;
 pub mod twoclass;
 
 pub use aqm::{Aqm, Decision, Hysteresis, MarkPoint, StepMark};
+pub use cake::{Cake, CakeParams};
 pub use codel::{Codel, CodelParams};
 pub use feedback::{CopySize, Feedback};
 pub use fq_codel::{FqCodel, FqCodelParams};
@@ -64,6 +67,9 @@ pub enum AqmConfig {
     FqCodel(fq_codel::FqCodelConfig),
     /// PIE (`queue::pie`, Linux `sch_pie`, timestamp mode).
     Pie(pie::PieConfig),
+    /// CAKE (`queue::cake`, Linux `sch_cake`); the queue's limits set its
+    /// buffer, its `rate_bps` the port's shaper.
+    Cake(cake::CakeConfig),
 }
 
 impl AqmConfig {
@@ -72,7 +78,7 @@ impl AqmConfig {
     pub fn is_own_discipline(&self) -> bool {
         matches!(
             self,
-            AqmConfig::Codel(_) | AqmConfig::FqCodel(_) | AqmConfig::Pie(_)
+            AqmConfig::Codel(_) | AqmConfig::FqCodel(_) | AqmConfig::Pie(_) | AqmConfig::Cake(_)
         )
     }
 
@@ -87,6 +93,7 @@ impl AqmConfig {
             AqmConfig::Codel(c) => codel::check(c),
             AqmConfig::FqCodel(c) => fq_codel::check(c),
             AqmConfig::Pie(c) => pie::check(c),
+            AqmConfig::Cake(c) => cake::check(c),
         }
     }
 }

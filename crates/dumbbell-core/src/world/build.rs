@@ -3,6 +3,7 @@
 //! workloads are built in `tasks.rs`, two-class ports in `classes.rs`.
 
 use super::*;
+use crate::queue::{Cake, CakeParams};
 
 /// Both ends of a TCP connection (the control drawing from `rng`, built by
 /// `external` if the configuration names an external one) and the
@@ -85,6 +86,11 @@ pub(super) fn build_qdisc(
             };
             Box::new(Pie::new(limit, p))
         }
+        AqmConfig::Cake(c) => {
+            let key = rng_for(seed, &format!("queue:{label}:cake")).next_u64();
+            let p = CakeParams::new(c.clone(), q.limit_pkts, q.limit_bytes, key);
+            Box::new(Cake::new(p))
+        }
         _ => Box::new(build_fifo(q, rate_bps)),
     }
 }
@@ -98,7 +104,7 @@ pub(super) fn build_fifo(q: &QueueConfig, rate_bps: u64) -> Fifo {
     };
     let aqm = match &q.aqm {
         AqmConfig::None => Aqm::None,
-        AqmConfig::Codel(_) | AqmConfig::FqCodel(_) | AqmConfig::Pie(_) => {
+        AqmConfig::Codel(_) | AqmConfig::FqCodel(_) | AqmConfig::Pie(_) | AqmConfig::Cake(_) => {
             unreachable!("built by build_qdisc")
         }
         AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(RedParams {
@@ -359,6 +365,10 @@ fn build_ports(
                 "packet return is a switch policy; this queue is a host's port",
             )?;
             let service = service_interval(&qc);
+            let shaper = match &qc.aqm {
+                AqmConfig::Cake(c) => c.shaper(),
+                _ => None,
+            };
             let label = format!(
                 "{}->{}",
                 cfg.nodes[from as usize].name, cfg.nodes[to as usize].name
@@ -394,7 +404,12 @@ fn build_ports(
                 service,
                 feedback,
                 hold_cache: (0, Dur::serialization(0, l.rate_bps).max(service)),
-                plain: loss == 0.0 && reorder == 0.0 && l.jitter_ps == 0 && service.is_zero(),
+                shaper,
+                plain: loss == 0.0
+                    && reorder == 0.0
+                    && l.jitter_ps == 0
+                    && service.is_zero()
+                    && shaper.is_none(),
             });
             aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
         }

@@ -149,7 +149,7 @@ impl World {
         let node = p.node;
         // Held longer than its serialization by a service rate, the packet
         // has been on the wire since its serialization ended.
-        let on_wire = if p.service.is_zero() {
+        let on_wire = if p.service.is_zero() && p.shaper.is_none() {
             now
         } else {
             started + Dur::serialization(size as u64, p.rate_bps)
