@@ -69,6 +69,7 @@ from .model import U32_MAX, U64_MAX
 from .model import Model as _Model
 from .model import kind_of as _kind_of
 from .suggest import did_you_mean
+from .tcp_profiles import DEFAULT_PROFILE, check_profile, profile_values
 from .units import parse_rate_bps, parse_seconds, seconds_to_ps
 from .workloads import MAX_TASKS, Arrivals, Control, Sizes
 
@@ -1101,6 +1102,27 @@ class TcpOptions(_Model):
     timestamps: bool | None = Field(None, description="TCP timestamps with Eifel undo, RFC 7323/3522 (on).")
     dsack: bool | None = Field(None, description="D-SACK, RFC 2883 (on).")
     frto: bool | None = Field(None, description="F-RTO, RFC 5682 (on).")
+    reordering_adapt: bool | None = Field(
+        None, description="Linux's reordering adaptation: DupThresh rises to the reordering seen (on)."
+    )
+    max_reordering: Annotated[int, Field(ge=1, le=MAX_DUPTHRESH)] | None = Field(
+        None, description="Cap of the reordering adaptation, packets (300; 127 before Linux 3.16)."
+    )
+    growth_per_ack: bool | None = Field(
+        None, description="Window growth counts ACKs, not segments acked, as Linux before 3.18/4.0 (off)."
+    )
+    profile: str | None = Field(
+        None,
+        description=(
+            "Kernel-era profile: linux-2.4, linux-2.6.32, linux-3.2, linux-6.8 or linux-6.12 (the default);"
+            " unset options take the era's values (`tcp_profiles`)."
+        ),
+    )
+
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, v: str | None) -> str | None:
+        return None if v is None else check_profile(v)
 
     @model_validator(mode="after")
     def _order(self) -> TcpOptions:
@@ -1118,9 +1140,20 @@ class TcpOptions(_Model):
                     raise ConfigError(name, f"{name} needs SACK (sack is false)")
         return self
 
+    def resolved(self) -> dict[str, Any]:
+        """The options as set, with the profile's values for those left
+        unset (``None`` still means the core's default)."""
+        values = self.model_dump()
+        profile = values.pop("profile") or DEFAULT_PROFILE
+        mss = 1448 if self.mss_bytes is None else self.mss_bytes
+        for name, value in profile_values(profile, mss).items():
+            if values[name] is None:
+                values[name] = value
+        return values
+
     def to_core(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name, value in self.model_dump().items():
+        for name, value in self.resolved().items():
             if value is None:
                 continue
             if name.endswith("_s"):
