@@ -1057,7 +1057,13 @@ class TcpOptions(_Model):
     §6; off: RFC 6675's DupThresh), ``timestamps`` (RFC 7323: RTT samples
     Karn forbids and Eifel detection of spurious retransmissions, RFC 3522),
     ``dsack`` (RFC 2883) and ``frto`` (F-RTO, RFC 5682); spurious reductions
-    are undone through the control's ``undo_cwnd``. TLP and RACK need SACK."""
+    are undone through the control's ``undo_cwnd``. TLP and RACK need SACK.
+    Linux's reordering adaptation (``reordering_adapt``, up to
+    ``max_reordering`` = 300) raises DupThresh when SACKs show reordering;
+    ``growth_per_ack`` grows the window per ACK as kernels before 3.18/4.0.
+    ``profile`` (``linux-2.4`` ... ``linux-6.12``, the default) gives unset
+    options a kernel era's values (:mod:`dumbbell.tcp_profiles`); options
+    set explicitly win."""
 
     mss_bytes: Annotated[int, Field(ge=MIN_MSS_BYTES, le=MAX_MSS_BYTES)] | None = Field(
         None, description="Segment payload, bytes (1448)."
