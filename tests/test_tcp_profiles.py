@@ -1,4 +1,4 @@
-"""Kernel-era TCP profiles (``TcpOptions(profile=...)``, ``dumbbell.tcp_profiles``):
+"""Kernel-era TCP profiles (``TcpOptions(profile=...)``, ``dumbbell.scenario.tcp_profiles``):
 each sets what it claims in the run document the core receives, an option
 set explicitly wins, the default is the core's defaults, and a bad name is
 one error naming the field with the closest name."""
@@ -10,7 +10,7 @@ import pytest
 
 import dumbbell as db
 from dumbbell.errors import ConfigError
-from dumbbell.tcp_profiles import PROFILES, TCP_RMEM, TCP_WMEM, rfc3390_iw
+from dumbbell.scenario.tcp_profiles import PROFILES, TCP_RMEM, TCP_WMEM, rfc3390_iw
 
 
 
