@@ -82,8 +82,12 @@ fn max_reordering_caps_the_threshold() {
     assert!(retx_cap > 5 * retx.max(1), "{retx_cap} vs {retx}");
 }
 
+/// Without SACK the distance comes from the ACK a late original sends
+/// (`tcp_try_undo_partial`: the hole filled by the original, not the
+/// retransmission) or from more duplicate ACKs than the window explains
+/// (`tcp_check_reno_reordering`).
 #[test]
-fn newreno_surplus_duplicate_acks_raise_the_threshold() {
+fn newreno_reordering_raises_the_threshold() {
     let (retx_fixed, _, reo_fixed) = reordering_run(json!({"reordering_adapt": false}), false);
     let (retx, _, reo) = reordering_run(json!({}), false);
     eprintln!("NewReno fixed: {retx_fixed} retransmits; adaptive: {retx}; {reo:?}");
