@@ -47,7 +47,7 @@ def counters(r: db.Result, flow: int = 0) -> str:
 
 
 def overshoot() -> None:
-    """Reno's first slow start at 40 ms latency (80 ms RTT) and p = 1e-4:
+    """Reno's first slow start at 40 ms latency (40 ms RTT) and p = 1e-4:
     the window each second, 30 s, seed 1."""
     s = e5.single_scenario("reno", 40, 1e-4, 30.0, warmup_s=10.0)
     r = traced(s, seed=1, sample_s=0.01)
@@ -114,8 +114,31 @@ def wan() -> None:
               f"{drops}; flow 0 cwnd median {statistics.median(cwnd(r)):.0f} max {max(cwnd(r))}")
 
 
+def testbed_growth() -> None:
+    """The testbed arm (Linux 2.4, table-mode HSTCP, 700 Mb/s of UDP payload)
+    against the simulation arm, and against the simulation arm with Linux
+    2.4's per-ACK growth (and table-mode HSTCP): which setting moves the
+    testbed below the simulation. 20 and 40 ms, p = 1e-5 and 1e-4, 45 s,
+    seeds 1 and 2, whole-run goodput."""
+    for lat in (20, 40):
+        for loss in (1e-5, 1e-4):
+            for cc in ("reno", "highspeed"):
+                g = {}
+                for arm in ("simulation", "simulation per-ACK", "testbed"):
+                    s = e5.single_scenario(cc, lat, loss, 45.0, e5.CAP_BPS if arm == "testbed" else None, 15.0)
+                    if arm == "simulation per-ACK":
+                        s.flows[0].tcp = s.flows[0].tcp.model_copy(update={"growth_per_ack": True})
+                        if cc == "highspeed":
+                            s.flows[0].cc = s.flows[0].cc.model_copy(update={"mode": "linux_table"})
+                    g[arm] = statistics.mean(float(db.run(s, seed=seed).flows["goodput_bps"][0]) for seed in (1, 2))
+                print(f"  {lat} ms, p={loss:g}, {cc}: simulation {g['simulation'] / 1e6:.1f}, simulation per-ACK "
+                      f"{g['simulation per-ACK'] / 1e6:.1f}, testbed {g['testbed'] / 1e6:.1f} Mb/s; testbed / simulation "
+                      f"{g['testbed'] / g['simulation']:.2f}, testbed / simulation per-ACK "
+                      f"{g['testbed'] / g['simulation per-ACK']:.2f}")
+
+
 SECTIONS = {"overshoot": overshoot, "high-loss": high_loss, "moderate-loss": moderate_loss, "low-loss": low_loss,
-            "wan": wan}
+            "wan": wan, "testbed-growth": testbed_growth}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -425,6 +425,23 @@ pub struct TcpConfig {
     /// What this host's receive path does with a copy of one of its own
     /// segments that a switch returned (packet return, `queue::feedback`).
     pub copy_effect: CopyEffect,
+    /// Linux's reordering adaptation (`tcp_check_sack_reordering`,
+    /// `tcp_check_reno_reordering`): when SACKs, D-SACKs or surplus
+    /// duplicate ACKs show a segment delivered out of order, the loss
+    /// threshold `reordering` (starting at `dupthresh`) rises to that
+    /// distance in segments, up to `max_reordering`; an RTO after
+    /// DupThresh SACKs lowers it back. It is DupThresh for loss marking
+    /// without RACK and RACK's switch between a zero and an open window.
+    /// False: the threshold stays `dupthresh`.
+    pub reordering_adapt: bool,
+    /// Cap of the reordering adaptation, segments (Linux
+    /// `tcp_max_reordering`, 300 since 3.16; the constant 127 before).
+    pub max_reordering: u32,
+    /// Window growth counts ACKs, not the segments they cover: one step of
+    /// slow start or congestion avoidance per ACK that advances `snd_una`,
+    /// as Linux did before its stretch-ACK fixes (3.18 for slow start,
+    /// 4.0 for avoidance) with `tcp_abc` = 0. False: the segments acked.
+    pub growth_per_ack: bool,
 }
 
 /// The sender's reaction to a returned copy of its own segment.
@@ -469,6 +486,9 @@ impl Default for TcpConfig {
             dsack: true,
             frto: true,
             copy_effect: CopyEffect::Ce,
+            reordering_adapt: true,
+            max_reordering: 300,
+            growth_per_ack: false,
         }
     }
 }

@@ -443,6 +443,13 @@ fn check_tcp(t: &TcpConfig, f: &str) -> Result<(), ConfigError> {
         );
     }
     int_in(t.dupthresh, 1, MAX_DUPTHRESH, || ff("dupthresh"), "")?;
+    int_in(
+        t.max_reordering,
+        1,
+        MAX_DUPTHRESH,
+        || ff("max_reordering"),
+        "",
+    )?;
     int_in(t.tsq_bytes, 0, MAX_TSQ_BYTES, || ff("tsq_bytes"), " bytes")?;
     if t.max_rate_bps != 0 {
         int_in(

@@ -7,26 +7,41 @@ simulated a GIGA-like WAN with 1 to 16 parallel flows. The two parts, as
 dumbbell runs them:
 
 - ``single`` (Figures 3–5): sender ``snd`` — router ``r`` — receiver
-  ``rcv``, 1 Gb/s links. ``r`` emulates the path: one-way latency 0, 20 or
-  40 ms on ``r``–``rcv`` in both directions (RTT twice that) and Bernoulli
-  loss 1e-6 … 1e-4 on the data direction, drawn as packets arrive at ``r``'s
-  port (a ``Netem`` stage with loss only): NIST Net, the paper's emulator,
-  drops packets as it receives them, so a lost packet never uses the
-  bottleneck; at p ≤ 1e-4 that differs from on-the-wire loss by 0.01 % of
-  the link at most. The stage has no packet limit: the paper states none for
-  NIST Net and ns-2's loss model has none. Were netem's default limit of
-  1000 packets applied to a netem that also held the latency (its delay
-  line), it would bind at 20 and 40 ms, where the line would hold 1667 and
-  3333 packets at 1 Gb/s, capping any flow at 1000 packets per one-way
-  latency, 600 and 300 Mb/s; at 0 ms it would be the queue's limit only.
-  One flow of 60 s, ten samples,
-  95 % Student-t intervals. Hosts: 1460-byte segments (1500-byte packets),
-  SACK, delayed ACKs, a 6000-packet receive window (8.76 MB, the paper's
-  8 MB socket buffers), Linux's TCP small queues at the sender (its NIC
-  never drops, as the paper's enlarged ``txqueuelen`` intended). Every case
-  runs twice: at full link speed (ns-2's view) and with the sender capped at
-  700 Mb/s (``sender_cap_bps``), the rate the paper's 33 MHz PCI bus allowed,
-  to stand beside its experimental curves.
+  ``rcv``, 1 Gb/s links. ``r`` emulates the path on the data direction
+  only, as the paper varies "the latency of the link from source to
+  destination" (§IV-B): one-way latency 0, 20 or 40 ms, so the RTT is that
+  latency (0+, 20, 40 ms; the ACKs return undelayed), and Bernoulli loss
+  1e-6 … 1e-4, drawn as packets arrive at ``r``'s port, then the delay line
+  (a ``Netem`` stage): NIST Net, the paper's emulator, drops packets as it
+  receives them, so a lost packet never uses the bottleneck; at p ≤ 1e-4
+  that differs from on-the-wire loss by 0.01 % of the link at most. The
+  stage has no packet limit: the paper states none for NIST Net and ns-2's
+  loss model has none (netem's default 1000 would cap any flow at 1000
+  packets per latency, 600 and 300 Mb/s at 20 and 40 ms). The router's
+  queue is the path's bandwidth × RTT (100 packets at least). One flow of
+  60 s, ten samples, 95 % Student-t intervals. Hosts: 1460-byte segments
+  (1500-byte packets), SACK, delayed ACKs, a 6000-packet receive window
+  (8.76 MB, the paper's 8 MB socket buffers). Every case runs in two arms
+  (``arm``):
+
+  - ``simulation`` (ns-2's view, Figures 3–5's simulated curves): full link
+    speed, formula-mode HSTCP (the paper's eq. 12–13, ns-2's
+    implementation), the default kernel era (``linux-6.12``). ns-2's
+    ``Sack1`` agent is no kernel; what it shares with the default era is
+    the growth law (ns-2 opens the window per ACK with an ACK per packet,
+    ours per packet acked with delayed ACKs: one segment per round trip
+    either way), not Linux's later loss recovery (RACK, TLP), which at
+    random loss only changes how a loss is found.
+  - ``testbed`` (the experimental curves): the kernel the paper ran,
+    2.4.26 (§IV-A): TCP profile ``linux-2.4`` (RFC 3390's initial window,
+    3 s initial RTO, growth counted per ACK, so with delayed ACKs Reno
+    gains one segment per two round trips, no F-RTO, RACK, TLP or TCP
+    small queues; ``dumbbell.scenario.tcp_profiles``) and Fairley's HSTCP patch,
+    which Linux's ``tcp_highspeed.c`` took over: HSTCP in ``linux_table``
+    mode. The sender is capped at 700 Mb/s of **UDP payload**
+    (``sender_cap_bps``), what the paper measured through its 33 MHz PCI
+    bus with iperf 1.7's 1470-byte datagrams: 713.3 Mb/s of whole packets
+    (:func:`packet_rate_cap`), 694.3 Mb/s of TCP payload.
 - ``wan`` (Figure 6): the network of ``data/giga.toml`` (1 Gb/s links,
   11.4 ms RTT, each link's queue the path's bandwidth × RTT over its number
   of links, as the paper set ns-2's queues), N = 1 … 16 parallel flows of
@@ -36,16 +51,16 @@ dumbbell runs them:
   congestion losses happen.
 
 Both parts use Reno (with SACK; ns-2's ``Sack1`` and Linux 2.4's TCP) for
-"TCP" and ``highspeed`` in its formula mode (the paper's eq. 12–13; ns-2's
-implementation) for HSTCP. Each ``single`` row also carries the response
+"TCP" and ``highspeed`` for HSTCP, in formula mode outside the testbed arm;
+the ``wan`` part is ns-2's only, so the simulation arm's era. Each ``single`` row also carries the response
 functions' prediction: ``window_pkts`` is our average window
 (goodput · RTT / MSS), ``model_window_pkts`` the paper's w = 1.2/√p (TCP)
 or w = 0.12/p^0.835 (HSTCP, TCP's for p above Low_P), and
 ``model_goodput_bps`` the goodput that window gives, bounded by the link (or
 the cap) and by the receive window. The response functions describe the
 steady state; a 60 s average also holds the first slow start's overshoot
-(at 80 ms and p = 1e-4 Reno's window peaks at 3368 packets 0.8 s in and is
-back at or below 180 from 8.8 s on, seed 1: ``python
+(at 40 ms and p = 1e-4 Reno's window peaks at 3368 packets 0.4 s in and is
+back at or below 180 from 4.4 s on, seed 1: ``python
 examples/highspeed_evidence.py overshoot``), so at high RTT our averages, like the
 paper's iperf numbers, sit above the model. ``tests/highspeed.rs`` checks the steady
 state against the response functions.
@@ -70,13 +85,14 @@ after a warm-up of ``warmup_s`` (20 s at paper scale), which leaves out the
 first slow start and is what the response functions describe; the rows'
 ``window_pkts`` is taken from it.
 
-Quick scale: latencies 0 and 40 ms at p = 1e-4, 30 s runs with a 10 s
-warm-up, 2 samples: at 80 ms RTT a loss every 1/p = 10,000 packets comes
-every ~7 s once TCP's window is near its steady 120 packets, so 20 s after
-the warm-up hold about three loss cycles, and the first slow start's
-overshoot (TCP's whole-run average 37 Mb/s against a steady 22) has decayed.
-Lower loss rates need minutes per point at 80 ms (at 1e-5 a cycle lasts
-~21 s), which paper scale gives. The WAN with 1, 4 and 16 flows for 8 s.
+Quick scale: latencies 0, 20 and 40 ms at p = 1e-5 (the paper's key
+regime, where HSTCP's gain is largest) and 1e-4, 45 s runs with a 15 s
+warm-up, 2 samples. At 40 ms RTT TCP's steady window is 1.2/√p = 379
+packets at 1e-5, so a loss every 1/p = 100,000 packets comes every
+~10.5 s (~3.5 s at 1e-4): the 30 s after the warm-up hold about three
+loss cycles at 1e-5 (five at 20 ms) and the first slow start's overshoot
+has decayed. 1e-6 needs a cycle of 17–33 s, which paper scale gives. The
+WAN with 1, 4 and 16 flows for 8 s.
 """
 
 from __future__ import annotations
@@ -108,6 +124,12 @@ MSS_BYTES = 1460
 HEADER_BYTES = 40
 RWND_PKTS = 6000
 CAP_BPS = 700_000_000
+"""The testbed's limit (§IV-A): 700 Mb/s of UDP payload through its 33 MHz PCI bus."""
+UDP_DATAGRAM_BYTES = 1470
+"""Iperf 1.7's default UDP datagram, the payload the 700 Mb/s was measured in."""
+UDP_IP_HEADER_BYTES = 28
+TESTBED_PROFILE = "linux-2.4"
+"""The testbed's kernel, 2.4.26 (§IV-A), with Fairley's HSTCP patch: Linux's table (``linux_table``)."""
 MIN_QUEUE_PKTS = 100
 HOST_JITTER_S = 2e-6
 
@@ -125,8 +147,8 @@ POINTS: dict[str, dict[str, Any]] = {
     },
     "quick": {
         "samples": 2,
-        "single": {"latencies_ms": (0, 40), "losses": (1e-4,), "caps_bps": (None, CAP_BPS), "duration_s": 30.0,
-                   "warmup_s": 10.0},
+        "single": {"latencies_ms": (0, 20, 40), "losses": (1e-5, 1e-4), "caps_bps": (None, CAP_BPS),
+                   "duration_s": 45.0, "warmup_s": 15.0},
         "wan": {"flows": (1, 4, 16), "duration_s": 8.0},
     },
 }
@@ -137,6 +159,18 @@ def _tcp(**kw: Any) -> TcpOptions:
     return TcpOptions(mss_bytes=MSS_BYTES, header_bytes=HEADER_BYTES, rwnd_bytes=RWND_PKTS * MSS_BYTES, **kw)
 
 
+def packet_rate_cap(payload_cap_bps: int) -> int:
+    """The sender's cap on whole packets (``max_rate_bps`` spaces IP packets)
+    for a bus that carried ``payload_cap_bps`` of UDP payload in iperf's
+    1470-byte datagrams (1498-byte packets): 713.3 Mb/s for 700."""
+    return round(payload_cap_bps * (UDP_DATAGRAM_BYTES + UDP_IP_HEADER_BYTES) / UDP_DATAGRAM_BYTES)
+
+
+def arm_of(cap_bps: int | None) -> str:
+    """``testbed`` (capped, Linux 2.4, table-mode HSTCP) or ``simulation``."""
+    return "simulation" if cap_bps is None else "testbed"
+
+
 def _pkt_bits() -> int:
     return (MSS_BYTES + HEADER_BYTES) * 8
 
@@ -144,21 +178,29 @@ def _pkt_bits() -> int:
 def single_scenario(
     cc: str, latency_ms: float, loss: float, duration_s: float, cap_bps: int | None = None, warmup_s: float = 0.0
 ) -> Scenario:
-    """Part (a): one flow ``snd`` → ``rcv`` through the emulating router;
-    with ``warmup_s``, the flows table also has the goodput after it."""
-    rtt_s = 2 * latency_ms / 1e3
+    """Part (a): one flow ``snd`` → ``rcv`` through the emulating router,
+    the latency on the forward direction only (RTT = latency); with
+    ``cap_bps`` the testbed arm (``cap_bps`` of UDP payload, Linux 2.4,
+    Linux's HSTCP table), else the simulation arm; with ``warmup_s``, the
+    flows table also has the goodput after it."""
+    rtt_s = latency_ms / 1e3
     queue = max(MIN_QUEUE_PKTS, math.ceil(LINK_BPS * rtt_s / _pkt_bits()))
+    if cap_bps is None:
+        control, tcp = CC[cc], _tcp()
+    else:
+        control = {**CC[cc], "mode": "linux_table"} if cc == "highspeed" else CC[cc]
+        tcp = _tcp(profile=TESTBED_PROFILE, max_rate_bps=packet_rate_cap(cap_bps))
     s = Scenario(
         name=f"e5-{cc}-{latency_ms:g}ms-{loss:g}",
         duration_s=duration_s,
         nodes=[Node(name="snd", kind="host"), Node(name="r", kind="switch"), Node(name="rcv", kind="host")],
         links=[
             Link(a="snd", b="r", rate_bps=LINK_BPS, delay_s=0.0, jitter_s=HOST_JITTER_S),
-            Link(a="r", b="rcv", rate_bps=LINK_BPS, delay_s=latency_ms / 1e3,
-                 queue_ab=DropTail(limit_pkts=queue), netem_ab=Netem(loss=loss, limit_pkts=None)),
+            Link(a="r", b="rcv", rate_bps=LINK_BPS, delay_s=0.0, queue_ab=DropTail(limit_pkts=queue),
+                 netem_ab=Netem(loss=loss, delay_s=latency_ms / 1e3, limit_pkts=None)),
         ],
     )
-    s.add_flow(TcpFlow(name="f", src="snd", dst="rcv", cc=CC[cc], tcp=_tcp(max_rate_bps=cap_bps)))
+    s.add_flow(TcpFlow(name="f", src="snd", dst="rcv", cc=control, tcp=tcp))
     s.record.warmup_s = warmup_s
     return s.validated()
 
@@ -241,7 +283,7 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
         totals = [float(o.flows["goodput_bps"].sum()) for o in outs]
         mean, half, n = mean_ci(totals, LEVEL)
         row: dict[str, Any] = {
-            "part": part, "cc": cc, "latency_ms": None, "rtt_ms": None, "loss": None, "sender_cap_bps": None,
+            "part": part, "arm": "simulation", "cc": cc, "latency_ms": None, "rtt_ms": None, "loss": None, "sender_cap_bps": None,
             "flows": 1, "goodput_bps": mean, "ci95_bps": half, "samples": n,
             "steady_goodput_bps": None, "steady_ci95_bps": None, "warmup_s": None,
             "window_pkts": None, "model_window_pkts": None, "model_goodput_bps": None,
@@ -252,12 +294,12 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
         }
         if part == "single":
             lat, loss, cap = point
-            rtt = 2 * lat / 1e3
-            row.update(latency_ms=float(lat), rtt_ms=2.0 * lat, loss=loss, sender_cap_bps=cap)
+            rtt = lat / 1e3
+            row.update(latency_ms=float(lat), rtt_ms=float(lat), loss=loss, sender_cap_bps=cap, arm=arm_of(cap))
             steady, steady_half, _ = mean_ci([float(o.flows["steady_goodput_bps"].sum()) for o in outs], LEVEL)
             row.update(steady_goodput_bps=steady, steady_ci95_bps=steady_half, warmup_s=cfg["single"]["warmup_s"])
             w = model_window(cc, loss)
-            limit = min(LINK_BPS, cap or LINK_BPS) * payload_share
+            limit = min(LINK_BPS, packet_rate_cap(cap) if cap else LINK_BPS) * payload_share
             if rtt > 0:
                 # The response functions describe the steady state.
                 row["window_pkts"] = steady * rtt / (MSS_BYTES * 8)
@@ -269,7 +311,7 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
             row.update(flows=int(point), rtt_ms=giga_network()[3] * 1e3, loss=0.0)
         rows.append(row)
     schema = {
-        "part": pl.String, "cc": pl.String, "latency_ms": pl.Float64, "rtt_ms": pl.Float64, "loss": pl.Float64,
+        "part": pl.String, "arm": pl.String, "cc": pl.String, "latency_ms": pl.Float64, "rtt_ms": pl.Float64, "loss": pl.Float64,
         "sender_cap_bps": pl.Int64, "flows": pl.Int64, "goodput_bps": pl.Float64, "ci95_bps": pl.Float64,
         "samples": pl.Int64, "steady_goodput_bps": pl.Float64, "steady_ci95_bps": pl.Float64,
         "warmup_s": pl.Float64, "window_pkts": pl.Float64, "model_window_pkts": pl.Float64,
@@ -285,8 +327,8 @@ _SRC = "de Rezende, Costa and Rubinstein"
 PAYLOAD_SHARE = MSS_BYTES / (MSS_BYTES + HEADER_BYTES)
 """The payload's share of the link (1460/1500): the most any flow can carry."""
 
-_LOW_LOSS_NOTE = ("at 1e-6 a 60 s run cannot reach steady state: TCP's loss interval, 1/p packets, lasts 33-67 s "
-                  "at 20-40 ms; the paper's runs share this limit")
+_LOW_LOSS_NOTE = ("at 1e-6 a 60 s run holds few loss cycles: TCP's loss interval, 1/p packets, lasts 17-33 s "
+                  "at 20-40 ms of RTT; the paper's runs share this limit")
 
 
 def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
@@ -353,7 +395,8 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
         peak = max(inner) / max(ends) if ends and inner else None
     claim("max gain at moderate loss / max gain at the extremes", "losses 1e-6 .. 1e-4", ">", 1.0, peak,
           f"§V: the gain is largest at moderate loss ({_LOW_LOSS_NOTE})",
-          not_run=None if peak else "this scale runs one loss rate: --scale paper runs 1e-6 .. 1e-4")
+          not_run=None if peak else ("this scale runs no loss rate between its lowest and highest: --scale paper "
+                                     "runs 1e-6 .. 1e-4"))
     # HSTCP fills the link at low loss, TCP does not (§VI).
     low = losses[0] if losses else None
     fill = None
@@ -361,8 +404,7 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
         vals = [g(single, "highspeed", latency_ms=lat, loss=low) for lat in hi]
         fill = min(v for v in vals if v) / (LINK_BPS * PAYLOAD_SHARE) if any(vals) else None
     claim("highspeed goodput / link payload rate, lowest loss, every latency", "loss=1e-6", "~", 1.0, fill,
-          f"§VI: HSTCP keeps 1 Gb/s links fully occupied ({_LOW_LOSS_NOTE}; the 6000-packet receive window caps "
-          "HSTCP at 876 Mb/s at 40 ms)", cc="highspeed",
+          f"§VI: HSTCP keeps 1 Gb/s links fully occupied ({_LOW_LOSS_NOTE})", cc="highspeed",
           not_run=None if fill else "this scale runs no loss below 1e-5: --scale paper runs 1e-6")
     claim("highspeed / reno", "loss above 1e-4, every latency", "~", 1.0, gain(hi[-1], 1e-4) if hi else None,
           "§V, §VI: for loss above 1e-4 both tend to the same rate whatever the RTT",
@@ -463,7 +505,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
                 g = f.filter((pl.col("cc") == cc) & (pl.col("sender_cap_bps").is_not_null() == capped)).sort("loss")
                 if g.height == 0:
                     continue
-                name = f"{label[cc]}" + (" (sender capped at 700 Mb/s)" if capped else "")
+                name = f"{label[cc]}" + (" (testbed: Linux 2.4, 700 Mb/s of UDP payload)" if capped else "")
                 series[name] = (g["loss"].to_numpy(), g["goodput_bps"].to_numpy() / 1e6, _bars(g))
                 if not capped:
                     ref[f"{label[cc]} response function"] = (g["loss"].to_numpy(), g["model_goodput_bps"].to_numpy() / 1e6)
@@ -507,7 +549,8 @@ def report(result: ExperimentResult) -> str:
         if f.height == 0:
             continue
         lines.append("")
-        lines.append("[single] " + ("sender capped at 700 Mb/s" if capped else "full link speed"))
+        lines.append("[single] " + ("testbed arm: Linux 2.4, table-mode HSTCP, 700 Mb/s of UDP payload" if capped
+                                    else "simulation arm: full link speed"))
         losses = sorted(set(f["loss"].to_list()))
         table = [["latency", "cc", *(f"p={p:g}" for p in losses)]]
         for lat in sorted(set(f["latency_ms"].to_list())):

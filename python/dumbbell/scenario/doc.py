@@ -167,7 +167,10 @@ Unset fields of `TcpOptions` take these values (the core's
 | `ecn` | off (DCTCP turns it on) | Linux's `tcp_ecn` = 2 (accept, not request) |
 | delayed ACKs | on, 40 ms timer, 16 quick-ACKs at the start | Linux's `TCP_DELACK_MIN` and quick-ACK mode |
 | RTO | minimum 200 ms, maximum 120 s, initial 1 s | Linux's `TCP_RTO_MIN`, `TCP_RTO_MAX`, `TCP_TIMEOUT_INIT` (RFC 6298) |
-| `dupthresh` | 3 | RFC 5681, Linux's `tcp_reordering` |
+| `dupthresh` | 3 | RFC 5681, Linux's `tcp_reordering`: the starting value of the loss threshold |
+| `reordering_adapt`, `max_reordering` | on, 300 | Linux's reordering adaptation (`tcp_check_sack_reordering`): the threshold rises to the reordering SACKs and D-SACKs show, up to `tcp_max_reordering` |
+| `growth_per_ack` | off | Linux since 3.18/4.0 counts the segments an ACK covers; on: one step per ACK, as older kernels |
+| `profile` | `linux-6.12` | a kernel era (`linux-2.4`, `linux-2.6.32`, `linux-3.2`, `linux-6.8`, `linux-6.12`) whose values unset options take: `python/dumbbell/scenario/tcp_profiles.py`, sources in `docs/model.md` |
 | TSQ | 128 KiB | Linux's `tcp_limit_output_bytes` as older kernels set it (newer ones raised it) |
 
 Times in the output are integer picoseconds; a flow's completion time is

@@ -21,6 +21,7 @@ from .ranges import (
     MAX_DELACK_S, MAX_DUPTHRESH, MAX_HEADER_BYTES, MAX_INIT_CWND_PKTS, MAX_MSS_BYTES, MAX_RTO_S, MAX_RWND_BYTES,
     MAX_TSQ_BYTES, MIN_DELACK_S, MIN_MSS_BYTES, MIN_RTO_S, Pkts, Rate, Seconds,
 )
+from .tcp_profiles import DEFAULT_PROFILE, check_profile, profile_values
 from .units import seconds_to_ps
 
 
@@ -417,7 +418,13 @@ class TcpOptions(_Model):
     §6; off: RFC 6675's DupThresh), ``timestamps`` (RFC 7323: RTT samples
     Karn forbids and Eifel detection of spurious retransmissions, RFC 3522),
     ``dsack`` (RFC 2883) and ``frto`` (F-RTO, RFC 5682); spurious reductions
-    are undone through the control's ``undo_cwnd``. TLP and RACK need SACK."""
+    are undone through the control's ``undo_cwnd``. TLP and RACK need SACK.
+    Linux's reordering adaptation (``reordering_adapt``, up to
+    ``max_reordering`` = 300) raises DupThresh when SACKs show reordering;
+    ``growth_per_ack`` grows the window per ACK as kernels before 3.18/4.0.
+    ``profile`` (``linux-2.4`` ... ``linux-6.12``, the default) gives unset
+    options a kernel era's values (:mod:`dumbbell.scenario.tcp_profiles`);
+    options set explicitly win."""
 
     mss_bytes: Annotated[int, Field(ge=MIN_MSS_BYTES, le=MAX_MSS_BYTES)] | None = Field(
         None, description="Segment payload, bytes (1448)."
@@ -466,6 +473,27 @@ class TcpOptions(_Model):
         None, description="What the sender does with a copy of its own segment a switch returned (packet return): "
         "'ce', a congestion echo (the packet-return paper's intent; default); 'linux', Linux's receive path: "
         "dropped as out of window, a duplicate ACK to the peer, no effect on the window.")
+    reordering_adapt: bool | None = Field(
+        None, description="Linux's reordering adaptation: DupThresh rises to the reordering seen (on)."
+    )
+    max_reordering: Annotated[int, Field(ge=1, le=MAX_DUPTHRESH)] | None = Field(
+        None, description="Cap of the reordering adaptation, packets (300; 127 before Linux 3.16)."
+    )
+    growth_per_ack: bool | None = Field(
+        None, description="Window growth counts ACKs, not segments acked, as Linux before 3.18/4.0 (off)."
+    )
+    profile: str | None = Field(
+        None,
+        description=(
+            "Kernel-era profile: linux-2.4, linux-2.6.32, linux-3.2, linux-6.8 or linux-6.12 (the default);"
+            " unset options take the era's values (`tcp_profiles`)."
+        ),
+    )
+
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, v: str | None) -> str | None:
+        return None if v is None else check_profile(v)
 
     @model_validator(mode="after")
     def _order(self) -> TcpOptions:
@@ -483,9 +511,20 @@ class TcpOptions(_Model):
                     raise ConfigError(name, f"{name} needs SACK (sack is false)")
         return self
 
+    def resolved(self) -> dict[str, Any]:
+        """The options as set, with the profile's values for those left
+        unset (``None`` still means the core's default)."""
+        values = self.model_dump()
+        profile = values.pop("profile") or DEFAULT_PROFILE
+        mss = 1448 if self.mss_bytes is None else self.mss_bytes
+        for name, value in profile_values(profile, mss).items():
+            if values[name] is None:
+                values[name] = value
+        return values
+
     def to_core(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name, value in self.model_dump().items():
+        for name, value in self.resolved().items():
             if value is None:
                 continue
             if name.endswith("_s"):

@@ -51,10 +51,13 @@ impl Sender {
             && self.tp.packets_out > 0
             && ack == self.tp.snd_una
         {
-            // A duplicate ACK without SACK (Linux tcp_add_reno_sack).
+            // A duplicate ACK without SACK (Linux tcp_add_reno_sack); one
+            // more than the window allows is reordering.
             if self.tp.sacked_out + 1 < self.tp.packets_out {
                 self.tp.sacked_out += 1;
                 f.newly += 1;
+            } else {
+                self.check_reno_reordering(0);
             }
         }
         self.tp.delivered += f.newly as u64;
@@ -110,7 +113,8 @@ impl Sender {
             self.cwnd_reduction(f.newly, newly_lost, f.una_advanced);
         } else if f.una_advanced {
             self.tp.is_cwnd_limited = self.is_cwnd_limited();
-            self.cc.cong_avoid(&mut self.tp, ack, f.newly);
+            let counted = if self.cfg.growth_per_ack { 1 } else { f.newly };
+            self.cc.cong_avoid(&mut self.tp, ack, counted);
         }
         self.tp.snd_cwnd = self.tp.snd_cwnd.clamp(1, self.tp.snd_cwnd_clamp);
 
@@ -399,6 +403,10 @@ impl Sender {
                 f.newly = acked.saturating_sub(self.tp.sacked_out).max(1);
                 self.tp.sacked_out = self.tp.sacked_out.saturating_sub(acked - 1);
             }
+            let holes = self.tp.lost_out.max(1).min(self.tp.packets_out);
+            if self.tp.sacked_out + holes > self.tp.packets_out {
+                self.check_reno_reordering(acked);
+            }
             self.tp.sacked_out = self.tp.sacked_out.min(self.tp.packets_out);
             f.reord = None;
         }
@@ -444,17 +452,35 @@ impl Sender {
 
     /// Linux `tcp_check_sack_reordering`: a segment below the highest
     /// SACKed one arrived without retransmission, `fack − low` bytes out of
-    /// order; DupThresh grows to cover it and RACK keeps its window open.
+    /// order; `reordering` (the DupThresh of loss marking and RACK's
+    /// switch) grows to that distance in segments, up to `max_reordering`
+    /// (Linux `tcp_max_reordering`), unless `reordering_adapt` is off; RACK
+    /// keeps its window open either way.
     pub(super) fn check_reordering(&mut self, low: u64, fack: u64) {
         if low >= fack {
             return;
         }
         let mss = self.cfg.mss_bytes as u64;
         let metric = (fack - low).div_ceil(mss);
-        if metric > self.reordering as u64 {
-            // Linux sysctl_tcp_max_reordering: 300.
-            self.reordering = metric.min(300) as u32;
+        self.raise_reordering(metric);
+        self.rack.reord_seen = true;
+    }
+
+    /// Raises `reordering` to `metric` segments, capped at
+    /// `max_reordering`; never lowers it (a timeout does, `enter_loss`).
+    pub(super) fn raise_reordering(&mut self, metric: u64) {
+        if self.cfg.reordering_adapt && metric > self.reordering as u64 {
+            let cap = self.cfg.max_reordering.max(self.cfg.dupthresh);
+            self.reordering = metric.min(cap as u64) as u32;
         }
+    }
+
+    /// Linux `tcp_check_reno_reordering` (no SACK): more duplicate ACKs
+    /// than segments could have caused them means reordering; the
+    /// threshold becomes the window plus `addend` (the segments just
+    /// cumulatively acked).
+    pub(super) fn check_reno_reordering(&mut self, addend: u32) {
+        self.raise_reordering((self.tp.packets_out + addend) as u64);
         self.rack.reord_seen = true;
     }
 

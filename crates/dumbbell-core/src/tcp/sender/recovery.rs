@@ -84,7 +84,7 @@ impl Sender {
             // NewReno (Linux tcp_newreno_mark_lost): the head, at
             // DupThresh duplicate ACKs, or on a partial ACK in Recovery.
             let st = self.tp.ca_state;
-            if (st < CaState::Recovery && self.tp.sacked_out >= self.cfg.dupthresh)
+            if (st < CaState::Recovery && self.tp.sacked_out >= self.reordering)
                 || (st == CaState::Recovery && f.una_advanced)
             {
                 self.mark_lost(0);
@@ -204,7 +204,7 @@ impl Sender {
         if !self.cfg.sack || self.tp.sacked_out == 0 {
             return;
         }
-        let thresh = self.cfg.dupthresh;
+        let thresh = self.reordering;
         while self.lost_hint < self.segs.len() {
             let i = self.lost_hint;
             let bits = self.segs[i].bits;
