@@ -81,6 +81,7 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod highspeed;
+pub mod prague;
 pub mod registry;
 pub mod reno;
 pub mod scalable;
@@ -242,6 +243,9 @@ pub struct TcpSock {
     pub wstamp: Time,
     /// ECN was negotiated on this connection.
     pub ecn_ok: bool,
+    /// Accurate ECN (`tcp::accecn`) was negotiated: `delivered_ce` counts
+    /// the CE-marked packets the receiver's ACE counter reported.
+    pub accecn_ok: bool,
     /// Time of the last window change (`snd_cwnd_stamp`).
     pub snd_cwnd_stamp: Time,
     /// Time of the last data transmission (`lsndtime`). As in Linux's
@@ -279,6 +283,7 @@ impl TcpSock {
             pacing_rate_bps: 0,
             wstamp: Time::ZERO,
             ecn_ok: false,
+            accecn_ok: false,
             snd_cwnd_stamp: Time::ZERO,
             lsndtime: Time::ZERO,
         }
@@ -344,6 +349,12 @@ pub trait CongestionControl: Send {
 
     /// The control needs ECN (Linux `TCP_CONG_NEEDS_ECN`).
     fn needs_ecn(&self) -> bool {
+        false
+    }
+
+    /// An L4S control (RFC 9331): its data is sent ECT(1) rather than
+    /// ECT(0), and the connection asks for Accurate ECN in the handshake.
+    fn l4s(&self) -> bool {
         false
     }
 
@@ -534,6 +545,9 @@ impl CongestionControl for Control {
     }
     fn needs_ecn(&self) -> bool {
         each_control!(self, c => c.needs_ecn())
+    }
+    fn l4s(&self) -> bool {
+        each_control!(self, c => c.l4s())
     }
     fn wants_pacing(&self) -> bool {
         each_control!(self, c => c.wants_pacing())

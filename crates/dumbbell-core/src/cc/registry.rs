@@ -16,7 +16,9 @@
 //! `docs/controls.md` walks through adding one, from a control written in
 //! Python to its Rust port.
 
-use super::{bbr, cubic, dctcp, expolinear, fractional, highspeed, linear, reno, scalable, vegas};
+use super::{
+    bbr, cubic, dctcp, expolinear, fractional, highspeed, linear, prague, reno, scalable, vegas,
+};
 pub use super::{MakeFn, Registration};
 pub use crate::param::{decode, ParamError, Params};
 use bbr::BbrParams;
@@ -30,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use vegas::VegasParams;
 
 /// Every registered control: add one line here.
-pub const REGISTRY: &[Registration] = &[scalable::REGISTRATION];
+pub const REGISTRY: &[Registration] = &[scalable::REGISTRATION, prague::REGISTRATION];
 
 /// The controls with a `kind` of their own ([`CcConfig`]'s variants), in
 /// the variants' order; `external` and `registered` name others.

@@ -23,6 +23,7 @@
 pub mod aqm;
 pub mod classify;
 pub mod codel;
+pub mod dualpi2;
 pub mod feedback;
 pub mod fq_codel;
 pub mod pie;
@@ -64,6 +65,9 @@ pub enum AqmConfig {
     FqCodel(fq_codel::FqCodelConfig),
     /// PIE (`queue::pie`, Linux `sch_pie`, timestamp mode).
     Pie(pie::PieConfig),
+    /// DualPI2 (`queue::dualpi2`, RFC 9332, Linux `sch_dualpi2`); the
+    /// queue's limit applies to both queues together.
+    Dualpi2(dualpi2::DualPi2Config),
 }
 
 impl AqmConfig {
@@ -72,7 +76,7 @@ impl AqmConfig {
     pub fn is_own_discipline(&self) -> bool {
         matches!(
             self,
-            AqmConfig::Codel(_) | AqmConfig::FqCodel(_) | AqmConfig::Pie(_)
+            AqmConfig::Codel(_) | AqmConfig::FqCodel(_) | AqmConfig::Pie(_) | AqmConfig::Dualpi2(_)
         )
     }
 
@@ -87,6 +91,7 @@ impl AqmConfig {
             AqmConfig::Codel(c) => codel::check(c),
             AqmConfig::FqCodel(c) => fq_codel::check(c),
             AqmConfig::Pie(c) => pie::check(c),
+            AqmConfig::Dualpi2(c) => dualpi2::check(c),
         }
     }
 }
@@ -125,10 +130,12 @@ pub enum DropReason {
     Codel = 6,
     /// PIE's probabilistic early drop at enqueue (Linux `pie_drop_early`).
     Pie = 7,
+    /// DualPI2's drop at dequeue, classic (p'²) or L on overload.
+    DualPi2 = 8,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 8] = [
+    pub const ALL: [DropReason; 9] = [
         DropReason::Overflow,
         DropReason::RedEarly,
         DropReason::RedForced,
@@ -137,8 +144,9 @@ impl DropReason {
         DropReason::Pipeline,
         DropReason::Codel,
         DropReason::Pie,
+        DropReason::DualPi2,
     ];
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
@@ -149,6 +157,7 @@ impl DropReason {
             DropReason::Pipeline => "pipeline",
             DropReason::Codel => "codel",
             DropReason::Pie => "pie",
+            DropReason::DualPi2 => "dualpi2",
         }
     }
 }

@@ -6,7 +6,7 @@
 //! and the schema (`config::schema`, `_native.schema()` in Python) is read
 //! from these.
 
-use super::{aqm, codel, fq_codel, pie, red};
+use super::{aqm, codel, dualpi2, fq_codel, pie, red};
 pub use super::{MakeFn, Registration};
 use crate::param::{self, Params};
 
@@ -36,6 +36,7 @@ pub const REGISTRY: &[Registration] = &[
     codel::REGISTRATION,
     fq_codel::REGISTRATION,
     pie::REGISTRATION,
+    dualpi2::REGISTRATION,
 ];
 
 /// The discipline called `name`.
