@@ -47,7 +47,7 @@ def _bounds(field) -> dict[str, float]:
 def test_every_control_and_queue_is_listed_once_with_its_registered_names():
     assert {_kind(m) for m in CC_MODELS} == {c["name"] for c in SCHEMA["controls"] if not c["registered"]}
     assert set(db.scenario.REGISTERED) == {c["name"] for c in SCHEMA["controls"] if c["registered"]}
-    assert set(QUEUES) == {"none", "red", "step", "hysteresis", "codel", "fq_codel", "pie"}
+    assert set(QUEUES) == {"none", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "dualpi2"}
     for entry in SCHEMA["controls"] + SCHEMA["queues"]:
         assert entry["about"].endswith("."), entry["name"]
         names = [p["name"] for p in entry["params"]]
@@ -102,6 +102,7 @@ QUEUE_MODELS = {
     "codel": (db.CoDel, {}),
     "fq_codel": (db.FqCoDel, {}),
     "pie": (db.Pie, {}),
+    "dualpi2": (db.DualPi2, {}),
 }
 
 

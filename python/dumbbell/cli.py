@@ -592,7 +592,7 @@ def reproduce_cmd(
     name: Annotated[
         str,
         typer.Argument(metavar="NAME", help="Experiment: dctcp-queue (E1), hysteresis (E2), lossy-cc (E3), rafle (E4), "
-                       "highspeed (E5), or all (every registered one, then the HTML report).", show_default=False),
+                       "highspeed (E5), l4s (E6), or all (every registered one, then the HTML report).", show_default=False),
     ],
     scale: Annotated[str, typer.Option("--scale", help="quick (seconds, for tests and demos) or paper (the paper's full scale).")] = "quick",
     seed: Annotated[int, typer.Option("--seed", help="Run seed.")] = 1,

@@ -26,12 +26,12 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import ConfigError
-from .scenario import CoDel, DropTail, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
+from .scenario import CoDel, DropTail, DualPi2, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
 from .units import parse_rate_bps
 
 __all__ = ["fat_tree", "leaf_spine", "link_roles", "MAX_FAT_TREE_K"]
 
-Queue = DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie
+Queue = DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie | DualPi2
 
 MAX_FAT_TREE_K = 64
 """Largest fat tree (65 536 hosts, 5 120 switches)."""

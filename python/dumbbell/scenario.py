@@ -83,6 +83,7 @@ __all__ = [
     "CoDel",
     "FqCoDel",
     "Pie",
+    "DualPi2",
     "QueueConfig",
     "Return",
     "Pipeline",
@@ -323,7 +324,7 @@ class _QueueBase(_QueueLimits):
                 raise ConfigError("scheduler", "a scheduler needs two queues: give this port a classifier")
         elif self.long_queue is not None:
             lq = self.long_queue
-            if lq.kind in ("codel", "fq_codel", "pie"):
+            if lq.kind in ("codel", "fq_codel", "pie", "dualpi2"):
                 raise ConfigError("long_queue", f"{lq.kind} is a whole discipline, not a class of a two-class port "
                                   "(which takes droptail, red, step or hysteresis queues)")
             for name in ("classifier", "scheduler", "long_queue"):
@@ -559,7 +560,54 @@ class Pie(_DelayAqm):
         }
 
 
-_QUEUE_KINDS = ("droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie")
+class DualPi2(_DelayAqm):
+    """DualPI2, the DualQ Coupled AQM of RFC 9332, with Linux ``sch_dualpi2``'s
+    defaults: ECT(1) and CE packets go to the L4S queue, which CE-marks every
+    packet that waited over ``step_thresh_s`` (1 ms) and otherwise with the
+    coupled probability ``k·p'``; the rest go to the classic queue, dropped
+    (or CE-marked if ECT(0)) with ``p'²``. A PI2 controller moves p' every
+    ``tupdate_s`` from the larger head sojourn time toward ``target_s``. The
+    scheduler is Linux's weighted round robin: the classic queue gets
+    ``c_protection_pct`` % (10) of the bytes when both are backlogged. Linux's
+    defaults: 15 ms, 16 ms, 0.16, 3.2, 1 ms, k = 2, 10 %, 10000 packets."""
+
+    kind: Literal["dualpi2"] = "dualpi2"
+    limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
+        None, description="Packet limit over both queues, packets. If neither limit is given: 10000 (Linux's)."
+    )
+    target_s: AqmTime = Field(0.015, description="PI2's target queueing delay, s.")
+    tupdate_s: AqmTime = Field(0.016, description="Period of the probability update, s.")
+    alpha: Annotated[float, Field(gt=0, le=32768)] = Field(
+        41 / 256, description="Integral gain, per second of delay error (Linux: 0.16)."
+    )
+    beta: Annotated[float, Field(gt=0, le=32768)] = Field(
+        819 / 256, description="Proportional gain, per second of delay change (Linux: 3.2)."
+    )
+    step_thresh_s: AqmTime = Field(0.001, description="L queue: mark every packet that waited longer, s.")
+    min_qlen_step: Annotated[int, Field(ge=0, le=U32_MAX)] = Field(
+        0, description="L queue: the step applies only above this many packets."
+    )
+    k: Annotated[float, Field(gt=0, le=255)] = Field(2.0, description="Coupling factor: p_L = k·p', p_C = p'².")
+    c_protection_pct: Annotated[int, Field(ge=0, le=100)] = Field(
+        10, description="The classic queue's scheduler weight, % (the L queue has the rest)."
+    )
+    drop_overload: bool = Field(True, description="Once k·p' >= 1, L packets are also dropped with p'².")
+
+    def to_core(self) -> dict[str, Any]:
+        limits = self._core_limits()
+        if self.limit_pkts is None and self.limit_bytes is None:
+            limits["limit_pkts"] = 10000
+        return {
+            **limits,
+            "aqm": {"kind": "dualpi2", "target_ps": seconds_to_ps(self.target_s),
+                    "tupdate_ps": seconds_to_ps(self.tupdate_s), "alpha": float(self.alpha),
+                    "beta": float(self.beta), "step_thresh_ps": seconds_to_ps(self.step_thresh_s),
+                    "min_qlen_step": self.min_qlen_step, "k": float(self.k),
+                    "c_protection_pct": self.c_protection_pct, "drop_overload": self.drop_overload},
+        }
+
+
+_QUEUE_KINDS = ("droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "dualpi2")
 
 
 QueueConfig = Annotated[
@@ -571,12 +619,13 @@ QueueConfig = Annotated[
         Annotated[CoDel, Tag("codel")],
         Annotated[FqCoDel, Tag("fq_codel")],
         Annotated[Pie, Tag("pie")],
+        Annotated[DualPi2, Tag("dualpi2")],
     ],
     Discriminator(_kind_of("droptail")),
 ]
 """A queue discipline, tagged by ``kind`` (default ``droptail``)."""
 
-for _q in (DropTail, Red, Step, Hysteresis, CoDel, FqCoDel, Pie):
+for _q in (DropTail, Red, Step, Hysteresis, CoDel, FqCoDel, Pie, DualPi2):
     _q.model_rebuild()
 
 
@@ -929,7 +978,10 @@ class Registered(_Model):
     by name, with its parameters: ``cc = "scalable"`` or ``cc = {kind =
     "scalable", ai_cnt = 50}``. The core checks the parameters before the
     run, naming ``cc.params.<name>``; unset ones take the control's
-    defaults (see its file in ``crates/dumbbell-core/src/cc/``)."""
+    defaults (see its file in ``crates/dumbbell-core/src/cc/``). Registered
+    today: ``scalable`` (Scalable TCP) and ``prague`` (TCP Prague, L4S:
+    ECT(1), Accurate ECN, pacing, classic ECN fallback; the flow needs
+    ``ecn=True``; ``docs/controls.md``); ``dumbbell list`` shows them all."""
 
     kind: Annotated[str, Field(min_length=1, description="The registered name (`dumbbell list`).")]
     params: dict[str, Any] = Field(default_factory=dict, description="The control's parameters (its own names and units).")
@@ -1493,7 +1545,7 @@ class Scenario(_Model):
         raise KeyError(f"no link between {a!r} and {b!r}")
 
     def set_queue(
-        self, node: str, peer: str, queue: DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie
+        self, node: str, peer: str, queue: DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie | DualPi2
     ) -> None:
         """Puts ``queue`` at ``node``'s port toward ``peer``."""
         link = self.link(node, peer)

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .scenario import CoDel, DropTail, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
+from .scenario import CoDel, DropTail, DualPi2, FqCoDel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
 
 __all__ = ["star", "dumbbell", "chain"]
 
-Queue = DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie
+Queue = DropTail | Red | Step | Hysteresis | CoDel | FqCoDel | Pie | DualPi2
 
 
 def _names(spec: int | Sequence[str], prefix: str) -> list[str]:
