@@ -353,7 +353,7 @@ fn check_workload(w: &WorkloadConfig, f: &str) -> Result<(), ConfigError> {
     }
     check_tcp(&w.tcp, &format!("{f}.tcp"))?;
     check_cc(&w.cc, &format!("{f}.cc"))?;
-    crate::cc::prague::check_ecn(&w.cc, w.tcp.ecn, &format!("{f}.tcp"))
+    crate::cc::check_l4s_ecn(&w.cc, w.tcp.ecn, &format!("{f}.tcp"))
 }
 
 fn check_flow(fc: &FlowConfig, f: &str) -> Result<(), ConfigError> {
@@ -373,7 +373,7 @@ fn check_flow(fc: &FlowConfig, f: &str) -> Result<(), ConfigError> {
             }
             check_tcp(tcp, &format!("{f}.tcp"))?;
             check_cc(cc, &format!("{f}.cc"))?;
-            crate::cc::prague::check_ecn(cc, tcp.ecn, &format!("{f}.tcp"))
+            crate::cc::check_l4s_ecn(cc, tcp.ecn, &format!("{f}.tcp"))
         }
         FlowConfig::Udp {
             rate_bps,

@@ -602,6 +602,31 @@ pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
     checked.map_err(|e| e.at(field, field))
 }
 
+/// An L4S control (Prague) on a connection without ECN is refused, naming
+/// `tcp_field` (`flows[0].tcp.ecn`): it cannot send ECT(1) or read marks.
+pub fn check_l4s_ecn(
+    cc: &CcConfig,
+    ecn: bool,
+    tcp_field: &str,
+) -> Result<(), crate::param::ConfigError> {
+    let CcConfig::Registered(p) = cc else {
+        return Ok(());
+    };
+    let l4s = registry::find(&p.name)
+        .and_then(|r| (r.make)(&p.params, crate::sim::rng_for(0, "cc:check")).ok())
+        .is_some_and(|c| c.l4s());
+    if l4s && !ecn {
+        return Err(crate::param::ConfigError::new(
+            format!("{tcp_field}.ecn"),
+            format!(
+                "{} is an L4S control: it needs ECN (set ecn = true)",
+                p.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A registered control's name and parameters, errors naming
 /// `field.name` or `field.params.<name>`.
 fn validate_registered(p: &registry::RegisteredParams, field: &str) -> Result<(), ConfigError> {

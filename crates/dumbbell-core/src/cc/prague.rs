@@ -144,31 +144,6 @@ pub const REGISTRATION: Registration = Registration {
     },
 };
 
-/// An L4S control (Prague) on a connection without ECN is refused, naming
-/// `tcp_field` (`flows[0].tcp.ecn`): it cannot send ECT(1) or read marks.
-pub fn check_ecn(
-    cc: &super::registry::CcConfig,
-    ecn: bool,
-    tcp_field: &str,
-) -> Result<(), crate::param::ConfigError> {
-    let super::registry::CcConfig::Registered(p) = cc else {
-        return Ok(());
-    };
-    let l4s = super::registry::find(&p.name)
-        .and_then(|r| (r.make)(&p.params, crate::sim::rng_for(0, "cc:check")).ok())
-        .is_some_and(|c| c.l4s());
-    if l4s && !ecn {
-        return Err(crate::param::ConfigError::new(
-            format!("{tcp_field}.ecn"),
-            format!(
-                "{} is an L4S control: it needs ECN (set ecn = true)",
-                p.name
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// IPv4 and TCP headers with timestamps, as Linux's `tcp_mss_to_mtu`.
 const MTU_OVERHEAD_BYTES: u128 = 52;
 

@@ -128,6 +128,146 @@ mod tests {
         }
     }
 
+    use crate::cc::prague::{Prague, PragueParams};
+    use crate::cc::CongestionControl;
+    use crate::config::TcpConfig;
+    use crate::net::packet::{Ecn, Packet};
+    use crate::sim::{Dur, Time, PS_PER_MS};
+    use crate::tcp::receiver::{EcnEcho, Receiver};
+    use crate::tcp::sender::Sender;
+    use crate::tcp::{Endpoints, Out, TimerKind};
+
+    fn ep() -> Endpoints {
+        Endpoints {
+            flow: 0,
+            src: 1,
+            dst: 2,
+            sport: 40000,
+            dport: 5001,
+        }
+    }
+
+    fn ms(x: u64) -> Time {
+        Time::from_ps(x * PS_PER_MS)
+    }
+
+    /// A Prague sender's handshake with a receiver echoing `echo`: the
+    /// sender, the receiver, the SYN-ACK and the first flight.
+    fn prague_handshake(echo: EcnEcho) -> (Sender, Receiver, Packet, Vec<Packet>) {
+        let c = TcpConfig {
+            ecn: true,
+            handshake: true,
+            tsq_bytes: 0,
+            ..TcpConfig::default()
+        };
+        let cc = Box::new(Prague::new(PragueParams::default())) as Box<dyn CongestionControl>;
+        let mut s = Sender::new(ep(), c.clone(), cc, None, None);
+        let mut r = Receiver::new(ep(), &c, echo);
+        let mut out = Out::default();
+        s.start(Time::ZERO, &mut out);
+        let syn = out.pkts[0];
+        assert!(
+            syn_requests(syn.tcp_flags),
+            "an L4S control's SYN asks for AccECN"
+        );
+        let mut back = Out::default();
+        r.on_packet(ms(5), &syn, &mut back);
+        let syn_ack = back.pkts[0];
+        let mut out = Out::default();
+        s.on_ack(ms(10), &syn_ack, &mut out);
+        // Prague paces: fire its pacing timers until the window is out.
+        let mut flight = std::mem::take(&mut out.pkts);
+        while let Some(&(at, kind)) = out
+            .timers
+            .iter()
+            .filter(|t| t.1 == TimerKind::Pacing)
+            .min_by_key(|t| t.0)
+        {
+            out.timers.clear();
+            s.on_timer(at, kind, &mut out);
+            flight.append(&mut out.pkts);
+        }
+        (s, r, syn_ack, flight)
+    }
+
+    /// Delivers `flight` with every `ce_every`-th packet CE-marked and
+    /// returns the receiver's ACKs to the sender.
+    fn deliver(s: &mut Sender, r: &mut Receiver, flight: &[Packet], ce_every: usize) -> u64 {
+        let mut ce = 0;
+        let mut t = ms(20);
+        for (i, p) in flight.iter().enumerate() {
+            let mut p = *p;
+            if i % ce_every == 0 {
+                p.ecn = Ecn::Ce;
+                ce += 1;
+            }
+            let mut back = Out::default();
+            r.on_packet(t, &p, &mut back);
+            for a in &back.pkts {
+                s.on_ack(t + Dur::from_ms(10), a, &mut Out::default());
+            }
+            t += Dur::from_ms(1);
+        }
+        ce
+    }
+
+    #[test]
+    fn prague_and_an_accecn_receiver_agree_and_count_every_ce_packet() {
+        let (mut s, mut r, syn_ack, flight) = prague_handshake(EcnEcho::AccEcn);
+        assert_eq!(agreed(syn_ack.tcp_flags), Agreed::AccEcn);
+        assert!(s.tp.ecn_ok && s.tp.accecn_ok);
+        assert!(flight.len() >= 10, "{}", flight.len());
+        assert!(
+            flight.iter().all(|p| p.ecn == Ecn::Ect1),
+            "L4S data is ECT(1)"
+        );
+        // Every third packet marked; delayed ACKs cover two packets each,
+        // so an ACK may carry two marks: the counter reports them all.
+        let ce = deliver(&mut s, &mut r, &flight, 3);
+        assert!(ce >= 4);
+        assert_eq!(s.tp.delivered_ce, ce);
+        assert_eq!(r.ce_received, ce);
+    }
+
+    #[test]
+    fn a_classic_receiver_makes_prague_fall_back_to_ece_and_cwr() {
+        let (mut s, mut r, syn_ack, flight) = prague_handshake(EcnEcho::Classic);
+        assert_eq!(agreed(syn_ack.tcp_flags), Agreed::Classic);
+        assert!(s.tp.ecn_ok && !s.tp.accecn_ok);
+        let ce = deliver(&mut s, &mut r, &flight, 3);
+        assert!(ce > 0);
+        // Classic feedback: ECE until CWR, counted per ACKed packet, not
+        // per CE packet.
+        assert!(s.stats.ece_acks > 0);
+        assert_ne!(s.tp.delivered_ce, ce);
+    }
+
+    #[test]
+    fn an_accecn_receiver_answers_a_classic_syn_classically() {
+        let c = TcpConfig {
+            ecn: true,
+            handshake: true,
+            tsq_bytes: 0,
+            ..TcpConfig::default()
+        };
+        let mut s = Sender::new(
+            ep(),
+            c.clone(),
+            Box::new(crate::cc::reno::Reno) as Box<dyn CongestionControl>,
+            None,
+            None,
+        );
+        let mut r = Receiver::new(ep(), &c, EcnEcho::AccEcn);
+        let mut out = Out::default();
+        s.start(Time::ZERO, &mut out);
+        assert!(!syn_requests(out.pkts[0].tcp_flags));
+        let mut back = Out::default();
+        r.on_packet(ms(5), &out.pkts[0], &mut back);
+        assert_eq!(agreed(back.pkts[0].tcp_flags), Agreed::Classic);
+        s.on_ack(ms(10), &back.pkts[0], &mut Out::default());
+        assert!(s.tp.ecn_ok && !s.tp.accecn_ok);
+    }
+
     #[test]
     fn the_handshake_tells_accecn_classic_and_none_apart() {
         assert!(syn_requests(SYN_REQUEST | flags::SYN));
