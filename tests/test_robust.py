@@ -50,6 +50,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "CoDel": {},
     "FqCoDel": {},
     "Pie": {},
+    "DualPi2": {},
     "Reno": {},
     "Cubic": {},
     "Dctcp": {},
