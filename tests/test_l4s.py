@@ -15,7 +15,7 @@ from .claims_check import check_claims, check_count_line
 
 
 def _path(queue, flows, duration_s=3.0):
-    s = db.topology.dumbbell(["snd"], ["rcv"], 1e9, 100e6, bottleneck_delay=0.01, queue=queue, duration_s=duration_s)
+    s = db.dumbbell(["snd"], ["rcv"], 1e9, 100e6, bottleneck_delay=0.01, queue=queue, duration_s=duration_s)
     for f in flows:
         s.add_flow(f)
     return s

@@ -45,11 +45,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..claims import count_line, verdict_cell
-from ..papers import cite, citation
-from ..run import Result
-from ..scenario import DualPi2, FqCoDel, Record, Scenario, TcpFlow, TcpOptions
-from ..topology import dumbbell
+from ..run.runner import Result
+from ..scenario.models import DualPi2, FqCodel, Record, Scenario, TcpFlow, TcpOptions
+from ..scenario.topology import dumbbell
+from .claims import count_line, verdict_cell
+from .papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, run_jobs
 
@@ -70,12 +70,12 @@ WARMUP_FRACTION = 0.25
 SAMPLE_S = 0.001
 
 
-def bottleneck(queue: str) -> DualPi2 | FqCoDel:
+def bottleneck(queue: str) -> DualPi2 | FqCodel:
     """The bottleneck discipline at Linux's defaults."""
     if queue == "dualpi2":
         return DualPi2()
     if queue == "fq_codel":
-        return FqCoDel()
+        return FqCodel()
     raise ValueError(f"queue must be one of {QUEUES}, got {queue!r}")
 
 
