@@ -51,6 +51,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "FqCodel": {},
     "Pie": {},
     "Cake": {},
+    "DualPi2": {},
     "Reno": {},
     "Cubic": {},
     "Dctcp": {},

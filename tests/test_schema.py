@@ -47,7 +47,7 @@ def _bounds(field) -> dict[str, float]:
 def test_every_control_and_queue_is_listed_once_with_its_registered_names():
     assert {_kind(m) for m in CC_MODELS} == {c["name"] for c in SCHEMA["controls"] if not c["registered"]}
     assert set(db.scenario.REGISTERED) == {c["name"] for c in SCHEMA["controls"] if c["registered"]}
-    assert set(QUEUES) == {"none", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "cake"}
+    assert set(QUEUES) == {"none", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "cake", "dualpi2"}
     for entry in SCHEMA["controls"] + SCHEMA["queues"]:
         assert entry["about"].endswith("."), entry["name"]
         names = [p["name"] for p in entry["params"]]
@@ -103,6 +103,7 @@ QUEUE_MODELS = {
     "fq_codel": (db.FqCodel, {}),
     "pie": (db.Pie, {}),
     "cake": (db.Cake, {}),
+    "dualpi2": (db.DualPi2, {}),
 }
 
 

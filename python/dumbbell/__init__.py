@@ -61,7 +61,7 @@ _NAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (".sweep", ("sweep",)),
     (".scenario.models", ("Scenario",)),
     (".scenario.network", ("Node", "Link", "Netem")),
-    (".scenario.queues", ("DropTail", "Red", "Step", "Hysteresis", "Codel", "FqCodel", "Pie", "Cake", "Return")),
+    (".scenario.queues", ("DropTail", "Red", "Step", "Hysteresis", "Codel", "FqCodel", "Pie", "Cake", "DualPi2", "Return")),
     (".scenario.network", ("Pipeline",)),
     (".scenario.tcp", ("Reno", "Cubic", "Dctcp", "Linear", "Fractional", "Expolinear", "Bbr", "HighSpeed", "Vegas")),
     (".controls", ("CongestionControl", "RenoPy")),
@@ -94,7 +94,7 @@ if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
     from .run.fct import fct_table, plot_slowdown, slowdown_percentiles
     from .scenario.models import QueueRecord, Record, Scenario, TcpFlow, UdpFlow, Workload
     from .scenario.network import Link, Netem, Node, Pipeline
-    from .scenario.queues import Cake, CoDel, Codel, DropTail, FqCoDel, FqCodel, Hysteresis, Pie, Red, Return, Step
+    from .scenario.queues import Cake, CoDel, Codel, DropTail, DualPi2, FqCoDel, FqCodel, Hysteresis, Pie, Red, Return, Step
     from .scenario.tcp import Bbr, Cubic, Dctcp, Expolinear, Fractional, HighSpeed, Linear, Reno, TcpOptions, Vegas
     from .scenario.topology import chain, dumbbell, fat_tree, leaf_spine, star
     from .scenario.traffic import incast, permutation, poisson_load

@@ -141,7 +141,7 @@ class DumbbellWarning(UserWarning):
 # Tags of the tagged unions (`kind = ...`): pydantic puts the tag in an
 # error's location (`flows.0.tcp.cc`); users never wrote it, so it is removed.
 _UNION_TAGS = frozenset(
-    {"tcp", "udp", "droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "cake", "reno", "cubic", "dctcp", "bbr", "highspeed", "vegas",
+    {"tcp", "udp", "droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "cake", "dualpi2", "reno", "cubic", "dctcp", "bbr", "highspeed", "vegas",
      "linear", "fractional", "expolinear", "ideal", "run2c", "rafle", "prio", "rr", "drr",
      "files", "cdf", "all_at_once", "closed_loop", "poisson"}
 )

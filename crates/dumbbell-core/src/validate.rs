@@ -352,7 +352,8 @@ fn check_workload(w: &WorkloadConfig, f: &str) -> Result<(), ConfigError> {
         int_in(n, 1, MAX_TASKS, || format!("{f}.max_tasks"), " tasks")?;
     }
     check_tcp(&w.tcp, &format!("{f}.tcp"))?;
-    check_cc(&w.cc, &format!("{f}.cc"))
+    check_cc(&w.cc, &format!("{f}.cc"))?;
+    crate::cc::check_l4s_ecn(&w.cc, w.tcp.ecn, &format!("{f}.tcp"))
 }
 
 fn check_flow(fc: &FlowConfig, f: &str) -> Result<(), ConfigError> {
@@ -371,7 +372,8 @@ fn check_flow(fc: &FlowConfig, f: &str) -> Result<(), ConfigError> {
                 int_in(*b, 1, MAX_FLOW_BYTES, || format!("{f}.bytes"), " bytes")?;
             }
             check_tcp(tcp, &format!("{f}.tcp"))?;
-            check_cc(cc, &format!("{f}.cc"))
+            check_cc(cc, &format!("{f}.cc"))?;
+            crate::cc::check_l4s_ecn(cc, tcp.ecn, &format!("{f}.tcp"))
         }
         FlowConfig::Udp {
             rate_bps,

@@ -331,6 +331,8 @@ pub struct World {
     /// their drop columns (absent otherwise, so older tables keep their
     /// shape).
     delay_aqm: bool,
+    /// Some port runs DualPI2: the queues table then has its drop column.
+    l4s_aqm: bool,
     /// Software-switch pipelines, and each node's index into them
     /// ([`NO_PIPELINE`] for none).
     pipelines: Vec<Pipeline>,

@@ -15,7 +15,9 @@ Registered so far:
   :mod:`dumbbell.experiments.lossy_cc`;
 - ``rafle`` (E4, Mussi and Ribeiro's RAFLE paper): :mod:`dumbbell.experiments.rafle`;
 - ``highspeed`` (E5, de Rezende, Costa and Rubinstein: HighSpeed TCP):
-  :mod:`dumbbell.experiments.highspeed`.
+  :mod:`dumbbell.experiments.highspeed`;
+- ``l4s`` (E6, TCP Prague and Cubic through DualPI2, beside RFC 9332 and
+  the PI2 paper): :mod:`dumbbell.experiments.l4s`.
 
 The citations are in :mod:`dumbbell.experiments.papers`.
 
@@ -48,6 +50,7 @@ EXPERIMENTS: dict[str, str] = {
     "lossy-cc": "dumbbell.experiments.lossy_cc",
     "rafle": "dumbbell.experiments.rafle",
     "highspeed": "dumbbell.experiments.highspeed",
+    "l4s": "dumbbell.experiments.l4s",
 }
 """Experiment name → module."""
 

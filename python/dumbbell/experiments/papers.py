@@ -120,6 +120,18 @@ PAPERS: dict[str, Paper] = {
         language="Portuguese",
         doc="docs/experiments/highspeed.md",
     ),
+    "l4s": Paper(
+        experiment="l4s",
+        label="E6",
+        title="L4S: TCP Prague and Cubic through DualPI2 and FQ-CoDel",
+        authors="K. De Schepper, B. Briscoe and G. White",
+        surnames="De Schepper, Briscoe and White",
+        paper_title="Dual-Queue Coupled Active Queue Management (AQM) for Low Latency, Low Loss, and Scalable "
+                    "Throughput (L4S)",
+        venue="RFC 9332, IETF, January 2023; with K. De Schepper, O. Bondarenko, I.-J. Tsang and B. Briscoe, "
+              "\"PI2: A Linearized AQM for both Classic and Scalable TCP\", ACM CoNEXT 2016",
+        doc="docs/experiments/l4s.md",
+    ),
 }
 """Experiment name → the paper it reproduces."""
 

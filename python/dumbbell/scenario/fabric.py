@@ -31,12 +31,12 @@ from typing import Any
 
 from ..errors import ConfigError
 from .network import Link, Node
-from .queues import Codel, DropTail, FqCodel, Hysteresis, Pie, Red, Step
+from .queues import Codel, DropTail, DualPi2, FqCodel, Hysteresis, Pie, Red, Step
 from .units import parse_rate_bps
 
 __all__ = ["fat_tree_parts", "leaf_spine_parts", "expand_topology", "MAX_FAT_TREE_K"]
 
-Queue = DropTail | Red | Step | Hysteresis | Codel | FqCodel | Pie
+Queue = DropTail | Red | Step | Hysteresis | Codel | FqCodel | Pie | DualPi2
 
 MAX_FAT_TREE_K = 64
 """Largest fat tree (65 536 hosts, 5 120 switches)."""

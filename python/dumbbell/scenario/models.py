@@ -59,7 +59,7 @@ from ..suggest import did_you_mean
 from .base import Model as _Model, U64_MAX, kind_of as _kind_of
 from .network import Link, Netem, Node, Pipeline
 from .queues import (
-    AqmTime, Cake, CoDel, Codel, DropTail, FqCoDel, FqCodel, Hysteresis, Pie, QueueConfig, Red, Return, Step, red_wlog_for_burst,
+    AqmTime, Cake, CoDel, Codel, DropTail, DualPi2, FqCoDel, FqCodel, Hysteresis, Pie, QueueConfig, Red, Return, Step, red_wlog_for_burst,
 )
 from .ranges import (
     Bytes, DEFAULT_RECORD_MAX_BYTES, MAX_AQM_TIME_S, MAX_DELACK_S, MAX_DUPTHRESH, MAX_FLOW_BYTES, MAX_FQ_FLOWS,
@@ -90,6 +90,7 @@ __all__ = [
     "FqCodel",
     "Pie",
     "Cake",
+    "DualPi2",
     "QueueConfig",
     "Return",
     "Pipeline",
@@ -484,7 +485,7 @@ class Scenario(_Model):
         raise KeyError(f"no link between {a!r} and {b!r}")
 
     def set_queue(
-        self, node: str, peer: str, queue: DropTail | Red | Step | Hysteresis | Codel | FqCodel | Pie | Cake
+        self, node: str, peer: str, queue: DropTail | Red | Step | Hysteresis | Codel | FqCodel | Pie | Cake | DualPi2
     ) -> None:
         """Puts ``queue`` at ``node``'s port toward ``peer``."""
         link = self.link(node, peer)

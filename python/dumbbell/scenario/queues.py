@@ -145,7 +145,7 @@ class _QueueBase(_QueueLimits):
                 raise ConfigError("scheduler", "a scheduler needs two queues: give this port a classifier")
         elif self.long_queue is not None:
             lq = self.long_queue
-            if lq.kind in ("codel", "fq_codel", "pie", "cake"):
+            if lq.kind in ("codel", "fq_codel", "pie", "cake", "dualpi2"):
                 raise ConfigError("long_queue", f"{lq.kind} is a whole discipline, not a class of a two-class port "
                                   "(which takes droptail, red, step or hysteresis queues)")
             for name in ("classifier", "scheduler", "long_queue"):
@@ -431,12 +431,59 @@ class Cake(_DelayAqm):
         }
 
 
+class DualPi2(_DelayAqm):
+    """DualPI2, the DualQ Coupled AQM of RFC 9332, with Linux ``sch_dualpi2``'s
+    defaults: ECT(1) and CE packets go to the L4S queue, which CE-marks every
+    packet that waited over ``step_thresh_s`` (1 ms) and otherwise with the
+    coupled probability ``k·p'``; the rest go to the classic queue, dropped
+    (or CE-marked if ECT(0)) with ``p'²``. A PI2 controller moves p' every
+    ``tupdate_s`` from the larger head sojourn time toward ``target_s``. The
+    scheduler is Linux's weighted round robin: the classic queue gets
+    ``c_protection_pct`` % (10) of the bytes when both are backlogged. Linux's
+    defaults: 15 ms, 16 ms, 0.16, 3.2, 1 ms, k = 2, 10 %, 10000 packets."""
+
+    kind: Literal["dualpi2"] = "dualpi2"
+    limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
+        None, description="Packet limit over both queues, packets. If neither limit is given: 10000 (Linux's)."
+    )
+    target_s: AqmTime = Field(0.015, description="PI2's target queueing delay, s.")
+    tupdate_s: AqmTime = Field(0.016, description="Period of the probability update, s.")
+    alpha: Annotated[float, Field(gt=0, le=32768)] = Field(
+        41 / 256, description="Integral gain, per second of delay error (Linux: 0.16)."
+    )
+    beta: Annotated[float, Field(gt=0, le=32768)] = Field(
+        819 / 256, description="Proportional gain, per second of delay change (Linux: 3.2)."
+    )
+    step_thresh_s: AqmTime = Field(0.001, description="L queue: mark every packet that waited longer, s.")
+    min_qlen_step: Annotated[int, Field(ge=0, le=U32_MAX)] = Field(
+        0, description="L queue: the step applies only above this many packets."
+    )
+    k: Annotated[float, Field(gt=0, le=255)] = Field(2.0, description="Coupling factor: p_L = k·p', p_C = p'².")
+    c_protection_pct: Annotated[int, Field(ge=0, le=100)] = Field(
+        10, description="The classic queue's scheduler weight, % (the L queue has the rest)."
+    )
+    drop_overload: bool = Field(True, description="Once k·p' >= 1, L packets are also dropped with p'².")
+
+    def to_core(self) -> dict[str, Any]:
+        limits = self._core_limits()
+        if self.limit_pkts is None and self.limit_bytes is None:
+            limits["limit_pkts"] = 10000
+        return {
+            **limits,
+            "aqm": {"kind": "dualpi2", "target_ps": seconds_to_ps(self.target_s),
+                    "tupdate_ps": seconds_to_ps(self.tupdate_s), "alpha": float(self.alpha),
+                    "beta": float(self.beta), "step_thresh_ps": seconds_to_ps(self.step_thresh_s),
+                    "min_qlen_step": self.min_qlen_step, "k": float(self.k),
+                    "c_protection_pct": self.c_protection_pct, "drop_overload": self.drop_overload},
+        }
+
+
 CoDel = Codel
 """The name before issue 28 (one capital per word, as ``Pie``, ``Red``, ``Dctcp``): :class:`Codel`."""
 FqCoDel = FqCodel
 """The name before issue 28: :class:`FqCodel`."""
 
-_QUEUE_KINDS = ("droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "cake")
+_QUEUE_KINDS = ("droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "cake", "dualpi2")
 
 
 QueueConfig = Annotated[
@@ -449,10 +496,11 @@ QueueConfig = Annotated[
         Annotated[FqCodel, Tag("fq_codel")],
         Annotated[Pie, Tag("pie")],
         Annotated[Cake, Tag("cake")],
+        Annotated[DualPi2, Tag("dualpi2")],
     ],
     Discriminator(_kind_of("droptail")),
 ]
 """A queue discipline, tagged by ``kind`` (default ``droptail``)."""
 
-for _q in (DropTail, Red, Step, Hysteresis, Codel, FqCodel, Pie, Cake):
+for _q in (DropTail, Red, Step, Hysteresis, Codel, FqCodel, Pie, Cake, DualPi2):
     _q.model_rebuild()

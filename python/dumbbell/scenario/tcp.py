@@ -290,7 +290,8 @@ class Registered(_Model):
     "scalable", ai_cnt = 50}``. The core checks the parameters before the
     run, naming ``cc.params.<name>``; unset ones take the control's
     defaults (see its file in ``crates/dumbbell-core/src/cc/``). ``dumbbell
-    list`` names them (``scalable``, ``bbr3``, ...; e.g. ``cc = {kind =
+    list`` names them (``scalable``, ``bbr3``, ``prague`` — TCP Prague for L4S, which needs
+    ``ecn=True`` — ...; e.g. ``cc = {kind =
     "bbr3", ecn_low = true}``, its parameters in docs/controls.md)."""
 
     kind: Annotated[str, Field(min_length=1, description="The registered name (`dumbbell list`).")]

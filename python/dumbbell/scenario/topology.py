@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .fabric import MAX_FAT_TREE_K, expand_topology, fat_tree_parts, leaf_spine_parts  # noqa: F401 (dumbbell.fabric's names)
-from .models import Codel, DropTail, FqCodel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
+from .models import Codel, DropTail, DualPi2, FqCodel, Hysteresis, Link, Node, Pie, Red, Scenario, Step
 
 __all__ = ["star", "dumbbell", "chain", "fat_tree", "leaf_spine", "link_roles"]
 
-Queue = DropTail | Red | Step | Hysteresis | Codel | FqCodel | Pie
+Queue = DropTail | Red | Step | Hysteresis | Codel | FqCodel | Pie | DualPi2
 
 
 def _names(spec: int | Sequence[str], prefix: str) -> list[str]:

@@ -86,6 +86,7 @@ pub mod bbr3;
 pub mod cubic;
 pub mod dctcp;
 pub mod highspeed;
+pub mod prague;
 pub mod registry;
 pub mod reno;
 pub mod scalable;
@@ -269,6 +270,9 @@ pub struct TcpSock {
     pub wstamp: Time,
     /// ECN was negotiated on this connection.
     pub ecn_ok: bool,
+    /// Accurate ECN (`tcp::accecn`) was negotiated: `delivered_ce` counts
+    /// the CE-marked packets the receiver's ACE counter reported.
+    pub accecn_ok: bool,
     /// Time of the last window change (`snd_cwnd_stamp`).
     pub snd_cwnd_stamp: Time,
     /// Time of the last data transmission (`lsndtime`). As in Linux's
@@ -306,6 +310,7 @@ impl TcpSock {
             pacing_rate_bps: 0,
             wstamp: Time::ZERO,
             ecn_ok: false,
+            accecn_ok: false,
             snd_cwnd_stamp: Time::ZERO,
             lsndtime: Time::ZERO,
         }
@@ -376,6 +381,12 @@ pub trait CongestionControl: Send {
 
     /// The control needs ECN (Linux `TCP_CONG_NEEDS_ECN`).
     fn needs_ecn(&self) -> bool {
+        false
+    }
+
+    /// An L4S control (RFC 9331): its data is sent ECT(1) rather than
+    /// ECT(0), and the connection asks for Accurate ECN in the handshake.
+    fn l4s(&self) -> bool {
         false
     }
 
@@ -571,6 +582,9 @@ impl CongestionControl for Control {
     fn needs_ecn(&self) -> bool {
         each_control!(self, c => c.needs_ecn())
     }
+    fn l4s(&self) -> bool {
+        each_control!(self, c => c.l4s())
+    }
     fn wants_pacing(&self) -> bool {
         each_control!(self, c => c.wants_pacing())
     }
@@ -622,6 +636,31 @@ pub fn validate(cfg: &CcConfig, field: &str) -> Result<(), ConfigError> {
         }
     };
     checked.map_err(|e| e.at(field, field))
+}
+
+/// An L4S control (Prague) on a connection without ECN is refused, naming
+/// `tcp_field` (`flows[0].tcp.ecn`): it cannot send ECT(1) or read marks.
+pub fn check_l4s_ecn(
+    cc: &CcConfig,
+    ecn: bool,
+    tcp_field: &str,
+) -> Result<(), crate::param::ConfigError> {
+    let CcConfig::Registered(p) = cc else {
+        return Ok(());
+    };
+    let l4s = registry::find(&p.name)
+        .and_then(|r| (r.make)(&p.params, crate::sim::rng_for(0, "cc:check")).ok())
+        .is_some_and(|c| c.l4s());
+    if l4s && !ecn {
+        return Err(crate::param::ConfigError::new(
+            format!("{tcp_field}.ecn"),
+            format!(
+                "{} is an L4S control: it needs ECN (set ecn = true)",
+                p.name
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A registered control's name and parameters, errors naming

@@ -17,7 +17,8 @@
 //! Python to its Rust port.
 
 use super::{
-    bbr, bbr3, cubic, dctcp, expolinear, fractional, highspeed, linear, reno, scalable, vegas,
+    bbr, bbr3, cubic, dctcp, expolinear, fractional, highspeed, linear, prague, reno, scalable,
+    vegas,
 };
 pub use super::{MakeFn, Registration};
 pub use crate::param::{decode, ParamError, Params};
@@ -32,7 +33,11 @@ use serde::{Deserialize, Serialize};
 use vegas::VegasParams;
 
 /// Every registered control: add one line here.
-pub const REGISTRY: &[Registration] = &[scalable::REGISTRATION, bbr3::REGISTRATION];
+pub const REGISTRY: &[Registration] = &[
+    scalable::REGISTRATION,
+    bbr3::REGISTRATION,
+    prague::REGISTRATION,
+];
 
 /// The controls with a `kind` of their own ([`CcConfig`]'s variants), in
 /// the variants' order; `external` and `registered` name others.

@@ -25,6 +25,7 @@ pub mod aqm;
 pub mod cake;
 pub mod classify;
 pub mod codel;
+pub mod dualpi2;
 pub mod feedback;
 pub mod fq_codel;
 pub mod pie;
@@ -70,6 +71,9 @@ pub enum AqmConfig {
     /// CAKE (`queue::cake`, Linux `sch_cake`); the queue's limits set its
     /// buffer, its `rate_bps` the port's shaper.
     Cake(cake::CakeConfig),
+    /// DualPI2 (`queue::dualpi2`, RFC 9332, Linux `sch_dualpi2`); the
+    /// queue's limit applies to both queues together.
+    Dualpi2(dualpi2::DualPi2Config),
 }
 
 impl AqmConfig {
@@ -78,7 +82,11 @@ impl AqmConfig {
     pub fn is_own_discipline(&self) -> bool {
         matches!(
             self,
-            AqmConfig::Codel(_) | AqmConfig::FqCodel(_) | AqmConfig::Pie(_) | AqmConfig::Cake(_)
+            AqmConfig::Codel(_)
+                | AqmConfig::FqCodel(_)
+                | AqmConfig::Pie(_)
+                | AqmConfig::Cake(_)
+                | AqmConfig::Dualpi2(_)
         )
     }
 
@@ -94,6 +102,7 @@ impl AqmConfig {
             AqmConfig::FqCodel(c) => fq_codel::check(c),
             AqmConfig::Pie(c) => pie::check(c),
             AqmConfig::Cake(c) => cake::check(c),
+            AqmConfig::Dualpi2(c) => dualpi2::check(c),
         }
     }
 }
@@ -132,10 +141,12 @@ pub enum DropReason {
     Codel = 6,
     /// PIE's probabilistic early drop at enqueue (Linux `pie_drop_early`).
     Pie = 7,
+    /// DualPI2's drop at dequeue, classic (p'²) or L on overload.
+    DualPi2 = 8,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 8] = [
+    pub const ALL: [DropReason; 9] = [
         DropReason::Overflow,
         DropReason::RedEarly,
         DropReason::RedForced,
@@ -144,8 +155,9 @@ impl DropReason {
         DropReason::Pipeline,
         DropReason::Codel,
         DropReason::Pie,
+        DropReason::DualPi2,
     ];
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
@@ -156,6 +168,7 @@ impl DropReason {
             DropReason::Pipeline => "pipeline",
             DropReason::Codel => "codel",
             DropReason::Pie => "pie",
+            DropReason::DualPi2 => "dualpi2",
         }
     }
 }

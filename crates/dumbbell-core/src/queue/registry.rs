@@ -6,7 +6,7 @@
 //! and the schema (`config::schema`, `_native.schema()` in Python) is read
 //! from these.
 
-use super::{aqm, cake, codel, fq_codel, pie, red};
+use super::{aqm, cake, codel, dualpi2, fq_codel, pie, red};
 pub use super::{MakeFn, Registration};
 use crate::param::{self, Params};
 
@@ -37,6 +37,7 @@ pub const REGISTRY: &[Registration] = &[
     fq_codel::REGISTRATION,
     pie::REGISTRATION,
     cake::REGISTRATION,
+    dualpi2::REGISTRATION,
 ];
 
 /// The discipline called `name`.

@@ -19,6 +19,7 @@
 //! - TCP timestamps (RFC 7323) run on a 1 kHz clock, as Linux's
 //!   (`tcp_time_stamp`): [`ts_ms`] of simulated time, never 0.
 
+pub mod accecn;
 pub mod rack;
 pub mod ranges;
 pub mod receiver;

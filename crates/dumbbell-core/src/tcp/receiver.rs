@@ -18,6 +18,9 @@
 //!   (In Linux this logic sits in the receiving socket's `tcp_dctcp.c`; here
 //!   it is a receiver mode chosen with the control, since the echo is a
 //!   property of the receiver.)
+//! - ECN, AccECN (`tcp::accecn`, for L4S controls): every ACK carries the
+//!   count of CE packets received, modulo 8, in its ACE field; negotiated
+//!   in the handshake, else the classic echo above.
 //! - Timestamps (RFC 7323 §4.3, Linux `tcp_replace_ts_recent`): TS.Recent
 //!   takes a segment's TSval only if the segment starts at or below the
 //!   last ACK sent, so an ACK echoes the timestamp of the segment that
@@ -39,6 +42,8 @@ pub enum EcnEcho {
     Off,
     Classic,
     Accurate,
+    /// AccECN's ACE counter (`tcp::accecn`).
+    AccEcn,
 }
 
 pub struct Receiver {
@@ -69,6 +74,9 @@ pub struct Receiver {
     delack: LazyTimer,
     /// Classic: ECE demanded until CWR. Accurate: CE state of the last data.
     ece: bool,
+    /// AccECN: CE packets received (`r.cep`, from 5) and as last reported.
+    cep: u32,
+    cep_reported: u32,
     pub fin_received: bool,
     /// End of the stream, once a segment carrying FIN has arrived.
     fin_end: Option<u64>,
@@ -106,6 +114,8 @@ impl Receiver {
             quickacks: cfg.quickack_segments,
             delack: LazyTimer::default(),
             ece: false,
+            cep: super::accecn::CEP_INIT,
+            cep_reported: super::accecn::CEP_INIT,
             fin_received: false,
             fin_end: None,
             completion: None,
@@ -129,7 +139,12 @@ impl Receiver {
             // (Re)answer the SYN; ECN is agreed if asked and supported.
             self.ecn_ok = self.echo != EcnEcho::Off && p.has(flags::ECE) && p.has(flags::CWR);
             let mut f = flags::SYN | flags::ACK;
-            if self.ecn_ok {
+            if self.echo == EcnEcho::AccEcn && !super::accecn::syn_requests(p.tcp_flags) {
+                self.echo = EcnEcho::Classic; // the sender asked for classic ECN
+            }
+            if self.ecn_ok && self.echo == EcnEcho::AccEcn {
+                f |= super::accecn::SYN_ACK_ACCEPT;
+            } else if self.ecn_ok {
                 f |= flags::ECE;
             }
             self.emit(now, f, out);
@@ -164,6 +179,13 @@ impl Receiver {
                         }
                         self.ece = ce;
                         immediate = true;
+                    }
+                }
+                EcnEcho::AccEcn => {
+                    if ce {
+                        self.cep = self.cep.wrapping_add(1);
+                        let unreported = self.cep.wrapping_sub(self.cep_reported);
+                        immediate |= unreported >= super::accecn::ACE_IMMEDIATE;
                     }
                 }
                 EcnEcho::Off => {}
@@ -272,7 +294,10 @@ impl Receiver {
 
     fn send_ack(&mut self, now: Time, out: &mut Out) {
         let mut f = flags::ACK;
-        if self.ecn_ok && self.ece {
+        if self.ecn_ok && self.echo == EcnEcho::AccEcn {
+            f |= super::accecn::ace_flags(self.cep);
+            self.cep_reported = self.cep;
+        } else if self.ecn_ok && self.ece {
             f |= flags::ECE;
         }
         self.emit(now, f, out);

@@ -326,6 +326,8 @@ pub struct Sender {
     // TCP small queues.
     nic_bytes: u64,
     tsq_throttled: bool,
+    /// The receiver's ACE counter as last read (AccECN, `tcp::accecn`).
+    ace: super::accecn::AceCounter,
     pub stats: SenderStats,
 }
 
@@ -336,6 +338,8 @@ struct CcCaps {
     cong_control: bool,
     needs_ecn: bool,
     wants_pacing: bool,
+    /// Sends ECT(1) and asks for AccECN (`CongestionControl::l4s`).
+    l4s: bool,
 }
 
 /// TCP small queues' budget without a pacing rate: one millisecond of
@@ -390,6 +394,7 @@ impl CcCaps {
             cong_control: cc.has_cong_control(),
             needs_ecn: cc.needs_ecn(),
             wants_pacing: cc.wants_pacing(),
+            l4s: cc.l4s(),
         }
     }
 }
@@ -413,6 +418,7 @@ impl Sender {
         let mut tp = TcpSock::new(cfg.mss_bytes, cfg.init_cwnd_pkts);
         let caps = CcCaps::of(&cc);
         tp.ecn_ok = !cfg.handshake && (cfg.ecn || caps.needs_ecn);
+        tp.accecn_ok = tp.ecn_ok && caps.l4s;
         let rtt = RttEstimator::new(
             Dur::from_ps(cfg.init_rto_ps),
             Dur::from_ps(cfg.min_rto_ps),
@@ -469,6 +475,7 @@ impl Sender {
             cwnd_limited_raw: false,
             nic_bytes: 0,
             tsq_throttled: false,
+            ace: Default::default(),
             stats: SenderStats::default(),
         }
     }
@@ -514,6 +521,9 @@ impl Sender {
         let mut f = flags::SYN;
         if self.wants_ecn() {
             f |= flags::ECE | flags::CWR; // RFC 3168 §6.1.1: ECN-setup SYN
+            if self.caps.l4s {
+                f |= super::accecn::AE; // AccECN-setup SYN
+            }
         }
         let mut syn = self.packet(now, f, 0, 0, Ecn::NotEct);
         if self.cfg.timestamps {

@@ -19,7 +19,9 @@ pub(super) fn tcp_conn(
 ) -> (Box<TcpConn>, &'static str) {
     let control = cc::make_control(ccc, rng, external);
     let name = control.name();
-    let echo = if control.needs_ecn() {
+    let echo = if control.l4s() {
+        EcnEcho::AccEcn
+    } else if control.needs_ecn() {
         EcnEcho::Accurate
     } else if tcp.ecn {
         EcnEcho::Classic
@@ -91,6 +93,7 @@ pub(super) fn build_qdisc(
             let p = CakeParams::new(c.clone(), q.limit_pkts, q.limit_bytes, key);
             Box::new(Cake::new(p))
         }
+        AqmConfig::Dualpi2(c) => Box::new(crate::queue::dualpi2::DualPi2::new(limit, c.clone())),
         _ => Box::new(build_fifo(q, rate_bps)),
     }
 }
@@ -104,7 +107,11 @@ pub(super) fn build_fifo(q: &QueueConfig, rate_bps: u64) -> Fifo {
     };
     let aqm = match &q.aqm {
         AqmConfig::None => Aqm::None,
-        AqmConfig::Codel(_) | AqmConfig::FqCodel(_) | AqmConfig::Pie(_) | AqmConfig::Cake(_) => {
+        AqmConfig::Codel(_)
+        | AqmConfig::FqCodel(_)
+        | AqmConfig::Pie(_)
+        | AqmConfig::Cake(_)
+        | AqmConfig::Dualpi2(_) => {
             unreachable!("built by build_qdisc")
         }
         AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(RedParams {
@@ -268,6 +275,12 @@ impl World {
                     .into_iter()
                     .flatten()
                     .any(|q| q.aqm.is_own_discipline())
+            }),
+            l4s_aqm: cfg.links.iter().any(|l| {
+                [&l.queue_ab, &l.queue_ba]
+                    .into_iter()
+                    .flatten()
+                    .any(|q| matches!(q.aqm, AqmConfig::Dualpi2(_)))
             }),
             ports,
             aqm_rngs,

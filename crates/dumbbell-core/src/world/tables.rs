@@ -324,10 +324,10 @@ impl World {
             .with("enqueued_pkts", u64col(&|p| p.stats.enqueued))
             .with("dequeued_pkts", u64col(&|p| p.stats.dequeued))
             .with("marked_pkts", u64col(&|p| p.stats.marked));
-        let delay_aqm: &[DropReason] = if self.delay_aqm {
-            &[DropReason::Codel, DropReason::Pie]
-        } else {
-            &[]
+        let delay_aqm: &[DropReason] = match (self.delay_aqm, self.l4s_aqm) {
+            (true, true) => &[DropReason::Codel, DropReason::Pie, DropReason::DualPi2],
+            (true, false) => &[DropReason::Codel, DropReason::Pie],
+            _ => &[],
         };
         for &r in [
             DropReason::Overflow,

@@ -29,8 +29,14 @@ impl Sender {
         let prior_delivered = self.tp.delivered;
         let prior_lost = self.tp.lost;
         let prior_fack = self.highest_sacked().max(prior_una);
+        // AccECN: the CE packets the ACE counter newly reports.
+        let ce_delta = if self.tp.accecn_ok {
+            self.ace.delta(p.tcp_flags)
+        } else {
+            0
+        };
         let mut f = AckFacts {
-            ece: self.tp.ecn_ok && p.has(flags::ECE),
+            ece: self.tp.ecn_ok && (ce_delta > 0 || !self.tp.accecn_ok && p.has(flags::ECE)),
             ..Default::default()
         };
         let mut rs = RateSample {
@@ -62,7 +68,11 @@ impl Sender {
         }
         self.tp.delivered += f.newly as u64;
         if f.ece {
-            self.tp.delivered_ce += f.newly as u64;
+            self.tp.delivered_ce += if self.tp.accecn_ok {
+                ce_delta as u64
+            } else {
+                f.newly as u64
+            };
             self.stats.ece_acks += 1;
         }
         let ca_rtt = self.ack_rtt(now, &f);
@@ -190,7 +200,13 @@ impl Sender {
             self.stats.spurious_syns += 1;
         }
         self.rto_timer.disarm();
-        self.tp.ecn_ok = self.wants_ecn() && p.has(flags::ECE);
+        if self.wants_ecn() && self.caps.l4s {
+            let agreed = crate::tcp::accecn::agreed(p.tcp_flags);
+            self.tp.ecn_ok = agreed != crate::tcp::accecn::Agreed::None;
+            self.tp.accecn_ok = agreed == crate::tcp::accecn::Agreed::AccEcn;
+        } else {
+            self.tp.ecn_ok = self.wants_ecn() && p.has(flags::ECE);
+        }
         self.sync_tp(now);
         self.establish(now, out);
     }

@@ -327,7 +327,8 @@ impl Sender {
             // RFC 3168 §6.1.5: retransmissions are not ECT; DCTCP-style
             // controls mark everything ECT (Linux tcp_ecn_send).
             if !retrans || self.caps.needs_ecn {
-                ecn = Ecn::Ect0;
+                // L4S controls send the L4S identifier (RFC 9331 §4.1).
+                ecn = if self.caps.l4s { Ecn::Ect1 } else { Ecn::Ect0 };
             }
             if !retrans && self.queue_cwr {
                 self.queue_cwr = false;

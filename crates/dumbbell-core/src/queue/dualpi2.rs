@@ -1,0 +1,423 @@
+//! DualPI2, the DualQ Coupled AQM of RFC 9332 (De Schepper, Briscoe and
+//! White), with the defaults of Linux `sch_dualpi2`.
+//!
+//! Two FIFOs share the port: the **L queue** holds L4S packets (ECN
+//! codepoint ECT(1) or CE, Linux's default `ecn_mask`), the **C queue**
+//! everything else. One PI2 controller (De Schepper, Bondarenko, Tsang and
+//! Briscoe, "PI2: A Linearized AQM for both Classic and Scalable TCP",
+//! ACM CoNEXT 2016) updates a base probability p' every `tupdate` (16 ms)
+//! from the larger of the two head packets' sojourn times:
+//!
+//! ```text
+//! p' += alpha (qdelay - target) + beta (qdelay - qdelay_old)
+//! ```
+//!
+//! with `target` 15 ms, `alpha` 0.16 and `beta` 3.2 per second of delay
+//! (Linux's 41/256 and 819/256), p' kept in [0, 1]. The classic queue
+//! drops (Not-ECT) or CE-marks (ECT(0)) with p_C = p'² (Linux rolls two
+//! random numbers against p'; here one draw against p'², the same
+//! distribution). The L queue CE-marks with the coupled p_L = k·p'
+//! (k = 2), and always when the packet's sojourn time exceeds the step
+//! threshold (1 ms) with more than `min_qlen_step` packets (0) queued.
+//! **Overload** (Linux `drop_overload`, on by default): once k·p' ≥ 1 the
+//! L queue stops being able to signal with marks alone, and its packets
+//! get the classic treatment (dropped with p_C) besides the step mark.
+//! Decisions are taken at **dequeue** (Linux `drop_early` off).
+//!
+//! **Scheduler: Linux's weighted round robin by byte credit** (`c_protection`,
+//! not RFC 9332's time-shifted FIFO): the C queue's weight is `wc` = 10 %,
+//! the L queue's `wl` = 90 %. A signed credit starts at MTU·(wc − wl)
+//! (negative: the L queue first). The L queue sends while the credit is ≤ 0
+//! (or the C queue is empty), adding its packet's size × wc; otherwise the
+//! C queue sends, subtracting its packet's size × wl. With one queue empty
+//! the credit returns to its start value.
+//!
+//! The controller runs on Linux's timer, every `tupdate` from the queue's
+//! creation; here the ticks due are run when the queue is next touched, as
+//! in [`pie`](super::pie) (nothing the controller reads changes between two
+//! events). The port's packet limit (Linux 10 000 packets) applies to both
+//! queues together; Linux's memory limit is not modelled.
+
+use super::codel::{AQM_TIME, MTU_BYTES};
+use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Registration, Verdict};
+use crate::net::packet::{Ecn, PktId};
+use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::sim::{Dur, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// DualPI2 as a configuration names it (`{"kind": "dualpi2", ...}`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DualPi2Config {
+    pub target_ps: u64,
+    pub tupdate_ps: u64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub step_thresh_ps: u64,
+    pub min_qlen_step: u32,
+    pub k: f64,
+    pub c_protection_pct: u32,
+    pub drop_overload: bool,
+}
+
+impl Default for DualPi2Config {
+    fn default() -> Self {
+        DualPi2Config {
+            target_ps: DEFAULT_TARGET.ps(),
+            tupdate_ps: DEFAULT_TUPDATE.ps(),
+            alpha: DEFAULT_ALPHA,
+            beta: DEFAULT_BETA,
+            step_thresh_ps: DEFAULT_STEP.ps(),
+            min_qlen_step: 0,
+            k: DEFAULT_K,
+            c_protection_pct: DEFAULT_WC,
+            drop_overload: true,
+        }
+    }
+}
+
+/// Linux `dualpi2_reset_default`.
+pub const DEFAULT_TARGET: Dur = Dur::from_ms(15);
+pub const DEFAULT_TUPDATE: Dur = Dur::from_ms(16);
+pub const DEFAULT_ALPHA: f64 = 41.0 / 256.0;
+pub const DEFAULT_BETA: f64 = 819.0 / 256.0;
+pub const DEFAULT_STEP: Dur = Dur::from_ms(1);
+pub const DEFAULT_K: f64 = 2.0;
+pub const DEFAULT_WC: u32 = 10;
+pub const DEFAULT_LIMIT_PKTS: u32 = 10_000;
+/// Largest gain accepted, per second (Linux: 2^23 − 1 in 1/256 Hz).
+pub const MAX_GAIN: f64 = 32768.0;
+/// Largest coupling factor (Linux keeps k in a byte).
+pub const MAX_K: f64 = 255.0;
+
+/// DualPI2's parameters: types, ranges, one line each.
+pub const PARAMS: &[Param] = &[
+    Param::new(
+        "target_ps",
+        Ty::Time,
+        AQM_TIME,
+        "PI2's target queue delay (Linux 15 ms).",
+    ),
+    Param::new(
+        "tupdate_ps",
+        Ty::Time,
+        AQM_TIME,
+        "Period of the probability update (Linux 16 ms).",
+    ),
+    Param::new(
+        "alpha",
+        Ty::Float,
+        Range::float(0.0, true, MAX_GAIN, false),
+        "Integral gain, per second of delay error (Linux 0.16).",
+    ),
+    Param::new(
+        "beta",
+        Ty::Float,
+        Range::float(0.0, true, MAX_GAIN, false),
+        "Proportional gain, per second of delay change (Linux 3.2).",
+    ),
+    Param::new(
+        "step_thresh_ps",
+        Ty::Time,
+        AQM_TIME,
+        "L queue: mark every packet whose sojourn exceeds this (Linux 1 ms).",
+    ),
+    Param::new(
+        "min_qlen_step",
+        Ty::Int,
+        Range::int(0, u32::MAX as u128, " packets"),
+        "L queue: the step applies only above this many packets (Linux 0).",
+    ),
+    Param::new(
+        "k",
+        Ty::Float,
+        Range::float(0.0, true, MAX_K, false),
+        "Coupling factor: p_L = k·p', p_C = p'² (Linux 2).",
+    ),
+    Param::new(
+        "c_protection_pct",
+        Ty::Int,
+        Range::int(0, 100, " %"),
+        "The C queue's scheduler weight, % (Linux 10; the L queue has the rest).",
+    ),
+    Param::new(
+        "drop_overload",
+        Ty::Bool,
+        Range::Any,
+        "Once k·p' ≥ 1, treat L packets as classic (drop with p'²) (Linux on).",
+    ),
+];
+
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(c: &DualPi2Config) -> Result<(), ParamError> {
+    let at = |name| param::param(PARAMS, name);
+    at("target_ps").time(c.target_ps)?;
+    at("tupdate_ps").time(c.tupdate_ps)?;
+    at("alpha").float(c.alpha)?;
+    at("beta").float(c.beta)?;
+    at("step_thresh_ps").time(c.step_thresh_ps)?;
+    at("min_qlen_step").int(c.min_qlen_step)?;
+    at("k").float(c.k)?;
+    at("c_protection_pct").int(c.c_protection_pct)
+}
+
+/// `aqm = {kind = "dualpi2"}`.
+pub const REGISTRATION: Registration = Registration {
+    name: "dualpi2",
+    about: "DualPI2 (RFC 9332; Linux sch_dualpi2): an L4S queue (ECT(1), CE) with a 1 ms step and a classic queue with PI2, coupled by k.",
+    params: PARAMS,
+    defaults: || param::encode(&DualPi2Config::default()),
+    make: |params| param::made(params, check, super::AqmConfig::Dualpi2),
+};
+
+/// Which of the two queues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    L = 0,
+    C = 1,
+}
+
+impl Lane {
+    /// Linux's default classification: ECT(1) and CE go to the L queue.
+    pub fn of(ecn: Ecn) -> Lane {
+        if matches!(ecn, Ecn::Ect1 | Ecn::Ce) {
+            Lane::L
+        } else {
+            Lane::C
+        }
+    }
+}
+
+/// Counters of one DualPI2 port.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DualPi2Counts {
+    /// Packets admitted, per lane (indexed by `Lane`).
+    pub enqueued: [u64; 2],
+    /// CE marks from the step threshold (L queue).
+    pub step_marks: u64,
+    /// CE marks from the probability (either queue).
+    pub prob_marks: u64,
+    /// Drops by the probability (either queue).
+    pub prob_drops: u64,
+}
+
+pub struct DualPi2 {
+    q: [VecDeque<(PktId, Time)>; 2],
+    bytes: [u64; 2],
+    limit: Limit,
+    c: DualPi2Config,
+    target: Dur,
+    tupdate: Dur,
+    /// The base probability p' in [0, 1].
+    prob: f64,
+    last_qdelay: Dur,
+    next_update: Time,
+    credit: i64,
+    credit_init: i64,
+    /// Packets dropped at dequeue, for `take_drop`.
+    drops: VecDeque<PktId>,
+    pub counts: DualPi2Counts,
+}
+
+impl DualPi2 {
+    pub fn new(limit: Limit, c: DualPi2Config) -> Self {
+        let wc = c.c_protection_pct as i64;
+        let credit_init = MTU_BYTES as i64 * (wc - (100 - wc));
+        let tupdate = Dur::from_ps(c.tupdate_ps);
+        DualPi2 {
+            q: [VecDeque::new(), VecDeque::new()],
+            bytes: [0, 0],
+            limit,
+            target: Dur::from_ps(c.target_ps),
+            tupdate,
+            c,
+            prob: 0.0,
+            last_qdelay: Dur::ZERO,
+            next_update: Time::ZERO + tupdate,
+            credit: credit_init,
+            credit_init,
+            drops: VecDeque::new(),
+            counts: DualPi2Counts::default(),
+        }
+    }
+
+    /// The base probability p'.
+    pub fn prob(&self) -> f64 {
+        self.prob
+    }
+
+    /// Packets held in one queue.
+    pub fn lane_len(&self, lane: Lane) -> usize {
+        self.q[lane as usize].len()
+    }
+
+    /// Runs every controller update due at or before `now`.
+    fn catch_up(&mut self, now: Time) {
+        while self.next_update <= now {
+            let at = self.next_update;
+            let before = (self.prob, self.last_qdelay);
+            self.update(at);
+            self.next_update += self.tupdate;
+            let idle = self.q[0].is_empty() && self.q[1].is_empty();
+            if idle && before == (self.prob, self.last_qdelay) && self.next_update <= now {
+                // An idle fixed point: the ticks left change nothing.
+                let left = now.since(self.next_update).ps() / self.tupdate.ps() + 1;
+                self.next_update += self.tupdate.mul(left);
+            }
+        }
+    }
+
+    /// Linux `calculate_probability`, at the tick `at`.
+    fn update(&mut self, at: Time) {
+        let head = |q: &VecDeque<(PktId, Time)>| q.front().map_or(Dur::ZERO, |&(_, t)| at.since(t));
+        let qdelay = head(&self.q[0]).max(head(&self.q[1]));
+        let s = |d: Dur| d.secs_f64();
+        let delta = self.c.alpha * (s(qdelay) - s(self.target))
+            + self.c.beta * (s(qdelay) - s(self.last_qdelay));
+        self.last_qdelay = qdelay;
+        let mut p = (self.prob + delta).clamp(0.0, 1.0);
+        if !self.c.drop_overload {
+            p = p.min(1.0 / self.c.k);
+        }
+        self.prob = p;
+    }
+
+    /// Linux's WRR by credit: the lane that sends next.
+    fn pick(&mut self, cx: &QueueCtx) -> Option<Lane> {
+        let size = |lane: Lane| {
+            self.q[lane as usize]
+                .front()
+                .map(|&(p, _)| cx.pool.get(p).size_bytes as i64)
+        };
+        let (l, c) = (size(Lane::L), size(Lane::C));
+        let wc = self.c.c_protection_pct as i64;
+        match (l, c) {
+            (None, None) => None,
+            (Some(_), None) => {
+                self.credit = self.credit_init;
+                Some(Lane::L)
+            }
+            (None, Some(_)) => {
+                self.credit = self.credit_init;
+                Some(Lane::C)
+            }
+            (Some(len), Some(_)) if self.credit <= 0 => {
+                self.credit += len * wc;
+                Some(Lane::L)
+            }
+            (Some(_), Some(len)) => {
+                self.credit -= len * (100 - wc);
+                Some(Lane::C)
+            }
+        }
+    }
+
+    /// The classic decision, p_C = p'²: CE on an ECN-capable packet,
+    /// else a drop (Err).
+    fn classic(&mut self, pkt: PktId, cx: &mut QueueCtx) -> Result<bool, ()> {
+        let p_c = self.prob * self.prob;
+        if p_c > 0.0 && cx.rng.uniform() < p_c {
+            if set_ce(cx.pool, pkt) {
+                self.counts.prob_marks += 1;
+                return Ok(true);
+            }
+            self.counts.prob_drops += 1;
+            return Err(());
+        }
+        Ok(false)
+    }
+
+    /// The AQM's decision on a packet leaving `lane` after `sojourn`, with
+    /// `behind` packets still in its queue: Ok(marked) or Err(drop).
+    fn judge(
+        &mut self,
+        lane: Lane,
+        sojourn: Dur,
+        behind: usize,
+        pkt: PktId,
+        cx: &mut QueueCtx,
+    ) -> Result<bool, ()> {
+        if lane == Lane::C {
+            return self.classic(pkt, cx);
+        }
+        let p_l = self.c.k * self.prob;
+        if self.c.drop_overload && p_l >= 1.0 {
+            self.classic(pkt, cx)?;
+        }
+        let qlen = behind as u32 + 1;
+        if sojourn > Dur::from_ps(self.c.step_thresh_ps) && qlen > self.c.min_qlen_step {
+            let m = set_ce(cx.pool, pkt);
+            self.counts.step_marks += m as u64;
+            return Ok(m);
+        }
+        if p_l > 0.0 && cx.rng.uniform() < p_l {
+            let m = set_ce(cx.pool, pkt);
+            self.counts.prob_marks += m as u64;
+            return Ok(m);
+        }
+        Ok(false)
+    }
+}
+
+impl QueueDisc for DualPi2 {
+    fn enqueue(&mut self, pkt: PktId, cx: &mut QueueCtx) -> Verdict {
+        self.catch_up(cx.now);
+        let p = cx.pool.get(pkt);
+        let (size, lane) = (p.size_bytes, Lane::of(p.ecn));
+        let (n, b) = (self.len_pkts(), self.len_bytes());
+        if !self.limit.admits(n, b, size) {
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        self.q[lane as usize].push_back((pkt, cx.now));
+        self.bytes[lane as usize] += size as u64;
+        self.counts.enqueued[lane as usize] += 1;
+        Verdict::Enqueued { marked: false }
+    }
+
+    fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Dequeued> {
+        self.catch_up(cx.now);
+        loop {
+            let lane = self.pick(cx)?;
+            let i = lane as usize;
+            let (pkt, stamp) = self.q[i].pop_front()?;
+            self.bytes[i] -= cx.pool.get(pkt).size_bytes as u64;
+            let behind = self.q[i].len();
+            match self.judge(lane, cx.now.since(stamp), behind, pkt, cx) {
+                Ok(marked) => return Some(Dequeued { pkt, marked }),
+                Err(()) => self.drops.push_back(pkt),
+            }
+        }
+    }
+
+    fn len_pkts(&self) -> u32 {
+        (self.q[0].len() + self.q[1].len()) as u32
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes[0] + self.bytes[1]
+    }
+
+    /// The head of the queue the scheduler would pick with a non-positive
+    /// credit (the L queue's), else the C queue's.
+    fn peek(&self) -> Option<PktId> {
+        let head = |i: usize| self.q[i].front().map(|&(p, _)| p);
+        if self.credit <= 0 {
+            head(0).or_else(|| head(1))
+        } else {
+            head(1).or_else(|| head(0))
+        }
+    }
+
+    fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
+        self.q.iter().flatten().for_each(|&(p, _)| f(p));
+        self.drops.iter().for_each(|&p| f(p));
+    }
+
+    fn take_drop(&mut self) -> Option<(PktId, DropReason)> {
+        self.drops.pop_front().map(|p| (p, DropReason::DualPi2))
+    }
+}
+
+#[cfg(test)]
+mod tests;
