@@ -447,13 +447,25 @@ class Result:
 
     # -- files ------------------------------------------------------------
 
+    def write_pcap(self, directory: str | Path) -> list[Path]:
+        """Writes one pcap file per point of ``record.pcap`` into
+        ``directory`` (``capture_<node>-<peer>.pcap``, ``capture_<host>.pcap``;
+        :mod:`dumbbell.pcap`); returns their paths (none without capture)."""
+        from .pcap import write_pcaps
+
+        if "captures" not in self.tables:
+            return []
+        return write_pcaps(self.table("captures"), self.config, directory)
+
     def to_parquet(self, directory: str | Path) -> Path:
         """Writes every table as ``<name>.parquet``, the core configuration as
         ``config.json`` and the scenario, with this run's seed, as
-        ``scenario.toml`` into ``directory``; returns it.
+        ``scenario.toml`` into ``directory``, and the pcap files of
+        ``record.pcap`` beside them (:meth:`write_pcap`); returns it.
         :meth:`Result.load` reads it back."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
+        self.write_pcap(d)
         peek = getattr(self.tables, "peek", self.tables.__getitem__)
         for name in self.tables:  # one converted table at a time (dumbbell.tables)
             peek(name).write_parquet(d / f"{name}.parquet")

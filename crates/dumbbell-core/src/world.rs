@@ -45,6 +45,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 mod build;
+mod capture;
 mod classes;
 mod ports;
 mod tables;
@@ -342,6 +343,8 @@ pub struct World {
     seed: u64,
     out: Out,
     rec: Recorders,
+    /// `record.pcap`'s capture points and rows (`world/capture.rs`).
+    cap: capture::Capture,
     created: u64,
     delivered: u64,
     dropped: u64,
@@ -458,7 +461,14 @@ impl World {
     /// large buffers fallibly, so that running out of memory is an error
     /// naming what filled it, never an abort.
     fn make_room(&mut self) -> Result<(), RunError> {
-        let (held, field) = self.rec.usage();
+        let (mut held, mut field) = self.rec.usage();
+        let captured = self.cap.bytes();
+        if captured > 0 {
+            held += captured;
+            if captured * 2 > held {
+                field = "record.pcap";
+            }
+        }
         if held > self.record_budget {
             return Err(RunError::Limit(err(
                 field,
@@ -480,7 +490,7 @@ impl World {
                 ),
             ))
         };
-        if self.rec.make_room().is_err() {
+        if self.rec.make_room().is_err() || self.cap.make_room().is_err() {
             return Err(oom("the recorded tables", field, held, self.now));
         }
         if self.pool.make_room().is_err() {

@@ -249,6 +249,7 @@ impl World {
         }
         let tasks = tasks::Tasks::build(cfg, &ids, &node_kinds, &routes, &mut events)?;
         let rec = recorders(cfg, &ids, &ports_of, &mut ports, &mut events)?;
+        let cap = capture::Capture::build(cfg, &ids, &ports_of, &node_kinds, ports.len())?;
 
         Ok(World {
             now: Time::ZERO,
@@ -274,6 +275,7 @@ impl World {
             seed: cfg.seed,
             out: Out::default(),
             rec,
+            cap,
             created: 0,
             delivered: 0,
             dropped: 0,

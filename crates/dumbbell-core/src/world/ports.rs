@@ -147,6 +147,10 @@ impl World {
         };
         p.stats.tx_bytes += size as u64;
         let node = p.node;
+        if self.cap.on {
+            self.capture_tx(port, pkt, started);
+        }
+        let p = &mut self.ports[port as usize];
         // Held longer than its serialization by a service rate, the packet
         // has been on the wire since its serialization ended.
         let on_wire = if p.service.is_zero() {
@@ -245,6 +249,9 @@ impl World {
         let dst = self.pool.get(pkt).dst;
         if dst == node {
             self.delivered += 1;
+            if self.cap.on {
+                self.capture_rx(node, pkt);
+            }
             self.deliver_local(node, pkt);
             return;
         }

@@ -161,6 +161,9 @@ impl World {
                 .with("flow", Column::U32(rec.x_flow))
                 .with("reason", Column::dict_of(rec.x_reason.iter().copied())),
         );
+        if let Some(t) = std::mem::take(&mut self.cap).table() {
+            tables.push(t);
+        }
         Ok(RunOutput { tables, stopped })
     }
 
