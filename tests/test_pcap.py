@@ -17,6 +17,8 @@ import dumbbell as db
 from dumbbell.errors import ConfigError
 from dumbbell.pcap import LINKTYPE_RAW, PCAP_MAGIC_NS, checksum, node_address
 
+from .conftest import MINIMAL_TOML, write_toml
+
 # -- a pcap reader, written from the file format, independent of the writer --
 
 
@@ -269,3 +271,21 @@ def test_tshark_reads_every_packet_and_finds_our_retransmissions(lossy):
                    " || tcp.analysis.spurious_retransmission || tcp.analysis.out_of_order",
                    "-T", "fields", "-e", "frame.number")
     assert len(retx) == flow["retransmits"] > 0
+
+
+def test_dumbbell_run_out_writes_the_pcap_of_a_toml_scenario(cli, tmp_path):
+    text = MINIMAL_TOML.format(rate="100Mbps", cc="cubic") + (
+        '\n[record]\npcap = [{ node = "s1", peer = "b" }, { host = "a" }]\npcap_snap_bytes = 96\n'
+    )
+    res = cli("run", str(write_toml(tmp_path, text)), "--out", str(tmp_path / "out"))
+    assert res.code == 0, res.stderr
+    port, host = tmp_path / "out" / "capture_s1-b.pcap", tmp_path / "out" / "capture_a.pcap"
+    for path in (port, host):
+        head, recs = read_pcap(path)
+        assert head["snap"] == 96 and len(recs) > 100
+        for _, orig, data in recs:
+            parse(data, orig)
+    # the host sends the data and receives the ACKs; the port only forwards data
+    loaded = db.Result.load(tmp_path / "out")
+    assert len(read_pcap(host)[1]) == loaded.table("captures").filter(loaded.table("captures")["point"] == 1).height
+    assert all(p["payload"] > 0 or p["flags"] & 0x02 for p in (parse(d, o) for _, o, d in read_pcap(port)[1]))
