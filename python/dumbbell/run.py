@@ -415,9 +415,11 @@ class Result:
         return cwnd_figure(self, path)
 
     def plot_rtt(self, path: str | Path | None = None) -> Any:
-        """Every TCP flow's smoothed RTT (ms) over time, from the sender's
-        ``srtt`` in the flow samples (or at every ACK with
-        ``record.cwnd_every_ack``), with its ``min_rtt`` as a dashed line."""
+        """Every TCP flow's RTT (ms) over time: with ``record.rtt_samples``,
+        each sample the sender took, its smoothed ``srtt`` and the running
+        ``min_rtt``; otherwise the sender's ``srtt`` in the flow samples (or
+        at every ACK with ``record.cwnd_every_ack``), with its final
+        ``min_rtt`` as a dashed line."""
         from .runplots import rtt_figure
 
         return rtt_figure(self, path)

@@ -103,6 +103,7 @@ __all__ = [
     "TcpFlow",
     "UdpFlow",
     "Flow",
+    "PacketRecord",
     "PcapPoint",
     "Workload",
     "QueueRecord",
@@ -1305,6 +1306,17 @@ class PcapPoint(_Model):
         return {"host": self.host} if self.host is not None else {"node": self.node, "peer": self.peer}
 
 
+class PacketRecord(_Model):
+    """Trace every packet event (enqueue, dequeue, drop, mark) at ``node``'s
+    port toward ``peer`` (``record.packets``; the ``packets`` table)."""
+
+    node: Annotated[str, Field(min_length=1)]
+    peer: Annotated[str, Field(min_length=1)]
+
+    def to_core(self) -> dict[str, Any]:
+        return {"node": self.node, "peer": self.peer}
+
+
 class Record(_Model):
     """What to record. Everything is off unless asked (the summary, flows and
     queues tables are always there)."""
@@ -1328,6 +1340,16 @@ class Record(_Model):
         default_factory=list,
         description="Packet capture points, each a port (`node`, `peer`) or a `host`: one pcap file each "
         "beside the run's tables (docs/output.md, \"Packet capture\").",
+    )
+    packets: list[PacketRecord] = Field(
+        default_factory=list,
+        description="Ports whose every packet event (enqueue, dequeue, drop, mark) is a row of the "
+        "`packets` table, with flow, sequence number, size and time queued.",
+    )
+    rtt_samples: bool = Field(
+        False,
+        description="Each TCP sender's RTT samples: a row of the `rtt_samples` table (rtt, srtt, min_rtt) "
+        "at every ACK that gave one; `Result.plot_rtt` draws them.",
     )
     pcap_snap_bytes: Annotated[int, Field(ge=80, le=65535)] = Field(
         128, description="Bytes of each captured packet written to the pcap files (headers first)."
@@ -1356,6 +1378,10 @@ class Record(_Model):
         pcap: dict[str, Any] = {"pcap": [p.to_core() for p in self.pcap]} if self.pcap else {}
         if self.pcap_snap_bytes != 128:
             pcap["pcap_snap_bytes"] = self.pcap_snap_bytes
+        if self.packets:
+            pcap["packets"] = [p.to_core() for p in self.packets]
+        if self.rtt_samples:
+            pcap["rtt_samples"] = True
         return {
             **pcap,
             **budget,

@@ -486,6 +486,20 @@ pub struct RecordConfig {
     /// Bytes of each captured packet kept in the pcap files (headers
     /// first; the payload is zeros). Default 128.
     pub pcap_snap_bytes: u32,
+    /// Ports whose every packet event (enqueue, dequeue, drop, mark) is a
+    /// row of the `packets` table (`world/packet_trace.rs`).
+    pub packets: Vec<PortRef>,
+    /// Each TCP sender's RTT samples: a row of the `rtt_samples` table at
+    /// every ACK that gave one (`world/rtt_samples.rs`).
+    pub rtt_samples: bool,
+}
+
+/// A port: `node`'s egress toward `peer`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PortRef {
+    pub node: String,
+    pub peer: String,
 }
 
 /// One capture point of `record.pcap`: either `host`, or `node` and `peer`.
@@ -515,6 +529,8 @@ impl Default for RecordConfig {
             warmup_ps: 0,
             pcap: Vec::new(),
             pcap_snap_bytes: DEFAULT_PCAP_SNAP_BYTES,
+            packets: Vec::new(),
+            rtt_samples: false,
         }
     }
 }

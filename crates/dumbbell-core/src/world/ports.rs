@@ -2,6 +2,7 @@
 //! the netem stage and the queue discipline) to the wire, the far end's
 //! arrival, a switch's pipeline and forwarding, and every drop on the way.
 
+use super::packet_trace::PacketEvent;
 use super::*;
 
 impl World {
@@ -21,6 +22,10 @@ impl World {
             p.tx = Some((pkt, now));
             let done = now + p.hold(size);
             self.events.schedule(done, Event::TxDone { port });
+            if self.pkts.on {
+                self.trace_packet(port, pkt, PacketEvent::Enqueue, "");
+                self.trace_packet(port, pkt, PacketEvent::Dequeue, "");
+            }
             return;
         }
         // The occupancy the arrival finds, for a return policy at enqueue
@@ -38,9 +43,15 @@ impl World {
             rng: &mut self.aqm_rngs[port as usize],
         };
         let verdict = p.qdisc.enqueue(pkt, &mut cx);
+        if self.pkts.on && matches!(verdict, Verdict::Enqueued { .. }) {
+            self.trace_packet(port, pkt, PacketEvent::Enqueue, "");
+        }
         self.drain_queue_drops(port);
         match verdict {
             Verdict::Enqueued { marked } => {
+                if marked && self.pkts.on {
+                    self.trace_packet(port, pkt, PacketEvent::Mark, "");
+                }
                 let p = &mut self.ports[port as usize];
                 if let (Some(found), Some(fb)) = (found, p.feedback.as_deref_mut()) {
                     if fb.consult(found, self.pool.get(pkt)) {
@@ -90,6 +101,13 @@ impl World {
         }
         let size = self.pool.get(d.pkt).size_bytes;
         p.tx = Some((d.pkt, now));
+        if self.pkts.on {
+            self.trace_packet(port, d.pkt, PacketEvent::Dequeue, "");
+            if d.marked {
+                self.trace_packet(port, d.pkt, PacketEvent::Mark, "");
+            }
+        }
+        let p = &mut self.ports[port as usize];
         // With a service rate the port is held for the longer of the
         // serialization and the service interval (`tx_done` puts the packet
         // on the wire when its serialization ends).
@@ -356,6 +374,9 @@ impl World {
             .get_mut(reason as usize)
             .expect("reason index");
         *p += 1;
+        if self.pkts.on {
+            self.trace_packet(port, pkt, PacketEvent::Drop, reason.name());
+        }
         let k = *self.pool.get(pkt);
         self.pool.free(pkt);
         self.dropped += 1;

@@ -164,6 +164,12 @@ impl World {
         if let Some(t) = std::mem::take(&mut self.cap).table() {
             tables.push(t);
         }
+        if let Some(t) = std::mem::take(&mut self.pkts).table(&self.ports, &self.node_names) {
+            tables.push(t);
+        }
+        if let Some(t) = std::mem::take(&mut self.rtts).table() {
+            tables.push(t);
+        }
         Ok(RunOutput { tables, stopped })
     }
 
