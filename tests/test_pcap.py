@@ -289,3 +289,17 @@ def test_dumbbell_run_out_writes_the_pcap_of_a_toml_scenario(cli, tmp_path):
     loaded = db.Result.load(tmp_path / "out")
     assert len(read_pcap(host)[1]) == loaded.table("captures").filter(loaded.table("captures")["point"] == 1).height
     assert all(p["payload"] > 0 or p["flags"] & 0x02 for p in (parse(d, o) for _, o, d in read_pcap(port)[1]))
+
+
+def test_udp_datagrams_get_udp_headers(tmp_path):
+    s = db.dumbbell(1, 1, access_rate="1Gbps", bottleneck_rate=RATE, access_delay="100us",
+                    bottleneck_delay="1ms", duration_s=0.1, name="pcap-udp")
+    s.add_flow(db.UdpFlow(src="snd1", dst="rcv1", rate_bps="5Mbps", payload_bytes=1000))
+    s.record = db.Record(pcap=[db.PcapPoint(host="rcv1")])
+    r = db.run(s, seed=1)
+    pk = _packets(r.to_parquet(tmp_path), "capture_rcv1")
+    assert len(pk) == r.flows["bytes_delivered"][0] // 1000 > 50
+    assert all(p["proto"] == 17 and p["payload"] == 1000 and p["len"] == 1028 for p in pk)
+    if TSHARK is not None:
+        frames = _tshark(tmp_path / "capture_rcv1.pcap", "-T", "fields", "-e", "udp.length")
+        assert frames == ["1008"] * len(pk)
