@@ -70,3 +70,8 @@ def test_off_by_default_and_observation_only():
     assert with_rtt.summary["events"] == without.summary["events"]
     assert with_rtt.flows.equals(without.flows)
     assert with_rtt.table("rtt_samples").filter(pl.col("rtt_ps") == 0).height == 0
+
+
+def test_plot_all_draws_the_rtt_samples_without_flow_samples(run, tmp_path):
+    paths = run.plot_all(tmp_path)
+    assert [p.name for p in paths] == ["rtt.png"]

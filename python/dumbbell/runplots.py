@@ -254,8 +254,8 @@ def queue_figure(result: Result, node: str, peer: str, path: str | Path | None =
 def write_figures(result: Result, directory: str | Path) -> list[Path]:
     """The usual figures of a run into ``directory``: ``queue_NODE-PEER.png``
     per recorded queue, ``cwnd.png``, ``rtt.png`` (TCP flows with an RTT
-    measured) and ``goodput.png`` if the run sampled flows. Returns the
-    paths written."""
+    measured) and ``goodput.png`` if the run sampled flows (``rtt.png``
+    also with ``record.rtt_samples`` alone). Returns the paths written."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     out: list[Path] = []
@@ -273,4 +273,8 @@ def write_figures(result: Result, directory: str | Path) -> list[Path]:
                 out.append(d / "rtt.png")
         goodput_figure(result, d / "goodput.png")
         out.append(d / "goodput.png")
+    rtt = d / "rtt.png"
+    if rtt not in out and "rtt_samples" in result.tables and result.table("rtt_samples").height:
+        rtt_figure(result, rtt)  # record.rtt_samples without flow samples
+        out.append(rtt)
     return out
