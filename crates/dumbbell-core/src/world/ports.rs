@@ -101,13 +101,6 @@ impl World {
         }
         let size = self.pool.get(d.pkt).size_bytes;
         p.tx = Some((d.pkt, now));
-        if self.pkts.on {
-            self.trace_packet(port, d.pkt, PacketEvent::Dequeue, "");
-            if d.marked {
-                self.trace_packet(port, d.pkt, PacketEvent::Mark, "");
-            }
-        }
-        let p = &mut self.ports[port as usize];
         // With a service rate the port is held for the longer of the
         // serialization and the service interval (`tx_done` puts the packet
         // on the wire when its serialization ends).
@@ -120,6 +113,12 @@ impl World {
             }
         }
         self.events.schedule(done, Event::TxDone { port });
+        if self.pkts.on {
+            self.trace_packet(port, d.pkt, PacketEvent::Dequeue, "");
+            if d.marked {
+                self.trace_packet(port, d.pkt, PacketEvent::Mark, "");
+            }
+        }
         if d.marked && self.rec.drop_log {
             let flow = self.pool.get(d.pkt).flow;
             self.log_drop(port, flow, "mark");
@@ -156,6 +155,12 @@ impl World {
 
     pub(super) fn tx_done(&mut self, port: u32) {
         let now = self.now;
+        if self.cap.on {
+            // Before the wire's loss: a tap at the port sees every packet.
+            if let Some((pkt, started)) = self.ports[port as usize].tx {
+                self.capture_tx(port, pkt, started);
+            }
+        }
         let p = &mut self.ports[port as usize];
         let (pkt, started) = p.tx.take().expect("TxDone without a packet");
         p.stats.busy += now.since(started);
@@ -165,10 +170,6 @@ impl World {
         };
         p.stats.tx_bytes += size as u64;
         let node = p.node;
-        if self.cap.on {
-            self.capture_tx(port, pkt, started);
-        }
-        let p = &mut self.ports[port as usize];
         // Held longer than its serialization by a service rate, the packet
         // has been on the wire since its serialization ended.
         let on_wire = if p.service.is_zero() {
