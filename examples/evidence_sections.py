@@ -1,5 +1,5 @@
-"""The command line the evidence scripts share (`e3_evidence.py`,
-`e5_evidence.py`): run one named section, every section, or list them."""
+"""The command line the evidence scripts share (`lossy_cc_evidence.py`,
+`highspeed_evidence.py`): run one named section, every section, or list them."""
 
 from __future__ import annotations
 

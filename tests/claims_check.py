@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dumbbell.claims import CAUSES, VERDICTS, anchors
+from dumbbell.experiments.claims import CAUSES, VERDICTS, anchors
 
 from .conftest import REPO
 

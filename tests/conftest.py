@@ -50,7 +50,7 @@ def _nothing_left_behind() -> Iterator[None]:
 # most of the suite's time. Marked `slow` here (not in each file, which the
 # experiments' owners edit); they run by default, `pytest -m "not slow"`
 # leaves them out while editing.
-SLOW_MODULES = frozenset({"test_e1", "test_e2", "test_e3", "test_e4", "test_e5", "test_reproduce_store",
+SLOW_MODULES = frozenset({"test_dctcp_queue", "test_hysteresis", "test_lossy_cc", "test_rafle", "test_highspeed", "test_reproduce_store",
                           "test_outputs", "test_evidence"})
 SLOW_TESTS = frozenset({"test_reproduce_highspeed_json_contract"})  # in test_cli.py
 

@@ -70,8 +70,8 @@ def kitchen_sink() -> db.Scenario:
     s.set_queue("r2", "d", db.DropTail(limit_pkts=200, classifier=db.Rafle(n=40), scheduler=db.Drr(),
                                        long_queue=db.DropTail(limit_pkts=100)))
     s.set_queue("a", "r1", db.DropTail(limit_bytes=200_000))
-    s.set_queue("r1", "a", db.CoDel(target_s=0.004, interval_s=0.08, ecn=True))
-    s.set_queue("r1", "b", db.FqCoDel(limit_pkts=500, flows=256, quantum_bytes=1000, target_s=0.004))
+    s.set_queue("r1", "a", db.Codel(target_s=0.004, interval_s=0.08, ecn=True))
+    s.set_queue("r1", "b", db.FqCodel(limit_pkts=500, flows=256, quantum_bytes=1000, target_s=0.004))
     s.set_queue("c", "r2", db.Pie(target_s=0.01, tupdate_s=0.02, alpha=0.2, beta=1.5, max_burst_s=0.1, ecn=True))
     s.link("b", "r1").loss_ab = 0.001
     s.nodes[-1].pipeline = db.Pipeline(capacity_pps=200_000.0, buffer_pkts=512)

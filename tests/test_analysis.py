@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dumbbell.analysis import hold_weights, inter_dequeue_deviation, time_weighted_cdf, time_weighted_quantiles
+from dumbbell.run.analysis import hold_weights, inter_dequeue_deviation, time_weighted_cdf, time_weighted_quantiles
 
 PKT_PS = 120_000_000  # 1500 B at 100 Mb/s
 

@@ -64,8 +64,8 @@ def _srtt_ms(r: db.Result, name: str, warm_s: float = 2.0) -> float:
 def runs() -> dict[str, db.Result]:
     return {
         "droptail": _bench(db.DropTail(), sparse=True),
-        "codel": _bench(db.CoDel(), sparse=True),
-        "fq_codel": _bench(db.FqCoDel(), sparse=True),
+        "codel": _bench(db.Codel(), sparse=True),
+        "fq_codel": _bench(db.FqCodel(), sparse=True),
         "pie": _bench(db.Pie(), sparse=True),
     }
 
@@ -124,8 +124,8 @@ def test_every_packet_is_accounted_for(runs, kind):
 
 
 def test_same_seed_same_bits_and_the_hash_key_follows_the_seed():
-    a = _bench(db.FqCoDel(flows=8), sparse=True, duration_s=2.0, seed=3)
-    b = _bench(db.FqCoDel(flows=8), sparse=True, duration_s=2.0, seed=3)
+    a = _bench(db.FqCodel(flows=8), sparse=True, duration_s=2.0, seed=3)
+    b = _bench(db.FqCodel(flows=8), sparse=True, duration_s=2.0, seed=3)
     for t in ("flows", "queues", "queue_trace", "flow_samples"):
         assert a.table(t).equals(b.table(t)), t
 
@@ -135,7 +135,7 @@ def test_ecn_capable_tcp_is_marked_not_dropped():
     ECN-capable CUBIC (RFC 3168: one reduction per marked window) instead of
     dropping them (PIE while its probability is at most 10 %): two flows
     need only a few marks (CoDel: 9 in 4 s), and none is dropped."""
-    for q in (db.CoDel(ecn=True), db.Pie(ecn=True), db.FqCoDel()):
+    for q in (db.Codel(ecn=True), db.Pie(ecn=True), db.FqCodel()):
         s = db.dumbbell(2, 2, "1Gbps", "100Mbps", access_delay="1ms", bottleneck_delay="8ms", queue=q,
                         duration_s=4.0)
         for i in (1, 2):
@@ -150,11 +150,11 @@ def test_ecn_capable_tcp_is_marked_not_dropped():
 
 
 def test_linux_defaults_reach_the_core():
-    assert db.CoDel().to_core() == {
+    assert db.Codel().to_core() == {
         "limit_pkts": 1000, "limit_bytes": None,
         "aqm": {"kind": "codel", "target_ps": 5 * 10**9, "interval_ps": 100 * 10**9, "ecn": False},
     }
-    fq = db.FqCoDel().to_core()
+    fq = db.FqCodel().to_core()
     assert fq["limit_pkts"] == 10240
     assert fq["aqm"] == {"kind": "fq_codel", "target_ps": 5 * 10**9, "interval_ps": 100 * 10**9, "ecn": True,
                          "flows": 1024, "quantum_bytes": 1514}
@@ -189,7 +189,7 @@ dst = "b"
 """
     s = db.Scenario.from_dict(tomllib.loads(doc))
     q = s.links[1].queue_ab
-    assert isinstance(q, db.FqCoDel) and q.target_s == 0.002 and q.flows == 64 and q.ecn is True
+    assert isinstance(q, db.FqCodel) and q.target_s == 0.002 and q.flows == 64 and q.ecn is True
     r = db.run(s, seed=1)
     assert r.summary["conservation_ok"] is True
 
@@ -226,7 +226,7 @@ def test_the_core_refuses_a_delay_discipline_in_a_two_class_port():
     s.add_flow(db.TcpFlow(src="snd1", dst="rcv1"))
     core = s.to_core()
     bottleneck = next(link for link in core["links"] if link["a"] == "r1" and link["b"] == "r2")
-    bottleneck["queue_ab"] = {**db.CoDel().to_core(), "classifier": {"kind": "ideal"}, "scheduler": {"kind": "prio"}}
+    bottleneck["queue_ab"] = {**db.Codel().to_core(), "classifier": {"kind": "ideal"}, "scheduler": {"kind": "prio"}}
     with pytest.raises(db.ConfigError) as e:
         check_config(core)
     assert e.value.field.endswith("queue_ab.aqm") or "queue_ab" in e.value.field, str(e.value)

@@ -1,9 +1,9 @@
-"""The verdict rule on claims (dumbbell.claims), on made-up paper tables:
+"""The verdict rule on claims (dumbbell.experiments.claims), on made-up paper tables:
 each row gets agrees / differs / calibrated / by construction / not
 measurable / not run at this scale, a reason in its own numbers, and a
 difference its cause; an account applies only where this run shows the
 condition it explains; a difference no account covers fails the experiments'
-claim checks (tests/claims_check.py, run by tests/test_e1.py ... test_e5.py on
+claim checks (tests/claims_check.py, run by tests/test_dctcp_queue.py ... test_highspeed.py on
 every experiment's real output)."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ import polars as pl
 import pytest
 
 from dumbbell import claims
-from dumbbell.claims import Known, above, anchors, below, bounds, count_line, interval, judge, merge_claims
-from dumbbell.report import agreement
+from dumbbell.experiments.claims import Known, above, anchors, below, bounds, count_line, interval, judge, merge_claims
+from dumbbell.sweep.report import agreement
 
 from .claims_check import check_claims, check_count_line
 from .conftest import REPO
 
-DOC_B = "docs/experiments/e1.md#link-fidelity-at-1-gbs"
+DOC_B = "docs/experiments/dctcp-queue.md#link-fidelity-at-1-gbs"
 
 
 def _paper(rows, extra=None):
@@ -30,7 +30,7 @@ def _paper(rows, extra=None):
 KNOWN = [Known({"metric": "b"}, reason="b is measured differently, ours {ratio} of the paper's", doc=DOC_B,
                cause="testbed", when=above(1.0), condition="ours above the paper's"),
          Known({"metric": "hw"}, verdict="not measurable", reason="no hardware",
-               doc="docs/experiments/e1.md#mininet-hifi-against-hardware")]
+               doc="docs/experiments/dctcp-queue.md#mininet-hifi-against-hardware")]
 
 
 def test_verdicts_causes_and_count():
@@ -180,7 +180,7 @@ def test_anchors_are_githubs():
 def test_the_html_report_counts_verdicts_by_cause(tmp_path):
     import json
 
-    from dumbbell.report import write_report
+    from dumbbell.sweep.report import write_report
 
     p = judge("x", "quick", _paper([
         {"metric": "a", "relation": "=", "value": 10.0, "ours": 10.3, "ours_ci": None},
@@ -200,7 +200,7 @@ def test_the_html_report_counts_verdicts_by_cause(tmp_path):
 
 
 def test_figure_bars_from_rows_respect_bounds():
-    from dumbbell.claims import bars
+    from dumbbell.experiments.claims import bars
 
     # Two samples 90 and 110 (a 99 % half-width of t(1)·10); three samples
     # with a half-width larger than the mean; one sample.

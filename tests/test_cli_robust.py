@@ -19,7 +19,7 @@ import pytest
 
 import dumbbell as db
 from dumbbell import cli as cli_module
-from dumbbell.outdir import MARKER, check_out_dir
+from dumbbell.sweep.outdir import MARKER, check_out_dir
 
 from .conftest import MINIMAL_TOML, write_toml
 
@@ -152,7 +152,7 @@ def test_an_internal_error_leaves_the_scenario_for_a_bug_report(scenario_file, m
     def broken(*args, **kwargs):
         raise db.SimulationError("packet conservation violated (simulated)")
 
-    monkeypatch.setattr(sys.modules["dumbbell.run"], "run", broken)
+    monkeypatch.setattr(sys.modules["dumbbell.run.runner"], "run", broken)
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     with pytest.raises(SystemExit) as info:
         cli_module.main(["run", str(scenario_file), "--seed", "9"])

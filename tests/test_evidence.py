@@ -1,4 +1,4 @@
-"""The evidence scripts behind docs/experiments/e3.md and e5.md run, and what
+"""The evidence scripts behind docs/experiments/lossy-cc.md and highspeed.md run, and what
 they print is what the docs quote (the cheap sections)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def run_script(name: str, *args: str) -> str:
 
 
 def test_evidence_scripts_list_their_sections_and_the_docs_name_only_those():
-    for script, doc in (("e3_evidence.py", "e3.md"), ("e5_evidence.py", "e5.md")):
+    for script, doc in (("lossy_cc_evidence.py", "lossy-cc.md"), ("highspeed_evidence.py", "highspeed.md")):
         sections = {line.split(":")[0] for line in run_script(script, "--list").splitlines() if line}
         assert len(sections) >= 4
         text = (REPO / "docs" / "experiments" / doc).read_text()
@@ -29,7 +29,7 @@ def test_small_link_section_prints_what_e3_docs_quote():
     """10 Mb/s, 20 s, seed 1: Expolinear overflows the router and
     retransmits what it lost; Reno much less; every segment sent is either
     dropped, delivered in order, or still on its way at the end."""
-    text = run_script("e3_evidence.py", "small-link")
+    text = run_script("lossy_cc_evidence.py", "small-link")
     rows = {}
     for line in text.splitlines():
         m = re.match(r"\s+(\w+): goodput ([\d.]+) Mb/s; sent (\d+), retransmits (\d+), overflow drops (\d+), "
@@ -38,7 +38,7 @@ def test_small_link_section_prints_what_e3_docs_quote():
             rows[m.group(1)] = [float(x) for x in m.groups()[1:]]
     assert set(rows) == {"expolinear", "linear", "reno"}
     g, sent, retx, drops, util, kept, in_order = rows["expolinear"]
-    assert (g, drops) == (8.49, 10704)  # quoted in docs/experiments/e3.md
+    assert (g, drops) == (8.49, 10704)  # quoted in docs/experiments/lossy-cc.md
     assert util == 1.0 and kept == sent - drops and in_order < kept
     assert abs(retx - drops) <= 1, "every overflow is retransmitted once"
     assert rows["reno"][0] == 9.65 and rows["reno"][3] < drops / 10
@@ -50,7 +50,7 @@ def test_escapes_section_traces_the_escaping_rounds_to_the_gates_sequence_wrap()
     32-bit sequence wrap, held at b_r for exactly 2^32 bytes, which only
     the 32-bit gate with the paper's hook gives (the build's default no
     longer does); Fractional's is its module's own freeze, Δ_r = 0."""
-    text = run_script("e3_evidence.py", "escapes")
+    text = run_script("lossy_cc_evidence.py", "escapes")
     blocks = re.split(r"\n  (?=\w+, \d+% loss, seed )", text)[1:]
     assert len(blocks) == 4
     for block in blocks:
@@ -87,13 +87,13 @@ def test_expolinear_rounds_section_traces_the_fast_round_to_a_window_above_the_r
     a round's goodput follows how long it stayed. Round 5 at 10 % (53.8
     Mb/s) stayed until 37.6 s, its first window 30 times round 1's. With
     the modules' own ssthresh hook the state seldom forms."""
-    text = run_script("e3_evidence.py", "expolinear-rounds")
+    text = run_script("lossy_cc_evidence.py", "expolinear-rounds")
     rows = re.findall(r"\n    round (\d): ([\d.]+) Mb/s, window ([\d.e+]+) packets \(at ([\d.]+) s\), above until "
                       r"([\d.]+) s, ([\d.]+) / ([\d.a-z]+) Mb/s", text)
     assert len(rows) == 20
     ten = {int(r[0]): [float(x) for x in r[1:]] for r in rows[:10]}
     five = {int(r[0]): [float(x) for x in r[1:]] for r in rows[10:]}
-    # The stored rounds, reproduced (docs/experiments/e3.md, paper scale).
+    # The stored rounds, reproduced (docs/experiments/lossy-cc.md, paper scale).
     assert [ten[k][0] for k in range(10)] == [31.3, 29.1, 38.0, 29.2, 35.4, 53.8, 33.3, 35.0, 30.1, 28.9]
     assert min(v[0] for v in five.values()) == 45.8 and max(v[0] for v in five.values()) == 74.7
     for point in (ten, five):

@@ -10,7 +10,7 @@ import pytest
 
 import dumbbell as db
 from dumbbell.errors import ConfigError
-from dumbbell.fct import ideal_fct_s
+from dumbbell.run.fct import ideal_fct_s
 
 
 # ---------------------------------------------------------------- helpers

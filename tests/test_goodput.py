@@ -1,12 +1,12 @@
 """Goodput that cannot exceed the link: the catalog's per-flow and aggregate
-goodput over one window, and Jain's fairness index (dumbbell.goodput)."""
+goodput over one window, and Jain's fairness index (dumbbell.run.goodput)."""
 
 from __future__ import annotations
 
 import pytest
 
 import dumbbell as db
-from dumbbell.goodput import jain_index, window_goodput
+from dumbbell.run.goodput import jain_index, window_goodput
 
 RATE = 50_000_000
 
@@ -55,7 +55,7 @@ def test_window_goodput_of_flows_on_one_window():
 
 
 def test_the_goodput_figure_says_it_is_the_in_order_delivery_rate(tmp_path):
-    from dumbbell.runplots import GOODPUT_NOTE
+    from dumbbell.run.plots import GOODPUT_NOTE
 
     s = _staggered(0.5)
     s.record.flow_sample_s = 0.01

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import dumbbell as db
-from dumbbell.outdir import MARKER
+from dumbbell.sweep.outdir import MARKER
 
 from .conftest import run_cli
 
@@ -191,7 +191,7 @@ def test_ctrl_c_in_sweep_exits_130_at_once(tmp_path):
     assert proc.returncode == 130, rest
     assert took < 2.0, took
     # Nothing stopped early was stored as a result.
-    from dumbbell.store import Store
+    from dumbbell.sweep.store import Store
 
     runs = Store(tmp_path / "store").query("SELECT count(*) AS n FROM runs")
     assert runs["n"][0] == 0

@@ -15,7 +15,7 @@ import pytest
 
 import dumbbell as db
 from dumbbell.errors import ConfigError
-from dumbbell.pcap import LINKTYPE_RAW, PCAP_MAGIC_NS, checksum, node_address
+from dumbbell.run.pcap import LINKTYPE_RAW, PCAP_MAGIC_NS, checksum, node_address
 
 from .conftest import MINIMAL_TOML, write_toml
 

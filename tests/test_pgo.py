@@ -74,7 +74,7 @@ def test_the_training_driver_runs_through_the_extension_and_counts_its_events(tm
     assert mod.main([str(runs)]) == 0
     out = capsys.readouterr().out
     counted = [int(line.split()[2]) for line in out.splitlines() if line.startswith("run ")]
-    from dumbbell.tables import Tables
+    from dumbbell.run.tables import Tables
 
     expected = [int(Tables(_native.run_json(line))["summary"]["events"][0]) for line in lines]
     assert counted == expected and all(n > 1000 for n in counted)

@@ -1,5 +1,5 @@
 """Valid but implausible values: one warning naming the field, the value used
-(dumbbell.plausible); strings without units are refused (dumbbell.units)."""
+(dumbbell.scenario.plausible); strings without units are refused (dumbbell.scenario.units)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_a_run_that_delivers_nothing_warns_naming_flows():
 
 
 def test_implausible_values_walks_every_model():
-    from dumbbell.plausible import implausible_values
+    from dumbbell.scenario.plausible import implausible_values
 
     s = _pair()
     s.add_flow(db.TcpFlow(src="b", dst="a", tcp=db.TcpOptions(max_rate_bps=999)))

@@ -1,11 +1,11 @@
 """The table `dumbbell sweep` prints: plain, narrow, no 1.85e-8 for a zero
-interval (dumbbell.pointtable)."""
+interval (dumbbell.sweep.pointtable)."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from dumbbell.pointtable import interval, number, points_text
+from dumbbell.sweep.pointtable import interval, number, points_text
 
 from .conftest import run_cli, two_flow_star
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dumbbell.report import agreement
+from dumbbell.sweep.report import agreement
 
 from .browser import Browser, chromium_path
 from .conftest import run_cli, two_flow_star
@@ -46,7 +46,7 @@ def test_reproduce_all_runs_every_experiment_through_the_store(reproduced):
         assert f"{name} done in" in res.stderr
         meta = json.loads((out / name / "meta.json").read_text())
         assert meta["version"].startswith("0.") and meta["params"] and meta["figures"]
-    from dumbbell.store import Store
+    from dumbbell.sweep.store import Store
 
     cat = Store(store).query("SELECT experiment, count(*) AS n, count(*) FILTER (status = 'ok') AS ok FROM runs GROUP BY 1")
     counts = dict(zip(cat["experiment"].to_list(), cat["n"].to_list()))
@@ -179,7 +179,7 @@ def test_help_of_the_new_commands(cli):
 
 
 def test_the_report_names_the_papers_not_seed_papers(reproduced):
-    from dumbbell.papers import PAPERS
+    from dumbbell.experiments.papers import PAPERS
 
     out, _, _ = reproduced
     text = (out / "index.html").read_text()

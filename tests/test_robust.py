@@ -47,8 +47,8 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Red": {"min_th": 1000, "max_th": 3000},
     "Step": {"k_pkts": 20},
     "Hysteresis": {"upper_pkts": 42, "lower_pkts": 36},
-    "CoDel": {},
-    "FqCoDel": {},
+    "Codel": {},
+    "FqCodel": {},
     "Pie": {},
     "Reno": {},
     "Cubic": {},
@@ -376,11 +376,11 @@ def test_a_panic_in_the_core_is_an_ordinary_exception_with_its_message():
 
 def test_the_scenario_reference_is_generated_from_the_models():
     """docs/scenario.md lists every field with its range; it is the
-    generator's output (after changing a model: python -m dumbbell.scenario_doc --write)."""
+    generator's output (after changing a model: python -m dumbbell.scenario.doc --write)."""
     from dumbbell import scenario_doc
 
     assert scenario_doc.DOC_PATH.read_text() == scenario_doc.markdown(), (
-        "docs/scenario.md is stale: run `python -m dumbbell.scenario_doc --write`"
+        "docs/scenario.md is stale: run `python -m dumbbell.scenario.doc --write`"
     )
     text = scenario_doc.markdown()
     for model, name, _kind in NUMERIC_FIELDS:

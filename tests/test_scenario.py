@@ -342,7 +342,7 @@ SEED001_CONTROLS = [
 
 
 @pytest.mark.parametrize("cc, core", SEED001_CONTROLS, ids=[f"{c[1]['kind']}-{i}" for i, c in enumerate(SEED001_CONTROLS)])
-def test_seed001_controls_round_trip_to_the_core(cc, core, tmp_path):
+def test_loss_phase_controls_round_trip_to_the_core(cc, core, tmp_path):
     """Only the parameters set reach the core, which decodes them; by name
     too, and through TOML."""
     assert cc.to_core() == core
@@ -358,7 +358,7 @@ def test_seed001_controls_round_trip_to_the_core(cc, core, tmp_path):
     assert db.Scenario.from_toml(p).to_core() == s.to_core()
 
 
-def test_seed001_out_of_range_is_refused_by_the_core_too():
+def test_loss_phase_controls_out_of_range_are_refused_by_the_core_too():
     """The core's own validation (World::build) names the field when the
     Python checks are bypassed."""
     from dumbbell.run import run_config

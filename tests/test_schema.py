@@ -99,8 +99,8 @@ QUEUE_MODELS = {
     "red": (db.Red, {"min_th": 1000.0, "max_th": 3000.0, "wlog": 9}),
     "step": (db.Step, {"k_pkts": 20}),
     "hysteresis": (db.Hysteresis, {"upper_pkts": 20, "lower_pkts": 10}),
-    "codel": (db.CoDel, {}),
-    "fq_codel": (db.FqCoDel, {}),
+    "codel": (db.Codel, {}),
+    "fq_codel": (db.FqCodel, {}),
     "pie": (db.Pie, {}),
 }
 

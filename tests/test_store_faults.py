@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import dumbbell as db
-from dumbbell.store import Store
-from dumbbell.storecheck import CorruptRun, seal_of
+from dumbbell.sweep.store import Store
+from dumbbell.sweep.storecheck import CorruptRun, seal_of
 from dumbbell.sweep import using
 
 from .conftest import run_cli, two_flow_star
@@ -282,7 +282,7 @@ def test_no_single_bit_flip_anywhere_in_a_run_goes_unnoticed(pristine, tmp_path)
     found 10 in 300 that polars decoded to other values without an error):
     each is caught, or leaves the run's content exactly as it was (a flip
     JSON reads to the same value, such as an exponent's ``e`` to ``E``)."""
-    from dumbbell.storecheck import check_run
+    from dumbbell.sweep.storecheck import check_run
 
     src, (rid, _), _ = pristine
     root = tmp_path / "st"

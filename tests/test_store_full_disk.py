@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dumbbell.store import Store
+from dumbbell.sweep.store import Store
 
 from .conftest import run_cli, two_flow_star
 

@@ -1,4 +1,4 @@
-"""Sweeps and the results store (dumbbell.sweep, dumbbell.store): grid paths,
+"""Sweeps and the results store (dumbbell.sweep, dumbbell.sweep.store): grid paths,
 run identity, local and Dask executors giving byte-identical stores, resuming
 after SIGKILL, failed runs, the catalog's SQL."""
 
@@ -18,7 +18,7 @@ import pytest
 
 import dumbbell as db
 from dumbbell.errors import ConfigError
-from dumbbell.store import Store
+from dumbbell.sweep.store import Store
 from dumbbell.sweep import Display, RichDisplay, RunSpec, execute, expand_grid, run_id_of, set_path, using
 
 from .conftest import REPO, two_flow_star
@@ -263,7 +263,7 @@ def test_dumbbell_sweep_is_the_module_and_the_function():
 
     assert db.sweep is mod and callable(db.sweep)
     out = subprocess.run([sys.executable, "-c", "import sys, dumbbell; print(sorted(m for m in ('duckdb', 'dask', "
-                          "'distributed', 'rich', 'dumbbell.sweep', 'dumbbell.store') if m in sys.modules))"],
+                          "'distributed', 'rich', 'dumbbell.sweep', 'dumbbell.sweep.store') if m in sys.modules))"],
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", "import dumbbell must not import the sweep machinery"
 
@@ -272,9 +272,9 @@ def test_dumbbell_sweep_is_the_module_and_the_function():
 
 
 def test_optimize_refines_to_the_known_optimum_and_keeps_its_history(tmp_path):
-    from dumbbell.optimize import optimize, parse_param
+    from dumbbell.sweep.optimize import optimize, parse_param
 
-    s = db.Scenario.from_toml(REPO / "examples" / "e1_red_1g.toml")
+    s = db.Scenario.from_toml(REPO / "examples" / "dctcp_queue_red_1g.toml")
     # The run's own simulated time, so the optimum is known: 0.06 s, found in round 2.
     with using(store=tmp_path / "st"):
         res = optimize(s, [parse_param("duration_s=0.02..0.1")], "-abs(summary['sim_time_ps'] / 1e12 - 0.06)",
@@ -292,9 +292,9 @@ def test_optimize_refines_to_the_known_optimum_and_keeps_its_history(tmp_path):
 
 
 def test_optimize_red_thresholds_dctcp_queue_follows_k_and_bad_points_are_invalid():
-    from dumbbell.optimize import optimize, parse_param
+    from dumbbell.sweep.optimize import optimize, parse_param
 
-    s = db.Scenario.from_toml(REPO / "examples" / "e1_red_1g.toml")
+    s = db.Scenario.from_toml(REPO / "examples" / "dctcp_queue_red_1g.toml")
     s.duration_s = 0.1
     res = optimize(s, [parse_param("links[c-s1].queue_ba.min_th=3000..30000"),
                        parse_param("links[c-s1].queue_ba.max_th=4500..33000")],

@@ -1,6 +1,6 @@
 """`dumbbell report STORE --sweep NAME`: any sweep's metrics against its
 parameters, as a reader sees them in headless Chromium 1400 px wide
-(dumbbell.sweepreport)."""
+(dumbbell.sweep.sweepreport)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import struct
 
 import pytest
 
-from dumbbell.store import Store
-from dumbbell.sweepreport import sweep_points
+from dumbbell.sweep.store import Store
+from dumbbell.sweep.sweepreport import sweep_points
 
 from .browser import Browser, chromium_path
 from .conftest import run_cli, two_flow_star
@@ -100,7 +100,7 @@ def test_a_catalog_from_before_fairness_still_reports(swept, tmp_path):
 
 
 def test_parameters_are_ordered_by_magnitude_and_job_keys_are_one_parameter():
-    from dumbbell.sweepreport import _magnitude, _point, _x_param
+    from dumbbell.sweep.sweepreport import _magnitude, _point, _x_param
 
     assert [_magnitude(v) for v in ("10Mbps", "1Gbps", "75us", 3, "reno", True)] == [1e7, 1e9, 75e-6, 3.0, None, None]
     assert sorted(["1Gbps", "80Mbps", "200Mbps"], key=_magnitude) == ["80Mbps", "200Mbps", "1Gbps"]

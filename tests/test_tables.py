@@ -10,7 +10,7 @@ import polars as pl
 
 import dumbbell as db
 from dumbbell.sweep import compute
-from dumbbell.tables import Tables
+from dumbbell.run.tables import Tables
 
 from .conftest import two_flow_star
 
@@ -86,7 +86,7 @@ def test_dictionary_encoded_strings_decode_to_the_same_column():
 
 
 def test_a_run_that_may_outgrow_its_budget_handing_tables_over_is_warned_before_it_runs(cli, tmp_path):
-    from dumbbell.budget import HANDOVER_FACTOR, peak_warning
+    from dumbbell.sweep.budget import HANDOVER_FACTOR, peak_warning
 
     def scenario(duration_s: float) -> db.Scenario:
         s = two_flow_star(duration_s=duration_s)
@@ -111,8 +111,8 @@ def test_seconds_are_polars_own_division_bit_for_bit():
     gives (the stored tables are byte-identical to before)."""
     import numpy as np
 
-    from dumbbell.tables import _seconds
-    from dumbbell.units import PS_PER_S
+    from dumbbell.run.tables import _seconds
+    from dumbbell.scenario.units import PS_PER_S
 
     rng = np.random.default_rng(5)
     ps = np.concatenate([rng.integers(0, 2**63, 100_000, dtype=np.uint64),

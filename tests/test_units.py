@@ -2,7 +2,7 @@
 
 import pytest
 
-from dumbbell.units import parse_rate_bps, parse_seconds, seconds_to_ps
+from dumbbell.scenario.units import parse_rate_bps, parse_seconds, seconds_to_ps
 
 
 @pytest.mark.parametrize(

@@ -190,7 +190,7 @@ def test_the_default_packet_is_1488_bytes_on_the_wire():
     r = db.run(s)
     sizes = r.dequeues("a", "s1")["size_bytes"]
     assert sizes.max() == 1488
-    for doc in ("docs/model.md", "docs/experiments/e1.md", "docs/scenario.md"):
+    for doc in ("docs/model.md", "docs/experiments/dctcp-queue.md", "docs/scenario.md"):
         assert "1488" in (REPO / doc).read_text(), doc
 
 

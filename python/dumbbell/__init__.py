@@ -17,13 +17,13 @@ A congestion control written in Python: subclass
 
 Many runs: ``dumbbell.sweep(scenario, grid={...}, repeats=N)`` (a grid of
 parameters, repetitions, local threads or Dask, a results store that skips
-what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.store`).
+what it holds; see :mod:`dumbbell.sweep` and :mod:`dumbbell.sweep.store`).
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from . import _native
+from . import _native, _rooms
 from .errors import (
     ConfigError,
     ControlError,
@@ -35,91 +35,69 @@ from .errors import (
     SimulationError,
 )
 
+_rooms.install()  # old module paths (`dumbbell.store`, ...) lead to their rooms
+
 # `run` is bound eagerly: a lazily bound name would be shadowed by the
-# submodule `dumbbell.run` once anything imports it. run.py itself imports
+# sub-package `dumbbell.run` once anything imports it. run/runner.py imports
 # polars, numpy and the scenario models only when a run needs them.
-from .run import Progress, Result, RunHandle, request_stop, run
+from .run.runner import Progress, Result, RunHandle, request_stop, run
 
 __version__ = _native.version()
 
 # Importing dumbbell costs almost nothing: the other public names are
 # resolved on first use (PEP 562 `__getattr__` below), so `import dumbbell` loads
 # neither pydantic nor polars, numpy, scipy, matplotlib or duckdb; the
-# modules that need them load them when they are used. `_LAZY` maps each
-# public name to the submodule that defines it.
-_LAZY: dict[str, str] = {
-    "Drr": ".classes",
-    "Ideal": ".classes",
-    "Rafle": ".classes",
-    "RoundRobin": ".classes",
-    "Run2c": ".classes",
-    "StrictPriority": ".classes",
-    **dict.fromkeys(
-        [
-            "Bbr",
-            "CoDel",
-            "Cubic",
-            "Dctcp",
-            "DropTail",
-            "Expolinear",
-            "FqCoDel",
-            "Fractional",
-            "HighSpeed",
-            "Hysteresis",
-            "Linear",
-            "Link",
-            "Netem",
-            "Node",
-            "PacketRecord",
-            "PcapPoint",
-            "Pie",
-            "Pipeline",
-            "QueueRecord",
-            "Record",
-            "Red",
-            "Reno",
-            "Return",
-            "Scenario",
-            "Step",
-            "TcpFlow",
-            "TcpOptions",
-            "UdpFlow",
-            "Vegas",
-            "Workload",
-        ],
-        ".scenario",
-    ),
-    "CongestionControl": ".controls",
-    "RenoPy": ".controls",
-    "fat_tree": ".fabric",
-    "leaf_spine": ".fabric",
-    "fct_table": ".fct",
-    "slowdown_percentiles": ".fct",
-    "plot_slowdown": ".fct",
-    "KernelModule": ".kmod",
-    "chain": ".topology",
-    "dumbbell": ".topology",
-    "star": ".topology",
-    **dict.fromkeys(
-        ["AllAtOnce", "Cdf", "ClosedLoop", "Control", "Files", "Poisson", "load_cdf", "permutation", "incast",
-         "poisson_load"],
-        ".workloads",
-    ),
-}
+# modules that need them load them when they are used.
+#
+# `_NAMES` is the one table of the public names: each module, then the names
+# it gives `dumbbell`, in the order `__all__` lists them. `__all__` and the
+# lazy imports (`_LAZY`) are generated from it; the `TYPE_CHECKING` imports
+# below say the same for static analysis, and tests/test_import.py holds the
+# two equal.
+_NAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (".errors", ("ConfigError", "DumbbellError", "DumbbellWarning", "SimulationError", "ControlError", "ModuleCrash",
+                 "LimitError", "Interrupted")),
+    (".run.runner", ("Result", "Progress", "RunHandle", "request_stop", "run")),
+    (".sweep", ("sweep",)),
+    (".scenario.models", ("Scenario", "Node", "Link", "Netem", "DropTail", "Red", "Step", "Hysteresis", "Codel",
+                          "FqCodel", "Pie", "Return", "Pipeline", "Reno", "Cubic", "Dctcp", "Linear", "Fractional",
+                          "Expolinear", "Bbr", "HighSpeed", "Vegas")),
+    (".controls", ("CongestionControl", "RenoPy")),
+    (".kmod", ("KernelModule",)),
+    (".scenario.models", ("TcpOptions", "TcpFlow", "UdpFlow", "QueueRecord", "Record", "PcapPoint",
+                          "PacketRecord")),
+    (".scenario.twoclass", ("Ideal", "Run2c", "Rafle", "StrictPriority", "RoundRobin", "Drr")),
+    (".scenario.models", ("Workload",)),
+    (".scenario.workloads", ("Files", "Cdf", "AllAtOnce", "ClosedLoop", "Poisson", "Control", "load_cdf")),
+    (".scenario.traffic", ("permutation", "incast", "poisson_load")),
+    (".scenario.topology", ("star", "dumbbell", "chain", "fat_tree", "leaf_spine")),
+    (".run.fct", ("fct_table", "slowdown_percentiles", "plot_slowdown")),
+    (".scenario.queues", ("CoDel", "FqCoDel")),  # the names before issue 28 (aliases of Codel, FqCodel)
+)
+"""(module, the names it gives ``dumbbell``), in ``__all__``'s order."""
+
+_EAGER = frozenset({".errors", ".run.runner", ".sweep"})
+"""Modules whose names are bound above (or, for ``sweep``, by ``__getattr__``
+as the callable room itself) rather than read from the module."""
+
+__all__ = ["__version__", *(n for _, names in _NAMES for n in names)]
+
+_LAZY: dict[str, str] = {n: m for m, names in _NAMES if m not in _EAGER for n in names}
+"""Each lazily resolved public name -> the module that defines it."""
 
 if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
     from . import sweep
-    from .classes import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
     from .controls import CongestionControl, RenoPy
     from .kmod import KernelModule
-    from .scenario import (
+    from .run.fct import fct_table, plot_slowdown, slowdown_percentiles
+    from .scenario.models import (
         Bbr,
-        CoDel,
+        Codel,
         Cubic,
         Dctcp,
         DropTail,
         Expolinear,
-        FqCoDel,
+        FqCodel,
         Fractional,
         HighSpeed,
         Hysteresis,
@@ -144,99 +122,23 @@ if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
         Vegas,
         Workload,
     )
-    from .fabric import fat_tree, leaf_spine
-    from .fct import fct_table, plot_slowdown, slowdown_percentiles
-    from .topology import chain, dumbbell, star
-    from .workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, incast, load_cdf, permutation, poisson_load
-
-__all__ = [
-    "__version__",
-    "ConfigError",
-    "DumbbellError",
-    "DumbbellWarning",
-    "SimulationError",
-    "ControlError",
-    "ModuleCrash",
-    "LimitError",
-    "Interrupted",
-    "Result",
-    "Progress",
-    "RunHandle",
-    "request_stop",
-    "run",
-    "sweep",
-    "Scenario",
-    "Node",
-    "Link",
-    "Netem",
-    "DropTail",
-    "Red",
-    "Step",
-    "Hysteresis",
-    "CoDel",
-    "FqCoDel",
-    "Pie",
-    "Return",
-    "Pipeline",
-    "Reno",
-    "Cubic",
-    "Dctcp",
-    "Linear",
-    "Fractional",
-    "Expolinear",
-    "Bbr",
-    "HighSpeed",
-    "Vegas",
-    "CongestionControl",
-    "RenoPy",
-    "KernelModule",
-    "PacketRecord",
-    "PcapPoint",
-    "TcpOptions",
-    "TcpFlow",
-    "UdpFlow",
-    "QueueRecord",
-    "Record",
-    "Ideal",
-    "Run2c",
-    "Rafle",
-    "StrictPriority",
-    "RoundRobin",
-    "Drr",
-    "Workload",
-    "Files",
-    "Cdf",
-    "AllAtOnce",
-    "ClosedLoop",
-    "Poisson",
-    "Control",
-    "load_cdf",
-    "permutation",
-    "incast",
-    "poisson_load",
-    "star",
-    "dumbbell",
-    "chain",
-    "fat_tree",
-    "leaf_spine",
-    "fct_table",
-    "slowdown_percentiles",
-    "plot_slowdown",
-]
+    from .scenario.queues import CoDel, FqCoDel
+    from .scenario.topology import chain, dumbbell, fat_tree, leaf_spine, star
+    from .scenario.traffic import incast, permutation, poisson_load
+    from .scenario.twoclass import Drr, Ideal, Rafle, RoundRobin, Run2c, StrictPriority
+    from .scenario.workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, load_cdf
 
 
-_LAZY_MODULES = frozenset(
-    {"sweep", "experiments", "analysis", "plots", "runplots", "store", "report", "papers", "claims", "listing",
-     "fairshare", "filebase", "optimize", "bench", "topology", "workloads", "classes", "units", "controls"}
-)
+_LAZY_MODULES = frozenset({"scenario", "sweep", "experiments", "listing", "bench", "controls", *_rooms.MOVED})
 """Submodules imported on first use, so that ``import dumbbell`` stays light
 and ``dumbbell.experiments.dctcp_queue.run()`` still works after a bare
-``import dumbbell``."""
+``import dumbbell``; the old module paths (``db.store``, ``db.claims``) lead
+to their rooms."""
 
 
 def __getattr__(name: str) -> Any:
-    # `dumbbell.sweep` is the module and, called, the function (see
-    # sweep.py); submodules in `_LAZY_MODULES` are imported on first use;
+    # `dumbbell.sweep` is the room and, called, the function (see
+    # sweep/__init__.py); submodules in `_LAZY_MODULES` are imported on first use;
     # every other public name comes from the module `_LAZY` names, imported
     # on first use and then cached in this module.
     if name in _LAZY_MODULES:

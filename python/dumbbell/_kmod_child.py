@@ -30,7 +30,7 @@ def _picklable(raw: dict[str, dict[str, tuple[str, Any]]]) -> dict[str, dict[str
 def main() -> None:
     from . import _native
     from .errors import ConfigError
-    from .run import _native_errors, _run_native
+    from .run.runner import _native_errors, _run_native
 
     prefix = "kmod:"  # dumbbell.kmod.PREFIX (not imported: it loads pydantic)
 

@@ -51,7 +51,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import ConfigError, SimulationError
-from .scenario import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
+from .scenario.models import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
 
 __all__ = ["BENCHMARKS", "scenario_for", "run_benchmark", "run_all"]
 
@@ -150,7 +150,7 @@ def scenario_for(name: str) -> Scenario:
 
 def _measure_here(name: str) -> dict[str, Any]:
     """Runs one benchmark in this process (the child's side)."""
-    from .run import run
+    from .run.runner import run
 
     s = scenario_for(name)
     c0, t0, k0 = time.process_time(), time.perf_counter(), os.times()

@@ -31,18 +31,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import sys
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import click
 import typer
 
-from .errors import ConfigError, SimulationError
+from .errors import ConfigError
+from .exits import _err, _exit_codes, _exit_now, _progress, _to_stderr
+from .jsondoc import json_safe
 
 app = typer.Typer(
     name="dumbbell",
@@ -79,81 +79,6 @@ def _main(
     """
 
 
-def _to_stderr(text: str) -> None:
-    """Writes to stderr; never to stdout (which may carry the JSON), and a
-    closed or failing stderr is not an error of its own."""
-    if sys.stderr is None:
-        return
-    try:
-        sys.stderr.write(text)
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def _err(msg: str) -> None:
-    _to_stderr(" ".join(str(msg).split()) + "\n")
-
-
-def _progress(msg: str) -> None:
-    _to_stderr(f"{msg}\n")
-
-
-@contextlib.contextmanager
-def _exit_codes() -> Iterator[None]:
-    """Bad input → exit 2 with one line; anything else that fails → exit 1."""
-    try:
-        yield
-    except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
-        raise
-    except ConfigError as e:
-        _err(f"dumbbell: error: {e}")
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        _err("dumbbell: interrupted")
-        _exit_now(130)
-    except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
-        if _is_interrupt(e):
-            _err("dumbbell: interrupted")
-            _exit_now(130)
-        from .diskfull import DiskFull, is_disk_full, path_of
-
-        if is_disk_full(e):  # a write no writer named: the path the error knows
-            _err(f"dumbbell: error: {DiskFull(path_of(e, 'a file being written') or 'a file being written')}")
-            raise typer.Exit(2) from None
-        if os.environ.get("DUMBBELL_DEBUG"):
-            traceback.print_exc()
-        kind = "internal error" if isinstance(e, SimulationError) else f"internal error ({type(e).__name__})"
-        _err(f"dumbbell: {kind}: {e}")
-        raise typer.Exit(1) from None
-
-
-def _is_interrupt(e: BaseException) -> bool:
-    """A Ctrl-C that reached us disguised: DuckDB, when the signal lands
-    during one of its queries (the store's catalog), turns the
-    KeyboardInterrupt into its own "Query interrupted" error."""
-    seen: set[int] = set()
-    x: BaseException | None = e
-    while x is not None and id(x) not in seen:
-        seen.add(id(x))
-        if isinstance(x, KeyboardInterrupt) or type(x).__name__ == "InterruptException":
-            return True
-        if type(x).__module__.split(".")[0] in ("duckdb", "_duckdb", "builtins") and str(x).strip() == "Query interrupted":
-            return True
-        x = x.__cause__ or x.__context__
-    return False
-
-
-def _json_safe(v: Any) -> Any:
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _json_safe(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_json_safe(x) for x in v]
-    return v
-
-
 def _check_stdout() -> None:
     """``--json`` needs a usable stdout: refuse a closed one before any work."""
     try:
@@ -165,7 +90,7 @@ def _check_stdout() -> None:
 
 
 def _print_json(doc: Any) -> None:
-    text = json.dumps(_json_safe(doc), allow_nan=False) + "\n"
+    text = json.dumps(json_safe(doc), allow_nan=False) + "\n"
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -289,9 +214,9 @@ def run_cmd(
     """
     with _exit_codes():
         from .errors import Interrupted, SimulationError
-        from .outdir import check_out_dir
-        from .run import run
-        from .scenario import Scenario
+        from .sweep.outdir import check_out_dir
+        from .run.runner import run
+        from .scenario.models import Scenario
 
         _check_seed(seed)
         out_dir = check_out_dir(out, "--out")
@@ -327,8 +252,8 @@ def run_cmd(
 
 def _warn_peak(s: Any, seed: int | None) -> None:
     """One line on stderr if handing the run's recorded tables to Python may
-    take more memory than ``record.max_bytes`` (:mod:`dumbbell.budget`)."""
-    from .budget import peak_warning
+    take more memory than ``record.max_bytes`` (:mod:`dumbbell.sweep.budget`)."""
+    from .sweep.budget import peak_warning
 
     try:
         line = peak_warning(s.to_core(seed), s.python_controls())
@@ -342,7 +267,7 @@ def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool, plot: bo
     """Writes --out (and, with --plot, the figures), prints the JSON document
     or the human tables."""
     if out_dir is not None:
-        from .outdir import write_atomically
+        from .sweep.outdir import write_atomically
 
         figures: list[Path] = []
 
@@ -370,7 +295,7 @@ def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool, plot: bo
             }
         )
     else:
-        from .pointtable import run_text
+        from .sweep.pointtable import run_text
 
         _progress(run_text(res.flows, summary))  # plain text within 80 columns, goodput in Mb/s
 
@@ -397,13 +322,13 @@ StoreOpt = Annotated[
 
 
 def _display() -> Any:
-    from .sweep import LineDisplay, RichDisplay
+    from .sweep.engine import LineDisplay, RichDisplay
 
     return RichDisplay() if sys.stderr.isatty() else LineDisplay(_progress)
 
 
 def _execution(store: Path | None, executor: str, scheduler: str | None, workers: int | None):
-    from .sweep import using
+    from .sweep.engine import using
 
     return using(store=store, executor=executor, workers=workers, scheduler=scheduler, display=_display(),
                  notify=_progress)
@@ -496,8 +421,8 @@ def sweep_cmd(
     finished before it stay in the store).
     """
     with _exit_codes():
-        from .scenario import Scenario
-        from .sweep import sweep
+        from .scenario.models import Scenario
+        from .sweep.engine import sweep
 
         _check_seed(seed)
         g = parse_grid(grid or [])
@@ -507,7 +432,7 @@ def sweep_cmd(
             res = sweep(s, grid=g, repeats=repeats, seed=seed, name=name)
             st = ctx.stats[-1]
         pts = res.points()
-        from .pointtable import points_text
+        from .sweep.pointtable import points_text
 
         _progress(points_text(pts, list(g.keys())))  # plain text: no wrapping, no 1.85e-8 for a zero interval
         _progress(f"dumbbell: {res.name}: {st.runs} runs ({st.computed} computed, {st.cached} from the store, "
@@ -537,8 +462,8 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any, **
     import time
 
     from . import experiments
-    from .outdir import write_atomically
-    from .sweep import simulator_version
+    from .sweep.outdir import write_atomically
+    from .sweep.engine import simulator_version
 
     module = experiments.get(name)
     n0 = len(ctx.stats)
@@ -574,8 +499,8 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any, **
             "files": [p.name for p in figs if p.suffix.lower() not in IMAGE_SUFFIXES],
             "setup": (module.__doc__ or "").strip(),
         }
-        (tmp / "meta.json").write_text(json.dumps(_json_safe(meta), indent=1, sort_keys=True) + "\n")
-        (tmp / "timings.json").write_text(json.dumps(_json_safe(timings), indent=1, sort_keys=True) + "\n")
+        (tmp / "meta.json").write_text(json.dumps(json_safe(meta), indent=1, sort_keys=True) + "\n")
+        (tmp / "timings.json").write_text(json.dumps(json_safe(timings), indent=1, sort_keys=True) + "\n")
         written.extend(files + figs)
 
     write_atomically(out_dir, write)
@@ -649,7 +574,7 @@ def reproduce_cmd(
             run_kw["module_dir"] = module_dir
         if json_out:
             _check_stdout()
-        from .outdir import check_out_dir
+        from .sweep.outdir import check_out_dir
 
         if name == "all":
             root = check_out_dir(out if out is not None else Path("out"), "--out", replaced_whole=False)
@@ -669,7 +594,7 @@ def reproduce_cmd(
                             traceback.print_exc()
                         failures.append(f"{n}: {type(e).__name__}: {' '.join(str(e).split())}")
                         _progress(f"dumbbell: {n} failed: {failures[-1]}")
-            from .report import write_report
+            from .sweep.report import write_report
 
             if docs:
                 index = write_report(root)
@@ -722,12 +647,12 @@ def report_cmd(
     readable offline.
     """
     with _exit_codes():
-        from .report import write_report
+        from .sweep.report import write_report
 
         if not directory.is_dir():
             raise ConfigError("DIR", f"{directory} is not a directory")
         if sweep_name is not None:
-            from .sweepreport import write_sweep_report
+            from .sweep.sweepreport import write_sweep_report
 
             index = write_sweep_report(directory, sweep_name, out)
         elif out is not None:
@@ -753,7 +678,7 @@ app.add_typer(module_app, name="module")
 
 
 def _open_store(path: Path):
-    from .store import Store
+    from .sweep.store import Store
 
     return Store(path).require()
 
@@ -821,7 +746,7 @@ def store_show(
         rec = st.get(rid)
         if rec is None:
             raise ConfigError("RUN_ID", f"run {rid} is in the catalog but its files are gone (dumbbell store gc repairs it)")
-        from .storecheck import check_run
+        from .sweep.storecheck import check_run
 
         man = check_run(rec.directory, rid).manifest  # a damaged file: one line naming it (exit 2)
         timing = json.loads((rec.directory / "timing.json").read_text()) if (rec.directory / "timing.json").exists() else {}
@@ -854,7 +779,7 @@ def store_gc(
     quarantined (damaged) runs, and repairs the catalog from the files; --failed, --stale and --experiment also
     remove those runs."""
     with _exit_codes():
-        from .sweep import simulator_version
+        from .sweep.engine import simulator_version
 
         st = _open_store(store)
         res = st.gc(failed=failed, stale_versions=stale, current_version=simulator_version(), experiment=experiment,
@@ -965,8 +890,8 @@ def optimize_cmd(
     prints {"study", "best", "trials"} on stdout.
     """
     with _exit_codes():
-        from .optimize import optimize, parse_param
-        from .scenario import Scenario
+        from .sweep.optimize import optimize, parse_param
+        from .scenario.models import Scenario
 
         _check_seed(seed)
         params = [parse_param(p) for p in param]
@@ -1060,7 +985,7 @@ def main(argv: list[str] | None = None) -> None:
     bad option value, a missing argument) become one line on stderr and exit
     status 2, like every other bad input; ``--help`` and a bare ``dumbbell``
     print the help."""
-    from .plausible import one_line_warnings
+    from .scenario.plausible import one_line_warnings
 
     one_line_warnings()  # `dumbbell: warning: links[0].rate_bps: ...`, one line each
     command = typer.main.get_command(app)
@@ -1084,18 +1009,6 @@ def main(argv: list[str] | None = None) -> None:
     if code == 130:
         _exit_now(130)
     sys.exit(code if isinstance(code, int) else 0)
-
-
-def _exit_now(code: int) -> None:
-    """Ctrl-C: everything that needed cleaning (runs stopped, the pool
-    joined, the store's lock released, temporary output removed) was done on
-    the way here. The interpreter's own teardown of the native libraries
-    takes a second or more on a busy machine, so it is skipped: the streams
-    are flushed and the process exits at once, as promised."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(code)
 
 
 if __name__ == "__main__":

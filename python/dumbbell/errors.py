@@ -19,7 +19,7 @@
 
 And one warning, :class:`DumbbellWarning` (a ``UserWarning``): a value that
 is valid but implausible (a rate below 1 kb/s, a delay above 10 s), or a run
-in which no flow delivered data (:mod:`dumbbell.plausible`). The value is used.
+in which no flow delivered data (:mod:`dumbbell.scenario.plausible`). The value is used.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from pydantic import Field, field_validator
 
 from . import _native
 from .errors import ConfigError, LimitError, ModuleCrash, SimulationError
-from .model import Model
+from .scenario.base import Model
 
 PREFIX = "kmod:"
 """The prefix of a module control's core id (its spec follows, as JSON)."""

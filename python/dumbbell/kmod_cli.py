@@ -48,7 +48,7 @@ def compare_cmd(
     rwnd-limited phases, 1 % random loss, 10 Gb/s, two flows) with the built-in control and with the module,
     and reports for each the ACKs compared and the first hook call where cwnd, ssthresh, the pacing rate, the
     recovery state or a returned window differ. Exit 0 if every scenario is identical, 1 otherwise."""
-    from .cli import _err, _exit_codes
+    from .exits import _err, _exit_codes
     from .errors import ConfigError, ModuleCrash
 
     with _exit_codes():

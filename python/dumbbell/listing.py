@@ -56,8 +56,9 @@ def _bench_about(build: Any) -> str:
 def listing() -> dict[str, list[dict[str, str]]]:
     """``{section: [{"name", "about"}, ...]}`` for every section of
     ``dumbbell list``."""
-    from . import bench, classes, experiments, scenario
-    from .papers import PAPERS
+    from . import bench, experiments
+    from .scenario import twoclass as classes, models as scenario
+    from .experiments.papers import PAPERS
 
     exps = []
     for name in experiments.EXPERIMENTS:

@@ -17,7 +17,7 @@ Registered so far:
 - ``highspeed`` (E5, de Rezende, Costa and Rubinstein: HighSpeed TCP):
   :mod:`dumbbell.experiments.highspeed`.
 
-The citations are in :mod:`dumbbell.papers`.
+The citations are in :mod:`dumbbell.experiments.papers`.
 
 Experiments with many runs share :mod:`dumbbell.experiments.repeat`
 (parallel runs on local cores, repetitions, Student-t intervals).
@@ -37,7 +37,7 @@ from typing import Any
 import polars as pl
 
 from ..errors import ConfigError
-from ..papers import PAPERS as _PAPERS
+from .papers import PAPERS as _PAPERS
 
 __all__ = ["EXPERIMENTS", "PAPERS", "SCALES", "ExperimentResult", "get", "check_scale", "check_parts", "Progress"]
 
@@ -56,7 +56,7 @@ PAPERS: dict[str, dict[str, str]] = {
     name: {"id": p.label, "title": p.title, "paper": p.citation} for name, p in _PAPERS.items()
 }
 """Experiment name → its label (E1..E5), a short title, and the citation of
-the paper it reproduces (from :mod:`dumbbell.papers`, the one table of
+the paper it reproduces (from :mod:`dumbbell.experiments.papers`, the one table of
 citations)."""
 
 Progress = Callable[[str], None]
@@ -107,7 +107,7 @@ class ExperimentResult:
     ``rows``, or a quantity we cannot measure), ``cc``, ``rate_bps``,
     ``relation`` (``=``, ``~``, ``<=``, ``>``), ``value``, ``ours`` (our
     value of that metric for that point, null if none) and ``source``; and
-    the verdict :func:`dumbbell.claims.judge` adds: ``verdict``, ``reason``,
+    the verdict :func:`dumbbell.experiments.claims.judge` adds: ``verdict``, ``reason``,
     ``doc``.
     """
 
@@ -125,7 +125,7 @@ class ExperimentResult:
         # a doc section, not measurable, not run at this scale): in the
         # printed report, in result.json and in paper.csv alike.
         if {"relation", "value", "ours"} <= set(self.paper.columns):
-            from ..claims import judge, samples_of
+            from .claims import judge, samples_of
 
             self.paper = judge(self.experiment, self.scale, self.paper, samples=samples_of(self.rows))
 
@@ -145,7 +145,7 @@ class ExperimentResult:
         (a reader never sees half a file)."""
         import io
 
-        from ..store import atomic_write_bytes, atomic_write_text
+        from ..sweep.store import atomic_write_bytes, atomic_write_text
 
         d = Path(out_dir)
         d.mkdir(parents=True, exist_ok=True)
@@ -164,7 +164,8 @@ class ExperimentResult:
 def __getattr__(name: str) -> ModuleType:
     # `dumbbell.experiments.dctcp_queue` works after a bare `import dumbbell`:
     # each experiment module is imported on first use.
-    modules = {path.rsplit(".", 1)[1] for path in EXPERIMENTS.values()} | {"repeat"}
+    modules = {path.rsplit(".", 1)[1] for path in EXPERIMENTS.values()} | {"repeat", "papers", "claims", "fairshare",
+                                                                         "filebase", "plots"}
     if name in modules:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """E1 ``dctcp-queue``: the DCTCP queue-occupancy micro-benchmark (Handigol, Heller,
-Jeyakumar and Lantz's Mininet-HiFi reproduction; see :mod:`dumbbell.papers`).
+Jeyakumar and Lantz's Mininet-HiFi reproduction; see :mod:`dumbbell.experiments.papers`).
 
 The Mininet-HiFi team reproduced a micro-benchmark of the DCTCP paper
 (Alizadeh et al., SIGCOMM 2010): hosts A, B and C on one switch, A and B each
@@ -53,7 +53,7 @@ Measured per (cc, rate), over the measurement window:
 - ``dequeue_dev_p99_pct``, ``dequeue_dev_frac_over_10pct``,
   ``dequeue_dev_frac_over_100pct``: the inter-dequeue deviation from the
   ideal, ``100 · |Δt − size · 8 / rate| / ideal``, over back-to-back dequeues
-  (see :func:`dumbbell.analysis.inter_dequeue_deviation`: exact with a trace
+  (see :func:`dumbbell.run.analysis.inter_dequeue_deviation`: exact with a trace
   of every change; with a sampled trace only pairs certainly back-to-back
   count, ``dequeue_pairs`` says how many), and ``dequeue_interval_p50_s``
   the median of those Δt.
@@ -86,12 +86,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .. import analysis
-from ..run import Result
-from ..scenario import CoDel, DropTail, FqCoDel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
-from ..topology import star
-from ..claims import count_line, verdict_cell
-from ..papers import cite, citation
+from ..run import analysis
+from ..run.runner import Result
+from ..scenario.models import Codel, DropTail, FqCodel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
+from ..scenario.topology import star
+from .claims import count_line, verdict_cell
+from .papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, run_jobs
 
@@ -147,12 +147,12 @@ def bottleneck_queue(cc: str, rate_bps: int) -> Red | DropTail:
     return DropTail(limit_pkts=BUFFER_PKTS)
 
 
-def comparison_queue(kind: str) -> CoDel | FqCoDel | Pie:
+def comparison_queue(kind: str) -> Codel | FqCodel | Pie:
     """A comparison discipline at Linux's defaults with E1's buffer."""
     if kind == "codel":
-        return CoDel(limit_pkts=BUFFER_PKTS)
+        return Codel(limit_pkts=BUFFER_PKTS)
     if kind == "fq_codel":
-        return FqCoDel(limit_pkts=BUFFER_PKTS)
+        return FqCodel(limit_pkts=BUFFER_PKTS)
     if kind == "pie":
         return Pie(limit_pkts=BUFFER_PKTS)
     raise ValueError(f"queue must be one of {COMPARISON}, got {kind!r}")
@@ -390,7 +390,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     Figure 2); per rate with comparison rows, TCP under CoDel, FQ-CoDel and
     PIE beside DCTCP; and the CCDF of inter-dequeue deviation (like its
     Figure 3)."""
-    from .. import plots
+    from . import plots
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

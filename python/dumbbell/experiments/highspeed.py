@@ -1,5 +1,5 @@
 """E5 ``highspeed``: TCP against HighSpeed TCP at 1 Gb/s (de Rezende, Costa and Rubinstein;
-see :mod:`dumbbell.papers`).
+see :mod:`dumbbell.experiments.papers`).
 
 Rezende, Costa and Rubinstein measured TCP and HSTCP (RFC 3649) between two
 Linux PCs through NIST Net and in ns-2, varying latency and random loss, and
@@ -46,7 +46,7 @@ the cap) and by the receive window. The response functions describe the
 steady state; a 60 s average also holds the first slow start's overshoot
 (at 80 ms and p = 1e-4 Reno's window peaks at 3368 packets 0.8 s in and is
 back at or below 180 from 8.8 s on, seed 1: ``python
-examples/e5_evidence.py overshoot``), so at high RTT our averages, like the
+examples/highspeed_evidence.py overshoot``), so at high RTT our averages, like the
 paper's iperf numbers, sit above the model. ``tests/highspeed.rs`` checks the steady
 state against the response functions.
 
@@ -56,12 +56,12 @@ the text states, one row per statement, each tied to the rows that test it
 (``_paper_frame``); a statement whose points a scale does not run is listed
 as not run, with why. The GIGA topology is ours (see ``data/giga.toml``).
 Each claim's verdict and reason are computed from the run's own numbers
-(:mod:`dumbbell.claims`); the one account of a known difference, that the
+(:mod:`dumbbell.experiments.claims`); the one account of a known difference, that the
 gain does not grow with the RTT where neither flow is capped (the response
 functions' windows do not depend on the RTT), lives once, in
-``docs/experiments/e5.md`` beside its claim, and applies only where the run
+``docs/experiments/highspeed.md`` beside its claim, and applies only where the run
 shows it. The paper's "both tend to the same rate" is placed above 1e-4,
-which E5 does not run. docs/experiments/e5.md has every claim with its
+which E5 does not run. docs/experiments/highspeed.md has every claim with its
 evidence.
 
 Goodput is iperf's, over the whole run (``goodput_bps``), as the paper
@@ -90,9 +90,9 @@ from typing import Any
 
 import polars as pl
 
-from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
-from ..claims import bars, claims_lines, interval
-from ..papers import cite, citation
+from ..scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from .claims import bars, claims_lines, interval
+from .papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
@@ -437,7 +437,7 @@ def run(
 def _bars(g: pl.DataFrame) -> Any:
     """Error bars in Mb/s below and above each mean (a 2 × N array): the
     95 % interval from 3 samples up, the two samples' min–max from 2, never
-    below 0 Mb/s (:func:`dumbbell.claims.bars`)."""
+    below 0 Mb/s (:func:`dumbbell.experiments.claims.bars`)."""
     return bars(g["goodput_bps"].to_list(), g["ci95_bps"].to_list(), g["samples"].to_list(), LEVEL, scale=1e-6)
 
 
@@ -447,7 +447,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     prediction dashed) and Figure 6 (aggregate goodput against N)."""
     import numpy as np
 
-    from .. import plots
+    from . import plots
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

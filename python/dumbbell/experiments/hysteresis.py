@@ -176,7 +176,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..scenario import (
+from ..scenario.models import (
     DropTail,
     Hysteresis,
     Link,
@@ -190,8 +190,8 @@ from ..scenario import (
     TcpOptions,
     UdpFlow,
 )
-from ..claims import claims_lines
-from ..papers import cite, citation
+from .claims import claims_lines
+from .papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, by_point, round_seed, run_jobs
 
@@ -643,7 +643,7 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
     (ours − paper) / paper; the calibration point is ``calibrated``, and a
     case-A number that meets the paper's only because every case-A run
     delivers the calibrated port rate is ``by construction``."""
-    from ..claims import merge_claims
+    from .claims import merge_claims
 
     out = []
     calib_ours = None
@@ -782,7 +782,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     beside ours), the L_I and L_S sweeps like Figures 10–19, the queue over
     time of case A with the marking state shaded, and part ``hardware``;
     also ``diagnostics.csv`` (:func:`diagnose`) when the cases ran."""
-    from .. import plots
+    from . import plots
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

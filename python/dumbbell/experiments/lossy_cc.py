@@ -1,6 +1,6 @@
 """E3 ``lossy-cc``: the Linear, Fractional and Expolinear controls against
 BBR, Cubic, Reno and Vegas under bandwidth, loss and delay (Madeira and Mattos;
-see :mod:`dumbbell.papers`).
+see :mod:`dumbbell.experiments.papers`).
 
 Madeira and Mattos proposed three loss-based controls and measured them in
 KVM virtual machines: two clients (A, B), a Linux router shaping the link to
@@ -71,7 +71,7 @@ round trip (0.1 ms), 2.4 Mb/s with 20 ms added and 0.9 Mb/s with 100 ms,
 its window at 2 packets (20 s, seed 1; 965, 343 and 70 Mb/s without the
 hook, where netem's 1000-packet limit caps the link at 600 and 120 Mb/s and
 Expolinear's unbounded avoidance window overflows it; the ``module-hook``
-section of ``examples/e3_evidence.py``), where the paper reports about 96 %
+section of ``examples/lossy_cc_evidence.py``), where the paper reports about 96 %
 of every link. How the testbed escaped the collapse the paper does not say
 (a module whose globals kept the state of earlier connections would have).
 
@@ -88,7 +88,7 @@ Where dumbbell and the paper differ, and why:
   Compare orders and ratios there, not absolute rates.
 - Cordiality: on one shared drop-tail bottleneck the proposals take most
   of the link from Reno, Cubic and Vegas (x from 5.9 to 488 in 20 s runs,
-  ``python examples/e3_evidence.py cordiality-table``, where the paper's
+  ``python examples/lossy_cc_evidence.py cordiality-table``, where the paper's
   Tables have x ≈ 1 but for Vegas). That is what their laws imply:
   in avoidance they add 2 packets per *millisecond* (Linear, Expolinear)
   or 5 % of the window per ACK (Fractional), against Reno's one packet per
@@ -103,11 +103,11 @@ Where dumbbell and the paper differ, and why:
   3.4 Mb/s in 50 s (seeds 1 and 2) against Expolinear's 21.2 and 21.7: its
   long-term (policer) bandwidth is in use in 71–77 % of the samples and its
   bandwidth estimate sits at 3–4 Mb/s (the ``heavy-loss`` section of
-  ``examples/e3_evidence.py``). So BBR does collapse there, but Expolinear
+  ``examples/lossy_cc_evidence.py``). So BBR does collapse there, but Expolinear
   exceeds it by 1.0 to 6.4 times depending on the seed, not by the "more
   than an order of magnitude" of the paper; Expolinear itself spends 98 %
   of the run in recovery with a median window of 44 packets.
-  docs/experiments/e3.md has every claim with its evidence.
+  docs/experiments/lossy-cc.md has every claim with its evidence.
 - The authors' kernel modules keep their state in globals shared by every
   connection (the authors' code, see ``cc/linear.rs``); dumbbell keeps it per
   connection. In the cordiality runs the paper's two clients ran on
@@ -138,9 +138,9 @@ import polars as pl
 
 from ..errors import ConfigError
 from ..kmod import KernelModule
-from ..scenario import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
-from ..claims import bars, claims_lines, interval
-from ..papers import cite, citation
+from ..scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from .claims import bars, claims_lines, interval
+from .papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
 from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
 
@@ -243,8 +243,8 @@ def adaptive_reduction(loss: float, count: str, duration_s: float = 20.0, seed: 
     network (10 Gb/s, random ``loss``), lost/sent counted per round of data
     (``count="round"``) or on the loss-reporting ACK (``"ack"``). Returns the
     mean R over the reductions (percent), their number, and the goodput."""
-    from ..run import run as run_scenario
-    from ..scenario import Linear, Record
+    from ..run.runner import run as run_scenario
+    from ..scenario.models import Linear, Record
 
     s = network(10e9, loss=loss, duration_s=duration_s, name=f"e3-adaptive-{count}")
     s.add_flow(TcpFlow(name="a", src="a", dst="srv", cc=Linear(adaptive=True, adaptive_count=count), tcp=_tcp()))
@@ -677,7 +677,7 @@ _LABEL = {"bbr": "BBR", "cubic": "Cubic", "reno": "Reno", "vegas": "Vegas", "exp
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     """Figures like the paper's 2b, 3a, 3b, 4a, 4b, 5a and 5b: mean goodput
     with 99 % intervals against the swept value, one line per control."""
-    from .. import plots
+    from . import plots
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

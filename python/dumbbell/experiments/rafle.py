@@ -6,7 +6,7 @@ Society's proceedings format, c. 2012 — our copy names no venue).
 The paper's testbed: an FTP client and an FTP server joined by a Click
 router on PCs; the router limits the client-bound direction to 1 Mb/s and
 its queues are deep enough never to drop. Every task fetches one file of a
-564-file base (``dumbbell.filebase``). The router runs one of: a plain FIFO
+564-file base (``dumbbell.experiments.filebase``). The router runs one of: a plain FIFO
 (drop-tail), or two queues (short, long) fed by a classifier — ``ideal``
 (the application's tag), RuN2C (16 KB) or RAFLE (N = 40) — and served by
 strict priority (``prio``) or packet round robin (``rr``). Three
@@ -20,7 +20,7 @@ As dumbbell runs it (``network``):
   is 1 Mb/s too; it carries only ACKs and FTP requests (under 2 % of its
   capacity), so nothing queues there. Every queue holds a million packets:
   no run drops a packet, and the experiment checks it.
-- Tasks (``dumbbell.workloads``): the FTP dialogue (greeting, USER, PASS,
+- Tasks (``dumbbell.scenario.workloads``): the FTP dialogue (greeting, USER, PASS,
   TYPE, PORT, RETR, each a small request answered by a small reply), then
   the data connection from the server (active mode). Completion time runs
   from the task's start to the file's last byte at the client.
@@ -43,7 +43,7 @@ Parts (``PARTS``):
   and σ of the completion time (Table 2), the gain over drop-tail,
   mean_droptail / mean − 1 and the same for σ (Table 3; the paper's gains
   are that ratio of its Table 2 values), and the exact fair-share
-  (processor-sharing) reference of ``dumbbell.fairshare``: ``ps_fct_s`` on
+  (processor-sharing) reference of ``dumbbell.experiments.fairshare``: ``ps_fct_s`` on
   the real sizes, ``ps_mid_fct_s`` with every file at its bin's midpoint,
   the paper's own method, which gives its "Padrão" column exactly.
 - ``closed-loop`` (§6): 300 tasks active at all times, a random file of the
@@ -53,7 +53,7 @@ Parts (``PARTS``):
   50, 60, 100 under both schedulers; PA_c, PE_c, PA_l, PE_l and PA_c·PA_l
   of the router's client-bound port, every packet counted (Table 1).
 - ``web`` (beyond the paper, its future work): Poisson arrivals of
-  web-search flows (DCTCP's distribution, ``dumbbell.workloads.load_cdf``),
+  web-search flows (DCTCP's distribution, ``dumbbell.scenario.workloads.load_cdf``),
   no FTP dialogue, on a two-hop path at 1 Gb/s: ``server1`` — ``r1`` —
   ``r2`` — ``client``, with ``server2`` on ``r2``; 50 % of the bottleneck
   rate from ``server1`` across both hops and 20 % more from ``server2``, so
@@ -65,10 +65,10 @@ Means are over realizations with Student-t 95 % intervals (``*_ci95``).
 The ``paper`` table lists Tables 1–4 and the claims about Figure 5 with
 our value beside each.
 
-Where dumbbell and the paper differ, and why: ``docs/experiments/e4.md``
+Where dumbbell and the paper differ, and why: ``docs/experiments/rafle.md``
 has every claim of the paper beside ours (paper scale, seed 1) with its
 verdict, and for each difference the traced cause with the command that
-prints it (``tools/e4_trace.py``). In short:
+prints it (``tools/rafle_trace.py``). In short:
 
 - RAFLE's accuracy (Table 1) agrees under strict priority within the
   paper's own scatter (PA_c within 0.031; PA_l 0.084 against 0.139 at
@@ -97,18 +97,19 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from .. import fairshare, filebase
+from . import fairshare, filebase
 from ..errors import SimulationError
-from ..scenario import DropTail, Link, Node, Scenario, TcpOptions, Workload
-from ..workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
-from ..claims import claims_lines
-from ..papers import cite, citation
+from ..scenario.models import DropTail, Link, Node, Scenario, TcpOptions, Workload
+from ..scenario.workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
+from .claims import claims_lines
+from .papers import cite, citation
 from . import ExperimentResult, Progress, check_parts, check_scale
 from .repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
 
@@ -849,24 +850,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
         style(a, "time (s)", "tasks transferring their file", "Closed loop: data connections in progress (like Figure 6)")
         save(fig, "fig6_7_closed_loop.png")
 
-    m = rows.filter(pl.col("part") == "memory")
-    if m.height:
-        fig, ax = new(1, 1, (7.0, 4.5))
-        a = ax[0][0]
-        for sch in ("prio", "rr"):
-            g = m.filter(pl.col("scheduler") == sch).sort("n")
-            if g.height:
-                a.plot(g["n"], g["pa_c"], "o-", label=f"PA_c, {sch}")
-                a.plot(g["n"], g["pa_l"], "s-", label=f"PA_l, {sch}")
-                a.plot(g["n"], g["index"], "^-", label=f"PA_c·PA_l, {sch}")
-        ns = sorted(PAPER_TABLES["table1"])
-        for k, (name, mark) in enumerate((("PA_c", "o"), ("PA_l", "s"))):
-            a.plot(ns, [PAPER_TABLES["table1"][n][2 * k] for n in ns], mark, color="black", fillstyle="none",
-                   linestyle="--", label=f"{name}, paper")
-        a.plot(ns, [PAPER_TABLES["table1"][n][4] for n in ns], "^", color="black", fillstyle="none", linestyle="--",
-               label="PA_c·PA_l, paper")
-        style(a, "RAFLE memory N (packets)", "probability", f"E4 {NAME}: RAFLE's accuracy against N (Table 1)")
-        save(fig, "table1_memory.png")
+    _memory_figure(rows, new, style, save)
 
     w = rows.filter((pl.col("part") == "web") & (pl.col("bin_kb") == "0-16"))
     if w.height:
@@ -881,6 +865,30 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
               f"E4 {NAME}, beyond the paper: web-search flows on a two-hop path, 70 % load", legend=8)
         save(fig, "web_short_flows.png")
     return paths
+
+
+def _memory_figure(rows: pl.DataFrame, new: Callable[..., Any], style: Callable[..., None],
+                   save: Callable[..., None]) -> None:
+    """RAFLE's accuracy against its memory N, beside the paper's Table 1 (one panel of :func:`figures`)."""
+    m = rows.filter(pl.col("part") == "memory")
+    if not m.height:
+        return
+    fig, ax = new(1, 1, (7.0, 4.5))
+    a = ax[0][0]
+    for sch in ("prio", "rr"):
+        g = m.filter(pl.col("scheduler") == sch).sort("n")
+        if g.height:
+            a.plot(g["n"], g["pa_c"], "o-", label=f"PA_c, {sch}")
+            a.plot(g["n"], g["pa_l"], "s-", label=f"PA_l, {sch}")
+            a.plot(g["n"], g["index"], "^-", label=f"PA_c·PA_l, {sch}")
+    ns = sorted(PAPER_TABLES["table1"])
+    for k, (name, mark) in enumerate((("PA_c", "o"), ("PA_l", "s"))):
+        a.plot(ns, [PAPER_TABLES["table1"][n][2 * k] for n in ns], mark, color="black", fillstyle="none",
+               linestyle="--", label=f"{name}, paper")
+    a.plot(ns, [PAPER_TABLES["table1"][n][4] for n in ns], "^", color="black", fillstyle="none", linestyle="--",
+           label="PA_c·PA_l, paper")
+    style(a, "RAFLE memory N (packets)", "probability", f"E4 {NAME}: RAFLE's accuracy against N (Table 1)")
+    save(fig, "table1_memory.png")
 
 
 # ---------------------------------------------------------------- report

@@ -28,22 +28,21 @@ standard deviation (``scipy.stats.t``).
 
 from __future__ import annotations
 
-import math
 import time
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import polars as pl
-from scipy import stats
 
 from ..errors import SimulationError
-from ..run import Result
-from ..scenario import Scenario
-from ..store import RunRecord, _json_safe
-from ..sweep import RunSpec, default_workers, execute, round_seed, simulator_version
+from ..run.runner import Result
+from ..scenario.models import Scenario
+from ..sweep.store import RunRecord
+from ..jsondoc import json_safe
+from ..sweep.engine import RunSpec, default_workers, execute, round_seed, simulator_version
+from ..sweep.intervals import mean_ci
 
 __all__ = ["Job", "Outcome", "run_jobs", "by_point", "mean_ci", "round_seed", "default_workers"]
 
@@ -116,8 +115,8 @@ class Outcome:
 
 def _labels(key: Hashable, label: str) -> dict[str, Any]:
     if isinstance(key, tuple) and key and isinstance(key[-1], int) and not isinstance(key[-1], bool):
-        return {"experiment": label, "point": _json_safe(list(key[:-1])), "rep": key[-1]}
-    return {"experiment": label, "point": _json_safe(key), "rep": None}
+        return {"experiment": label, "point": json_safe(list(key[:-1])), "rep": key[-1]}
+    return {"experiment": label, "point": json_safe(key), "rep": None}
 
 
 def run_jobs(
@@ -157,18 +156,3 @@ def by_point(outcomes: Sequence[Outcome]) -> dict[Hashable, list[Outcome]]:
     for o in outcomes:
         groups[o.key[:-1]].append(o)  # type: ignore[index]
     return dict(groups)
-
-
-def mean_ci(values: Sequence[float], level: float) -> tuple[float, float, int]:
-    """(mean, half-width of the ``level`` Student-t interval, n). The
-    half-width is NaN with fewer than two values, 0 if they are all equal."""
-    x = np.asarray(values, dtype=np.float64)
-    n = int(x.size)
-    if n == 0:
-        return float("nan"), float("nan"), 0
-    mean = float(x.mean())
-    if n < 2:
-        return mean, float("nan"), n
-    sd = float(x.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + level / 2.0, n - 1)) * sd / math.sqrt(n)
-    return mean, half, n

@@ -1,6 +1,6 @@
 //! Packet capture (`record.pcap`): the header fields of every packet seen
 //! at a capture point, one row each in the `captures` table, from which
-//! Python writes one pcap file per point (`python/dumbbell/pcap.py`).
+//! Python writes one pcap file per point (`python/dumbbell/run/pcap.py`).
 //!
 //! A point is a port (`node` toward `peer`: each packet as its
 //! transmission starts, before the wire's loss) or a host (each packet it

@@ -1,0 +1,489 @@
+"""TCP in a scenario: the congestion controls (``Reno`` ... ``Vegas``, the
+controls registered in the core, Python controls, kernel modules),
+``CcConfig`` (the union a flow's ``cc`` takes, with its ``"name"``
+shorthand) and ``TcpOptions``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_serializer, field_validator, model_validator,
+)
+
+from ..controls import CongestionControl, check_control
+from ..errors import ConfigError
+from ..kmod import KernelModuleCc
+from ..suggest import did_you_mean
+from .base import Model as _Model, U32_MAX, U64_MAX, kind_of as _kind_of
+from .ranges import (
+    MAX_DELACK_S, MAX_DUPTHRESH, MAX_HEADER_BYTES, MAX_INIT_CWND_PKTS, MAX_MSS_BYTES, MAX_RTO_S, MAX_RWND_BYTES,
+    MAX_TSQ_BYTES, MIN_DELACK_S, MIN_MSS_BYTES, MIN_RTO_S, Pkts, Rate, Seconds,
+)
+from .units import seconds_to_ps
+
+
+# ---------------------------------------------------------------- congestion control
+
+
+def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+class Reno(_Model):
+    """Reno/NewReno (RFC 5681, 6582; Linux ``tcp_reno_cong_avoid``)."""
+
+    kind: Literal["reno"] = "reno"
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "reno"}
+
+
+class Cubic(_Model):
+    """Cubic (RFC 9438, Linux ``tcp_cubic.c``). Unset parameters take the
+    core's defaults: beta 717/1024, C 0.4, fast convergence, TCP-friendly
+    region and HyStart (ACK train and delay) on, HyStart low window 16,
+    ACK-train delta 2000 µs."""
+
+    kind: Literal["cubic"] = "cubic"
+    beta: Annotated[float, Field(gt=0, lt=1, description="Multiplicative decrease factor.")] | None = None
+    c: Annotated[float, Field(gt=0, le=100, description="Cubic constant C, packets/s³.")] | None = None
+    fast_convergence: bool | None = None
+    tcp_friendliness: bool | None = None
+    hystart: bool | None = None
+    hystart_ack_train: bool | None = None
+    hystart_delay: bool | None = None
+    hystart_low_window: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    hystart_ack_delta_us: Annotated[int, Field(ge=0, le=U32_MAX, description="ACK-train spacing threshold, µs.")] | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "cubic", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+class Dctcp(_Model):
+    """DCTCP (RFC 8257, Linux ``tcp_dctcp.c``). Unset parameters take the
+    core's defaults: g = 2^-4 (``shift_g`` 4), initial alpha 1."""
+
+    kind: Literal["dctcp"] = "dctcp"
+    shift_g: Annotated[int, Field(ge=0, le=31)] | None = None
+    alpha_init: Annotated[float, Field(ge=0, le=1)] | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "dctcp", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+# ---- Madeira and Mattos (E3 `lossy-cc`): Linear, Fractional, Expolinear. Unset
+# parameters take the core's defaults, the constants of the authors' kernel
+# modules; t is in whole milliseconds since the session start or last loss.
+
+_Slope = Annotated[float, Field(ge=0, le=1e6, description="Packets per ms (slow start: per ms³).")]
+_Pct = Annotated[int, Field(ge=1, le=99)]
+_PosPkts = Annotated[int, Field(ge=1, le=U32_MAX)]
+
+
+class Linear(_Model):
+    """Linear (Madeira and Mattos §4, ``linha01.c``). Defaults: slow start J += max(2·t³, 2)
+    per ACK event (``ss_alpha`` 2, ``ss_min_pkts`` 2), recovery J = b_r + 1·t
+    (``beta_r``), avoidance J = threshold + 2·t (``beta_a``), reduction 10 %
+    (``reduction_pct``; the paper's variants 20, 50), or with ``adaptive``
+    R = 15 + 35·lost/sent % (``adaptive_min_pct``, ``adaptive_span_pct``),
+    lost/sent counted over rounds of data (``adaptive_count="round"``) or on
+    the loss-reporting ACK alone (``"ack"``);
+    initial threshold 200 and b_r 1 packets. ``module_hook`` (default
+    false) makes the ``ssthresh`` hook enter recovery as ``linha01.c``'s
+    does (see ``cc/loss_phases.rs``). ``wrap_seq`` compares sequence numbers
+    in 32 bits from a random initial one in the reduction gate, as the
+    compiled module does; unset, it follows ``module_hook`` (the module's
+    hook moves the recovery point at every Recovery entry; without it a
+    wrapped point would shut the gate for 4 GiB of data)."""
+
+    kind: Literal["linear"] = "linear"
+    ss_alpha: _Slope | None = None
+    ss_min_pkts: Pkts | None = None
+    beta_r: _Slope | None = None
+    beta_a: _Slope | None = None
+    reduction_pct: _Pct | None = None
+    adaptive: bool | None = None
+    adaptive_min_pct: _Pct | None = None
+    adaptive_span_pct: Annotated[int, Field(ge=0, le=98)] | None = None
+    adaptive_count: Literal["round", "ack"] | None = None
+    initial_threshold_pkts: _PosPkts | None = None
+    initial_base_pkts: _PosPkts | None = None
+    module_hook: bool | None = None
+    wrap_seq: bool | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Linear:
+        lo = 15 if self.adaptive_min_pct is None else self.adaptive_min_pct
+        span = 35 if self.adaptive_span_pct is None else self.adaptive_span_pct
+        if lo + span > 99:
+            raise ConfigError("adaptive_span_pct", f"adaptive_min_pct + adaptive_span_pct = {lo + span} must be at most 99")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "linear", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+class Fractional(_Model):
+    """Fractional, "Fracionário" (Madeira and Mattos §4, ``frac01.c``). Defaults: slow start
+    J += 1 per ACK event, what the module does as compiled (its ``time_in_ms``
+    is never assigned; ``slow_start="cubic_time"`` gives the J += max(2·t³, 1)
+    its source seems to say, see ``cc/fractional.rs``), reduction 20 %,
+    Δ_r = 10 % of the reduction (``delta_pct``), recovery J += γ_r·Δ_r per
+    ACK event with γ_r cycling through ``gamma_r`` = [0, 4, 5, 1], avoidance
+    J += max(J·5/100, 1) per ACK event (``gamma_a_pct``); ``wrap_seq``
+    (default true) compares sequence numbers in the reduction gate in 32
+    bits from a random initial one, as the compiled module does."""
+
+    kind: Literal["fractional"] = "fractional"
+    slow_start: Literal["per_ack", "cubic_time"] | None = None
+    ss_alpha: _Slope | None = None
+    ss_min_pkts: Pkts | None = None
+    reduction_pct: _Pct | None = None
+    delta_pct: Annotated[int, Field(ge=1, le=100)] | None = None
+    gamma_r: Annotated[list[Annotated[int, Field(ge=0, le=1000)]], Field(min_length=1)] | None = None
+    gamma_a_pct: Annotated[int, Field(ge=0, le=1000)] | None = None
+    wrap_seq: bool | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "fractional", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+class Expolinear(_Model):
+    """Expolinear (Madeira and Mattos §4, ``expolin01.c``). Defaults: slow start
+    J += max(2·t³, 2) per ACK event, reduction 20 %, recovery
+    J = b_r + η_r·Δ_r·(1 − 2^(−⌊σt⌋)) + 1 with Δ_r the whole reduction,
+    η_r 1 (``eta_r``) and σ 1/4 per ms (``sigma_per_ms``), avoidance
+    J = threshold + 2·t (``eta_a``); initial threshold 200, b_r 1, Δ_r 1.
+    2^(−k) is the module's ``65536 >> k`` with the shift count taken modulo
+    32 as x86 executes it (``shift_mod_32``, default true: the recovery
+    window falls back every 128 ms while recovery lasts). ``module_hook``
+    (default false) makes the ``ssthresh`` hook enter recovery as
+    ``expolin01.c``'s does (see ``cc/loss_phases.rs``); ``wrap_seq`` as for
+    Linear."""
+
+    kind: Literal["expolinear"] = "expolinear"
+    ss_alpha: _Slope | None = None
+    ss_min_pkts: Pkts | None = None
+    reduction_pct: _Pct | None = None
+    eta_r: _Slope | None = None
+    sigma_per_ms: Annotated[float, Field(gt=0, le=1000, description="σ, per ms.")] | None = None
+    eta_a: _Slope | None = None
+    initial_threshold_pkts: _PosPkts | None = None
+    initial_base_pkts: _PosPkts | None = None
+    initial_delta_pkts: Pkts | None = None
+    shift_mod_32: bool | None = None
+    module_hook: bool | None = None
+    wrap_seq: bool | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "expolinear", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+class Bbr(_Model):
+    """BBR v1 (Linux ``tcp_bbr.c``). Unset parameters take the core's
+    defaults, Linux's: Startup gain 2.885 (2/ln 2), Drain gain 1/high gain,
+    cwnd gain 2, ProbeBW gains 5/4 and 3/4 (then 1 × 6), a 10-round
+    bandwidth window, a 10 s min-RTT window, 200 ms of ProbeRTT (0 disables
+    it), a full pipe after 3 rounds under 25 % growth, pacing 1 % below the
+    estimate, a 1.2 Mb/s TSO threshold, and the ACK-aggregation
+    (``extra_acked``) and long-term policer (``lt_bw``) estimators on."""
+
+    kind: Literal["bbr"] = "bbr"
+    high_gain: Annotated[float, Field(gt=1, le=16)] | None = None
+    drain_gain: Annotated[float, Field(gt=0, le=1)] | None = None
+    cwnd_gain: Annotated[float, Field(ge=1, le=16)] | None = None
+    probe_bw_up_gain: Annotated[float, Field(ge=1, le=16)] | None = None
+    probe_bw_down_gain: Annotated[float, Field(gt=0, le=1)] | None = None
+    bw_win_rounds: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
+    min_rtt_win_s: Annotated[float, Field(gt=0, le=1e6)] | None = None
+    probe_rtt_mode_ms: Annotated[float, Field(ge=0, le=1e9)] | None = None
+    full_bw_thresh: Annotated[float, Field(gt=1, le=16)] | None = None
+    full_bw_cnt: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
+    pacing_margin_percent: Annotated[int, Field(ge=0, lt=100)] | None = None
+    min_tso_rate_bps: Annotated[int, Field(ge=0, le=U64_MAX)] | None = None
+    extra_acked: bool | None = None
+    lt_bw: bool | None = None
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "bbr", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+class HighSpeed(_Model):
+    """HighSpeed TCP (RFC 3649; de Rezende, Costa and Rubinstein §III; Linux ``tcp_highspeed.c``).
+    Unset parameters take the core's defaults: ``mode`` ``"formula"``
+    (RFC 3649's a(w), b(w) from the parameters; ``"linux_table"`` uses
+    Linux's table and counts its increase per ACK, ignoring the rest),
+    Low_Window 38 and High_Window 83000 packets, Low_P 1e-3, High_P 1e-7,
+    High_Decrease 0.1."""
+
+    kind: Literal["highspeed"] = "highspeed"
+    mode: Literal["formula", "linux_table"] | None = None
+    low_window: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
+    high_window: Annotated[int, Field(ge=2, le=U32_MAX)] | None = None
+    low_p: Annotated[float, Field(gt=0, lt=1)] | None = None
+    high_p: Annotated[float, Field(gt=0, lt=1)] | None = None
+    high_decrease: Annotated[float, Field(gt=0, le=0.5)] | None = None
+
+    @model_validator(mode="after")
+    def _order(self) -> HighSpeed:
+        # Unset values are the core's defaults.
+        low_w = 38 if self.low_window is None else self.low_window
+        high_w = 83000 if self.high_window is None else self.high_window
+        low_p = 1e-3 if self.low_p is None else self.low_p
+        high_p = 1e-7 if self.high_p is None else self.high_p
+        if high_w <= low_w:
+            raise ConfigError("high_window", f"must be above low_window ({high_w} <= {low_w})")
+        if high_p >= low_p:
+            raise ConfigError("high_p", f"must be below low_p ({high_p:g} >= {low_p:g})")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "highspeed", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+class Vegas(_Model):
+    """TCP Vegas (Linux ``tcp_vegas.c``). Unset parameters take the core's
+    defaults: alpha 2, beta 4, gamma 1 (packets this flow keeps queued)."""
+
+    kind: Literal["vegas"] = "vegas"
+    alpha: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    beta: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    gamma: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+
+    @model_validator(mode="after")
+    def _order(self) -> Vegas:
+        alpha = 2 if self.alpha is None else self.alpha  # the core's defaults
+        beta = 4 if self.beta is None else self.beta
+        if alpha > beta:
+            raise ConfigError("beta", f"must be at least alpha ({beta} < {alpha})")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "vegas", **_drop_none(self.model_dump(exclude={"kind"}))}
+
+
+BUILTIN_CONTROLS = ("reno", "cubic", "dctcp", "highspeed", "vegas", "bbr", "linear", "fractional", "expolinear")
+"""The controls with their own model here (and configuration variant in the core)."""
+
+
+def _registered() -> dict[str, str]:
+    from .. import _native
+
+    return dict(_native.registered_controls())
+
+
+REGISTERED: dict[str, str] = _registered()
+"""The core's registered controls (``cc/registry.rs``), name → one sentence:
+added with one file and one line in the core, no model here (see
+``docs/controls.md``)."""
+
+CONTROLS = BUILTIN_CONTROLS + tuple(n for n in REGISTERED if n not in BUILTIN_CONTROLS)
+"""The congestion controls the core implements today, by name."""
+
+
+class Registered(_Model):
+    """A control of the core's registry (``crates/dumbbell-core/src/cc/registry.rs``),
+    by name, with its parameters: ``cc = "scalable"`` or ``cc = {kind =
+    "scalable", ai_cnt = 50}``. The core checks the parameters before the
+    run, naming ``cc.params.<name>``; unset ones take the control's
+    defaults (see its file in ``crates/dumbbell-core/src/cc/``)."""
+
+    kind: Annotated[str, Field(min_length=1, description="The registered name (`dumbbell list`).")]
+    params: dict[str, Any] = Field(default_factory=dict, description="The control's parameters (its own names and units).")
+
+    @field_validator("kind")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in REGISTERED:
+            raise ValueError(
+                f"unknown registered control {v!r}{did_you_mean(v, REGISTERED)} (known: {', '.join(REGISTERED) or 'none'})"
+            )
+        return v
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "registered", "name": self.kind, "params": dict(self.params)}
+
+
+class PythonCc(_Model):
+    """A congestion control written in Python: an instance of a subclass of
+    :class:`dumbbell.controls.CongestionControl`, passed as ``cc=`` (see
+    ``docs/controls.md``). The core runs it through the embedding's
+    ``external`` controls; it exists in Python only, so a scenario holding
+    one cannot be written to TOML nor sent to another process."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    kind: Literal["python"] = "python"
+    control: Any = Field(
+        description="An instance of a subclass of `dumbbell.controls.CongestionControl`, written `cc=MyControl()` "
+        "(Python only: a TOML file cannot hold one)."
+    )
+
+    @field_validator("control", mode="plain")
+    @classmethod
+    def _usable(cls, v: Any) -> CongestionControl:
+        return check_control(v)
+
+    @field_serializer("control", when_used="json")
+    def _as_text(self, v: CongestionControl) -> str:
+        return f"python:{type(v).__module__}.{type(v).__qualname__}"
+
+    def to_core(self) -> dict[str, Any]:
+        # The id is the control's path in the scenario, set by Scenario.to_core.
+        return {"kind": "external", "id": ""}
+
+
+def _cc_shorthand(v: Any) -> Any:
+    """``"dctcp"`` → ``{"kind": "dctcp"}``; a :class:`CongestionControl`
+    instance → a :class:`PythonCc`; refuses unknown controls by name."""
+    if isinstance(v, CongestionControl) or isinstance(v, type):
+        return PythonCc(control=check_control(v))
+    if isinstance(v, str) and v.startswith("python:"):
+        raise ValueError(
+            f"{v[7:]} is a control written in Python: it cannot be read from a file; "
+            "pass an instance as cc= in Python"
+        )
+    if isinstance(v, (PythonCc, KernelModuleCc)):
+        return v
+    if isinstance(v, dict) and "module" in v and v.get("kind", "module") == "module":
+        return v  # a kernel module: `{module = "tcp_cubic.c", params = {...}}`
+    if not isinstance(v, (str, dict)) and getattr(v, "kind", None) is None:
+        check_control(v)  # says what a cc= value may be
+    kind = v if isinstance(v, str) else (v.get("kind") if isinstance(v, dict) else getattr(v, "kind", None))
+    if kind == "python" and isinstance(v, dict):
+        if isinstance(v.get("control"), str):
+            raise ValueError(
+                f"{v['control'].removeprefix('python:')} is a control written in Python: it cannot be read "
+                "from a file; pass an instance as cc= in Python"
+            )
+        return v
+    if isinstance(v, dict) and kind is None:
+        raise ValueError(f"missing `kind` (one of {', '.join(CONTROLS)})")
+    if kind not in CONTROLS:
+        raise ValueError(f"unknown congestion control {kind!r}{did_you_mean(kind, CONTROLS)} (known: {', '.join(CONTROLS)})")
+    if kind in REGISTERED and kind not in BUILTIN_CONTROLS:
+        # `{kind = "scalable", ai_cnt = 50}` is `{kind = "scalable", params = {ai_cnt = 50}}`
+        if isinstance(v, str):
+            return {"kind": v}
+        if isinstance(v, dict) and "params" not in v:
+            return {"kind": kind, "params": {k: x for k, x in v.items() if k != "kind"}}
+    return {"kind": v} if isinstance(v, str) else v
+
+
+def _cc_tag(v: Any) -> str | None:
+    """The union member of a control: its kind, or ``registered``."""
+    if isinstance(v, KernelModuleCc) or (isinstance(v, dict) and "module" in v and "kind" not in v):
+        return "module"
+    kind = _kind_of("cubic")(v)
+    return "registered" if kind in REGISTERED and kind not in BUILTIN_CONTROLS else kind
+
+
+CcConfig = Annotated[
+    Union[
+        Annotated[Reno, Tag("reno")],
+        Annotated[Cubic, Tag("cubic")],
+        Annotated[Dctcp, Tag("dctcp")],
+        Annotated[Linear, Tag("linear")],
+        Annotated[Fractional, Tag("fractional")],
+        Annotated[Expolinear, Tag("expolinear")],
+        Annotated[Bbr, Tag("bbr")],
+        Annotated[HighSpeed, Tag("highspeed")],
+        Annotated[Vegas, Tag("vegas")],
+        Annotated[PythonCc, Tag("python")],
+        Annotated[KernelModuleCc, Tag("module")],
+        Annotated[Registered, Tag("registered")],
+    ],
+    Discriminator(_cc_tag),
+    BeforeValidator(_cc_shorthand),
+]
+"""A congestion control: a name (``"dctcp"``), a table with ``kind`` and
+parameters, a Linux module's C source (``{module = "tcp_cubic.c"}``,
+:func:`dumbbell.KernelModule`), or (in Python) an instance of a subclass of
+:class:`dumbbell.controls.CongestionControl`."""
+
+
+class TcpOptions(_Model):
+    """TCP stack options. Unset fields take the core's defaults (Linux's):
+    MSS 1448 B, 40 B of headers, initial window 10, receive window 64 MiB,
+    SACK on, ECN off (forced on by DCTCP), handshake on, delayed ACKs on
+    (40 ms timer, quick-ACK for the first 16 segments), RTO min 200 ms,
+    max 120 s, initial 1 s, dupthresh 3, TSQ 128 KiB, no rate cap; and the
+    loss recovery Linux runs by default, each switchable: ``tlp`` (tail loss
+    probe, RFC 8985 §7), ``rack`` (RACK time-based loss detection, RFC 8985
+    §6; off: RFC 6675's DupThresh), ``timestamps`` (RFC 7323: RTT samples
+    Karn forbids and Eifel detection of spurious retransmissions, RFC 3522),
+    ``dsack`` (RFC 2883) and ``frto`` (F-RTO, RFC 5682); spurious reductions
+    are undone through the control's ``undo_cwnd``. TLP and RACK need SACK."""
+
+    mss_bytes: Annotated[int, Field(ge=MIN_MSS_BYTES, le=MAX_MSS_BYTES)] | None = Field(
+        None, description="Segment payload, bytes (1448)."
+    )
+    header_bytes: Annotated[int, Field(ge=0, le=MAX_HEADER_BYTES)] | None = Field(
+        None, description="TCP/IP header bytes on the wire per segment (40)."
+    )
+    init_cwnd_pkts: Annotated[int, Field(ge=1, le=MAX_INIT_CWND_PKTS)] | None = Field(
+        None, description="Initial window, packets (10)."
+    )
+    rwnd_bytes: Annotated[int, Field(ge=1, le=MAX_RWND_BYTES)] | None = Field(
+        None, description="Receive window, bytes, at least one MSS (64 MiB)."
+    )
+    sack: bool | None = None
+    ecn: bool | None = None
+    handshake: bool | None = None
+    delayed_ack: bool | None = None
+    delack_timeout_s: Annotated[Seconds, Field(ge=MIN_DELACK_S, le=MAX_DELACK_S)] | None = Field(
+        None, description="Delayed-ACK timer, s (0.04)."
+    )
+    quickack_segments: Annotated[int, Field(ge=0, le=U32_MAX)] | None = Field(
+        None, description="Segments ACKed at once at the start, segments (16)."
+    )
+    min_rto_s: Annotated[Seconds, Field(ge=MIN_RTO_S, le=MAX_RTO_S)] | None = Field(
+        None, description="Smallest RTO, s (0.2)."
+    )
+    max_rto_s: Annotated[Seconds, Field(ge=MIN_RTO_S, le=MAX_RTO_S)] | None = Field(
+        None, description="Largest RTO, s, at least min_rto_s (120)."
+    )
+    init_rto_s: Annotated[Seconds, Field(ge=MIN_RTO_S, le=MAX_RTO_S)] | None = Field(
+        None, description="RTO before the first RTT sample, s (1)."
+    )
+    dupthresh: Annotated[int, Field(ge=1, le=MAX_DUPTHRESH)] | None = Field(
+        None, description="Duplicate-ACK threshold, packets (3)."
+    )
+    tsq_bytes: Annotated[int, Field(ge=0, le=MAX_TSQ_BYTES)] | None = Field(
+        None, description="TCP-small-queues cap, bytes; 0 disables it (131072)."
+    )
+    max_rate_bps: Rate | None = Field(None, description="Sender rate cap, bit/s (none).")
+    tlp: bool | None = Field(None, description="Tail loss probe, RFC 8985 (on; needs SACK).")
+    rack: bool | None = Field(None, description="RACK loss detection, RFC 8985 (on; needs SACK).")
+    timestamps: bool | None = Field(None, description="TCP timestamps with Eifel undo, RFC 7323/3522 (on).")
+    dsack: bool | None = Field(None, description="D-SACK, RFC 2883 (on).")
+    frto: bool | None = Field(None, description="F-RTO, RFC 5682 (on).")
+
+    @model_validator(mode="after")
+    def _order(self) -> TcpOptions:
+        # Unset values are the core's defaults.
+        lo = 0.2 if self.min_rto_s is None else self.min_rto_s
+        hi = 120.0 if self.max_rto_s is None else self.max_rto_s
+        if hi < lo:
+            raise ConfigError("max_rto_s", f"must be at least min_rto_s ({hi:g} < {lo:g})")
+        mss = 1448 if self.mss_bytes is None else self.mss_bytes
+        if self.rwnd_bytes is not None and self.rwnd_bytes < mss:
+            raise ConfigError("rwnd_bytes", f"must hold one MSS ({self.rwnd_bytes} < {mss})")
+        if self.sack is False:
+            for name in ("tlp", "rack"):
+                if getattr(self, name):
+                    raise ConfigError(name, f"{name} needs SACK (sack is false)")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, value in self.model_dump().items():
+            if value is None:
+                continue
+            if name.endswith("_s"):
+                out[name[:-2] + "_ps"] = seconds_to_ps(value)
+            else:
+                out[name] = value
+        return out
