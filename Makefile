@@ -15,7 +15,7 @@ EXT_STAMP  := $(VENV)/.ext-stamp
 RUST_INPUTS := $(shell find crates -name '*.rs' -o -name Cargo.toml) $(wildcard crates/dumbbell-kmod/shim/*.c crates/dumbbell-kmod/shim/include/*.h) Cargo.toml Cargo.lock pyproject.toml
 DEMO_OUT ?= out/dctcp-queue
 
-.PHONY: setup demo test rust-test py-test chromium linux-source fuzz clean
+.PHONY: setup demo test rust-test py-test chromium linux-source tshark fuzz clean
 
 setup:
 	@ls python/dumbbell/_native*.so >/dev/null 2>&1 || rm -f $(EXT_STAMP)
@@ -51,7 +51,7 @@ rust-test:
 	cargo test -p dumbbell-core
 	cargo test -p dumbbell-kmod
 
-py-test: setup chromium linux-source
+py-test: setup chromium linux-source tshark
 	$(PY) -m pytest -W error
 
 # The HTML report's test opens it in headless Chromium (Debian's package).
@@ -64,6 +64,18 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
 	  else \
 	    echo "chromium is missing and cannot be installed here (needs root and apt-get): the report's browser test will be skipped"; \
+	  fi; }
+
+# The packet-capture test reads the pcap files with tshark (Debian's
+# package). Installed here when missing and we are root with apt-get;
+# elsewhere that test is skipped and says why.
+tshark:
+	@command -v tshark >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's tshark for the packet-capture test"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tshark >/dev/null; \
+	  else \
+	    echo "tshark is missing and cannot be installed here (needs root and apt-get): the packet-capture tshark test will be skipped"; \
 	  fi; }
 
 # The kernel-module tests compare Linux 6.12's own congestion controls

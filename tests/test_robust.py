@@ -69,6 +69,8 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "TcpFlow": {"src": "a", "dst": "b"},
     "UdpFlow": {"src": "a", "dst": "b", "rate_bps": 1000},
     "QueueRecord": {"node": "a", "peer": "b"},
+    "PcapPoint": {"host": "a"},
+    "PacketRecord": {"node": "a", "peer": "b"},
     "Record": {},
     "Scenario": {"duration_s": 1, "hosts": ["a"]},
     "Pipeline": {"capacity_pps": 1000.0, "buffer_pkts": 64},

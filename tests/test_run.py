@@ -42,12 +42,17 @@ def result() -> db.Result:
     # flows table has every documented column.
     s = two_flow_star(duration_s=2.0, loss=0.01)
     s.record.warmup_s = 1.0
+    # and the recorders whose tables exist only when asked for
+    s.record.pcap = [db.PcapPoint(host="a")]
+    s.record.packets = [db.PacketRecord(node="s1", peer="c")]
+    s.record.rtt_samples = True
     return db.run(s, seed=1)
 
 
 def test_every_documented_table_with_its_columns(result):
     schema = documented_schema()
-    assert set(schema) >= {"summary", "flows", "flow_samples", "cwnd", "cc_vars", "queues", "queue_trace", "dequeues", "drops"}
+    assert set(schema) >= {"summary", "flows", "flow_samples", "cwnd", "cc_vars", "queues", "queue_trace", "dequeues", "drops",
+                           "captures", "packets", "rtt_samples"}
     for table, cols in schema.items():
         df = result.tables[table]
         got = {c: df.schema[c] for c in df.columns if c != "time_s"}

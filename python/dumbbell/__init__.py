@@ -67,7 +67,7 @@ _NAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (".controls", ("CongestionControl", "RenoPy")),
     (".kmod", ("KernelModule",)),
     (".scenario.tcp", ("TcpOptions",)),
-    (".scenario.models", ("TcpFlow", "UdpFlow", "QueueRecord", "Record")),
+    (".scenario.models", ("TcpFlow", "UdpFlow", "QueueRecord", "Record", "PcapPoint", "PacketRecord")),
     (".scenario.twoclass", ("Ideal", "Run2c", "Rafle", "StrictPriority", "RoundRobin", "Drr")),
     (".scenario.models", ("Workload",)),
     (".scenario.workloads", ("Files", "Cdf", "AllAtOnce", "ClosedLoop", "Poisson", "Control", "load_cdf")),
@@ -92,7 +92,7 @@ if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
     from .controls import CongestionControl, RenoPy
     from .kmod import KernelModule
     from .run.fct import fct_table, plot_slowdown, slowdown_percentiles
-    from .scenario.models import QueueRecord, Record, Scenario, TcpFlow, UdpFlow, Workload
+    from .scenario.models import PacketRecord, PcapPoint, QueueRecord, Record, Scenario, TcpFlow, UdpFlow, Workload
     from .scenario.network import Link, Netem, Node, Pipeline
     from .scenario.queues import Cake, CoDel, Codel, DropTail, DualPi2, FqCoDel, FqCodel, Hysteresis, Pie, Red, Return, Step
     from .scenario.tcp import Bbr, Cubic, Dctcp, Expolinear, Fractional, HighSpeed, Linear, Reno, TcpOptions, Vegas

@@ -519,7 +519,45 @@ pub struct RecordConfig {
     /// gives each flow's goodput after it (`steady_goodput_bps`): the
     /// steady state without slow start.
     pub warmup_ps: u64,
+    /// Packet capture points (`world/capture.rs`): each a port (`node`
+    /// toward `peer`: every packet it puts on the wire) or a `host` (every
+    /// packet it sends and receives). The core records each packet's
+    /// header fields into the `captures` table; Python writes one pcap
+    /// file per point from it.
+    pub pcap: Vec<CaptureConfig>,
+    /// Bytes of each captured packet kept in the pcap files (headers
+    /// first; the payload is zeros). Default 128.
+    pub pcap_snap_bytes: u32,
+    /// Ports whose every packet event (enqueue, dequeue, drop, mark) is a
+    /// row of the `packets` table (`world/packet_trace.rs`).
+    pub packets: Vec<PortRef>,
+    /// Each TCP sender's RTT samples: a row of the `rtt_samples` table at
+    /// every ACK that gave one (`world/rtt_samples.rs`).
+    pub rtt_samples: bool,
 }
+
+/// A port: `node`'s egress toward `peer`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PortRef {
+    pub node: String,
+    pub peer: String,
+}
+
+/// One capture point of `record.pcap`: either `host`, or `node` and `peer`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureConfig {
+    #[serde(default)]
+    pub node: Option<String>,
+    #[serde(default)]
+    pub peer: Option<String>,
+    #[serde(default)]
+    pub host: Option<String>,
+}
+
+/// Default of `record.pcap_snap_bytes`.
+pub const DEFAULT_PCAP_SNAP_BYTES: u32 = 128;
 
 impl Default for RecordConfig {
     fn default() -> Self {
@@ -531,6 +569,10 @@ impl Default for RecordConfig {
             drop_log: false,
             tcp_vars: false,
             warmup_ps: 0,
+            pcap: Vec::new(),
+            pcap_snap_bytes: DEFAULT_PCAP_SNAP_BYTES,
+            packets: Vec::new(),
+            rtt_samples: false,
         }
     }
 }

@@ -85,6 +85,9 @@ pub const VAR_ROW_BYTES: u64 = 8 + 4 + 4 + 8;
 /// Bytes of one `queue_trace`, `dequeues` and `drops` row.
 pub const QUEUE_ROW_BYTES: u64 = 8 + 4 + 4 + 8;
 pub const DEQUEUE_ROW_BYTES: u64 = 8 + 4 + 4;
+/// The smallest `record.pcap_snap_bytes`: an IPv4 header and a TCP
+/// header with its longest options (20 + 60 bytes).
+pub const MIN_PCAP_SNAP_BYTES: u64 = 80;
 pub const DROP_ROW_BYTES: u64 = 8 + 4 + 4 + 16;
 
 /// Packet rates (a software switch's pipeline, a port's service rate), in
@@ -481,6 +484,13 @@ fn check_record(cfg: &RunConfig) -> Result<(), ConfigError> {
         MIN_RECORD_MAX_BYTES,
         MAX_RECORD_MAX_BYTES,
         || "record.max_bytes".into(),
+        " bytes",
+    )?;
+    int_in(
+        r.pcap_snap_bytes as u64,
+        MIN_PCAP_SNAP_BYTES,
+        65_535,
+        || "record.pcap_snap_bytes".into(),
         " bytes",
     )?;
     if r.tcp_vars && r.flow_sample_ps == 0 && !r.cwnd_every_ack {

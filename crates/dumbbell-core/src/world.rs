@@ -45,8 +45,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 mod build;
+mod capture;
 mod classes;
+mod packet_trace;
 mod ports;
+mod rtt_samples;
 mod tables;
 mod tasks;
 
@@ -344,6 +347,12 @@ pub struct World {
     seed: u64,
     out: Out,
     rec: Recorders,
+    /// `record.pcap`'s capture points and rows (`world/capture.rs`).
+    cap: capture::Capture,
+    /// `record.packets`: the per-packet trace (`world/packet_trace.rs`).
+    pkts: packet_trace::PacketTrace,
+    /// `record.rtt_samples` (`world/rtt_samples.rs`).
+    rtts: rtt_samples::RttSamples,
     created: u64,
     delivered: u64,
     dropped: u64,
@@ -460,7 +469,21 @@ impl World {
     /// large buffers fallibly, so that running out of memory is an error
     /// naming what filled it, never an abort.
     fn make_room(&mut self) -> Result<(), RunError> {
-        let (held, field) = self.rec.usage();
+        let (mut held, mut field) = self.rec.usage();
+        let captured = self.cap.bytes() + self.pkts.bytes() + self.rtts.bytes();
+        if captured > 0 {
+            held += captured;
+            if captured * 2 > held {
+                field = [
+                    (self.cap.bytes(), "record.pcap"),
+                    (self.pkts.bytes(), "record.packets"),
+                    (self.rtts.bytes(), "record.rtt_samples"),
+                ]
+                .into_iter()
+                .max_by_key(|p| p.0)
+                .map_or(field, |p| p.1);
+            }
+        }
         if held > self.record_budget {
             return Err(RunError::Limit(err(
                 field,
@@ -482,7 +505,11 @@ impl World {
                 ),
             ))
         };
-        if self.rec.make_room().is_err() {
+        if self.rec.make_room().is_err()
+            || self.cap.make_room().is_err()
+            || self.pkts.make_room().is_err()
+            || self.rtts.make_room().is_err()
+        {
             return Err(oom("the recorded tables", field, held, self.now));
         }
         if self.pool.make_room().is_err() {
@@ -594,6 +621,9 @@ impl World {
                     c.receiver.on_packet(now, p, &mut self.out);
                 } else {
                     c.sender.on_ack(now, p, &mut self.out);
+                    if self.rtts.on {
+                        self.rtts.note(now, flow, &c.sender.rtt);
+                    }
                     if self.rec.cwnd_every_ack {
                         record_flow(&mut self.rec, true, now, flow, c);
                     }

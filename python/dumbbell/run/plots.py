@@ -161,12 +161,42 @@ def cwnd_figure(result: Result, path: str | Path | None = None) -> Figure:
     return fig
 
 
+def _rtt_samples_figure(result: Result, samples: pl.DataFrame, path: str | Path | None) -> Figure:
+    """The ``rtt_samples`` table per TCP flow: every RTT measurement (dots),
+    the smoothed RTT and the minimum so far (lines), in ms."""
+    names = _flow_names(result)
+    fig, ax = _figure()
+    for (flow,), part in samples.sort("flow", "time_ps").partition_by("flow", as_dict=True,
+                                                                      maintain_order=True).items():
+        label = names.get(int(flow), f"flow {flow}")
+        t = part["time_ps"].to_numpy() / 1e12
+        dots = ax.plot(t, part["rtt_ps"].to_numpy() / 1e9, ".", markersize=1.5, alpha=0.35,
+                       label=f"{label} rtt samples")
+        color = dots[0].get_color()
+        ax.step(t, part["srtt_ps"].to_numpy() / 1e9, where="post", linewidth=0.9, color=color,
+                label=f"{label} srtt")
+        ax.step(t, part["min_rtt_ps"].to_numpy() / 1e9, where="post", linewidth=0.8, linestyle="--",
+                color=color, label=f"{label} min_rtt")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("RTT (ms)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(_title(result, "RTT samples, smoothed RTT and minimum RTT at the sender"), fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, path)
+    return fig
+
+
 def rtt_figure(result: Result, path: str | Path | None = None) -> Figure:
     """Every TCP flow's smoothed RTT (ms) over time, as the sender's ``srtt``
     at every ACK (``record.cwnd_every_ack``) or else at each flow sample,
     with the flow's ``min_rtt`` over the run (the ``flows`` table) as a
-    dashed line. The core keeps no table of individual RTT samples (each
-    ACK's measurement before smoothing): ``srtt`` is what there is."""
+    dashed line. With ``record.rtt_samples``, from the ``rtt_samples``
+    table instead: each measurement as a dot, ``srtt`` and the running
+    ``min_rtt`` as lines (:func:`_rtt_samples_figure`)."""
+    samples = result.tables.get("rtt_samples") if "rtt_samples" in result.tables else None
+    if samples is not None and samples.height:
+        return _rtt_samples_figure(result, samples, path)
     every_ack = result.tables.get("cwnd")
     src = every_ack if every_ack is not None and every_ack.height else result.flow_samples
     if src.height == 0:
@@ -224,8 +254,8 @@ def queue_figure(result: Result, node: str, peer: str, path: str | Path | None =
 def write_figures(result: Result, directory: str | Path) -> list[Path]:
     """The usual figures of a run into ``directory``: ``queue_NODE-PEER.png``
     per recorded queue, ``cwnd.png``, ``rtt.png`` (TCP flows with an RTT
-    measured) and ``goodput.png`` if the run sampled flows. Returns the
-    paths written."""
+    measured) and ``goodput.png`` if the run sampled flows (``rtt.png``
+    also with ``record.rtt_samples`` alone). Returns the paths written."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     out: list[Path] = []
@@ -243,4 +273,8 @@ def write_figures(result: Result, directory: str | Path) -> list[Path]:
                 out.append(d / "rtt.png")
         goodput_figure(result, d / "goodput.png")
         out.append(d / "goodput.png")
+    rtt = d / "rtt.png"
+    if rtt not in out and "rtt_samples" in result.tables and result.table("rtt_samples").height:
+        rtt_figure(result, rtt)  # record.rtt_samples without flow samples
+        out.append(rtt)
     return out

@@ -135,9 +135,11 @@ class Result:
         return cwnd_figure(self, path)
 
     def plot_rtt(self, path: str | Path | None = None) -> Any:
-        """Every TCP flow's smoothed RTT (ms) over time, from the sender's
-        ``srtt`` in the flow samples (or at every ACK with
-        ``record.cwnd_every_ack``), with its ``min_rtt`` as a dashed line."""
+        """Every TCP flow's RTT (ms) over time: with ``record.rtt_samples``,
+        each sample the sender took, its smoothed ``srtt`` and the running
+        ``min_rtt``; otherwise the sender's ``srtt`` in the flow samples (or
+        at every ACK with ``record.cwnd_every_ack``), with its final
+        ``min_rtt`` as a dashed line."""
         from .plots import rtt_figure
 
         return rtt_figure(self, path)
@@ -167,13 +169,25 @@ class Result:
 
     # -- files ------------------------------------------------------------
 
+    def write_pcap(self, directory: str | Path) -> list[Path]:
+        """Writes one pcap file per point of ``record.pcap`` into
+        ``directory`` (``capture_<node>-<peer>.pcap``, ``capture_<host>.pcap``;
+        :mod:`dumbbell.run.pcap`); returns their paths (none without capture)."""
+        from .pcap import write_pcaps
+
+        if "captures" not in self.tables:
+            return []
+        return write_pcaps(self.table("captures"), self.config, directory)
+
     def to_parquet(self, directory: str | Path) -> Path:
         """Writes every table as ``<name>.parquet``, the core configuration as
         ``config.json`` and the scenario, with this run's seed, as
-        ``scenario.toml`` into ``directory``; returns it.
+        ``scenario.toml`` into ``directory``, and the pcap files of
+        ``record.pcap`` beside them (:meth:`write_pcap`); returns it.
         :meth:`Result.load` reads it back."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
+        self.write_pcap(d)
         peek = getattr(self.tables, "peek", self.tables.__getitem__)
         for name in self.tables:  # one converted table at a time (dumbbell.run.tables)
             peek(name).write_parquet(d / f"{name}.parquet")

@@ -112,6 +112,8 @@ __all__ = [
     "UdpFlow",
     "Flow",
     "Workload",
+    "PacketRecord",
+    "PcapPoint",
     "QueueRecord",
     "Record",
     "Scenario",
@@ -275,6 +277,38 @@ class QueueRecord(_Model):
         }
 
 
+class PcapPoint(_Model):
+    """A packet capture point (``record.pcap``): a port (``node`` toward
+    ``peer``: every packet it puts on the wire) or a ``host`` (every packet
+    it sends and receives); docs/output.md, "Packet capture"."""
+
+    node: Annotated[str, Field(min_length=1)] | None = None
+    peer: Annotated[str, Field(min_length=1)] | None = None
+    host: Annotated[str, Field(min_length=1)] | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> PcapPoint:
+        if not ((self.host is not None and self.node is None and self.peer is None)
+                or (self.host is None and self.node is not None and self.peer is not None)):
+            raise ConfigError("host", "give either host (every packet a host sends and receives) "
+                              "or node and peer (a port)")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {"host": self.host} if self.host is not None else {"node": self.node, "peer": self.peer}
+
+
+class PacketRecord(_Model):
+    """Trace every packet event (enqueue, dequeue, drop, mark) at ``node``'s
+    port toward ``peer`` (``record.packets``; the ``packets`` table)."""
+
+    node: Annotated[str, Field(min_length=1)]
+    peer: Annotated[str, Field(min_length=1)]
+
+    def to_core(self) -> dict[str, Any]:
+        return {"node": self.node, "peer": self.peer}
+
+
 class Record(_Model):
     """What to record. Everything is off unless asked (the summary, flows and
     queues tables are always there)."""
@@ -293,6 +327,24 @@ class Record(_Model):
         0.0,
         description="End of a warm-up, s (0: none); the flows table then adds `steady_goodput_bps`, "
         "each flow's goodput after it.",
+    )
+    pcap: list[PcapPoint] = Field(
+        default_factory=list,
+        description="Packet capture points, each a port (`node`, `peer`) or a `host`: one pcap file each "
+        "beside the run's tables (docs/output.md, \"Packet capture\").",
+    )
+    packets: list[PacketRecord] = Field(
+        default_factory=list,
+        description="Ports whose every packet event (enqueue, dequeue, drop, mark) is a row of the "
+        "`packets` table, with flow, sequence number, size and time queued.",
+    )
+    rtt_samples: bool = Field(
+        False,
+        description="Each TCP sender's RTT samples: a row of the `rtt_samples` table (rtt, srtt, min_rtt) "
+        "at every ACK that gave one; `Result.plot_rtt` draws them.",
+    )
+    pcap_snap_bytes: Annotated[int, Field(ge=80, le=65535)] = Field(
+        128, description="Bytes of each captured packet written to the pcap files (headers first)."
     )
     max_bytes: Annotated[int, Field(ge=MIN_RECORD_MAX_BYTES, le=MAX_RECORD_MAX_BYTES)] = Field(
         DEFAULT_RECORD_MAX_BYTES,
@@ -315,7 +367,15 @@ class Record(_Model):
         budget = {} if self.max_bytes == DEFAULT_RECORD_MAX_BYTES else {"max_bytes": self.max_bytes}
         warmup = {"warmup_ps": seconds_to_ps(self.warmup_s)} if self.warmup_s else {}
         tcp_vars = {"tcp_vars": True} if self.tcp_vars else {}
+        pcap: dict[str, Any] = {"pcap": [p.to_core() for p in self.pcap]} if self.pcap else {}
+        if self.pcap_snap_bytes != 128:
+            pcap["pcap_snap_bytes"] = self.pcap_snap_bytes
+        if self.packets:
+            pcap["packets"] = [p.to_core() for p in self.packets]
+        if self.rtt_samples:
+            pcap["rtt_samples"] = True
         return {
+            **pcap,
             **budget,
             **warmup,
             **tcp_vars,

@@ -23,6 +23,8 @@ pub struct RttEstimator {
     backoff: u32,
     min_rto: Dur,
     max_rto: Dur,
+    /// Measurements fed so far (`record.rtt_samples` reads it).
+    samples: u64,
 }
 
 impl RttEstimator {
@@ -36,12 +38,14 @@ impl RttEstimator {
             backoff: 0,
             min_rto,
             max_rto,
+            samples: 0,
         }
     }
 
     /// Feeds one RTT measurement (Karn-clean).
     pub fn sample(&mut self, r: Dur) {
         self.latest = r;
+        self.samples += 1;
         self.min_rtt = self.min_rtt.min(r);
         match self.srtt {
             None => {
@@ -99,6 +103,10 @@ impl RttEstimator {
     }
     pub fn latest(&self) -> Dur {
         self.latest
+    }
+    /// Measurements fed so far.
+    pub fn samples(&self) -> u64 {
+        self.samples
     }
 }
 

@@ -262,6 +262,8 @@ impl World {
         }
         let tasks = tasks::Tasks::build(cfg, &ids, &node_kinds, &routes, &mut events)?;
         let rec = recorders(cfg, &ids, &ports_of, &mut ports, &mut events)?;
+        let cap = capture::Capture::build(cfg, &ids, &ports_of, &node_kinds, ports.len())?;
+        let pkts = packet_trace::PacketTrace::build(cfg, &ids, &ports_of, ports.len())?;
 
         Ok(World {
             now: Time::ZERO,
@@ -293,6 +295,9 @@ impl World {
             seed: cfg.seed,
             out: Out::default(),
             rec,
+            cap,
+            pkts,
+            rtts: rtt_samples::RttSamples::new(cfg.record.rtt_samples),
             created: 0,
             delivered: 0,
             dropped: 0,

@@ -2,6 +2,7 @@
 //! the netem stage and the queue discipline) to the wire, the far end's
 //! arrival, a switch's pipeline and forwarding, and every drop on the way.
 
+use super::packet_trace::PacketEvent;
 use super::*;
 
 impl World {
@@ -21,6 +22,10 @@ impl World {
             p.tx = Some((pkt, now));
             let done = now + p.hold(size);
             self.events.schedule(done, Event::TxDone { port });
+            if self.pkts.on {
+                self.trace_packet(port, pkt, PacketEvent::Enqueue, "");
+                self.trace_packet(port, pkt, PacketEvent::Dequeue, "");
+            }
             return;
         }
         // The occupancy the arrival finds, for a return policy at enqueue
@@ -38,9 +43,15 @@ impl World {
             rng: &mut self.aqm_rngs[port as usize],
         };
         let verdict = p.qdisc.enqueue(pkt, &mut cx);
+        if self.pkts.on && matches!(verdict, Verdict::Enqueued { .. }) {
+            self.trace_packet(port, pkt, PacketEvent::Enqueue, "");
+        }
         self.drain_queue_drops(port);
         match verdict {
             Verdict::Enqueued { marked } => {
+                if marked && self.pkts.on {
+                    self.trace_packet(port, pkt, PacketEvent::Mark, "");
+                }
                 let p = &mut self.ports[port as usize];
                 if let (Some(found), Some(fb)) = (found, p.feedback.as_deref_mut()) {
                     if fb.consult(found, self.pool.get(pkt)) {
@@ -102,6 +113,12 @@ impl World {
             }
         }
         self.events.schedule(done, Event::TxDone { port });
+        if self.pkts.on {
+            self.trace_packet(port, d.pkt, PacketEvent::Dequeue, "");
+            if d.marked {
+                self.trace_packet(port, d.pkt, PacketEvent::Mark, "");
+            }
+        }
         if d.marked && self.rec.drop_log {
             let flow = self.pool.get(d.pkt).flow;
             self.log_drop(port, flow, "mark");
@@ -138,6 +155,12 @@ impl World {
 
     pub(super) fn tx_done(&mut self, port: u32) {
         let now = self.now;
+        if self.cap.on {
+            // Before the wire's loss: a tap at the port sees every packet.
+            if let Some((pkt, started)) = self.ports[port as usize].tx {
+                self.capture_tx(port, pkt, started);
+            }
+        }
         let p = &mut self.ports[port as usize];
         let (pkt, started) = p.tx.take().expect("TxDone without a packet");
         p.stats.busy += now.since(started);
@@ -245,6 +268,9 @@ impl World {
         let dst = self.pool.get(pkt).dst;
         if dst == node {
             self.delivered += 1;
+            if self.cap.on {
+                self.capture_rx(node, pkt);
+            }
             self.deliver_local(node, pkt);
             return;
         }
@@ -361,6 +387,9 @@ impl World {
             .get_mut(reason as usize)
             .expect("reason index");
         *p += 1;
+        if self.pkts.on {
+            self.trace_packet(port, pkt, PacketEvent::Drop, reason.name());
+        }
         let k = *self.pool.get(pkt);
         self.pool.free(pkt);
         self.dropped += 1;

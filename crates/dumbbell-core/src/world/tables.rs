@@ -161,6 +161,15 @@ impl World {
                 .with("flow", Column::U32(rec.x_flow))
                 .with("reason", Column::dict_of(rec.x_reason.iter().copied())),
         );
+        if let Some(t) = std::mem::take(&mut self.cap).table() {
+            tables.push(t);
+        }
+        if let Some(t) = std::mem::take(&mut self.pkts).table(&self.ports, &self.node_names) {
+            tables.push(t);
+        }
+        if let Some(t) = std::mem::take(&mut self.rtts).table() {
+            tables.push(t);
+        }
         Ok(RunOutput { tables, stopped })
     }
 
