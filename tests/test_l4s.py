@@ -11,7 +11,7 @@ import dumbbell as db
 from dumbbell.errors import ConfigError
 from dumbbell.experiments import l4s
 
-from .claims_check import check_claims, check_count_line
+from .helpers.claims_check import check_claims, check_count_line
 
 
 def _path(queue, flows, duration_s=3.0):
