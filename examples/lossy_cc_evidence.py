@@ -95,9 +95,10 @@ def module_hook() -> None:
 
 def adaptive() -> None:
     """The adaptive Linear's reduction R on the loss part's network (10 Gb/s),
-    counted per round and per loss-reporting ACK, 5 s, seed 1."""
+    counted over the current window (the paper's eq. 3, the default), over
+    two rounds and per loss-reporting ACK, 5 s, seed 1."""
     for loss in (0.01, 0.05, 0.20):
-        for count in ("round", "ack"):
+        for count in ("window", "round", "ack"):
             r, n, g = e3.adaptive_reduction(loss, count, duration_s=5.0)
             print(f"  loss {loss:.0%}, count per {count}: mean R {r:.1f} % over {n} reductions, goodput {g / 1e6:.1f} Mb/s")
 
@@ -495,6 +496,21 @@ def cordiality_table() -> None:
             print("    " + row.rjust(12) + "".join(c.rjust(26) for c in cells))
 
 
+def base_rtt() -> None:
+    """The base round trip (part ``base-rtt``): the cells of C5 (Linear
+    against Reno at 5 %) and C7 (Linear against BBR at 20 %), 10 Gb/s, 10 s,
+    seed 1, with the propagation round trip at ours (0.1 ms) and at 0.2, 0.5
+    and 1 ms."""
+    for loss, ccs in ((0.05, ("linear", "reno")), (0.20, ("linear", "bbr"))):
+        for b in (None, 0.2, 0.5, 1.0):
+            g = {cc: float(db.run(e3.scenario(cc, 10e9, loss=loss, duration_s=10.0,
+                                              base_rtt_s=None if b is None else b / 1e3), seed=1)
+                           .flows["goodput_bps"][0]) for cc in ccs}
+            a, o = ccs
+            print(f"  loss {loss:.0%}, base RTT {0.1 if b is None else b:g} ms: {a} {g[a] / 1e6:.1f}, "
+                  f"{o} {g[o] / 1e6:.1f} Mb/s, {a} / {o} {g[a] / g[o]:.3g}")
+
+
 SECTIONS = {
     "bandwidth-sweep": bandwidth_sweep,
     "small-link": small_link,
@@ -512,6 +528,7 @@ SECTIONS = {
     "cordiality-table": cordiality_table,
     "escapes": escapes,
     "expolinear-rounds": expolinear_rounds,
+    "base-rtt": base_rtt,
 }
 
 

@@ -16,6 +16,7 @@ import math
 import polars as pl
 import pytest
 
+from dumbbell.errors import ConfigError
 from dumbbell.experiments import lossy_cc as e3
 
 PAYLOAD = e3.MSS_BYTES / (e3.MSS_BYTES + e3.HEADER_BYTES)
@@ -209,18 +210,50 @@ def test_module_hook_collapses_a_fresh_expolinear_connection():
     assert hook < 0.02 * paper, (hook, paper)
 
 
-def test_adaptive_linear_reduction_per_round_and_per_ack():
-    """The paper's R = 15 + 35·lost/sent counted per round of data stays
-    near 15 + 35·p (p the loss rate): about 19 % at 5 % loss. Counted on the
-    loss-reporting ACK alone, which with SACK reveals one hole for each
-    segment it delivers, it stays near 15 + 35/2 = 32.5 %. Neither reaches
-    the 50 % the paper infers (the ACK interpretation would only if that ACK
-    delivered nothing). 3 s at 5 % loss."""
+def test_adaptive_linear_reduction_per_window_round_and_ack():
+    """The paper's R = 15 + 35·lost/sent counted over two rounds of data
+    stays near 15 + 35·p (p the loss rate): about 19 % at 5 % loss; over the
+    current window (eq. 3's words, the default) the losses reported so far
+    in it over its packets, near it too. Counted on the loss-reporting ACK
+    alone, which with SACK reveals one hole for each segment it delivers, it
+    stays near 15 + 35/2 = 32.5 %. None reaches the 50 % the paper infers
+    (the ACK interpretation would only if that ACK delivered nothing). 3 s
+    at 5 % loss."""
+    r_window, n_window, _ = e3.adaptive_reduction(0.05, "window", duration_s=3.0)
     r_round, n_round, _ = e3.adaptive_reduction(0.05, "round", duration_s=3.0)
     r_ack, n_ack, _ = e3.adaptive_reduction(0.05, "ack", duration_s=3.0)
-    assert n_round > 100 and n_ack > 100
+    assert n_window > 100 and n_round > 100 and n_ack > 100
+    assert 15.0 < r_window < 25.0, r_window
     assert 15.0 < r_round < 25.0, r_round
     assert 30.0 < r_ack < 40.0, r_ack
+
+
+def test_base_rtt_part_sets_the_propagation_round_trip(quick):
+    """The ``base-rtt`` part reruns the loss part's 20 % cell at 10 Gb/s
+    with the propagation round trip at 0.2, 0.5 and 1 ms: the router–server
+    link's delay is B/2 less the clients' 25 µs, the rows carry the base RTT,
+    and the claims it moves (C5, C7) name ours under each."""
+    s = e3.scenario("linear", 10e9, loss=0.2, base_rtt_s=1e-3)
+    assert s.link("r", "srv").delay_s == pytest.approx(0.5e-3 - e3.ACCESS_DELAY_S)
+    assert s.link("a", "r").delay_s == e3.ACCESS_DELAY_S
+    with pytest.raises(ConfigError) as err:
+        e3.network(10e9, base_rtt_s=50e-6)
+    assert err.value.field == "base_rtt_s"
+    b = quick.rows.filter(pl.col("part") == "base-rtt")
+    p = e3.POINTS["quick"]["base-rtt"]
+    assert set(b["base_rtt_ms"]) == set(p["base_rtts_ms"]) and set(b["loss"]) == set(p["losses"])
+    assert set(b["cc"]) == set(e3.FINAL) and b.height == len(e3.FINAL) * len(p["base_rtts_ms"]) * len(p["losses"])
+    assert quick.rows.filter(pl.col("part") != "base-rtt")["base_rtt_ms"].is_null().all()
+    for metric in ("worst proposal / best of cubic, reno, vegas", "linear / bbr"):
+        c = quick.paper.filter((pl.col("metric") == metric) & (pl.col("point") == "loss=0.2")).row(0, named=True)
+        assert all(f"{r:g} ms: " in c["sensitivity"] for r in p["base_rtts_ms"]), c["sensitivity"]
+        assert c["sensitivity_lo"] <= c["ours"] <= c["sensitivity_hi"]
+        assert "Sensitivity, base RTT" in c["reason"]
+    # Linear under each base RTT, as the claim computes it.
+    for r in p["base_rtts_ms"]:
+        lin, bbr = (g(b, cc=cc, base_rtt_ms=r, loss=0.2)["goodput_bps"] for cc in ("linear", "bbr"))
+        c = quick.paper.filter(pl.col("metric") == "linear / bbr").row(0, named=True)
+        assert f"{r:g} ms: {lin / bbr:.3g}" in c["sensitivity"]
 
 
 def test_claims_carry_verdicts(quick):

@@ -13,9 +13,10 @@ point, 99 % confidence intervals. The five parts, as dumbbell runs them:
 - ``loss`` (Fig. 3a, 3b): one client alone, 10 Gb/s router–server link with
   random loss 1, 3, 5, 10, 20 %, 100 s; the Linear variants (fixed 10, 20,
   50 % and adaptive reduction) and the final controls. The adaptive
-  reduction R = 15 + 35·lost/sent runs twice: lost/sent counted per round
-  of data (``linear-adaptive``, the paper's "in the current window") and on
-  the loss-reporting ACK alone (``linear-adaptive-ack``).
+  reduction R = 15 + 35·lost/sent runs twice: lost/sent counted over the
+  current window as the paper's eq. 3 words it (``linear-adaptive``: the
+  losses reported in the window over the packets sent in it, in flight when
+  it began) and on the loss-reporting ACK alone (``linear-adaptive-ack``).
 - ``delay`` (Fig. 4a, 4b): 1 Gb/s, delay 5 to 500 ms added between router
   and server, the Linear variants and the final controls.
 - ``loss-rtt`` (Fig. 5a, 5b): 1 Gb/s, RTT 20 and 100 ms, loss 1 to 20 %, 50 s.
@@ -26,6 +27,12 @@ point, 99 % confidence intervals. The five parts, as dumbbell runs them:
   1000-packet queue and netem's limit), and a lossless deep FIFO
   (``lossless``: 20,000 packets, no netem limit), where the two clients'
   3 MiB receive windows, not losses, bound them.
+- ``base-rtt`` (a sensitivity part, not a figure): the ``loss`` part's
+  cells behind C5 and C7 (10 Gb/s, quick: 20 % loss; paper: 5, 10, 20 %)
+  rerun with the propagation round trip at 0.2, 0.5 and 1 ms instead of our
+  0.1 ms, since the paper's bridged VMs' base RTT is unstated
+  (:mod:`dumbbell.experiments.lossy_cc_base_rtt`); rows carry
+  ``base_rtt_ms``, and those claims name ours under each base RTT.
 
 The network (``network``): clients ``a`` and ``b`` reach router ``r`` over
 10 Gb/s virtual links (25 µs, with up to 5 µs of per-packet host jitter,
@@ -139,6 +146,7 @@ import polars as pl
 from ..errors import ConfigError
 from ..kmod import KernelModule
 from ..scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from . import lossy_cc_base_rtt as base_rtt
 from .claims import bars, claims_lines, interval
 from .papers import cite, citation
 from . import ExperimentResult, Progress, check_scale
@@ -198,6 +206,7 @@ POINTS: dict[str, dict[str, Any]] = {
         "delay": {"delays_ms": (5, 10, 20, 50, 100, 200, 500), "rate_bps": 1e9, "duration_s": 20.0},
         "loss-rtt": {"losses": (0.01, 0.03, 0.05, 0.10, 0.20), "rtts_ms": (20, 100), "rate_bps": 1e9, "duration_s": 50.0},
         "cordiality": {"rate_bps": 1e9, "duration_s": 20.0, "servers": ("bbr", "cubic"), "setups": SETUPS},
+        "base-rtt": base_rtt.POINTS["paper"],
     },
     "quick": {
         "rounds": 2,
@@ -206,11 +215,12 @@ POINTS: dict[str, dict[str, Any]] = {
         "delay": {"delays_ms": (5, 100), "rate_bps": 1e9, "duration_s": 4.0},
         "loss-rtt": {"losses": (0.01, 0.20), "rtts_ms": (20, 100), "rate_bps": 1e9, "duration_s": 4.0},
         "cordiality": {"rate_bps": 1e9, "duration_s": 2.0, "servers": ("cubic",), "setups": SETUPS},
+        "base-rtt": base_rtt.POINTS["quick"],
     },
 }
 """Per scale: rounds, and each part's swept values and run length."""
 
-PARTS = ("bandwidth", "loss", "delay", "loss-rtt", "cordiality")
+PARTS = ("bandwidth", "loss", "delay", "loss-rtt", "cordiality", "base-rtt")
 
 
 def network(
@@ -220,19 +230,22 @@ def network(
     duration_s: float = 20.0,
     name: str = "e3",
     netem_limit_pkts: int | None = NETEM_LIMIT_PKTS,
+    base_rtt_s: float | None = None,
 ) -> Scenario:
     """Clients ``a``, ``b`` — router ``r`` — server ``srv``; see the module
     docs. The router's port toward the server runs a netem stage: loss at
     arrival, the added round trip as its delay line, and netem's limit over
     the line and the queue (``netem_limit_pkts``, netem's default 1000;
-    ``None``: no limit)."""
+    ``None``: no limit). ``base_rtt_s``: the propagation round trip (default
+    ``None``: ours, 0.1 ms), set by the router–server link's delay."""
+    server_delay_s = BASE_DELAY_S if base_rtt_s is None else base_rtt.server_delay_s(base_rtt_s, ACCESS_DELAY_S)
     nodes = [Node(name=n, kind="host") for n in ("a", "b", "srv")] + [Node(name="r", kind="switch")]
     links = [
         Link(a=h, b="r", rate_bps=ACCESS_BPS, delay_s=ACCESS_DELAY_S, jitter_s=HOST_JITTER_S,
              queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS))
         for h in ("a", "b")
     ]
-    links.append(Link(a="r", b="srv", rate_bps=int(rate_bps), delay_s=BASE_DELAY_S,
+    links.append(Link(a="r", b="srv", rate_bps=int(rate_bps), delay_s=server_delay_s,
                       queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS),
                       netem_ab=Netem(loss=loss, delay_s=rtt_add_s, limit_pkts=netem_limit_pkts)))
     return Scenario(name=name, duration_s=duration_s, nodes=nodes, links=links)
@@ -240,8 +253,9 @@ def network(
 
 def adaptive_reduction(loss: float, count: str, duration_s: float = 20.0, seed: int = 1) -> tuple[float, int, float]:
     """The adaptive Linear's R as it ran: one flow on the ``loss`` part's
-    network (10 Gb/s, random ``loss``), lost/sent counted per round of data
-    (``count="round"``) or on the loss-reporting ACK (``"ack"``). Returns the
+    network (10 Gb/s, random ``loss``), lost/sent counted over the current
+    window (``count="window"``, eq. 3), over two rounds of data (``"round"``)
+    or on the loss-reporting ACK (``"ack"``). Returns the
     mean R over the reductions (percent), their number, and the goodput."""
     from ..run.runner import run as run_scenario
     from ..scenario.models import Linear, Record
@@ -271,6 +285,7 @@ def scenario(
     cc_b: str | None = None,
     setup: str = "droptail",
     module_dir: str | Path | None = None,
+    base_rtt_s: float | None = None,
 ) -> Scenario:
     """One run: client ``a`` with ``cc`` alone, or with client ``b`` running
     ``cc_b`` at the same time (cordiality). ``setup``: the router as in the
@@ -278,12 +293,13 @@ def scenario(
     deep FIFO (``"lossless"``: room for both receive windows and more, no
     netem limit), where only the windows bound the clients. With
     ``module_dir``, Linear, Fractional and Expolinear run from the authors'
-    modules there (:func:`module_files`)."""
+    modules there (:func:`module_files`). ``base_rtt_s``: the propagation
+    round trip (:func:`network`)."""
     if setup not in SETUPS:
         raise ValueError(f"unknown setup {setup!r} (known: {', '.join(SETUPS)})")
     lossless = setup == "lossless"
     s = network(rate_bps, rtt_add_s, loss, duration_s, name=f"e3-{cc}" + (f"-vs-{cc_b}" if cc_b else ""),
-                netem_limit_pkts=None if lossless else NETEM_LIMIT_PKTS)
+                netem_limit_pkts=None if lossless else NETEM_LIMIT_PKTS, base_rtt_s=base_rtt_s)
     if lossless:
         s.link("r", "srv").queue_ab = DropTail(limit_pkts=LOSSLESS_QUEUE_PKTS)
     s.add_flow(TcpFlow(name="a", src="a", dst="srv", cc=_cc(cc, module_dir), tcp=_tcp()))
@@ -359,6 +375,18 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ..
                                     col, p["rate_bps"], duration_s=p["duration_s"], cc_b=row, setup=setup,
                                     module_dir=module_dir),
                                 200 + 400 * m + 100 * k + 10 * i + j)
+    if base_rtt.PART in parts:
+        p = cfg[base_rtt.PART]
+        losses = list(cfg["loss"]["losses"])
+        for j, b in enumerate(p["base_rtts_ms"]):
+            for i, loss in enumerate(p["losses"]):
+                # The loss part's seeds at the same loss: only the round trip differs.
+                index = 20 + losses.index(loss) if loss in losses else 1000 + i
+                for cc in filter(keep, FINAL):
+                    add((base_rtt.PART, cc, (b, loss)),
+                        lambda cc=cc, b=b, loss=loss: scenario(cc, p["rate_bps"], loss=loss, duration_s=p["duration_s"],
+                                                               module_dir=module_dir, base_rtt_s=b / 1e3),
+                        index)
     return jobs
 
 
@@ -369,6 +397,7 @@ def _rows(scale: str, outcomes, modules: tuple[str, ...] = ()) -> pl.DataFrame:
     for (part, cc, point), outs in groups.items():
         base: dict[str, Any] = {
             "part": part, "cc": cc, "rate_bps": None, "loss": None, "delay_ms": None, "rtt_ms": None,
+            "base_rtt_ms": None,
             "goodput_bps": None, "ci99_bps": None, "rounds": len(outs),
             "cc_a": None, "cc_b": None, "server_cc": None, "setup": None, "x": None, "x_ci99": None,
             "goodput_b_bps": None,
@@ -384,6 +413,8 @@ def _rows(scale: str, outcomes, modules: tuple[str, ...] = ()) -> pl.DataFrame:
             base.update(rate_bps=int(cfg["delay"]["rate_bps"]), delay_ms=float(point))
         elif part == "loss-rtt":
             base.update(rate_bps=int(cfg["loss-rtt"]["rate_bps"]), rtt_ms=float(point[0]), loss=point[1])
+        elif part == base_rtt.PART:
+            base.update(rate_bps=int(cfg[part]["rate_bps"]), base_rtt_ms=float(point[0]), loss=point[1])
         a = [o.goodput_bps("a") for o in outs]
         base["goodput_bps"], base["ci99_bps"], _ = mean_ci(a, LEVEL)
         if part == "cordiality":
@@ -399,7 +430,8 @@ def _rows(scale: str, outcomes, modules: tuple[str, ...] = ()) -> pl.DataFrame:
         rows.append(base)
     schema = {
         "part": pl.String, "cc": pl.String, "rate_bps": pl.Int64, "loss": pl.Float64, "delay_ms": pl.Float64,
-        "rtt_ms": pl.Float64, "goodput_bps": pl.Float64, "ci99_bps": pl.Float64, "rounds": pl.Int64,
+        "rtt_ms": pl.Float64, "base_rtt_ms": pl.Float64, "goodput_bps": pl.Float64, "ci99_bps": pl.Float64,
+        "rounds": pl.Int64,
         "cc_a": pl.String, "cc_b": pl.String, "server_cc": pl.String, "setup": pl.String, "x": pl.Float64,
         "x_ci99": pl.Float64,
         "goodput_b_bps": pl.Float64, "retransmits": pl.Float64, "timeouts": pl.Float64,
@@ -626,7 +658,8 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
               "point": pl.String, "relation": pl.String, "value": pl.Float64, "value_ci": pl.Float64,
               "ours": pl.Float64, "ours_ci": pl.Float64, "ours_droptail": pl.Float64, "basis": pl.String,
               "basis_note": pl.String, "source": pl.String}
-    return pl.DataFrame(out, schema=schema).select(list(schema))
+    frame = pl.DataFrame(out, schema=schema).select(list(schema))
+    return base_rtt.attach(frame, rows, _paper_frame)
 
 
 def run(
@@ -670,7 +703,7 @@ def run(
 
 _LABEL = {"bbr": "BBR", "cubic": "Cubic", "reno": "Reno", "vegas": "Vegas", "expolinear": "Expolinear",
           "fractional": "Fractional", "linear": "Linear (10 %)", "linear-20": "Linear 20 %",
-          "linear-50": "Linear 50 %", "linear-adaptive": "Linear adaptive (per round)",
+          "linear-50": "Linear 50 %", "linear-adaptive": "Linear adaptive (per window)",
           "linear-adaptive-ack": "Linear adaptive (per ACK)"}
 
 
@@ -734,16 +767,19 @@ def report(result: ExperimentResult) -> str:
                                  + f" (Linux {MODULE_LINUX_VERSION}, rows impl=module); every other control "
                                  "dumbbell's port" if modules else "dumbbell's ports (rows impl=port)"))
     for part, xcol, fmt in (("bandwidth", "rate_bps", lambda v: f"{v / 1e6:g}M"), ("loss", "loss", lambda v: f"{v:.0%}"),
-                            ("delay", "delay_ms", lambda v: f"{v:g}ms"), ("loss-rtt", None, None)):
+                            ("delay", "delay_ms", lambda v: f"{v:g}ms"), ("loss-rtt", None, None),
+                            (base_rtt.PART, None, None)):
         f = rows.filter(pl.col("part") == part)
         if f.height == 0:
             continue
-        if part == "loss-rtt":
-            f = f.with_columns((pl.col("rtt_ms").cast(pl.Int64).cast(pl.String) + "ms/"
+        if part in ("loss-rtt", base_rtt.PART):
+            col = "rtt_ms" if part == "loss-rtt" else "base_rtt_ms"
+            f = f.with_columns((pl.col(col).map_elements(lambda v: f"{v:g}", return_dtype=pl.String) + "ms/"
                                 + (pl.col("loss") * 100).round(0).cast(pl.Int64).cast(pl.String) + "%").alias("pt"))
         else:
             f = f.with_columns(pl.col(xcol).map_elements(fmt, return_dtype=pl.String).alias("pt"))
-        pts = list(dict.fromkeys(f.sort(["rtt_ms", "loss"] if part == "loss-rtt" else xcol)["pt"].to_list()))
+        order = {"loss-rtt": ["rtt_ms", "loss"], base_rtt.PART: ["base_rtt_ms", "loss"]}.get(part, xcol)
+        pts = list(dict.fromkeys(f.sort(order)["pt"].to_list()))
         ccs = [c for c in CC if c in set(f["cc"].to_list())]
         lines.append("")
         lines.append(f"[{part}]")

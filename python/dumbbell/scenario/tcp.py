@@ -89,8 +89,10 @@ class Linear(_Model):
     (``beta_r``), avoidance J = threshold + 2·t (``beta_a``), reduction 10 %
     (``reduction_pct``; the paper's variants 20, 50), or with ``adaptive``
     R = 15 + 35·lost/sent % (``adaptive_min_pct``, ``adaptive_span_pct``),
-    lost/sent counted over rounds of data (``adaptive_count="round"``) or on
-    the loss-reporting ACK alone (``"ack"``);
+    lost/sent counted over the current window as the paper's eq. 3 says
+    (``adaptive_count="window"``, the default: losses reported in it over the
+    packets in flight when it began), over the current and the previous round
+    of data (``"round"``) or on the loss-reporting ACK alone (``"ack"``);
     initial threshold 200 and b_r 1 packets. ``module_hook`` (default
     false) makes the ``ssthresh`` hook enter recovery as ``linha01.c``'s
     does (see ``cc/loss_phases.rs``). ``wrap_seq`` compares sequence numbers
@@ -108,7 +110,7 @@ class Linear(_Model):
     adaptive: bool | None = None
     adaptive_min_pct: _Pct | None = None
     adaptive_span_pct: Annotated[int, Field(ge=0, le=98)] | None = None
-    adaptive_count: Literal["round", "ack"] | None = None
+    adaptive_count: Literal["window", "round", "ack"] | None = None
     initial_threshold_pkts: _PosPkts | None = None
     initial_base_pkts: _PosPkts | None = None
     module_hook: bool | None = None

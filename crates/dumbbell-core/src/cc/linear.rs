@@ -10,8 +10,9 @@
 //!   rounds the *new window* down), R = `reduction_pct` (10; the paper's
 //!   variants 20 and 50), or with `adaptive` R = 15 + 35·lost/sent (eq. 3),
 //!   lost/sent counted as the module docs of [`super::loss_phases`] define
-//!   (over rounds of data, or with `adaptive_count = ack` over the
-//!   loss-reporting ACK alone), and kept exact (no rounding of R to whole
+//!   (over the current window by default, as eq. 3 says; with
+//!   `adaptive_count = round` over the current and the previous round of
+//!   data, with `ack` over the loss-reporting ACK alone), and kept exact (no rounding of R to whole
 //!   percents);
 //! - recovery: J = b_r + ⌊β_r·t⌋ (eq. 4, β_r = 1), b_r the window right
 //!   after the last reduction; it ends when J reaches the threshold (the
@@ -39,9 +40,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum AdaptiveCount {
-    /// Packets lost and sent over the current and the previous round of
-    /// data (the paper's "in the current window").
+    /// Packets lost in the current window over the packets sent in it
+    /// (paper eq. 3: "enviados na janela atual"), the window being the
+    /// packets in flight when the round of data began.
     #[default]
+    Window,
+    /// Packets lost and sent (delivered plus lost) over the current and
+    /// the previous round of data: at least one full round.
     Round,
     /// The packets the loss-reporting ACK itself revealed: its losses over
     /// its losses plus the packets it acked or SACKed.
@@ -106,7 +111,7 @@ impl Default for LinearParams {
             adaptive: false,
             adaptive_min_pct: 15,
             adaptive_span_pct: 35,
-            adaptive_count: AdaptiveCount::Round,
+            adaptive_count: AdaptiveCount::Window,
             initial_threshold_pkts: 200,
             initial_base_pkts: 1,
             module_hook: false,
@@ -167,9 +172,9 @@ pub const PARAMS: &[Param] = &[
     ),
     Param::new(
         "adaptive_count",
-        Ty::Choice(&["round", "ack"]),
+        Ty::Choice(&["window", "round", "ack"]),
         Range::Any,
-        "What lost/sent counts: the round's packets or the ACK's.",
+        "What lost/sent counts: the current window's, two rounds' or the ACK's packets.",
     ),
     Param::new(
         "initial_threshold_pkts",
@@ -282,6 +287,7 @@ impl Law for LinearLaw {
         }
         // R/100 = (min·sent + span·lost) / (100·sent), exactly.
         let (lost, sent) = match self.p.adaptive_count {
+            AdaptiveCount::Window => st.current_window_counts(),
             AdaptiveCount::Round => st.window_counts(),
             AdaptiveCount::Ack => st.ack_counts(),
         };
@@ -426,7 +432,13 @@ mod tests {
     fn adaptive_reduction_is_15_plus_35_lost_over_sent() {
         // Round 1 (no previous round): 9 ACKs of 2 packets in slow start at
         // t = 0 (+2 each), then an ACK reporting 2 losses.
-        let mut d = Drive::new(linear(|p| p.adaptive = true), 1000);
+        let mut d = Drive::new(
+            linear(|p| {
+                p.adaptive = true;
+                p.adaptive_count = AdaptiveCount::Round;
+            }),
+            1000,
+        );
         for _ in 0..9 {
             d.ack(0);
         }
@@ -442,7 +454,13 @@ mod tests {
         // snd_una reaches the snd_nxt of the start (1000 packets): 499 ACKs
         // of 2 packets; the 500th ACK reaches it and opens round 2 (it
         // belongs to round 2), whose end is the snd_nxt of that moment.
-        let mut d = Drive::new(linear(|p| p.adaptive = true), 500);
+        let mut d = Drive::new(
+            linear(|p| {
+                p.adaptive = true;
+                p.adaptive_count = AdaptiveCount::Round;
+            }),
+            500,
+        );
         for _ in 0..499 {
             d.ack(0);
         }
@@ -461,10 +479,70 @@ mod tests {
         );
 
         // Everything lost: R = 50 %.
-        let mut d = Drive::new(linear(|p| p.adaptive = true), 1000);
+        let mut d = Drive::new(
+            linear(|p| {
+                p.adaptive = true;
+                p.adaptive_count = AdaptiveCount::Round;
+            }),
+            1000,
+        );
         d.loss(0, 5);
         assert_eq!(d.var("reduction_pct"), 50.0);
         assert_eq!(d.tp.snd_cwnd, 500);
+    }
+
+    #[test]
+    fn adaptive_reduction_over_the_current_window_as_eq_3() {
+        // The default counts as the paper's eq. 3: R = 15 + 35·lost/sent,
+        // sent the packets of the current window.
+        assert_eq!(
+            LinearParams::default().adaptive_count,
+            AdaptiveCount::Window
+        );
+        let adaptive = |p: &mut LinearParams| p.adaptive = true;
+        // Window 1: the 1000 packets in flight at init. 9 ACKs of 2, then an
+        // ACK reporting 2 losses: R = 15 + 35·2/1000 = 15.07 %.
+        let mut d = Drive::new(linear(adaptive), 1000);
+        for _ in 0..9 {
+            d.ack(0);
+        }
+        assert_eq!(d.tp.snd_cwnd, 1018);
+        d.loss(0, 2);
+        assert!((d.var("reduction_pct") - 15.07).abs() < 1e-12);
+        // ⌊1018·(100·1000 − (15·1000 + 35·2))/(100·1000)⌋ = ⌊864.59⌋
+        assert_eq!(d.tp.snd_cwnd, 864);
+
+        // Window 2 holds the 100 packets in flight when it begins: the ACK
+        // that reaches window 1's end (snd_una = 1000 packets, snd_nxt =
+        // 1100). Its next ACK reports 3 losses: R = 15 + 35·3/100 = 16.05 %,
+        // where the two-round count would see 3 of 1004 (15.105 %).
+        for (count, sent) in [
+            (AdaptiveCount::Window, 100u64),
+            (AdaptiveCount::Round, 1004),
+        ] {
+            let mut d = Drive::new(
+                linear(|p| {
+                    p.adaptive = true;
+                    p.adaptive_count = count;
+                }),
+                500,
+            );
+            for _ in 0..499 {
+                d.ack(0);
+            }
+            d.send(100);
+            d.ack(0);
+            assert_eq!(d.cc.state.current_window_counts(), (0, 100));
+            let cwnd = d.tp.snd_cwnd as u64;
+            d.ack_lost(0, 1, 3);
+            let r = 15.0 + 35.0 * 3.0 / sent as f64;
+            assert!((d.var("reduction_pct") - r).abs() < 1e-12, "{count:?}");
+            let cut = 15 * sent + 35 * 3;
+            assert_eq!(
+                d.tp.snd_cwnd as u64,
+                cwnd * (100 * sent - cut) / (100 * sent)
+            );
+        }
     }
 
     #[test]
@@ -488,7 +566,13 @@ mod tests {
         d.ack_lost(1, 1, 1);
         assert_eq!(d.var("reduction_pct"), 32.5);
         // The round count sees 1 lost of 4: 23.75 %.
-        let mut d = Drive::new(linear(|p| p.adaptive = true), 1000);
+        let mut d = Drive::new(
+            linear(|p| {
+                p.adaptive = true;
+                p.adaptive_count = AdaptiveCount::Round;
+            }),
+            1000,
+        );
         d.ack(0);
         d.ack_lost(1, 1, 1);
         assert_eq!(d.var("reduction_pct"), 15.0 + 35.0 / 4.0);

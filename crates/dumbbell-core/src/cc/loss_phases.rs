@@ -211,8 +211,15 @@
 //! over the current window, up to and including the ACK being processed, and
 //! the previous complete window, so that it always covers at least one full
 //! round (a loss reported on the first ACK of a round would otherwise weigh
-//! as a third or a half of the packets). Packets marked lost by the RTO
-//! itself are in no rate sample (as in Linux) and are not counted.
+//! as a third or a half of the packets): Linear's `adaptive_count = round`.
+//! Packets marked lost by the RTO itself are in no rate sample (as in
+//! Linux) and are not counted. Linear's `adaptive_count = window` (the
+//! default) counts as the paper's eq. 3 words it, "pkts_env o total de
+//! pacotes enviados na janela atual": the losses reported in the current
+//! window, up to and including the ACK being processed, over the packets
+//! sent in that window, taken as those in flight (`snd_nxt − snd_una`, in
+//! MSS) when it began, or the packets revealed in it so far if more (the
+//! first window, begun at `init` with nothing in flight).
 //! Linear's `adaptive_count = ack` takes instead the ratio of the one ACK
 //! that reports the loss (its `rs.losses` over `rs.losses +
 //! rs.acked_sacked`).
@@ -263,6 +270,8 @@ pub struct State {
     cur_lost: u64,
     prev_sent: u64,
     prev_lost: u64,
+    /// Packets of the current window: in flight when it began.
+    cur_window: u64,
     // What the ACK being processed revealed.
     ack_lost: u64,
     ack_sent: u64,
@@ -282,6 +291,7 @@ impl State {
             cur_lost: 0,
             prev_sent: 0,
             prev_lost: 0,
+            cur_window: 0,
             ack_lost: 0,
             ack_sent: 0,
         }
@@ -300,13 +310,27 @@ impl State {
         )
     }
 
+    /// (lost, sent) in the current window alone (paper eq. 3's "pacotes
+    /// enviados na janela atual"): the losses reported since it began, up to
+    /// and including the ACK being processed, over the packets it holds (in
+    /// flight when it began, or the packets revealed in it if more).
+    pub fn current_window_counts(&self) -> (u64, u64) {
+        (self.cur_lost, self.cur_window.max(self.cur_sent))
+    }
+
+    /// A new window begins: it holds what is in flight now.
+    fn start_window(&mut self, tp: &TcpSock) {
+        self.round_end = tp.snd_nxt;
+        self.cur_window = tp.snd_nxt.saturating_sub(tp.snd_una) / (tp.mss.max(1) as u64);
+    }
+
     fn count(&mut self, tp: &TcpSock, rs: &RateSample) {
         if tp.snd_una >= self.round_end {
             self.prev_sent = self.cur_sent;
             self.prev_lost = self.cur_lost;
             self.cur_sent = 0;
             self.cur_lost = 0;
-            self.round_end = tp.snd_nxt;
+            self.start_window(tp);
         }
         self.cur_lost += rs.losses as u64;
         self.cur_sent += rs.losses as u64 + rs.acked_sacked as u64;
@@ -425,7 +449,7 @@ impl<L: Law> CongestionControl for PhaseMachine<L> {
             self.law.initial_base_pkts(),
         );
         self.state.origin = tp.now;
-        self.state.round_end = tp.snd_nxt;
+        self.state.start_window(tp);
         self.set_phase(tp);
     }
 
