@@ -34,7 +34,11 @@ builds it, 1.1-1.25x faster; the results are the same either way).
   full ``dumbbell bench`` without them): the cost of calling a compiled
   module through the kernel shim, in the run's child process (its CPU
   time is counted). Run with ``cubic-1g`` (``--only cubic-1g,cubic-module-1g``),
-  the report adds its cost relative to ``cubic-1g``.
+  the report adds its cost relative to ``cubic-1g``;
+- ``python-path-1g`` (only with ``--only``): ``cubic-1g`` through
+  :func:`dumbbell.run` and through the core alone, alternating in one
+  process: the CPU the Python path adds, its first run apart
+  (:mod:`dumbbell.bench_pypath`; its record has its own fields).
 
 Wall times depend on the machine and its load; tests never assert on them.
 """
@@ -207,12 +211,24 @@ def run_benchmark(name: str) -> dict[str, Any]:
     }
 
 
+def _run_python_path() -> dict[str, Any]:
+    """``python-path-1g`` (:mod:`dumbbell.bench_pypath`) in a fresh process."""
+    proc = subprocess.run([sys.executable, "-m", "dumbbell.bench_pypath"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SimulationError(f"benchmark python-path-1g failed (exit {proc.returncode}): {last}")
+    return dict(json.loads(proc.stdout))
+
+
 def run_all(only: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """Runs every benchmark (or only ``only``: a name, or names separated by
     commas), one subprocess each."""
+    from . import bench_pypath
+
     names = [n.strip() for n in only.split(",")] if only is not None else _default_names()
     for n in names:
-        scenario_for(n)
+        if n != bench_pypath.NAME:
+            scenario_for(n)
     from . import _native
 
     build = _native.build()
@@ -223,6 +239,13 @@ def run_all(only: str | None = None, progress: Callable[[str], None] | None = No
     for n in names:
         if progress:
             progress(f"bench: {n} ...")
+        if n == bench_pypath.NAME:
+            r = _run_python_path()
+            r["build"] = build
+            if progress:
+                progress(bench_pypath.summary_line(r))
+            results.append(r)
+            continue
         r = run_benchmark(n)
         r["build"] = build
         if progress:
