@@ -57,7 +57,7 @@ from typing import Any
 from .errors import ConfigError, SimulationError
 from .scenario.models import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
 
-__all__ = ["BENCHMARKS", "scenario_for", "run_benchmark", "run_all"]
+__all__ = ["BENCHMARKS", "PYTHON_PATH", "scenario_for", "run_benchmark", "run_all", "python_path_line"]
 
 PKT_BYTES = 1500
 MSS_BYTES = 1460
@@ -211,6 +211,17 @@ def run_benchmark(name: str) -> dict[str, Any]:
     }
 
 
+PYTHON_PATH = "python-path-1g"
+"""The benchmark of the Python path (:mod:`dumbbell.bench_pypath`), run only when named."""
+
+
+def python_path_line(r: dict[str, Any]) -> str:
+    """The line ``dumbbell bench`` prints for ``python-path-1g``'s record."""
+    return (f"bench: {PYTHON_PATH}: the core alone {r['core_cpu_s']:.3f} s CPU; dumbbell.run first in the process "
+            f"{r['first_run_cpu_s']:.3f} s ({r['first_vs_core']:.2f}x the core), later runs "
+            f"{r['later_run_cpu_s']:.3f} s ({r['later_vs_core']:.2f}x); same events: {r['same_events']}")
+
+
 def _run_python_path() -> dict[str, Any]:
     """``python-path-1g`` (:mod:`dumbbell.bench_pypath`) in a fresh process."""
     proc = subprocess.run([sys.executable, "-m", "dumbbell.bench_pypath"], capture_output=True, text=True)
@@ -223,11 +234,9 @@ def _run_python_path() -> dict[str, Any]:
 def run_all(only: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """Runs every benchmark (or only ``only``: a name, or names separated by
     commas), one subprocess each."""
-    from . import bench_pypath
-
     names = [n.strip() for n in only.split(",")] if only is not None else _default_names()
     for n in names:
-        if n != bench_pypath.NAME:
+        if n != PYTHON_PATH:
             scenario_for(n)
     from . import _native
 
@@ -239,11 +248,11 @@ def run_all(only: str | None = None, progress: Callable[[str], None] | None = No
     for n in names:
         if progress:
             progress(f"bench: {n} ...")
-        if n == bench_pypath.NAME:
+        if n == PYTHON_PATH:
             r = _run_python_path()
             r["build"] = build
             if progress:
-                progress(bench_pypath.summary_line(r))
+                progress(python_path_line(r))
             results.append(r)
             continue
         r = run_benchmark(n)

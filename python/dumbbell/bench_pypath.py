@@ -24,9 +24,8 @@ import statistics
 import sys
 from typing import Any
 
-__all__ = ["NAME", "measure", "summary_line"]
+__all__ = ["measure"]
 
-NAME = "python-path-1g"
 RUNS = 3
 
 
@@ -46,7 +45,7 @@ def measure(runs: int = RUNS, bench: str = "cubic-1g") -> dict[str, Any]:
     have run anything yet, for ``first_run_cpu_s`` to mean the first run).
     ``bench``: the scenario of another benchmark (``dumbbell.bench``)."""
     from . import _native
-    from .bench import scenario_for
+    from .bench import PYTHON_PATH, scenario_for
     from .run.runner import run
 
     s = scenario_for(bench)
@@ -68,7 +67,7 @@ def measure(runs: int = RUNS, bench: str = "cubic-1g") -> dict[str, Any]:
     core_s = statistics.median(core)
     later_s = statistics.median(py[1:]) if len(py) > 1 else py[0]
     return {
-        "name": NAME,
+        "name": PYTHON_PATH,
         "scenario": bench,
         "runs": runs,
         "core_cpu_s": core_s,
@@ -81,13 +80,6 @@ def measure(runs: int = RUNS, bench: str = "cubic-1g") -> dict[str, Any]:
         "same_events": len(events) == 1,
         "events": events.pop() if len(events) == 1 else None,
     }
-
-
-def summary_line(r: dict[str, Any]) -> str:
-    """The line ``dumbbell bench`` prints for it."""
-    return (f"bench: {NAME}: the core alone {r['core_cpu_s']:.3f} s CPU; dumbbell.run first in the process "
-            f"{r['first_run_cpu_s']:.3f} s ({r['first_vs_core']:.2f}x the core), later runs "
-            f"{r['later_run_cpu_s']:.3f} s ({r['later_vs_core']:.2f}x); same events: {r['same_events']}")
 
 
 if __name__ == "__main__":
