@@ -7,8 +7,10 @@ data)}}``: numeric columns as native-endian buffers moved out of the core
 is read too). :class:`Tables` holds that and converts a table to a
 polars DataFrame the first time it is read, releasing each column's native
 data as soon as its Series is built; a table never read is never converted.
-So ``dumbbell run --json`` (flows, queues and summary only) pays for three
-small tables, and the sweep engine, which turns each table into Parquet
+:meth:`Tables.rows` reads a table's rows straight from those buffers,
+without polars or numpy: ``dumbbell.run``'s own checks, ``Result.summary``
+and ``dumbbell run``'s printout (``--json`` too) convert nothing, and the
+sweep engine, which turns each table into Parquet
 bytes in turn (:meth:`Tables.pop`), holds at most one converted table
 beside the native data still to convert (docs/output.md, "Memory").
 
