@@ -45,7 +45,7 @@ def test_bench_json(cli):
     assert r["events_per_packet"] == r["events"] / r["data_packets_sent"]
     assert r["ns_per_packet"] == r["cpu_s"] * 1e9 / r["data_packets_sent"]
     assert r["events_per_packet"] > 2  # a departure and an arrival per hop, an ACK
-    assert r["peak_rss_bytes"] > 10 * 2**20  # a Python process with numpy and polars
+    assert r["peak_rss_bytes"] > 10 * 2**20  # a Python process with pydantic and the core's tables
     assert "dctcp-100m" in res.stderr
     # How the extension was compiled is said and recorded, as the binding
     # reports it (make setup builds it profile-guided where it can).
@@ -66,3 +66,28 @@ def test_reno_in_python_beside_rust(cli):
     assert py["ns_per_packet_over_rust"] == py["ns_per_packet"] - rust["ns_per_packet"]
     assert py["cpu_vs_rust"] == py["cpu_s"] / rust["cpu_s"]
     assert "Reno in Python costs" in res.stderr
+
+
+def test_python_path_against_the_core_alone():
+    """The Python path's record: the same run through dumbbell.run and the
+    core alone, its ratios the quotients of its own figures (no timing is
+    asserted: the machine's load moves them)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "dumbbell.bench_pypath", "2", "reno-1g"],
+                         capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout)
+    assert (r["name"], r["scenario"], r["runs"]) == ("python-path-1g", "reno-1g", 2)
+    assert r["same_events"] and r["events"] > 10**6  # 10 s at 1 Gb/s: about six events per data packet
+    assert len(r["core_cpu_s_all"]) == len(r["run_cpu_s_all"]) == 2 and min(r["core_cpu_s_all"]) > 0
+    assert r["first_run_cpu_s"] == r["run_cpu_s_all"][0] and r["later_run_cpu_s"] == r["run_cpu_s_all"][1]
+    assert r["first_vs_core"] == r["first_run_cpu_s"] / r["core_cpu_s"]
+    assert r["later_vs_core"] == r["later_run_cpu_s"] / r["core_cpu_s"]
+    line = bench.python_path_line(r)
+    assert f"({r['first_vs_core']:.2f}x the core)" in line and "same events: True" in line
+
+
+def test_python_path_is_named_only_on_request():
+    assert bench.PYTHON_PATH == "python-path-1g"
+    assert "python-path-1g" not in bench.BENCHMARKS and "python-path-1g" not in bench._default_names()

@@ -29,7 +29,7 @@ def test_tables_are_converted_when_first_read_and_equal_an_eager_conversion():
     names = list(tables)
     assert {"flows", "queues", "summary", "flow_samples", "queue_trace", "dequeues", "drops"} <= set(names)
     assert res.flows.height == 2 and res.summary["conservation_ok"]
-    assert set(tables.converted()) == {"flows", "summary"}
+    assert set(tables.converted()) == {"flows"}  # the summary dict is read from the core's buffers
     # what the sweep engine stores: every table, one at a time, same bytes as reading them all
     out = compute(s.to_core())
     assert sorted(out["tables"]) == sorted(names)
@@ -70,8 +70,45 @@ def test_run_json_converts_only_what_it_prints(capsys):
     _report_run(s, res, None, json_out=True)
     doc = json.loads(capsys.readouterr().out)
     assert set(doc) == {"scenario", "seed", "status", "summary", "flows", "queues"} and len(doc["flows"]) == 2
-    assert set(res.tables.converted()) == {"flows", "queues", "summary"}
-    assert len(res.tables) > 6  # the others (samples, traces, drops) were never converted
+    # what it prints is read as rows from the core's buffers: nothing converted
+    assert res.tables.converted() == []
+    assert doc["flows"] == res.flows.to_dicts() and doc["queues"] == res.queues.to_dicts()
+    assert doc["summary"] == res.table("summary").row(0, named=True)
+    assert len(res.tables) > 6
+
+
+def test_rows_read_from_the_core_equal_the_converted_tables_value_for_value():
+    """Tables.rows (no polars) gives what polars gives: every table, string
+    columns dictionary-encoded or not, time_s bit for bit, the same Python
+    types; and reading rows converts nothing."""
+    s = two_flow_star(duration_s=0.1, loss=0.01)
+    res = db.run(s)
+    rows = {n: res.tables.rows(n) for n in res.tables}
+    assert res.tables.converted() == []
+    assert len(rows["flow_samples"]) > 10 and len(rows["queue_trace"]) > 10 and rows["drops"]
+    for n, got in rows.items():
+        want = res.table(n).to_dicts()
+        assert [list(r) for r in got] == [list(r) for r in want], n  # columns, in order
+        assert repr(got) == repr(want), n  # values, floats to the last digit
+        assert all(type(a) is type(b) for g, w in zip(got, want) for a, b in zip(g.values(), w.values())), n
+        assert res.tables.rows(n) == got  # a converted table gives the same rows
+
+
+def test_a_run_that_reads_only_summary_and_flows_rows_imports_no_table_library():
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys, dumbbell as db\n"
+        "s = db.star(['a', 'b'], rate='1Gbps', delay='1ms', duration_s=0.05)\n"
+        "s.add_flow(db.TcpFlow(src='a', dst='b'))\n"
+        "res = db.run(s)\n"
+        "ok = res.summary['conservation_ok'] and res.rows('flows')[0]['bytes_delivered'] > 0\n"
+        "print(json.dumps([ok, sorted(m for m in ('polars', 'numpy') if m in sys.modules)]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == [True, []]
 
 
 def test_dictionary_encoded_strings_decode_to_the_same_column():

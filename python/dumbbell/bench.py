@@ -34,7 +34,11 @@ builds it, 1.1-1.25x faster; the results are the same either way).
   full ``dumbbell bench`` without them): the cost of calling a compiled
   module through the kernel shim, in the run's child process (its CPU
   time is counted). Run with ``cubic-1g`` (``--only cubic-1g,cubic-module-1g``),
-  the report adds its cost relative to ``cubic-1g``.
+  the report adds its cost relative to ``cubic-1g``;
+- ``python-path-1g`` (only with ``--only``): ``cubic-1g`` through
+  :func:`dumbbell.run` and through the core alone, alternating in one
+  process: the CPU the Python path adds, its first run apart
+  (:mod:`dumbbell.bench_pypath`; its record has its own fields).
 
 Wall times depend on the machine and its load; tests never assert on them.
 """
@@ -53,7 +57,7 @@ from typing import Any
 from .errors import ConfigError, SimulationError
 from .scenario.models import DropTail, Link, Node, Scenario, TcpFlow, TcpOptions
 
-__all__ = ["BENCHMARKS", "scenario_for", "run_benchmark", "run_all"]
+__all__ = ["BENCHMARKS", "PYTHON_PATH", "scenario_for", "run_benchmark", "run_all", "python_path_line"]
 
 PKT_BYTES = 1500
 MSS_BYTES = 1460
@@ -207,12 +211,33 @@ def run_benchmark(name: str) -> dict[str, Any]:
     }
 
 
+PYTHON_PATH = "python-path-1g"
+"""The benchmark of the Python path (:mod:`dumbbell.bench_pypath`), run only when named."""
+
+
+def python_path_line(r: dict[str, Any]) -> str:
+    """The line ``dumbbell bench`` prints for ``python-path-1g``'s record."""
+    return (f"bench: {PYTHON_PATH}: the core alone {r['core_cpu_s']:.3f} s CPU; dumbbell.run first in the process "
+            f"{r['first_run_cpu_s']:.3f} s ({r['first_vs_core']:.2f}x the core), later runs "
+            f"{r['later_run_cpu_s']:.3f} s ({r['later_vs_core']:.2f}x); same events: {r['same_events']}")
+
+
+def _run_python_path() -> dict[str, Any]:
+    """``python-path-1g`` (:mod:`dumbbell.bench_pypath`) in a fresh process."""
+    proc = subprocess.run([sys.executable, "-m", "dumbbell.bench_pypath"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SimulationError(f"benchmark python-path-1g failed (exit {proc.returncode}): {last}")
+    return dict(json.loads(proc.stdout))
+
+
 def run_all(only: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """Runs every benchmark (or only ``only``: a name, or names separated by
     commas), one subprocess each."""
     names = [n.strip() for n in only.split(",")] if only is not None else _default_names()
     for n in names:
-        scenario_for(n)
+        if n != PYTHON_PATH:
+            scenario_for(n)
     from . import _native
 
     build = _native.build()
@@ -223,6 +248,13 @@ def run_all(only: str | None = None, progress: Callable[[str], None] | None = No
     for n in names:
         if progress:
             progress(f"bench: {n} ...")
+        if n == PYTHON_PATH:
+            r = _run_python_path()
+            r["build"] = build
+            if progress:
+                progress(python_path_line(r))
+            results.append(r)
+            continue
         r = run_benchmark(n)
         r["build"] = build
         if progress:

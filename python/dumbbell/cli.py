@@ -290,14 +290,14 @@ def _report_run(s: Any, res: Any, out_dir: Path | None, json_out: bool, plot: bo
                 "seed": res.seed,
                 "status": res.status,
                 "summary": summary,
-                "flows": res.flows.to_dicts(),
-                "queues": res.queues.to_dicts(),
+                "flows": res.rows("flows"),
+                "queues": res.rows("queues"),
             }
         )
     else:
         from .sweep.pointtable import run_text
 
-        _progress(run_text(res.flows, summary))  # plain text within 80 columns, goodput in Mb/s
+        _progress(run_text(res.rows("flows"), summary))  # plain text within 80 columns, goodput in Mb/s
 
 
 # ---------------------------------------------------------------- execution options
@@ -959,7 +959,8 @@ def bench_cmd(
         typer.Option(
             "--only",
             help="Run only these benchmarks (comma-separated): dctcp-100m, cubic-1g, cubic-10g, many-10g, "
-            "reno-1g, reno-py-1g.",
+            "reno-1g, reno-py-1g, cubic-module-1g; python-path-1g (only when named: dumbbell.run against the "
+            "core alone on cubic-1g, CPU ratio, first run apart).",
         ),
     ] = None,
 ) -> None:
@@ -975,7 +976,9 @@ def bench_cmd(
     in Rust and in Python (docs/controls.md); when both run (--only
     reno-1g,reno-py-1g), reno-py-1g's
     record adds "ns_per_packet_over_rust", "cpu_vs_rust" and
-    "same_packets_as_rust".
+    "same_packets_as_rust". python-path-1g's record holds "core_cpu_s",
+    "first_run_cpu_s", "later_run_cpu_s", "first_vs_core", "later_vs_core"
+    and "same_events" instead (docs/performance.md).
     """
     with _exit_codes():
         from . import bench

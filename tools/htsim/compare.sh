@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Side-by-side speed of dumbbell's core and htsim (docs/performance.md).
 #
-#   tools/htsim/compare.sh HTSIM_SRC [RUNS]
+#   tools/htsim/compare.sh [--ack-every-packet] HTSIM_SRC [RUNS]
+#
+# --ack-every-packet: our receivers send one ACK per data packet
+# (delayed_ack=False), htsim's ACK policy, so that both sides do the same
+# work per packet (8 events per data packet on both); without it ours delay
+# ACKs (one per two packets, 6 events), which is less work than htsim's.
 #
 # HTSIM_SRC: a checkout of https://github.com/Broadcom/csg-htsim (its `sim`
 # directory is used; nothing of it is copied into this project). htsim is
@@ -22,7 +27,9 @@
 # otherwise htsim is plain -O3, as its own build makes it. OURS=<a run_json>
 # overrides dumbbell's build.
 set -euo pipefail
-SRC=${1:?usage: compare.sh HTSIM_SRC [RUNS]}
+ACKS=""
+if [ "${1:-}" = --ack-every-packet ]; then ACKS=--ack-every-packet; shift; fi
+SRC=${1:?usage: compare.sh [--ack-every-packet] HTSIM_SRC [RUNS]}
 RUNS=${2:-5}
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -84,7 +91,9 @@ if [ -z "${OURS:-}" ]; then
     echo "dumbbell: run_json, plain build (no llvm-profdata: rustup component add llvm-tools)"
   fi
 fi
-"$PY" "$HERE/configs.py" "$WORK/cfg" >/dev/null
+"$PY" "$HERE/configs.py" "$WORK/cfg" $ACKS >/dev/null
+if [ -n "$ACKS" ]; then echo "dumbbell: one ACK per data packet (delayed_ack=False), as htsim"
+else echo "dumbbell: delayed ACKs (the default; htsim ACKs every packet: unequal work)"; fi
 
 "$PY" - "$HTSIM" "$OURS" "$RUNS" "$WORK" <<'PYEOF'
 import re, statistics, subprocess, sys

@@ -87,10 +87,23 @@ class Result:
     def summary(self) -> dict[str, Any]:
         """The one-row ``summary`` table as a dict (events, packet counts,
         ``conservation_ok``, ...)."""
-        df = self.table("summary")
-        if df.height != 1:
-            raise SimulationError(f"summary table has {df.height} rows, expected 1")
-        return df.row(0, named=True)
+        rows = self.rows("summary")
+        if len(rows) != 1:
+            raise SimulationError(f"summary table has {len(rows)} rows, expected 1")
+        return rows[0]
+
+    def rows(self, name: str) -> list[dict[str, Any]]:
+        """Table ``name`` as a list of rows (column → value), as polars'
+        ``iter_rows(named=True)`` gives them; a table not converted yet is
+        read from the core's buffers without converting it (no polars)."""
+        from .tables import Tables
+
+        if isinstance(self.tables, Tables) and name in self.tables and name not in self.tables.converted():
+            if name != "queues" or not any(n.role for n in self.scenario.nodes):
+                return self.tables.rows(name)
+        if name == "queues":
+            return self.queues.to_dicts()
+        return self.table(name).to_dicts()
 
     def port(self, node: str, peer: str) -> int:
         """The port id of ``node``'s egress toward ``peer``."""

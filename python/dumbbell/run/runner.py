@@ -343,9 +343,10 @@ def run(
     result = Result(scenario=s, seed=config["seed"], config=config, tables=tables, controls=made)
     if interrupted:
         raise Interrupted(result)
-    # peek: the check converts the two small tables without keeping them, so
-    # that a table is still converted only when the caller reads it
-    summary = tables.peek("summary")
-    stopped = "stopped" in summary.columns and bool(summary["stopped"][0])
-    warn_result(tables.peek("flows"), s.duration_s, stopped)
+    # rows: the check reads the two small tables from the native buffers,
+    # converting nothing (a table is converted only when the caller reads it,
+    # and a run that nobody reads a table of never imports polars or numpy)
+    summary = tables.rows("summary")
+    stopped = bool(summary and summary[0].get("stopped", False))
+    warn_result(tables.rows("flows"), s.duration_s, stopped)
     return result

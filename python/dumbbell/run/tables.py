@@ -7,8 +7,10 @@ data)}}``: numeric columns as native-endian buffers moved out of the core
 is read too). :class:`Tables` holds that and converts a table to a
 polars DataFrame the first time it is read, releasing each column's native
 data as soon as its Series is built; a table never read is never converted.
-So ``dumbbell run --json`` (flows, queues and summary only) pays for three
-small tables, and the sweep engine, which turns each table into Parquet
+:meth:`Tables.rows` reads a table's rows straight from those buffers,
+without polars or numpy: ``dumbbell.run``'s own checks, ``Result.summary``
+and ``dumbbell run``'s printout (``--json`` too) convert nothing, and the
+sweep engine, which turns each table into Parquet
 bytes in turn (:meth:`Tables.pop`), holds at most one converted table
 beside the native data still to convert (docs/output.md, "Memory").
 
@@ -19,12 +21,16 @@ keeps the buffer), so the core's numbers are never held twice.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SimulationError
 from ..scenario.units import PS_PER_S
+
+# polars and numpy are imported when a table is first converted: a run whose
+# caller reads only the summary and the flows as rows (Tables.rows: what
+# `db.run`'s own checks and `dumbbell run`'s printout read) never imports them.
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["Tables", "convert_table"]
 
@@ -33,6 +39,7 @@ _NUMPY = {"u64": "uint64", "i64": "int64", "f64": "float64", "u32": "uint32", "b
 
 def _series(name: str, dtype: str, data: Any) -> pl.Series:
     import numpy as np
+    import polars as pl
 
     if dtype == "str":
         return pl.Series(name, data, dtype=pl.String)
@@ -57,6 +64,7 @@ def _seconds(time_ps: pl.Series) -> pl.Series:
     computed in place in one new buffer instead of two (docs/output.md,
     "Memory")."""
     import numpy as np
+    import polars as pl
 
     x = time_ps.to_numpy().astype(np.float64)
     np.multiply(x, 1.0 / PS_PER_S, out=x)
@@ -76,10 +84,12 @@ def convert_table(cols: MutableMapping[str, tuple[str, Any]]) -> pl.DataFrame:
         series.append(s)
         if cname == "time_ps" and "time_s" not in names:
             series.append(_seconds(s))
+    import polars as pl
+
     return pl.DataFrame(series)
 
 
-class Tables(MutableMapping[str, pl.DataFrame]):
+class Tables(MutableMapping[str, "pl.DataFrame"]):
     """A run's tables by name (a mapping of polars DataFrames), each
     converted from the core's columns on first access."""
 
@@ -133,3 +143,47 @@ class Tables(MutableMapping[str, pl.DataFrame]):
         if name not in self._raw:
             raise KeyError(name)
         return convert_table(dict(self._raw[name]))
+
+    def rows(self, name: str) -> list[dict[str, Any]]:
+        """Table ``name`` as a list of rows (column → Python value), exactly
+        as polars' ``iter_rows(named=True)`` gives them, ``time_s`` included.
+        A table not converted yet is read straight from the native buffers
+        (no polars, no numpy, nothing kept): for the small tables a run
+        checks and prints (summary, flows)."""
+        if name in self._frames:
+            return list(self._frames[name].iter_rows(named=True))
+        if name not in self._raw:
+            raise KeyError(name)
+        return rows_of(self._raw[name])
+
+
+_FORMAT = {"u64": "Q", "i64": "q", "f64": "d", "u32": "I", "bool": "?"}
+
+
+def _values(name: str, dtype: str, data: Any) -> list[Any]:
+    """One native column as a list of Python values (the ones polars gives)."""
+    if dtype == "str":
+        return list(data)
+    if dtype == "strdict":
+        codes, values = data
+        return [values[i] for i in memoryview(codes).cast("B").cast("I")]
+    try:
+        fmt = _FORMAT[dtype]
+    except KeyError:
+        raise SimulationError(f"column {name!r} has an unknown type {dtype!r}") from None
+    return memoryview(data).cast("B").cast(fmt).tolist()
+
+
+def rows_of(cols: Mapping[str, tuple[str, Any]]) -> list[dict[str, Any]]:
+    """A native table's rows without polars or numpy (``cols`` is left as
+    is), with ``time_s`` after ``time_ps`` computed as :func:`_seconds` does
+    (the float of the integer, times the reciprocal of ``PS_PER_S``)."""
+    names: list[str] = []
+    columns: list[list[Any]] = []
+    for cname, (dtype, data) in cols.items():
+        names.append(cname)
+        columns.append(_values(cname, dtype, data))
+        if cname == "time_ps" and "time_s" not in cols:
+            names.append("time_s")
+            columns.append([float(v) * (1.0 / PS_PER_S) for v in columns[-1]])
+    return [dict(zip(names, vals)) for vals in zip(*columns)]

@@ -108,12 +108,15 @@ def warn_points(points: Sequence[tuple[Mapping[str, Any], Scenario]], stacklevel
         warnings.warn(f"{field}: {message}{tail}", DumbbellWarning, stacklevel=stacklevel)
 
 
-def no_data_delivered(flows: pl.DataFrame) -> bool:
-    """True if there are flows and none delivered a byte."""
+def no_data_delivered(flows: pl.DataFrame | list[dict[str, Any]]) -> bool:
+    """True if there are flows and none delivered a byte (``flows``: the
+    table, or its rows as :meth:`~dumbbell.run.tables.Tables.rows` gives them)."""
+    if isinstance(flows, list):
+        return bool(flows) and "bytes_delivered" in flows[0] and max(f["bytes_delivered"] for f in flows) == 0
     return flows.height > 0 and "bytes_delivered" in flows.columns and int(flows["bytes_delivered"].max()) == 0
 
 
-def warn_result(flows: pl.DataFrame, duration_s: float, stopped: bool, stacklevel: int = 3) -> None:
+def warn_result(flows: pl.DataFrame | list[dict[str, Any]], duration_s: float, stopped: bool, stacklevel: int = 3) -> None:
     """A :class:`DumbbellWarning` if a finished run's flows delivered nothing."""
     if not stopped and no_data_delivered(flows):
         warnings.warn(

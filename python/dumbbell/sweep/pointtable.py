@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+if TYPE_CHECKING:  # `dumbbell run` prints without importing polars
+    import polars as pl
 
 __all__ = ["points_text", "number", "MAX_CELL"]
 
@@ -92,12 +93,13 @@ LEGEND = ("goodput: all flows over one window; mean ± 95 % interval over the re
 """The line under the sweep table."""
 
 
-def run_text(flows: pl.DataFrame, summary: dict[str, Any], width: int = 80) -> str:
+def run_text(flows: pl.DataFrame | list[dict[str, Any]], summary: dict[str, Any], width: int = 80) -> str:
     """What ``dumbbell run`` prints: one line per flow (goodput in Mb/s) and
-    the summary's counters, wrapped at ``width`` columns."""
+    the summary's counters, wrapped at ``width`` columns (``flows``: the
+    table or its rows)."""
     heads = ["flow", "from", "to", "cc", "goodput Mb/s", "retrans", "timeouts"]
     rows = []
-    for f in flows.iter_rows(named=True):
+    for f in flows if isinstance(flows, list) else flows.iter_rows(named=True):
         rows.append([_cell(f.get("name") or f.get("flow")), str(f.get("src", "")), str(f.get("dst", "")),
                      str(f.get("cc") or "-"), number(None if f.get("goodput_bps") is None else f["goodput_bps"] / 1e6),
                      number(f.get("retransmits")), number(f.get("timeouts"))])
