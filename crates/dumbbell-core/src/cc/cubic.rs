@@ -31,8 +31,9 @@
 //!   window from before the reduction (recent Linux has no Cubic-specific
 //!   undo, and `W_max` is not restored).
 //! - HyStart (Ha and Rhee, "Taming the Elephants: New TCP Slow Start",
-//!   2011), from cwnd ≥ `hystart_low_window` in slow start: per round of
-//!   data (`snd_una` passing the `snd_nxt` of the round start) the ACK-train
+//!   2011), in slow start: rounds of data (`snd_una` passing the `snd_nxt`
+//!   of the round start) restart at every window, and from cwnd ≥
+//!   `hystart_low_window` on, per round, the ACK-train
 //!   detector exits when closely spaced ACKs (≤ `hystart_ack_delta_us`
 //!   apart) have kept arriving for more than half of `delay_min` (plus the
 //!   TSO/GRO cushion of `hystart_ack_delay`); the delay detector exits,
@@ -474,6 +475,11 @@ impl Cubic {
         if tp.snd_una > self.end_seq {
             self.hystart_reset(tp);
         }
+        // The rounds restart at every window; the detectors run only from
+        // `hystart_low_window` on (Linux tests it after the reset).
+        if tp.snd_cwnd < self.params.hystart_low_window {
+            return;
+        }
         if self.params.hystart_ack_train {
             let now_us = clock_us(tp.now);
             if now_us.saturating_sub(self.last_ack_us) <= self.params.hystart_ack_delta_us as u64 {
@@ -577,11 +583,7 @@ impl CongestionControl for Cubic {
         if self.delay_min_us == 0 || self.delay_min_us > delay_us {
             self.delay_min_us = delay_us;
         }
-        if !self.found
-            && tp.in_slow_start()
-            && self.params.hystart
-            && tp.snd_cwnd >= self.params.hystart_low_window
-        {
+        if !self.found && tp.in_slow_start() && self.params.hystart {
             self.hystart_update(tp, delay_us);
         }
     }
