@@ -79,6 +79,7 @@
 
 pub mod bbr;
 pub mod cubic;
+mod cubic_root;
 pub mod dctcp;
 pub mod highspeed;
 pub mod registry;
