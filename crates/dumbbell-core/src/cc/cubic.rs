@@ -22,7 +22,7 @@
 //!   `beta_scale/8 ≈ 1/α_cubic`, `α_cubic = 3(1 − β)/(1 + β)` — and `cnt`
 //!   is lowered so that cwnd catches up with it. `cnt` is at least 2: cwnd
 //!   grows at most 1.5× per RTT. `cnt` is recomputed at most once per jiffy,
-//!   and when cwnd has not changed at most every `HZ/32` jiffies.
+//!   and when cwnd has not changed at most every `hz/32` jiffies.
 //! - `cwnd_event(TxStart)` after idle shifts the epoch start forward by the
 //!   idle time, so the curve resumes where it stopped, never into the
 //!   future.
@@ -45,8 +45,9 @@
 //! # Time and arithmetic
 //!
 //! Linux runs the cubic function on jiffies and in fixed point; so do we,
-//! so that window trajectories match the kernel's. A jiffy is 1 ms
-//! (`CONFIG_HZ=1000`), derived from the simulated picosecond clock; the
+//! so that window trajectories match the kernel's. A jiffy is 1/`hz` s,
+//! derived from the simulated picosecond clock: 4 ms by default, as in
+//! Debian's kernel (`CONFIG_HZ=250`; 1000 in Fedora's, for instance); the
 //! cubic time unit is 2^-10 s (`BICTCP_HZ`); β is in units of 1/1024
 //! (717 for the default 0.7002); C is in units of 1/1024 (410 for 0.4, the
 //! value Linux gets from `bic_scale` 41 × 10). HyStart and `delay_min` use
@@ -101,6 +102,9 @@ pub struct CubicParams {
     pub hystart_low_window: u32,
     /// ACK train spacing threshold, microseconds.
     pub hystart_ack_delta_us: u32,
+    /// Jiffies per second of the kernel's clock, which Cubic's curve runs
+    /// on (Linux `CONFIG_HZ`; Debian's kernel 250).
+    pub hz: u32,
 }
 
 impl Default for CubicParams {
@@ -115,6 +119,7 @@ impl Default for CubicParams {
             hystart_delay: true,
             hystart_low_window: 16,
             hystart_ack_delta_us: 2000,
+            hz: DEBIAN_HZ,
         }
     }
 }
@@ -175,6 +180,12 @@ pub const PARAMS: &[Param] = &[
         Range::Any,
         "ACK-train spacing threshold, microseconds.",
     ),
+    Param::new(
+        "hz",
+        Ty::Int,
+        Range::int(1, MAX_HZ as u128, " Hz"),
+        "Jiffies per second of Cubic's clock (Linux CONFIG_HZ; 250 = Debian's kernel, 1000 = Fedora's).",
+    ),
 ];
 
 /// Largest Cubic C, packets/s³ (Linux's default 0.4, `bic_scale` 41).
@@ -183,7 +194,8 @@ pub const MAX_CUBIC_C: f64 = 100.0;
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &CubicParams) -> Result<(), ParamError> {
     param::param(PARAMS, "beta").float(p.beta)?;
-    param::param(PARAMS, "c").float(p.c)
+    param::param(PARAMS, "c").float(p.c)?;
+    param::param(PARAMS, "hz").int(p.hz as u128)
 }
 
 /// `cc = "cubic"`: a variant of its own ([`CcConfig::Cubic`](super::registry::CcConfig)).
@@ -199,9 +211,12 @@ pub const REGISTRATION: Registration = Registration {
     },
 };
 
-/// Jiffies per second (Linux `CONFIG_HZ`, 1000 on most distributions).
-pub const HZ: u64 = 1000;
-const PS_PER_JIFFY: u64 = PS_PER_S / HZ;
+/// Jiffies per second of Debian's kernel (`CONFIG_HZ=250` in its
+/// `linux-image` config): the default of [`CubicParams::hz`].
+pub const DEBIAN_HZ: u32 = 250;
+
+/// Largest `hz` (a jiffy of 1 µs; Linux offers 100 to 1000).
+pub const MAX_HZ: u32 = 1_000_000;
 
 /// β and C are fixed point in units of 1/1024 (Linux `BICTCP_BETA_SCALE`;
 /// `cube_rtt_scale` is C·1024).
@@ -246,6 +261,9 @@ pub struct Cubic {
     cube_factor: u64,
     /// 8/α_cubic: acked packets per W_est increment, ×8 (Linux `beta_scale`).
     beta_scale: u32,
+    /// Jiffies per second, and picoseconds per jiffy.
+    hz: u64,
+    ps_per_jiffy: u64,
 
     /// Acked packets per one-packet increase.
     cnt: u32,
@@ -288,19 +306,9 @@ fn to_fixed(x: f64, lo: u32, hi: u32) -> u32 {
     (x * FIXED_ONE as f64).round().clamp(lo as f64, hi as f64) as u32
 }
 
-/// The simulated clock in jiffies.
-fn jiffies(t: Time) -> u64 {
-    t.ps() / PS_PER_JIFFY
-}
-
 /// The simulated clock in microseconds (Linux `tcp_mstamp`).
 fn clock_us(t: Time) -> u64 {
     t.ps() / PS_PER_US
-}
-
-/// Linux `usecs_to_jiffies`: rounds up.
-fn usecs_to_jiffies(us: u32) -> u64 {
-    (us as u64 * HZ).div_ceil(1_000_000)
 }
 
 impl Cubic {
@@ -309,7 +317,10 @@ impl Cubic {
         let cube_rtt_scale = to_fixed(p.c, 1, u32::MAX) as u64;
         let cube_factor = (1u64 << (10 + 3 * CUBIC_TIME_SHIFT)) / cube_rtt_scale;
         let beta_scale = 8 * (FIXED_ONE + beta) / 3 / (FIXED_ONE - beta);
+        let hz = p.hz.clamp(1, MAX_HZ) as u64;
         Cubic {
+            hz,
+            ps_per_jiffy: PS_PER_S / hz,
             params: p,
             beta,
             cube_rtt_scale,
@@ -344,6 +355,16 @@ impl Cubic {
         self.k as f64 / (1u64 << CUBIC_TIME_SHIFT) as f64
     }
 
+    /// The simulated clock in jiffies.
+    fn jiffies(&self, t: Time) -> u64 {
+        t.ps() / self.ps_per_jiffy
+    }
+
+    /// Linux `usecs_to_jiffies`: rounds up.
+    fn usecs_to_jiffies(&self, us: u32) -> u64 {
+        (us as u64 * self.hz).div_ceil(1_000_000)
+    }
+
     /// Forgets the window history (Linux `bictcp_reset`).
     fn reset(&mut self) {
         self.cnt = 0;
@@ -371,10 +392,10 @@ impl Cubic {
 
     /// Recomputes `cnt` for the current window (Linux `bictcp_update`).
     fn update(&mut self, cwnd: u32, acked: u32, now: Time) {
-        let now_j = jiffies(now);
+        let now_j = self.jiffies(now);
         self.ack_cnt = self.ack_cnt.saturating_add(acked);
 
-        if self.last_cwnd == cwnd && now_j.saturating_sub(self.last_time_jiffies) <= HZ / 32 {
+        if self.last_cwnd == cwnd && now_j.saturating_sub(self.last_time_jiffies) <= self.hz / 32 {
             return;
         }
         // The cubic part runs at most once per jiffy; the Reno-friendly part
@@ -424,8 +445,8 @@ impl Cubic {
             }
         };
         // t + delay_min, in 2^-10 s.
-        let t_jiffies = now_j.saturating_sub(epoch) + usecs_to_jiffies(self.delay_min_us);
-        let t = (t_jiffies << CUBIC_TIME_SHIFT) / HZ;
+        let t_jiffies = now_j.saturating_sub(epoch) + self.usecs_to_jiffies(self.delay_min_us);
+        let t = (t_jiffies << CUBIC_TIME_SHIFT) / self.hz;
         let k = self.k as u64;
         let offs = t.abs_diff(k) as u128;
         // C·(t − K)³ in packets: (C·1024)·offs³ / 2^(10 + 3·10).
@@ -546,8 +567,8 @@ impl CongestionControl for Cubic {
         if ev != CaEvent::TxStart {
             return;
         }
-        let now_j = jiffies(tp.now);
-        let idle_j = now_j.saturating_sub(jiffies(tp.lsndtime));
+        let now_j = self.jiffies(tp.now);
+        let idle_j = now_j.saturating_sub(self.jiffies(tp.lsndtime));
         if let Some(epoch) = self.epoch_start_jiffies {
             if idle_j > 0 {
                 self.epoch_start_jiffies = Some((epoch + idle_j).min(now_j));
@@ -562,7 +583,7 @@ impl CongestionControl for Cubic {
         // Samples right after a reduction still carry its queue: skip them
         // for a second.
         if let Some(epoch) = self.epoch_start_jiffies {
-            if jiffies(tp.now).saturating_sub(epoch) < HZ {
+            if self.jiffies(tp.now).saturating_sub(epoch) < self.hz {
                 return;
             }
         }
@@ -990,13 +1011,18 @@ mod tests {
 
     #[test]
     fn idle_shift_never_moves_the_epoch_into_the_future() {
-        let mut f = Flow::new(params(), 100, 50);
-        f.ack(Time::ZERO + Dur::from_secs(10), Dur::from_ms(10));
-        assert_eq!(f.cc.epoch_start_jiffies, Some(10_000));
-        f.tp.lsndtime = Time::ZERO + Dur::from_secs(2);
-        f.tp.now = Time::ZERO + Dur::from_secs(11);
-        f.cc.cwnd_event(&mut f.tp, CaEvent::TxStart);
-        assert_eq!(f.cc.epoch_start_jiffies, Some(11_000));
+        // The epoch is counted in the kernel's jiffies: 4 ms at Debian's
+        // 250 Hz, 1 ms at 1000 Hz.
+        for hz in [DEBIAN_HZ, 1000] {
+            let j = |s: u64| Some(s * hz as u64);
+            let mut f = Flow::new(CubicParams { hz, ..params() }, 100, 50);
+            f.ack(Time::ZERO + Dur::from_secs(10), Dur::from_ms(10));
+            assert_eq!(f.cc.epoch_start_jiffies, j(10));
+            f.tp.lsndtime = Time::ZERO + Dur::from_secs(2);
+            f.tp.now = Time::ZERO + Dur::from_secs(11);
+            f.cc.cwnd_event(&mut f.tp, CaEvent::TxStart);
+            assert_eq!(f.cc.epoch_start_jiffies, j(11));
+        }
     }
 
     #[test]
