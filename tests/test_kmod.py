@@ -190,6 +190,7 @@ needs_kernel = pytest.mark.skipif(KERNEL is None, reason=WHY or "no kernel sourc
         ("tcp_highspeed.c", {"kind": "highspeed", "mode": "linux_table"}, 250),
         ("tcp_cubic.c", {"kind": "cubic"}, 250),
         ("tcp_cubic.c", {"kind": "cubic", "hz": 1000}, 1000),
+        ("tcp_bbr.c", {"kind": "bbr"}, 250),
     ],
 )
 def test_linux_612_modules_are_identical_to_their_ports(file: str, port: dict, hz: int) -> None:
