@@ -210,6 +210,9 @@ def test_cubics_clock_is_the_kernels_jiffies() -> None:
     by_name = {s["name"]: s for s in report["scenarios"]}
     d = by_name["random-loss-1pct"]["first_difference"]
     assert d is not None and d["hook"] in ("cong_avoid", "pkts_acked"), d
+    # the private state (cnt, W_max, K, ...) is compared too: the first
+    # difference is in it, before any window differs
+    assert d["field"] in ("cnt", "w_max", "k_s", "origin_point", "w_est", "delay_min_us", "hystart_found"), d
 
 
 # ------------------------------------- the E3 authors' modules (seed 001)
