@@ -66,7 +66,8 @@
 //! Every field of [`CubicParams`] is honoured: `beta` and `c` are rounded to
 //! the nearest 1/1024 (β is kept in 1..=1023, C at least 1/1024);
 //! `hystart` switches HyStart as a whole, `hystart_ack_train` and
-//! `hystart_delay` each detector (Linux's `hystart_detect` bits).
+//! `hystart_delay` each detector (Linux's `hystart_detect` bits); `hz` is
+//! the kernel's jiffies per second (250, Debian's, by default).
 //! Linux's `initial_ssthresh` (0 by default) is not a parameter.
 //!
 //! The stack never paces Cubic (it does not ask to), so the ACK-train
