@@ -98,6 +98,12 @@ def test_lossy_cc_runs_the_authors_modules_as_the_ports_with_the_modules_ssthres
     paper_good = dict(zip(paper.rows["cc"], paper.rows["goodput_bps"]))
     assert good["expolinear"] < 0.5 * paper_good["expolinear"]
     assert good["fractional"] == paper_good["fractional"]
+    # and the bandwidth claim's difference has its account (the hook), not
+    # "not yet traced"; the ports' run is not given that account
+    claim = mods.paper.filter(mods.paper["part"] == "bandwidth").row(0, named=True)
+    assert claim["impl"] == "module" and paper.paper["impl"].null_count() == paper.paper.height
+    line = next(x for x in claims_lines(mods.paper, experiment=lossy_cc.NAME) if "goodput / link rate" in x)
+    assert "differs (paper)" in line and "ssthresh hook" in line and "not yet traced" not in line, line
 
 
 def test_a_missing_module_is_one_error_naming_the_field_and_the_file(tmp_path: Path) -> None:

@@ -32,6 +32,11 @@ static void helper_arithmetic(void)
 	CHECK(min_t(u32, 3, 9) == 3 && max_t(s32, -1, 4) == 4);
 	CHECK(min(2, 5) == 2 && max(2U, 5U) == 5U);
 	CHECK(clamp(12, 0, 10) == 10);
+	/* abs() of an unsigned difference is the distance (the kernel reads it
+	 * as the signed type of its width; tcp_bbr.c relies on this) */
+	{ u32 lo = 133060, hi = 140993; u64 wlo = 5, whi = 9;
+	  CHECK(abs(lo - hi) == 7933 && abs(hi - lo) == 7933 && abs(-7) == 7);
+	  CHECK(abs(wlo - whi) == 4); }
 	CHECK(min_not_zero(0U, 4U) == 4U && min_not_zero(5U, 3U) == 3U && min_not_zero(6U, 0U) == 6U);
 	CHECK(before(0xfffffff0u, 5u) && after(5u, 0xfffffff0u));
 	CHECK(int_sqrt(1000000) == 1000);

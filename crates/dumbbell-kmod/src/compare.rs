@@ -8,6 +8,7 @@
 
 use crate::control::{KmodControls, ModuleSpec};
 use crate::error::KmodError;
+use crate::private::{self, MAX_COMPARED};
 use dumbbell_core::cc::{
     self, AckSample, CaEvent, CaState, CongestionControl, ExternalControls, RateSample, TcpSock,
 };
@@ -28,6 +29,11 @@ pub struct Step {
     pub ca_state: u8,
     /// What `ssthresh` or `undo_cwnd` returned.
     pub ret: Option<u32>,
+    /// The private state compared for this control
+    /// ([`private::compared`]), as `f64` bits, in that order (0 beyond).
+    pub private: [u64; MAX_COMPARED],
+    /// Their names.
+    pub private_names: &'static [&'static str],
 }
 
 type Logs = Arc<Mutex<Vec<Vec<Step>>>>;
@@ -42,7 +48,18 @@ struct Recorder {
 
 impl Recorder {
     fn note(&mut self, hook: &'static str, tp: &TcpSock, ret: Option<u32>) {
+        let fields = private::compared(self.inner.name());
+        let mut private = [0u64; MAX_COMPARED];
+        if !fields.is_empty() {
+            self.inner.trace_vars(&mut |name, v| {
+                if let Some(i) = fields.iter().position(|&f| f == name) {
+                    private[i] = v.to_bits();
+                }
+            });
+        }
         self.log.push(Step {
+            private,
+            private_names: fields,
             hook,
             time_ps: tp.now.ps(),
             cwnd: tp.snd_cwnd,
@@ -407,6 +424,16 @@ pub fn diff(name: &str, port: &[Vec<Step>], module: &[Vec<Step>]) -> ScenarioRes
                 return found(name, acks, c, i, x, field, p, m);
             }
         }
+        if x.private != y.private {
+            let fields = x.private_names;
+            let k = (0..MAX_COMPARED)
+                .find(|&k| x.private[k] != y.private[k])
+                .unwrap_or(0);
+            let field = fields.get(k).copied().unwrap_or("private");
+            let show = |b: u64| f64::from_bits(b).to_string();
+            let (p, m) = (show(x.private[k]), show(y.private[k]));
+            return found(name, acks, c, i, x, field, p, m);
+        }
         if x.hook == "in_ack_event" {
             acks += 1;
         }
@@ -496,6 +523,8 @@ mod tests {
             pacing_rate_bps: 0,
             ca_state: 0,
             ret: None,
+            private: [0; MAX_COMPARED],
+            private_names: &[],
         }
     }
 
@@ -521,5 +550,28 @@ mod tests {
         longer[0].push(step("cong_avoid", 9, 11));
         let d = diff("calls", &port, &longer).first_difference.unwrap();
         assert_eq!((d.field.as_str(), d.call), ("calls", 2));
+    }
+
+    #[test]
+    fn a_private_field_differs_by_its_name_after_the_window_fields() {
+        let names: &'static [&'static str] = &["cnt", "w_max"];
+        let mut port = vec![vec![step("in_ack_event", 1, 10), step("cong_avoid", 2, 11)]];
+        for s in &mut port[0] {
+            s.private_names = names;
+            s.private[0] = 20f64.to_bits();
+            s.private[1] = 100f64.to_bits();
+        }
+        let mut module = port.clone();
+        assert_eq!(diff("same", &port, &module).first_difference, None);
+        module[0][1].private[1] = 90f64.to_bits();
+        let d = diff("w_max", &port, &module).first_difference.unwrap();
+        assert_eq!(
+            (d.call, d.field.as_str(), d.port.as_str(), d.module.as_str()),
+            (1, "w_max", "100", "90")
+        );
+        // the window fields are reported first
+        module[0][1].cwnd = 12;
+        let d = diff("cwnd", &port, &module).first_difference.unwrap();
+        assert_eq!(d.field, "cwnd");
     }
 }

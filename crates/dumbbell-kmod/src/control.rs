@@ -204,11 +204,17 @@ impl KmodControl {
 
     /// The module's private state of this socket (`icsk_ca_priv`).
     pub fn private_state(&self) -> Vec<u8> {
+        self.private_bytes().to_vec()
+    }
+
+    /// The module's private area, borrowed from the socket.
+    fn private_bytes(&self) -> &[u8] {
         let mut len = 0u32;
-        // SAFETY: a pointer into the socket and its length.
+        // SAFETY: a pointer into the socket (which lives as long as self)
+        // and its length.
         unsafe {
             let p = (self.inst.glue.sock_priv)(self.sk, &mut len);
-            std::slice::from_raw_parts(p, len as usize).to_vec()
+            std::slice::from_raw_parts(p, len as usize)
         }
     }
 
@@ -428,6 +434,12 @@ impl CongestionControl for KmodControl {
     /// paced at the rate it sets, as Linux's internal pacing does for BBR.
     fn wants_pacing(&self) -> bool {
         self.inst.caps & caps::CONG_CONTROL != 0
+    }
+
+    /// The module's private state under the port's names, for the modules
+    /// whose layout [`crate::private`] knows (Cubic, DCTCP).
+    fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        crate::private::decode(self.inst.name, self.private_bytes(), out);
     }
 }
 

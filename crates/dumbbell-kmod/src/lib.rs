@@ -22,6 +22,7 @@ pub mod control;
 pub mod crash;
 pub mod error;
 pub mod ffi;
+pub mod private;
 
 pub use compile::{build, BuildOptions};
 pub use control::{Instance, KmodControl, KmodControls, ModuleSpec};

@@ -271,6 +271,21 @@ KNOWN: dict[str, list[Known]] = {
               doc=_doc(2, "packet-return-where-what-it-costs-what-the-sender-does")),
     ],
     "lossy-cc": [
+        # Runs with the authors' modules (--module-dir): claim rows say impl=module.
+        Known({"impl": "module", "metric": "goodput / link rate"}, cause="paper",
+              when=below(0.5), condition="a control below half the link with the authors' modules",
+              reason="the lowest control is a module (Expolinear from expolin01.c at quick scale, {ours} of the "
+                     "clean 1 Gb/s link): the modules' ssthresh hook enters recovery itself on the initial b_r of 1 "
+                     "and collapses a fresh window to 2-3 packets at its first loss, which the paper's equations "
+                     "(and the ports, module_hook = false) do not; the ports with module_hook = true give the "
+                     "module run bit for bit",
+              doc=_doc(3, "with-the-authors-modules")),
+        Known({"impl": "module", "part": "loss", "metric": "linear / best other Linear variant"}, cause="paper",
+              when=below(1.0), condition="Linear from linha01.c below its variants",
+              reason="Linear from linha01.c keeps {ours} of its best variant's goodput: its ssthresh hook enters "
+                     "recovery itself and collapses the window at a loss, which the paper's equations do not, while "
+                     "the variants (20 %, 50 %, adaptive) are dumbbell's ports without that hook",
+              doc=_doc(3, "with-the-authors-modules")),
         Known({"metric": "linear / bbr"}, cause="model",
               when=below(1.0), condition="Linear below BBR at 10 Gb/s and 20 % loss",
               reason="at 10 Gb/s Linear sits at a window of 1 packet in recovery, its recovery adding 1 packet per "

@@ -582,6 +582,10 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
         vals = [g(part, c, **where) for c in ccs]
         return None if any(v is None for v in vals) or not vals else min(vals)
 
+    # "module" when the run's proposals ran from the authors' modules
+    # (--module-dir): the claims' accounts for module runs apply (null
+    # otherwise).
+    impl = "module" if "impl" in rows.columns and rows.filter(pl.col("impl") == "module").height else None
     out = []
     for c in _claims():
         ours = None
@@ -652,12 +656,12 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
             c = {**c, "ours_droptail": float(other["x"][0]) if other.height else None}
         basis, note = _basis(c)
         out.append({**{"cc_b": None, "server_cc": None, "setup": None, "value_ci": None, "ours_droptail": None}, **c,
-                    "ours": ours, "ours_ci": ours_ci, "basis": basis, "basis_note": note})
+                    "ours": ours, "ours_ci": ours_ci, "basis": basis, "basis_note": note, "impl": impl})
     schema = {"part": pl.String, "metric": pl.String, "cc": pl.String, "cc_b": pl.String, "server_cc": pl.String,
               "setup": pl.String,
               "point": pl.String, "relation": pl.String, "value": pl.Float64, "value_ci": pl.Float64,
               "ours": pl.Float64, "ours_ci": pl.Float64, "ours_droptail": pl.Float64, "basis": pl.String,
-              "basis_note": pl.String, "source": pl.String}
+              "basis_note": pl.String, "source": pl.String, "impl": pl.String}
     frame = pl.DataFrame(out, schema=schema).select(list(schema))
     return base_rtt.attach(frame, rows, _paper_frame)
 

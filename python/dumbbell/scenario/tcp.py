@@ -45,7 +45,7 @@ class Cubic(_Model):
     """Cubic (RFC 9438, Linux ``tcp_cubic.c``). Unset parameters take the
     core's defaults: beta 717/1024, C 0.4, fast convergence, TCP-friendly
     region and HyStart (ACK train and delay) on, HyStart low window 16,
-    ACK-train delta 2000 µs."""
+    ACK-train delta 2000 µs, a 250 Hz jiffies clock (Debian's kernel)."""
 
     kind: Literal["cubic"] = "cubic"
     beta: Annotated[float, Field(gt=0, lt=1, description="Multiplicative decrease factor.")] | None = None
@@ -57,6 +57,7 @@ class Cubic(_Model):
     hystart_delay: bool | None = None
     hystart_low_window: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
     hystart_ack_delta_us: Annotated[int, Field(ge=0, le=U32_MAX, description="ACK-train spacing threshold, µs.")] | None = None
+    hz: Annotated[int, Field(ge=1, le=1_000_000, description="Jiffies per second of Cubic's clock (Linux CONFIG_HZ; 250 = Debian's kernel, 1000 = Fedora's).")] | None = None
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "cubic", **_drop_none(self.model_dump(exclude={"kind"}))}

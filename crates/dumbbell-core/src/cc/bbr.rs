@@ -95,12 +95,15 @@
 //! gains in 1/256 (`BBR_UNIT`; high gain 739, drain 88, cwnd 512, 5/4 =
 //! 320), bandwidth in packets per microsecond scaled by 2^24 (`BW_UNIT`),
 //! held in a `u64` (Linux's `u32` overflows near 3 Tb/s) with `u128`
-//! intermediates. Time is the simulator's picosecond clock where Linux uses
-//! microseconds (`tcp_mstamp`, min RTT, rate intervals), milliseconds (the
-//! long-term sampling interval) or jiffies (the min RTT and ProbeRTT
-//! stamps): a bandwidth sample is `delivered · 2^24 · 10^6 / interval_ps`,
-//! the BDP `⌈bw · min_rtt_ps · gain / 256 / (2^24 · 10^6)⌉` packets. The
-//! results agree with the kernel's up to its truncation of those clocks.
+//! intermediates. Time is in Linux's units where Linux computes with it:
+//! whole microseconds for srtt at init, RTT samples and the min RTT, rate
+//! sample intervals, gain-cycle phases, ACK-aggregation epochs and the
+//! time to the next departure (from nanoseconds); whole milliseconds for
+//! the long-term sampling interval. A bandwidth sample is
+//! `delivered · 2^24 / interval_us`, the BDP
+//! `⌈bw · min_rtt_us · gain / 256 / 2^24⌉` packets, as the kernel's. The
+//! min RTT and ProbeRTT stamps are kept on the picosecond clock where Linux
+//! uses jiffies (a 10 s window and 200 ms: only their last jiffy differs).
 //!
 //! # Choices where our model differs
 //!
@@ -151,6 +154,20 @@ pub const CYCLE_LEN: usize = 8;
 /// always: a 128-bit division is a library call, a 64-bit division by a
 /// constant a multiplication). The same value either way.
 #[inline(always)]
+/// Whole microseconds of a duration (Linux's µs quantities).
+fn whole_us(d: Dur) -> u64 {
+    d.ps() / PS_PER_US
+}
+
+/// A time on Linux's microsecond clock (`tcp_mstamp`, `delivered_mstamp`).
+fn stamp_us(t: Time) -> u64 {
+    t.ps() / PS_PER_US
+}
+
+/// Picoseconds per nanosecond, nanoseconds per microsecond.
+const PS_PER_NS: u64 = 1_000;
+const NS_PER_US: u64 = 1_000;
+
 fn div_wide(n: u128, d: u64) -> u128 {
     if n >> 64 == 0 {
         ((n as u64) / d) as u128
@@ -512,13 +529,15 @@ impl Bbr {
 
     /// Linux `bbr_init_pacing_rate_from_rtt`: high_gain · cwnd / srtt.
     fn init_pacing_rate_from_rtt(&mut self, tp: &mut TcpSock) {
-        let rtt = if tp.srtt > Dur::ZERO {
+        // Linux reads srtt in whole microseconds (`srtt_us >> 3`).
+        let srtt_us = whole_us(tp.srtt);
+        let rtt_us = if srtt_us > 0 {
             self.has_seen_rtt = true;
-            tp.srtt.max(Dur::from_us(1))
+            srtt_us
         } else {
-            Dur::from_ms(1)
+            1_000
         };
-        let bw = tp.snd_cwnd as u128 * BW_UNIT as u128 * PS_PER_US as u128 / rtt.ps() as u128;
+        let bw = tp.snd_cwnd as u128 * BW_UNIT as u128 / rtt_us as u128;
         tp.pacing_rate_bps = self.pacing_rate_bps_for(bw as u64, self.p.high_gain);
         self.pacing_rate_bps = tp.pacing_rate_bps;
     }
@@ -526,7 +545,7 @@ impl Bbr {
     /// Linux `bbr_set_pacing_rate`: only upward until the pipe is full.
     fn set_pacing_rate(&mut self, tp: &mut TcpSock, bw: u64, gain: u32) {
         let rate = self.pacing_rate_bps_for(bw, gain);
-        if !self.has_seen_rtt && tp.srtt > Dur::ZERO {
+        if !self.has_seen_rtt && whole_us(tp.srtt) > 0 {
             self.init_pacing_rate_from_rtt(tp);
         }
         if self.full_bw_reached || rate > tp.pacing_rate_bps {
@@ -566,10 +585,9 @@ impl Bbr {
         if self.min_rtt == Dur::MAX {
             return TCP_INIT_CWND; // no RTT sample yet
         }
-        let w = bw as u128 * self.min_rtt.ps() as u128;
+        let w = bw as u128 * whole_us(self.min_rtt) as u128;
         let scaled = (w * gain as u128) >> BBR_SCALE;
-        let unit = BW_UNIT * PS_PER_US;
-        div_ceil_wide(scaled, unit).min(u32::MAX as u128) as u32
+        div_ceil_wide(scaled, BW_UNIT).min(u32::MAX as u128) as u32
     }
 
     /// Linux `bbr_quantization_budget`: room for three TSO bursts, an even
@@ -592,9 +610,10 @@ impl Bbr {
     /// bottleneck delivers before the next paced departure (plus that
     /// departure's burst when probing up).
     fn packets_in_net_at_edt(&self, tp: &TcpSock, inflight_now: u32) -> u32 {
+        // Linux: whole microseconds of the difference of two ns clocks.
         let edt = tp.wstamp.max(tp.now);
-        let interval_ps = edt.since(tp.now).ps() as u128;
-        let delivered = div_wide(self.bw() as u128 * interval_ps, PS_PER_US) >> BW_SCALE;
+        let interval_us = (edt.ps() / PS_PER_NS - tp.now.ps() / PS_PER_NS) / NS_PER_US;
+        let delivered = (self.bw() as u128 * interval_us as u128) >> BW_SCALE;
         let mut at_edt = inflight_now;
         if self.pacing_gain > BBR_UNIT {
             at_edt = at_edt.saturating_add(self.tso_segs_goal(tp));
@@ -677,7 +696,8 @@ impl Bbr {
 
     /// Linux `bbr_is_next_cycle_phase`.
     fn is_next_cycle_phase(&self, tp: &TcpSock, rs: &RateSample) -> bool {
-        let is_full_length = tp.delivered_mstamp.saturating_since(self.cycle_mstamp) > self.min_rtt;
+        let elapsed_us = stamp_us(tp.delivered_mstamp).saturating_sub(stamp_us(self.cycle_mstamp));
+        let is_full_length = elapsed_us > whole_us(self.min_rtt);
         if self.pacing_gain == BBR_UNIT {
             return is_full_length;
         }
@@ -799,11 +819,13 @@ impl Bbr {
         if delivered == 0 || (lost << BBR_SCALE) < LT_LOSS_THRESH * delivered {
             return;
         }
-        let t = tp.delivered_mstamp.saturating_since(self.lt_last_stamp);
-        if t < Dur::from_ms(1) {
+        // Linux counts this interval in whole ms of its µs clock.
+        let ms = |t: Time| stamp_us(t) / 1_000;
+        let t_ms = ms(tp.delivered_mstamp).saturating_sub(ms(self.lt_last_stamp));
+        if t_ms < 1 {
             return; // shorter than Linux's millisecond clock can measure
         }
-        let bw = delivered as u128 * BW_UNIT as u128 * PS_PER_US as u128 / t.ps() as u128;
+        let bw = delivered as u128 * BW_UNIT as u128 / (t_ms as u128 * 1_000);
         self.lt_bw_interval_done(tp, bw.min(u64::MAX as u128) as u64);
     }
 
@@ -813,7 +835,9 @@ impl Bbr {
         let Some(delivered) = rs.delivered else {
             return;
         };
-        if rs.interval.is_zero() {
+        // Linux's `interval_us`: whole microseconds.
+        let interval_us = whole_us(rs.interval);
+        if interval_us == 0 {
             return;
         }
         if rs.prior_delivered >= self.next_rtt_delivered {
@@ -823,10 +847,7 @@ impl Bbr {
             self.packet_conservation = false;
         }
         self.lt_bw_sampling(tp, rs.losses, rs.is_app_limited);
-        let bw = div_wide(
-            delivered as u128 * BW_UNIT as u128 * PS_PER_US as u128,
-            rs.interval.ps(),
-        );
+        let bw = delivered as u128 * BW_UNIT as u128 / interval_us as u128;
         let bw = bw.min(u64::MAX as u128) as u64;
         // App-limited samples only count when they raise the estimate.
         if !rs.is_app_limited || bw >= self.max_bw() {
@@ -840,7 +861,7 @@ impl Bbr {
         if !self.p.extra_acked
             || rs.acked_sacked == 0
             || rs.delivered.is_none()
-            || rs.interval.is_zero()
+            || whole_us(rs.interval) == 0
         {
             return;
         }
@@ -852,15 +873,10 @@ impl Bbr {
                 self.extra_acked[self.extra_acked_win_idx] = 0;
             }
         }
-        let epoch_ps = tp
-            .delivered_mstamp
-            .saturating_since(self.ack_epoch_mstamp)
-            .ps();
-        let mut expected = div_wide(
-            div_wide(self.bw() as u128 * epoch_ps as u128, PS_PER_US),
-            BW_UNIT,
-        )
-        .min(u32::MAX as u128) as u32;
+        let epoch_us =
+            stamp_us(tp.delivered_mstamp).saturating_sub(stamp_us(self.ack_epoch_mstamp));
+        let mut expected =
+            div_wide(self.bw() as u128 * epoch_us as u128, BW_UNIT).min(u32::MAX as u128) as u32;
         if self.ack_epoch_acked <= expected
             || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_ACKED_RESET
         {
@@ -922,7 +938,10 @@ impl Bbr {
     fn update_min_rtt(&mut self, tp: &mut TcpSock, rs: &RateSample) {
         let filter_expired = tp.now > self.min_rtt_stamp + self.p.min_rtt_win;
         if let Some(rtt) = rs.rtt {
-            if rtt <= self.min_rtt || filter_expired {
+            // Linux's `rtt_us`, whole microseconds; an equal sample does
+            // not renew the stamp.
+            let rtt = Dur::from_us(whole_us(rtt));
+            if rtt < self.min_rtt || filter_expired {
                 self.min_rtt = rtt;
                 self.min_rtt_stamp = tp.now;
             }
@@ -1010,7 +1029,11 @@ impl CongestionControl for Bbr {
         self.packet_conservation = false;
         self.probe_rtt_done_stamp = None;
         self.probe_rtt_round_done = false;
-        self.min_rtt = tp.min_rtt;
+        self.min_rtt = if tp.min_rtt == Dur::MAX {
+            Dur::MAX
+        } else {
+            Dur::from_us(whole_us(tp.min_rtt)) // Linux `tcp_min_rtt`, µs
+        };
         self.min_rtt_stamp = tp.now;
         self.bw.reset(self.rtt_cnt, 0);
         self.has_seen_rtt = false;

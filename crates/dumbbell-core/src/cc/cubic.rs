@@ -22,7 +22,7 @@
 //!   `beta_scale/8 ≈ 1/α_cubic`, `α_cubic = 3(1 − β)/(1 + β)` — and `cnt`
 //!   is lowered so that cwnd catches up with it. `cnt` is at least 2: cwnd
 //!   grows at most 1.5× per RTT. `cnt` is recomputed at most once per jiffy,
-//!   and when cwnd has not changed at most every `HZ/32` jiffies.
+//!   and when cwnd has not changed at most every `hz/32` jiffies.
 //! - `cwnd_event(TxStart)` after idle shifts the epoch start forward by the
 //!   idle time, so the curve resumes where it stopped, never into the
 //!   future.
@@ -31,8 +31,9 @@
 //!   window from before the reduction (recent Linux has no Cubic-specific
 //!   undo, and `W_max` is not restored).
 //! - HyStart (Ha and Rhee, "Taming the Elephants: New TCP Slow Start",
-//!   2011), from cwnd ≥ `hystart_low_window` in slow start: per round of
-//!   data (`snd_una` passing the `snd_nxt` of the round start) the ACK-train
+//!   2011), in slow start: rounds of data (`snd_una` passing the `snd_nxt`
+//!   of the round start) restart at every window, and from cwnd ≥
+//!   `hystart_low_window` on, per round, the ACK-train
 //!   detector exits when closely spaced ACKs (≤ `hystart_ack_delta_us`
 //!   apart) have kept arriving for more than half of `delay_min` (plus the
 //!   TSO/GRO cushion of `hystart_ack_delay`); the delay detector exits,
@@ -44,28 +45,29 @@
 //! # Time and arithmetic
 //!
 //! Linux runs the cubic function on jiffies and in fixed point; so do we,
-//! so that window trajectories match the kernel's. A jiffy is 1 ms
-//! (`CONFIG_HZ=1000`), derived from the simulated picosecond clock; the
+//! so that window trajectories match the kernel's. A jiffy is 1/`hz` s,
+//! derived from the simulated picosecond clock: 4 ms by default, as in
+//! Debian's kernel (`CONFIG_HZ=250`; 1000 in Fedora's, for instance); the
 //! cubic time unit is 2^-10 s (`BICTCP_HZ`); β is in units of 1/1024
 //! (717 for the default 0.7002); C is in units of 1/1024 (410 for 0.4, the
 //! value Linux gets from `bic_scale` 41 × 10). HyStart and `delay_min` use
 //! microseconds, as Linux's `tcp_mstamp`.
 //!
-//! The one deliberate difference: Linux's `cubic_root` is a table lookup
-//! plus one Newton step (about 0.2 % error); we compute the exact integer
-//! floor of the cube root (a `libm::cbrt` estimate, bit-identical on every
-//! machine, corrected with integer arithmetic). K differs from Linux's by
-//! that approximation error (some 20 ms for K = 9 s). Products are taken
-//! in `u128` where Linux's `u64` could wrap (only for epochs of tens of
-//! minutes), and the steps that would divide by zero or loop forever in
-//! Linux with out-of-range parameters are guarded.
+//! K is Linux's approximate cube root, not the exact one
+//! ([`cubic_root`](super::cubic_root::cubic_root): a table lookup plus one
+//! Newton step, within about 0.2 % of the root), so that K, the target and
+//! `cnt` after a reduction are the kernel's. Products are taken in `u128`
+//! where Linux's `u64` could wrap (only for epochs of tens of minutes),
+//! and the steps that would divide by zero or loop forever in Linux with
+//! out-of-range parameters are guarded.
 //!
 //! # Parameters
 //!
 //! Every field of [`CubicParams`] is honoured: `beta` and `c` are rounded to
 //! the nearest 1/1024 (β is kept in 1..=1023, C at least 1/1024);
 //! `hystart` switches HyStart as a whole, `hystart_ack_train` and
-//! `hystart_delay` each detector (Linux's `hystart_detect` bits).
+//! `hystart_delay` each detector (Linux's `hystart_detect` bits); `hz` is
+//! the kernel's jiffies per second (250, Debian's, by default).
 //! Linux's `initial_ssthresh` (0 by default) is not a parameter.
 //!
 //! The stack never paces Cubic (it does not ask to), so the ACK-train
@@ -73,6 +75,7 @@
 //! cushion reads `tp.pacing_rate_bps` as Linux reads `sk_pacing_rate`, and
 //! is 0 when the stack leaves it at 0.
 
+use super::cubic_root::cubic_root;
 use super::Registration;
 use super::{
     tcp_cong_avoid_ai, tcp_slow_start, AckSample, CaEvent, CaState, CongestionControl, TcpSock,
@@ -100,6 +103,9 @@ pub struct CubicParams {
     pub hystart_low_window: u32,
     /// ACK train spacing threshold, microseconds.
     pub hystart_ack_delta_us: u32,
+    /// Jiffies per second of the kernel's clock, which Cubic's curve runs
+    /// on (Linux `CONFIG_HZ`; Debian's kernel 250).
+    pub hz: u32,
 }
 
 impl Default for CubicParams {
@@ -114,6 +120,7 @@ impl Default for CubicParams {
             hystart_delay: true,
             hystart_low_window: 16,
             hystart_ack_delta_us: 2000,
+            hz: DEBIAN_HZ,
         }
     }
 }
@@ -174,6 +181,12 @@ pub const PARAMS: &[Param] = &[
         Range::Any,
         "ACK-train spacing threshold, microseconds.",
     ),
+    Param::new(
+        "hz",
+        Ty::Int,
+        Range::int(1, MAX_HZ as u128, " Hz"),
+        "Jiffies per second of Cubic's clock (Linux CONFIG_HZ; 250 = Debian's kernel, 1000 = Fedora's).",
+    ),
 ];
 
 /// Largest Cubic C, packets/s³ (Linux's default 0.4, `bic_scale` 41).
@@ -182,7 +195,8 @@ pub const MAX_CUBIC_C: f64 = 100.0;
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &CubicParams) -> Result<(), ParamError> {
     param::param(PARAMS, "beta").float(p.beta)?;
-    param::param(PARAMS, "c").float(p.c)
+    param::param(PARAMS, "c").float(p.c)?;
+    param::param(PARAMS, "hz").int(p.hz as u128)
 }
 
 /// `cc = "cubic"`: a variant of its own ([`CcConfig::Cubic`](super::registry::CcConfig)).
@@ -198,9 +212,12 @@ pub const REGISTRATION: Registration = Registration {
     },
 };
 
-/// Jiffies per second (Linux `CONFIG_HZ`, 1000 on most distributions).
-pub const HZ: u64 = 1000;
-const PS_PER_JIFFY: u64 = PS_PER_S / HZ;
+/// Jiffies per second of Debian's kernel (`CONFIG_HZ=250` in its
+/// `linux-image` config): the default of [`CubicParams::hz`].
+pub const DEBIAN_HZ: u32 = 250;
+
+/// Largest `hz` (a jiffy of 1 µs; Linux offers 100 to 1000).
+pub const MAX_HZ: u32 = 1_000_000;
 
 /// β and C are fixed point in units of 1/1024 (Linux `BICTCP_BETA_SCALE`;
 /// `cube_rtt_scale` is C·1024).
@@ -245,6 +262,9 @@ pub struct Cubic {
     cube_factor: u64,
     /// 8/α_cubic: acked packets per W_est increment, ×8 (Linux `beta_scale`).
     beta_scale: u32,
+    /// Jiffies per second, and picoseconds per jiffy.
+    hz: u64,
+    ps_per_jiffy: u64,
 
     /// Acked packets per one-packet increase.
     cnt: u32,
@@ -287,33 +307,9 @@ fn to_fixed(x: f64, lo: u32, hi: u32) -> u32 {
     (x * FIXED_ONE as f64).round().clamp(lo as f64, hi as f64) as u32
 }
 
-/// The simulated clock in jiffies.
-fn jiffies(t: Time) -> u64 {
-    t.ps() / PS_PER_JIFFY
-}
-
 /// The simulated clock in microseconds (Linux `tcp_mstamp`).
 fn clock_us(t: Time) -> u64 {
     t.ps() / PS_PER_US
-}
-
-/// Linux `usecs_to_jiffies`: rounds up.
-fn usecs_to_jiffies(us: u32) -> u64 {
-    (us as u64 * HZ).div_ceil(1_000_000)
-}
-
-/// Exact floor of the cube root of `a`.
-fn cube_root(a: u128) -> u64 {
-    // libm is a pure-Rust port: the estimate is the same on every machine,
-    // and the integer correction makes the result exact anyway.
-    let mut x = libm::cbrt(a as f64) as u64;
-    while (x as u128 + 1).pow(3) <= a {
-        x += 1;
-    }
-    while (x as u128).pow(3) > a {
-        x -= 1;
-    }
-    x
 }
 
 impl Cubic {
@@ -322,7 +318,10 @@ impl Cubic {
         let cube_rtt_scale = to_fixed(p.c, 1, u32::MAX) as u64;
         let cube_factor = (1u64 << (10 + 3 * CUBIC_TIME_SHIFT)) / cube_rtt_scale;
         let beta_scale = 8 * (FIXED_ONE + beta) / 3 / (FIXED_ONE - beta);
+        let hz = p.hz.clamp(1, MAX_HZ) as u64;
         Cubic {
+            hz,
+            ps_per_jiffy: PS_PER_S / hz,
             params: p,
             beta,
             cube_rtt_scale,
@@ -357,6 +356,16 @@ impl Cubic {
         self.k as f64 / (1u64 << CUBIC_TIME_SHIFT) as f64
     }
 
+    /// The simulated clock in jiffies.
+    fn jiffies(&self, t: Time) -> u64 {
+        t.ps() / self.ps_per_jiffy
+    }
+
+    /// Linux `usecs_to_jiffies`: rounds up.
+    fn usecs_to_jiffies(&self, us: u32) -> u64 {
+        (us as u64 * self.hz).div_ceil(1_000_000)
+    }
+
     /// Forgets the window history (Linux `bictcp_reset`).
     fn reset(&mut self) {
         self.cnt = 0;
@@ -384,10 +393,10 @@ impl Cubic {
 
     /// Recomputes `cnt` for the current window (Linux `bictcp_update`).
     fn update(&mut self, cwnd: u32, acked: u32, now: Time) {
-        let now_j = jiffies(now);
+        let now_j = self.jiffies(now);
         self.ack_cnt = self.ack_cnt.saturating_add(acked);
 
-        if self.last_cwnd == cwnd && now_j.saturating_sub(self.last_time_jiffies) <= HZ / 32 {
+        if self.last_cwnd == cwnd && now_j.saturating_sub(self.last_time_jiffies) <= self.hz / 32 {
             return;
         }
         // The cubic part runs at most once per jiffy; the Reno-friendly part
@@ -427,17 +436,18 @@ impl Cubic {
                     self.k = 0;
                     self.origin_point = cwnd;
                 } else {
-                    let gap = (self.last_max_cwnd - cwnd) as u128;
-                    let k = cube_root(self.cube_factor as u128 * gap);
-                    self.k = k.min(u32::MAX as u64) as u32;
+                    let gap = (self.last_max_cwnd - cwnd) as u64;
+                    // Linux's u64 product wraps only with C below about
+                    // 1/4 packet/s³ and gaps of millions of packets.
+                    self.k = cubic_root(self.cube_factor.wrapping_mul(gap));
                     self.origin_point = self.last_max_cwnd;
                 }
                 now_j
             }
         };
         // t + delay_min, in 2^-10 s.
-        let t_jiffies = now_j.saturating_sub(epoch) + usecs_to_jiffies(self.delay_min_us);
-        let t = (t_jiffies << CUBIC_TIME_SHIFT) / HZ;
+        let t_jiffies = now_j.saturating_sub(epoch) + self.usecs_to_jiffies(self.delay_min_us);
+        let t = (t_jiffies << CUBIC_TIME_SHIFT) / self.hz;
         let k = self.k as u64;
         let offs = t.abs_diff(k) as u128;
         // C·(t − K)³ in packets: (C·1024)·offs³ / 2^(10 + 3·10).
@@ -473,6 +483,11 @@ impl Cubic {
     fn hystart_update(&mut self, tp: &mut TcpSock, delay_us: u32) {
         if tp.snd_una > self.end_seq {
             self.hystart_reset(tp);
+        }
+        // The rounds restart at every window; the detectors run only from
+        // `hystart_low_window` on (Linux tests it after the reset).
+        if tp.snd_cwnd < self.params.hystart_low_window {
+            return;
         }
         if self.params.hystart_ack_train {
             let now_us = clock_us(tp.now);
@@ -553,8 +568,8 @@ impl CongestionControl for Cubic {
         if ev != CaEvent::TxStart {
             return;
         }
-        let now_j = jiffies(tp.now);
-        let idle_j = now_j.saturating_sub(jiffies(tp.lsndtime));
+        let now_j = self.jiffies(tp.now);
+        let idle_j = now_j.saturating_sub(self.jiffies(tp.lsndtime));
         if let Some(epoch) = self.epoch_start_jiffies {
             if idle_j > 0 {
                 self.epoch_start_jiffies = Some((epoch + idle_j).min(now_j));
@@ -569,7 +584,7 @@ impl CongestionControl for Cubic {
         // Samples right after a reduction still carry its queue: skip them
         // for a second.
         if let Some(epoch) = self.epoch_start_jiffies {
-            if jiffies(tp.now).saturating_sub(epoch) < HZ {
+            if self.jiffies(tp.now).saturating_sub(epoch) < self.hz {
                 return;
             }
         }
@@ -577,11 +592,7 @@ impl CongestionControl for Cubic {
         if self.delay_min_us == 0 || self.delay_min_us > delay_us {
             self.delay_min_us = delay_us;
         }
-        if !self.found
-            && tp.in_slow_start()
-            && self.params.hystart
-            && tp.snd_cwnd >= self.params.hystart_low_window
-        {
+        if !self.found && tp.in_slow_start() && self.params.hystart {
             self.hystart_update(tp, delay_us);
         }
     }
@@ -708,26 +719,6 @@ mod tests {
     }
 
     #[test]
-    fn cube_root_is_the_exact_floor() {
-        for a in [
-            0u128,
-            1,
-            7,
-            8,
-            26,
-            27,
-            1000,
-            999,
-            1 << 40,
-            (1 << 63) + 12345,
-            1 << 96,
-        ] {
-            let x = cube_root(a) as u128;
-            assert!(x.pow(3) <= a && (x + 1).pow(3) > a, "cbrt({a}) = {x}");
-        }
-    }
-
-    #[test]
     fn after_a_loss_cwnd_follows_the_cubic_curve() {
         let rtt = Dur::from_ms(100);
         let mut f = Flow::new(params(), 1000, 800);
@@ -777,9 +768,13 @@ mod tests {
         f.ack(Time::ZERO + Dur::from_ms(1), rtt);
         f.tp.snd_cwnd = 1000;
         f.loss(rtt);
-        // First ACK of the epoch: target = W(delay_min), 0.1 s ahead.
+        // First ACK of the epoch: target = W(delay_min), 0.1 s ahead, on
+        // the curve through the K the control took (Linux's approximate
+        // cube root: the target 0.1 s ahead is sensitive to it).
         f.ack(f.tp.now + Dur::from_ms(1), rtt);
-        let want = 700.0 / (w_cubic(0.1, 1000.0, 700.0) - 700.0);
+        let k = f.cc.k_secs();
+        assert!((k - (300.0f64 / C).cbrt()).abs() < 0.002 * k, "K {k}");
+        let want = 700.0 / (C * (0.1 - k).powi(3) + 1000.0 - 700.0);
         let cnt = f.var("cnt");
         assert!(
             (cnt - want).abs() <= 0.1 * want,
@@ -1017,13 +1012,18 @@ mod tests {
 
     #[test]
     fn idle_shift_never_moves_the_epoch_into_the_future() {
-        let mut f = Flow::new(params(), 100, 50);
-        f.ack(Time::ZERO + Dur::from_secs(10), Dur::from_ms(10));
-        assert_eq!(f.cc.epoch_start_jiffies, Some(10_000));
-        f.tp.lsndtime = Time::ZERO + Dur::from_secs(2);
-        f.tp.now = Time::ZERO + Dur::from_secs(11);
-        f.cc.cwnd_event(&mut f.tp, CaEvent::TxStart);
-        assert_eq!(f.cc.epoch_start_jiffies, Some(11_000));
+        // The epoch is counted in the kernel's jiffies: 4 ms at Debian's
+        // 250 Hz, 1 ms at 1000 Hz.
+        for hz in [DEBIAN_HZ, 1000] {
+            let j = |s: u64| Some(s * hz as u64);
+            let mut f = Flow::new(CubicParams { hz, ..params() }, 100, 50);
+            f.ack(Time::ZERO + Dur::from_secs(10), Dur::from_ms(10));
+            assert_eq!(f.cc.epoch_start_jiffies, j(10));
+            f.tp.lsndtime = Time::ZERO + Dur::from_secs(2);
+            f.tp.now = Time::ZERO + Dur::from_secs(11);
+            f.cc.cwnd_event(&mut f.tp, CaEvent::TxStart);
+            assert_eq!(f.cc.epoch_start_jiffies, j(11));
+        }
     }
 
     #[test]

@@ -84,6 +84,7 @@ pub mod bbr;
 /// BBRv3 (registered as `bbr3`).
 pub mod bbr3;
 pub mod cubic;
+mod cubic_root;
 pub mod dctcp;
 pub mod highspeed;
 pub mod prague;

@@ -110,7 +110,21 @@ typedef unsigned int gfp_t;
 #define clamp(v, lo, hi) min(max(v, lo), hi)
 #define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)
 #define clamp_val(v, lo, hi) clamp_t(__typeof__(v), v, lo, hi)
-#define abs(x) ({ __typeof__(x) _x = (x); _x < 0 ? -_x : _x; })
+/* The kernel's abs() reads an unsigned argument as the signed type of its
+ * width: abs(a - b) of two u32 is their distance, as long as it fits in an
+ * int (tcp_bbr.c's long-term bandwidth check relies on this). */
+static inline long long db_abs_ll(long long v) { return v < 0 ? -v : v; }
+static inline long db_abs_l(long v) { return v < 0 ? -v : v; }
+static inline int db_abs_i(int v) { return v < 0 ? -v : v; }
+static inline short db_abs_s(short v) { return v < 0 ? -v : v; }
+static inline signed char db_abs_c(signed char v) { return v < 0 ? -v : v; }
+#define abs(x) _Generic((x), \
+	long long: db_abs_ll((long long)(x)), unsigned long long: db_abs_ll((long long)(x)), \
+	long: db_abs_l((long)(x)), unsigned long: db_abs_l((long)(x)), \
+	int: db_abs_i((int)(x)), unsigned int: db_abs_i((int)(x)), \
+	short: db_abs_s((short)(x)), unsigned short: db_abs_s((short)(x)), \
+	char: db_abs_c((signed char)(x)), signed char: db_abs_c((signed char)(x)), \
+	unsigned char: db_abs_c((signed char)(x)))
 #define swap(a, b) do { __typeof__(a) _t = (a); (a) = (b); (b) = _t; } while (0)
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define DIV_ROUND_UP_ULL(n, d) DIV_ROUND_UP((unsigned long long)(n), (d))

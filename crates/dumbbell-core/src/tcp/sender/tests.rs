@@ -719,6 +719,32 @@ fn test_disorder_rto_marks_every_unsacked_segment_lost() {
     assert_eq!(s.stats.timeouts, 2);
 }
 
+/// Without SACK, an RTO forgets the duplicate ACKs counted as SACKed
+/// (Linux `tcp_timeout_mark_lost` calls `tcp_reset_reno_sack`): every
+/// segment is lost, none counted both lost and SACKed, and the window is
+/// in flight + 1 (the retransmission of the head).
+#[test]
+fn test_rto_without_sack_forgets_the_duplicate_acks() {
+    let (mut s, _) = sender_established_with(
+        TcpConfig {
+            sack: false,
+            ..cfg()
+        },
+        reno(),
+    );
+    for k in 0..2 {
+        recv_ack(&mut s, ms(100) + Dur::from_us(k), 0, &[], 0);
+    }
+    assert_eq!(s.tp.sacked_out, 2);
+    let out = fire_rto(&mut s, ms(1000));
+    assert_eq!(s.tp.ca_state, CaState::Loss);
+    assert_eq!(s.tp.sacked_out, 0);
+    assert_eq!(s.tp.lost_out, s.tp.packets_out);
+    assert_eq!(sent(&out), [rtx(0)]);
+    assert_eq!(s.tp.in_flight(), 1);
+    assert_eq!(s.tp.snd_cwnd, 1);
+}
+
 #[test]
 fn test_loss_acks_of_retransmissions_give_no_rtt_sample_until_fresh_data() {
     let mut s = sender_established();

@@ -179,6 +179,11 @@ impl Sender {
     /// Linux `tcp_timeout_mark_lost`: every un-SACKed segment is lost; with
     /// RACK, but the head, those sent less than RACK's RTT ago are not yet.
     pub(super) fn timeout_mark_lost(&mut self, now: Time) {
+        // Without SACK the duplicate ACKs counted as SACKed are forgotten
+        // (Linux `tcp_reset_reno_sack`): every segment is now lost.
+        if !self.cfg.sack {
+            self.tp.sacked_out = 0;
+        }
         let rack = self.rack_on();
         let mut first_unmarked = None;
         for i in 0..self.segs.len() {
