@@ -143,7 +143,10 @@ def _paper_table(paper: Sequence[Mapping[str, Any]], experiment: str = "") -> tu
     if not paper:
         return "<p>(the paper states no number this experiment measures)</p>", n
     keys = [k for k in paper[0] if k not in ("relation", "value", "value_ci", "ours", "ours_ci", "source", "verdict",
-                                              "cause", "reason", "doc", "basis", "basis_note", "not_run")]
+                                              "cause", "reason", "doc", "basis", "basis_note", "not_run",
+                                              # printed in the reason (claims.judge appends them)
+                                              "sensitivity", "sensitivity_lo", "sensitivity_hi", "ours_alt",
+                                              "paper_se")]
     head = "".join(f"<th>{_head(k)}</th>" for k in keys)
     head += "<th>paper</th><th>ours</th><th>relative error</th><th>verdict</th><th>source</th>"
     body = []
@@ -172,7 +175,8 @@ def _paper_table(paper: Sequence[Mapping[str, Any]], experiment: str = "") -> tu
                   f"<td class=\"src\"><span class=\"badge {cls}\">{html.escape(badge)}</span>{why}</td>"
                   f"<td class=\"src\">{_fmt(p.get('source'))}</td>")
         body.append(f"<tr class=\"{cls}\">{cells}</tr>")
-    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    wide = " class=\"wide\"" if len(keys) + 5 > WIDE_COLUMNS else ""
+    table = f"<table{wide}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     if not_scored:
         table += ("<p class=\"sub\">Claims of the paper not scored:</p><ul>" + "".join(
             f"<li>{html.escape(c)}: {html.escape(w)}</li>" for c, w in not_scored) + "</ul>")
