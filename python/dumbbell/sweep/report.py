@@ -129,6 +129,10 @@ WIDE_COLUMNS = 16
 """A table of more columns is set smaller, so that it fits 1400 px."""
 
 
+WIDE_CLAIM_COLUMNS = 12
+"""A claims table of more columns is set smaller (its last two columns are sentences)."""
+
+
 _CLASS = {"agrees": "agree", "differs": "differ", "calibrated": "basis", "by construction": "basis"}
 
 
@@ -175,7 +179,8 @@ def _paper_table(paper: Sequence[Mapping[str, Any]], experiment: str = "") -> tu
                   f"<td class=\"src\"><span class=\"badge {cls}\">{html.escape(badge)}</span>{why}</td>"
                   f"<td class=\"src\">{_fmt(p.get('source'))}</td>")
         body.append(f"<tr class=\"{cls}\">{cells}</tr>")
-    wide = " class=\"wide\"" if len(keys) + 5 > WIDE_COLUMNS else ""
+    # the verdict and source cells hold sentences: set small sooner than a table of numbers
+    wide = " class=\"wide\"" if len(keys) + 5 > WIDE_CLAIM_COLUMNS else ""
     table = f"<table{wide}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     if not_scored:
         table += ("<p class=\"sub\">Claims of the paper not scored:</p><ul>" + "".join(
