@@ -125,6 +125,24 @@ def _table(rows: Sequence[Mapping[str, Any]], cols: Sequence[str] | None = None,
     return f"<table{wide}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+def _rows_tables(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The measurements, one table per ``part`` (in order of appearance),
+    each without the columns that are empty in every one of its rows: an
+    experiment's parts measure different things, and one table of every
+    column no longer fits 1400 px."""
+    if not rows or "part" not in rows[0]:
+        return _table(rows, text_cols=())
+    groups: dict[Any, list[Mapping[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(r.get("part"), []).append(r)
+    out = []
+    for part, group in groups.items():
+        cols = [c for c in group[0].keys() if c != "part" and any(r.get(c) is not None for r in group)]
+        out.append(f"<h3>{html.escape(str(part))} ({len(group)} rows)</h3>")
+        out.append(_table(group, cols=cols, text_cols=()))
+    return "".join(out)
+
+
 WIDE_COLUMNS = 16
 """A table of more columns is set smaller, so that it fits 1400 px."""
 
@@ -262,7 +280,7 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
                          f"<figcaption>{html.escape(f)}</figcaption></figure>")
     rows = result.get("rows") or []
     parts.append(f"<h2>Our measurements ({len(rows)} rows)</h2>")
-    parts.append(_table(rows, text_cols=()))
+    parts.append(_rows_tables(rows))
     extra = "".join(f", <a href=\"{html.escape(f)}\">{html.escape(f)}</a>" for f in meta.get("files") or [])
     parts.append(f"<p class=\"sub\">Also as <a href=\"rows.csv\">rows.csv</a> and <a href=\"paper.csv\">paper.csv</a>"
                  f"{extra}.</p>")
