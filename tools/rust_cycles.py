@@ -21,6 +21,8 @@ import re
 import sys
 from pathlib import Path
 
+from py_cycles import cycles  # Tarjan's components, shared with the Python package's measure (same folder)
+
 
 def module_path(src: Path, f: Path) -> list[str]:
     parts = list(f.relative_to(src).with_suffix("").parts)
@@ -97,38 +99,10 @@ def main() -> None:
         graph = {f: sorted(ts) for f, ts in edges.items()}
         name = lambda f: str(f.relative_to(src))
 
-    # Tarjan's strongly connected components
-    index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in graph.get(v, []):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                sccs.append(sorted(name(c) for c in comp))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(graph, key=name):
-        if v not in index:
-            visit(v)
+    found = cycles({name(f): {name(t) for t in ts} for f, ts in graph.items()})
     print(f"{len(graph)} {'modules' if modules else 'files'}, {sum(len(v) for v in graph.values())} edges, "
-          f"{len(sccs)} cycle(s)")
-    for c in sorted(sccs, key=len, reverse=True):
+          f"{len(found)} cycle(s)")
+    for c in found:
         print(f"  {len(c)}: {' '.join(c)}")
 
 
