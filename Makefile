@@ -51,8 +51,13 @@ rust-test:
 	cargo test -p dumbbell-core
 	cargo test -p dumbbell-kmod
 
+# The Python tests run on every core (pytest-xdist): each test file goes
+# whole to one worker (`--dist loadfile`), so a file's module-level state
+# (the fuzzer's census, a reproduction's cached result) stays in one
+# process. PYTEST_WORKERS=0 runs them in this process, one after another.
+PYTEST_WORKERS ?= logical
 py-test: setup chromium linux-source tshark
-	$(PY) -m pytest -W error
+	$(PY) -m pytest -W error $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
 
 # The HTML report's test opens it in headless Chromium (Debian's package).
 # Installed here when missing and we are root with apt-get; elsewhere the test

@@ -19,9 +19,11 @@ import hashlib
 import json
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -250,12 +252,27 @@ def kernel_sources(version: str = "6.12") -> tuple[Path | None, str]:
     ipv4 = out / f"linux-source-{version}" / "net" / "ipv4"
     if all((ipv4 / f).is_file() for f in KERNEL_FILES):
         return ipv4, ""
+    # Extracted into a directory of this process's own, then renamed into
+    # place in one step: two processes (the test suite's workers) never see
+    # each other's half-written files.
     out.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=out))
     members = [f"linux-source-{version}/net/ipv4/{f}" for f in KERNEL_FILES]
-    proc = subprocess.run(["tar", "-xf", str(tarballs[0]), "-C", str(out), *members],
+    proc = subprocess.run(["tar", "-xf", str(tarballs[0]), "-C", str(tmp), *members],
                           capture_output=True, check=False)
-    if proc.returncode != 0 or not (ipv4 / "tcp_cubic.c").is_file():
-        return None, f"cannot extract the congestion controls from {tarballs[0]}: {proc.stderr.decode()[-300:]}"
+    try:
+        if proc.returncode != 0 or not (tmp / f"linux-source-{version}" / "net" / "ipv4" / "tcp_cubic.c").is_file():
+            return None, f"cannot extract the congestion controls from {tarballs[0]}: {proc.stderr.decode()[-300:]}"
+        try:
+            (tmp / f"linux-source-{version}").rename(out / f"linux-source-{version}")
+        except OSError:
+            # Another process put its copy in place first (or an older,
+            # incomplete one is there): use it if it is complete.
+            if not all((ipv4 / f).is_file() for f in KERNEL_FILES):
+                shutil.rmtree(out / f"linux-source-{version}", ignore_errors=True)
+                (tmp / f"linux-source-{version}").rename(out / f"linux-source-{version}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return ipv4, ""
 
 
