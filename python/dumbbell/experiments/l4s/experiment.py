@@ -106,7 +106,7 @@ def measure(res: Result, queue: str, n_prague: int, n_cubic: int, duration_s: fl
     prague_ids = set(flows.filter(pl.col("cc") == "prague")["flow"].to_list())
     samples = res.flow_samples.filter(pl.col("time_ps") >= w0_ps)
     rates: dict[int, float] = {}
-    for (fid,), g in samples.group_by("flow"):
+    for (fid,), g in samples.group_by("flow", maintain_order=True):  # a fixed order: the sums below are bit-stable
         g = g.sort("time_ps")
         dt = (int(g["time_ps"][-1]) - int(g["time_ps"][0])) / 1e12
         rates[int(fid)] = (int(g["delivered_bytes"][-1]) - int(g["delivered_bytes"][0])) * 8 / dt if dt > 0 else 0.0
