@@ -4,7 +4,7 @@ with the claims' verdicts and the files it writes), the checks of
 report, and its figures' canvas and atomic save.
 
 An experiment's ``experiment.py`` builds its runs and rows; the rest comes
-from here (``DESIGN.md``, "Adding an experiment"). Light: polars and
+from here (``DESIGN.md``, "Adding things": an experiment). Light: polars and
 matplotlib are imported by what uses them, not by importing this module
 (the registry and ``dumbbell --help`` import it).
 """

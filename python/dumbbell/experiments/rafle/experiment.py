@@ -686,7 +686,7 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
                     "paper_se": None})
 
     # Table 1: PE_c = 1 − PA_c and PE_l = 1 − PA_l, and PA_c·PA_l is their
-    # product: one claim each for PA_c and PA_l (NOT_SCORED in claims.py
+    # product: one claim each for PA_c and PA_l (NOT_SCORED in rafle/__init__.py
     # says so).
     # The paper does not say which scheduler Table 1 ran: each number is one
     # claim, scored under strict priority where this scale runs it (round
