@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import dumbbell.experiments as experiments
 from dumbbell.experiments import claims, papers
 from dumbbell.experiments.known import Known
@@ -60,3 +62,82 @@ def test_naming_the_experiments_imports_neither_numpy_nor_polars() -> None:
     names, accounts, numpy, polars = json.loads(out.stdout)
     assert names == list(experiments.EXPERIMENTS) and accounts > 0
     assert not numpy and not polars
+
+
+# ---------------------------------------------------------------- a new experiment: one package
+
+TOY_INIT = '''"""``toy``: a made-up experiment, to show the registry finds one package."""
+from dumbbell.experiments.known import Known, below
+from dumbbell.experiments.papers import Paper
+
+NAME = "toy"
+PAPER = Paper(experiment="toy", label="E99", title="a toy", authors="A. Author", surnames="Author",
+              paper_title="Toys", venue="nowhere, 2026", doc="docs/experiments/toy.md")
+KNOWN = [Known({"metric": "m"}, cause="model", when=below(1.0), condition="ours below the paper's",
+               reason="the toy is slow ({ours})", doc="docs/experiments/toy.md#slow")]
+NOT_SCORED = [("the toy's abstract", "it names no number")]
+'''
+
+TOY_BODY = '''"""The toy's body: what `dumbbell reproduce toy` would call."""
+import polars as pl
+
+from dumbbell.experiments import ExperimentResult
+from dumbbell.experiments.base import claims_section, head
+from . import NAME
+
+
+def run(scale="quick", seed=1, progress=None):
+    rows = pl.DataFrame({"metric": ["m"], "value": [2.0]})
+    paper = pl.DataFrame({"metric": ["m"], "relation": ["="], "value": [4.0], "ours": [2.0], "source": ["§1"]})
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows, paper=paper)
+
+
+def figures(result, out_dir):
+    return []
+
+
+def report(result):
+    return "\\n".join([*head(result, "toys"), *claims_section(result)])
+'''
+
+
+def _toy_tree(tmp_path: Path, init: str = TOY_INIT, package: str = "toyexps") -> Path:
+    home = tmp_path / package
+    (home / "toy").mkdir(parents=True)
+    (home / "__init__.py").write_text("")
+    (home / "notes").mkdir()  # a directory that is no package: skipped
+    (home / "toy" / "__init__.py").write_text(init)
+    (home / "toy" / "experiment.py").write_text(TOY_BODY)
+    return home
+
+
+def test_a_new_experiment_package_is_discovered_and_judged(tmp_path, monkeypatch) -> None:
+    from dumbbell.experiments import registry
+
+    home = _toy_tree(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = registry.discover(home, "toyexps")
+    assert list(found) == ["toy"] and found["toy"].PAPER.label == "E99"
+    # registered beside the built-in experiments: judge, the citations, get() and `dumbbell list` read it
+    monkeypatch.setattr(registry, "_rooms", {**rooms(), **found})
+    body = experiments.get("toy")
+    assert body.__name__ == "toyexps.toy.experiment"
+    result = body.run()
+    row = result.paper.row(0, named=True)
+    assert (row["verdict"], row["cause"], row["doc"]) == ("differs", "model", "docs/experiments/toy.md#slow")
+    assert "the toy is slow (2)" in row["reason"]
+    text = body.report(result)
+    assert text.splitlines()[0] == 'E99 toy, reproducing Author, "Toys"'
+    assert "scale quick, run seed 1; toys" in text and "the toy's abstract -- it names no number" in text
+    from dumbbell.listing import listing
+
+    assert {"name": "toy", "about": 'E99: a toy; reproduces Author, "Toys"'} in listing()["experiments"]
+
+
+def test_a_package_missing_a_declaration_is_an_error_naming_it(tmp_path, monkeypatch) -> None:
+    from dumbbell.experiments import registry
+
+    home = _toy_tree(tmp_path, TOY_INIT.replace("NOT_SCORED = ", "NOT_SCORED_ = "), "toyexps_missing")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError, match="toyexps_missing.toy does not declare NOT_SCORED"):
+        registry.discover(home, "toyexps_missing")

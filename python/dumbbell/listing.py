@@ -56,13 +56,13 @@ def _bench_about(build: Any) -> str:
 def listing() -> dict[str, list[dict[str, str]]]:
     """``{section: [{"name", "about"}, ...]}`` for every section of
     ``dumbbell list``."""
-    from . import bench, experiments
+    from . import bench
     from .scenario import twoclass as classes, models as scenario
-    from .experiments.papers import PAPERS
+    from .experiments.registry import rooms
 
     exps = []
-    for name in experiments.EXPERIMENTS:
-        p = PAPERS[name]
+    for name, room in rooms().items():
+        p = room.PAPER
         exps.append({"name": name, "about": f"{p.label}: {p.title}; reproduces {p.short}"})
     out = {
         "experiments": exps,

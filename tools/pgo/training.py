@@ -6,12 +6,13 @@
 The optimiser learns from these runs which branches are taken and which
 code is hot, so they must exercise what the experiments exercise: every
 congestion control, queue discipline, marking policy, classifier, switch
-pipeline and workload that E1-E5 use. They are taken from the experiments
-themselves: each experiment runs at its quick scale, every run it makes is
-recorded (its core configuration, as the sweep engine hands it to the
-core), and of the first repetitions at most ``PER_KIND`` runs of each kind
-are kept, with their simulated time cut to ``MAX_SIM_S``, so that the whole
-set takes some ten seconds.
+pipeline and workload the experiments use. They are taken from the experiments
+themselves (every one the registry, ``dumbbell.experiments.EXPERIMENTS``,
+holds: a new experiment joins without a touch here): each runs at its
+quick scale, every run it makes is recorded (its core configuration, as
+the sweep engine hands it to the core), and of the first repetitions at
+most ``PER_KIND`` runs of each kind are kept, with their simulated time
+cut to ``MAX_SIM_S``, so that the whole set takes some ten seconds.
 
 One JSON configuration per line (``config.rs``'s document), in experiment
 order. The file is generated, not written by hand; a test
@@ -33,7 +34,8 @@ OUT = HERE / "training.jsonl"
 
 # Simulated seconds kept per run, by experiment: enough for each run to
 # leave its start-up and reach the steady state its experiment measures
-# (E4's tasks at 1 Mb/s need minutes of simulated time, and cost little).
+# (rafle's tasks at 1 Mb/s need minutes of simulated time, and cost little;
+# an experiment not named here keeps 1 s).
 MAX_SIM_S = {"dctcp-queue": 1.0, "hysteresis": 2.0, "lossy-cc": 0.5, "rafle": 600.0, "highspeed": 2.0}
 
 # At most this many runs per kind of run in each experiment (a kind: its

@@ -11,29 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from ..run.analysis import time_weighted_cdf
+from .base import new_figure as _new, save_figure as _save
 
 __all__ = ["queue_figure", "ccdf_figure", "errorbar_figure", "bars_figure", "state_trace_figure"]
-
-
-def _save(fig: Figure, path: Path) -> None:
-    """Saves a PNG atomically (rendered in memory, then renamed into place)."""
-    import io
-
-    from ..sweep.store import atomic_write_bytes
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    atomic_write_bytes(path, buf.getvalue())
-
-
-def _new(rows: int, cols: int, size: tuple[float, float]) -> tuple[Figure, Any]:
-    fig = Figure(figsize=size, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig, fig.subplots(rows, cols, squeeze=False)
 
 
 def queue_figure(
@@ -211,7 +193,7 @@ def bars_figure(
         a.legend(fontsize=7)
     fig.suptitle(title)
     p = Path(path)
-    fig.savefig(p, dpi=110)
+    _save(fig, p)
     return p
 
 
@@ -243,5 +225,5 @@ def state_trace_figure(
         a.legend(fontsize=7, loc="upper right")
     fig.suptitle(title)
     p = Path(path)
-    fig.savefig(p, dpi=110)
+    _save(fig, p)
     return p

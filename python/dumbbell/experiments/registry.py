@@ -13,8 +13,8 @@ An experiment is one package, ``dumbbell/experiments/<module>/``, whose light
 and whose ``experiment.py`` holds the experiment itself: ``run``,
 ``figures`` and ``report``. Nothing here keeps a list of names: the
 registry finds the packages on disk (:func:`discover`), so a new experiment
-is one package plus its docs and tests (``DESIGN.md``, "Adding an
-experiment"). The CLI's help, ``dumbbell list``, the HTML report, the claims'
+is one package plus its docs and tests (``DESIGN.md``, "Adding things":
+an experiment). The CLI's help, ``dumbbell list``, the HTML report, the claims'
 verdicts (:func:`dumbbell.experiments.claims.judge`) and the PGO training
 set read it.
 """

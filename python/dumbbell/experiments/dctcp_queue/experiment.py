@@ -91,8 +91,8 @@ from ...run.result import Result
 from ...scenario.models import Codel, DropTail, FqCodel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
 from ...scenario.topology import star
 from ..claims import count_line, verdict_cell
-from ..papers import cite, citation
 from .. import ExperimentResult, Progress, check_scale
+from ..base import head, output_dir, text_table
 from ..repeat import Job, run_jobs
 from . import NAME
 
@@ -392,8 +392,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     Figure 3)."""
     from .. import plots
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(out_dir)
     paths = []
     rates = sorted({int(r) for r in result.rows["rate_bps"]})
     for rate in rates:
@@ -470,12 +469,11 @@ def report(result: ExperimentResult) -> str:
         ("goodput_bps", "goodput"), ("dequeue_dev_p99_pct", "dev p99%"),
         ("dequeue_dev_frac_over_10pct", "dev>10%"),
     ]
-    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; queue in packets"]
+    lines = head(result, "queue in packets")
     table = [[h for _, h in cols]]
     for r in result.rows.iter_rows(named=True):
         table.append([_rate_label(r[c]) if c == "rate_bps" else _fmt(r[c], c) for c, _ in cols])
-    widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
-    lines += ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in table]
+    lines += text_table(table)
     if result.rows.filter(pl.col("queue").is_in(list(COMPARISON))).height:
         lines.append("Rows with queue codel, fq_codel, pie: TCP (Reno) under Linux's CoDel (5 ms), FQ-CoDel (5 ms), "
                      "PIE (15 ms), a comparison the paper does not make; only the droptail and red rows are its cases.")

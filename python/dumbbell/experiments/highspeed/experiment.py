@@ -108,8 +108,8 @@ import polars as pl
 
 from ...scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
 from ..claims import bars, claims_lines, interval
-from ..papers import cite, citation
 from .. import ExperimentResult, Progress, check_parts, check_scale
+from ..base import head, output_dir
 from ..repeat import Job, by_point, mean_ci, round_seed, run_jobs
 from . import NAME, PARTS
 
@@ -490,8 +490,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
 
     from .. import plots
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(out_dir)
     rows = result.rows
     paths = []
     single = rows.filter(pl.col("part") == "single")
@@ -540,8 +539,8 @@ def report(result: ExperimentResult) -> str:
     """Plain-text tables (Mb/s, mean ± 95 % CI; the response function's
     goodput in brackets) and the paper's claims beside ours."""
     rows = result.rows
-    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; goodput in Mb/s over the whole run, "
-             "mean ± 95 % CI, or mean [the two samples] from 2 (steady: after the warm-up) [model]"]
+    lines = head(result, "goodput in Mb/s over the whole run, mean ± 95 % CI, or mean [the two samples] from 2 "
+                 "(steady: after the warm-up) [model]")
     single = rows.filter(pl.col("part") == "single")
     for capped in (False, True):
         f = single.filter(pl.col("sender_cap_bps").is_not_null() == capped)

@@ -205,8 +205,8 @@ from ...scenario.models import (
     UdpFlow,
 )
 from ..claims import claims_lines
-from ..papers import cite, citation
 from .. import ExperimentResult, Progress, check_parts, check_scale
+from ..base import head, output_dir, text_table
 from ..repeat import Job, by_point, round_seed, run_jobs
 from . import NAME, PARTS
 
@@ -827,8 +827,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     also ``diagnostics.csv`` (:func:`diagnose`) when the cases ran."""
     from .. import plots
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(out_dir)
     rows, paths = result.rows, []
     cases = rows.filter(pl.col("part") == "cases")
     if cases.height:
@@ -923,10 +922,8 @@ def _cell(v: Any, sd: Any = None) -> str:
     return s
 
 
-def _table(head: list[str], body: list[list[str]]) -> list[str]:
-    t = [head, *body]
-    w = [max(len(r[i]) for r in t) for i in range(len(head))]
-    return ["  ".join(c.rjust(x) for c, x in zip(r, w)) for r in t]
+def _table(header: list[str], body: list[list[str]]) -> list[str]:
+    return text_table([header, *body])
 
 
 def _copy_effect_lines(rows: pl.DataFrame) -> list[str]:
@@ -954,9 +951,7 @@ def report(result: ExperimentResult) -> str:
     σ, relative error), and part ``hardware``."""
     sw: SoftwareSwitch = result.data.get("switch", CALIBRATED)
     lines = [
-        cite(NAME),
-        f"  {citation(NAME)}",
-        f"scale {result.scale}, run seed {result.seed}; TCP throughput in Mb/s, mean ± σ over runs",
+        *head(result, "TCP throughput in Mb/s, mean ± σ over runs"),
         f"software switch: pipeline {sw.capacity_pps:.1f} pkt/s (buffer {sw.buffer_pkts}), ports served at "
         f"{sw.service_pps:.1f} pkt/s (queue {sw.queue_pkts}); calibrated on case A, single threshold, H1 = 3.42 Mb/s",
     ]

@@ -49,8 +49,8 @@ from ...run.runner import Result
 from ...scenario.models import DualPi2, FqCodel, Record, Scenario, TcpFlow, TcpOptions
 from ...scenario.topology import dumbbell
 from ..claims import count_line, verdict_cell
-from ..papers import cite, citation
 from .. import ExperimentResult, Progress, check_scale
+from ..base import head, output_dir, save_figure, text_table
 from ..repeat import Job, run_jobs
 from . import NAME
 
@@ -106,7 +106,7 @@ def measure(res: Result, queue: str, n_prague: int, n_cubic: int, duration_s: fl
     prague_ids = set(flows.filter(pl.col("cc") == "prague")["flow"].to_list())
     samples = res.flow_samples.filter(pl.col("time_ps") >= w0_ps)
     rates: dict[int, float] = {}
-    for (fid,), g in samples.group_by("flow"):
+    for (fid,), g in samples.group_by("flow", maintain_order=True):  # a fixed order: the sums below are bit-stable
         g = g.sort("time_ps")
         dt = (int(g["time_ps"][-1]) - int(g["time_ps"][0])) / 1e12
         rates[int(fid)] = (int(g["delivered_bytes"][-1]) - int(g["delivered_bytes"][0])) * 8 / dt if dt > 0 else 0.0
@@ -217,8 +217,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(out_dir)
     paths = []
     for q in QUEUES:
         keys = [k for k in result.data if k[0] == q]
@@ -243,7 +242,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
             a.legend(fontsize=7)
         fig.suptitle(f"{q}: queueing delay per class ({result.scale} scale, seed {result.seed})")
         p = out / f"qdelay_cdf_{q}.png"
-        fig.savefig(p, dpi=110)
+        save_figure(fig, p)
         paths.append(p)
     fig = Figure(figsize=(9, 4), layout="constrained")
     FigureCanvasAgg(fig)
@@ -262,7 +261,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     a.legend(fontsize=8)
     a.grid(alpha=0.3, axis="y")
     p = out / "l4s_share.png"
-    fig.savefig(p, dpi=110)
+    save_figure(fig, p)
     paths.append(p)
     return paths
 
@@ -282,11 +281,9 @@ def report(result: ExperimentResult) -> str:
             ("classic_qdelay_p50_ms", "C p50 ms"), ("classic_qdelay_p99_ms", "C p99 ms"),
             ("l4s_share", "L share"), ("rate_ratio", "L/C rate"), ("utilization", "util"),
             ("prague_classic", "fallback")]
-    lines = [cite(NAME), f"  {citation(NAME)}",
-             f"scale {result.scale}, run seed {result.seed}; 100 Mb/s, base RTT 20 ms; delays are queueing delays"]
+    lines = head(result, "100 Mb/s, base RTT 20 ms; delays are queueing delays")
     table = [[h for _, h in cols]] + [[_fmt(r[c]) for c, _ in cols] for r in result.rows.iter_rows(named=True)]
-    widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
-    lines += ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in table]
+    lines += text_table(table)
     lines += ["Rows with queue fq_codel: a comparison the specifications make no statement about.", "",
               "The published statements beside ours:"]
     ptab = [["metric", "queue", "mix", "paper", "ours", "verdict"]]

@@ -148,8 +148,8 @@ from ...kmod import KernelModule
 from ...scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
 from . import base_rtt
 from ..claims import bars, claims_lines, interval
-from ..papers import cite, citation
 from .. import ExperimentResult, Progress, check_scale
+from ..base import head, output_dir
 from ..repeat import Job, by_point, mean_ci, round_seed, run_jobs
 from . import NAME, PARTS
 
@@ -715,8 +715,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     with 99 % intervals against the swept value, one line per control."""
     from .. import plots
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(out_dir)
     rows = result.rows
     specs = [
         ("fig2b_bandwidth.png", "bandwidth", FINAL, "rate_bps", {}, "link rate (Mb/s)", 1e-6, "Fig. 2b: goodput vs link rate"),
@@ -763,7 +762,7 @@ def report(result: ExperimentResult) -> str:
     rows = result.rows
     rounds = POINTS[result.scale]["rounds"]
     how = "mean [the two rounds]" if rounds == 2 else f"mean ± 99 % CI over {rounds} rounds"
-    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; goodput in Mb/s, {how}"]
+    lines = head(result, f"goodput in Mb/s, {how}")
     modules = (result.params or {}).get("modules")
     lines.append("controls: " + (", ".join(f"{_LABEL[c].split(' ')[0]} from the authors' module {f}"
                                            for c, f in modules.items())

@@ -121,8 +121,8 @@ from ...errors import SimulationError
 from ...scenario.models import DropTail, Link, Node, Scenario, TcpOptions, Workload
 from ...scenario.workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
 from ..claims import claims_lines
-from ..papers import cite, citation
 from .. import ExperimentResult, Progress, check_parts, check_scale
+from ..base import head, output_dir, save_figure, text_table
 from ..repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
 from . import NAME, PARTS
 
@@ -686,7 +686,7 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
                     "paper_se": None})
 
     # Table 1: PE_c = 1 − PA_c and PE_l = 1 − PA_l, and PA_c·PA_l is their
-    # product: one claim each for PA_c and PA_l (NOT_SCORED in claims.py
+    # product: one claim each for PA_c and PA_l (NOT_SCORED in rafle/__init__.py
     # says so).
     # The paper does not say which scheduler Table 1 ran: each number is one
     # claim, scored under strict priority where this scale runs it (round
@@ -865,8 +865,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(out_dir)
     paths: list[Path] = []
     data = result.data
     sim: dict[tuple[str, str], np.ndarray] = data.get("simultaneous", {})
@@ -878,7 +877,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
 
     def save(fig, name: str) -> None:
         p = out / name
-        fig.savefig(p, dpi=110)
+        save_figure(fig, p)
         paths.append(p)
 
     def style(a, xlabel: str, ylabel: str, title: str, legend: int = 7) -> None:
@@ -1038,9 +1037,7 @@ def _pct(v: float | None) -> str:
 
 
 def _table(header: list[str], body: list[list[str]]) -> list[str]:
-    t = [header, *body]
-    widths = [max(len(r[i]) for r in t) for i in range(len(header))]
-    return ["  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in t]
+    return text_table([header, *body], indent="  ")
 
 
 def _buffer_report(rows: pl.DataFrame) -> list[str]:
@@ -1076,7 +1073,7 @@ def report(result: ExperimentResult) -> str:
     """Plain-text tables: ours (mean ± 95 % CI over realizations) beside the
     paper's Tables 1–4."""
     rows, paper = result.rows, result.paper
-    lines = [cite(NAME), f"  {citation(NAME)}", f"scale {result.scale}, run seed {result.seed}; times in s, gains in %"]
+    lines = head(result, "times in s, gains in %")
 
     def get(part, cls, sch, bin_kb=None, n=None):
         f = rows.filter((pl.col("part") == part) & (pl.col("classifier") == cls) & (pl.col("scheduler") == sch))
