@@ -14,7 +14,7 @@
 
 use super::Registration;
 use super::{set_ce, AqmAction, Occupancy, QueueCtx, Red};
-use crate::net::packet::PktId;
+use crate::packet::PktId;
 use crate::param::{self, Param, ParamError, Range, Ty};
 use serde::{Deserialize, Serialize};
 

@@ -55,7 +55,7 @@ pub use shaper::Shaper;
 use super::codel::{AQM_TIME, MTU_BYTES};
 use super::Registration;
 use super::{Dequeued, DropReason, QueueCtx, QueueDisc, Verdict};
-use crate::net::packet::PktId;
+use crate::packet::PktId;
 use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};
@@ -170,8 +170,8 @@ pub const SET_WAYS: usize = 8;
 pub const DEFAULT_LIMIT_PKTS: u32 = 10_240;
 /// Linux's least automatic buffer, 4 MiB.
 pub const MIN_AUTO_BUFFER_BYTES: u64 = 4 << 20;
-/// The fastest shaper accepted, 10 Tb/s.
-pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+/// The fastest shaper accepted: the fastest link, 10 Tb/s.
+pub use crate::sim::MAX_RATE_BPS;
 
 const FLOW_MODES: Ty = Ty::Choice(&[
     "flowblind",
@@ -486,11 +486,7 @@ impl Cake {
     /// Linux `cake_drop`: one packet from the head of the queue with the
     /// largest backlog, which BLUE hears of. Returns the packet and its
     /// queue.
-    fn drop_from_fattest(
-        &mut self,
-        now: Time,
-        pool: &crate::net::packet::PacketPool,
-    ) -> (PktId, usize) {
+    fn drop_from_fattest(&mut self, now: Time, pool: &crate::packet::PacketPool) -> (PktId, usize) {
         let mut idx = 0;
         let mut max = 0;
         for (i, f) in self.flows.iter().enumerate() {

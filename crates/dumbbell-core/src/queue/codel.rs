@@ -35,7 +35,7 @@
 
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use super::{Registration, MAX_AQM_TIME_PS, MIN_AQM_TIME_PS};
-use crate::net::packet::{PacketPool, PktId};
+use crate::packet::{PacketPool, PktId};
 use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};

@@ -35,7 +35,7 @@ use super::codel::{check_times, INTERVAL, TARGET};
 use super::codel::{CodelParams, CodelSource, CodelVars};
 use super::Registration;
 use super::{Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
-use crate::net::packet::{Packet, PacketPool, PktId};
+use crate::packet::{Packet, PacketPool, PktId};
 use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};

@@ -43,7 +43,7 @@ pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
 pub use twoclass::{ClassCounts, ClassReport, TwoClass};
 
-use crate::net::packet::{Ecn, PacketPool, PktId};
+use crate::packet::{Ecn, PacketPool, PktId};
 use crate::param::{ParamError, Params};
 use crate::sim::{Rng, Time, PS_PER_S, PS_PER_US};
 use serde::{Deserialize, Serialize};

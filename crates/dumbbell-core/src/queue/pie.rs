@@ -47,7 +47,7 @@ use super::codel::AQM_TIME;
 use super::codel::MTU_BYTES;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use super::{Registration, MAX_AQM_TIME_PS};
-use crate::net::packet::PktId;
+use crate::packet::PktId;
 use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Dur, Rng, Time};
 use serde::{Deserialize, Serialize};
