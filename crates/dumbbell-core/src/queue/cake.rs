@@ -53,6 +53,7 @@ pub use cobalt::{CobaltParams, CobaltVars};
 pub use shaper::Shaper;
 
 use super::codel::{AQM_TIME, MTU_BYTES};
+use super::flow_queues::flow_queue_accessors;
 use super::Registration;
 use super::{Dequeued, DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PktId;
@@ -668,33 +669,8 @@ impl QueueDisc for Cake {
         }
     }
 
-    fn len_pkts(&self) -> u32 {
-        self.len
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    /// The head of the first non-empty queue in service order, ignoring
-    /// deficits and COBALT (an estimate: two-class ports, the only callers
-    /// of `peek`, do not take CAKE).
-    fn peek(&self) -> Option<PktId> {
-        self.new_flows
-            .iter()
-            .chain(self.old_flows.iter())
-            .find_map(|&i| self.flows[i as usize].q.front().map(|&(p, _)| p))
-    }
-
-    fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
-        for fq in &self.flows {
-            fq.q.iter().for_each(|&(p, _)| f(p));
-        }
-    }
-
-    fn take_drop(&mut self) -> Option<(PktId, DropReason)> {
-        self.drops.pop_front()
-    }
+    // len_pkts, len_bytes, peek, for_each_packet, take_drop
+    flow_queue_accessors!();
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub mod classify;
 pub mod codel;
 pub mod dualpi2;
 pub mod feedback;
+mod flow_queues;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
