@@ -33,6 +33,7 @@ pub mod pie;
 pub mod red;
 pub mod registry;
 pub mod sched;
+mod timed_fifo;
 pub mod twoclass;
 
 pub use aqm::{Aqm, Decision, Hysteresis, MarkPoint, StepMark};
