@@ -22,6 +22,7 @@ import dumbbell as db
 import dumbbell.scenario as sc
 from dumbbell import _native
 from dumbbell.run import check_config
+from dumbbell.scenario.doc import _tightest
 
 from .helpers import fuzzing
 
@@ -122,14 +123,7 @@ def _bounds(tp: Any, extra: list[Any]) -> tuple[Any, Any]:
                 walk(a)
 
     walk(tp)
-    lo = hi = None
-    for m in found:
-        for item in getattr(m, "metadata", [m]):
-            if isinstance(item, (at.Ge, at.Gt)):
-                lo = item
-            if isinstance(item, (at.Le, at.Lt)):
-                hi = item
-    return lo, hi
+    return _tightest(found)  # a field's own range and its type's (``Seconds``): the tighter bound counts
 
 
 NUMERIC_FIELDS = [

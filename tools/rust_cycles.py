@@ -41,11 +41,9 @@ def code_of(text: str) -> str:
     return "\n".join(out)
 
 
-def main() -> None:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    modules = "--modules" in sys.argv
-    count_parts = "--all" in sys.argv
-    src = Path(args[0] if args else "crates/dumbbell-core/src")
+def graph_of(src: Path, modules: bool = False, count_parts: bool = False) -> dict[str, set[str]]:
+    """The import graph below `src`: file -> files it uses (paths relative to
+    `src`), or with `modules` top-level module -> modules it uses."""
     files = [f for f in src.rglob("*.rs") if f.name not in ("tests.rs", "testkit.rs")]
     by_mod = {tuple(module_path(src, f)): f for f in files}
 
@@ -93,13 +91,17 @@ def main() -> None:
         medges: dict[str, set[str]] = {}
         for f, ts in edges.items():
             medges.setdefault(top(f), set()).update(top(t) for t in ts if top(t) != top(f))
-        graph = {k: sorted(v) for k, v in medges.items()}
-        name = str
-    else:
-        graph = {f: sorted(ts) for f, ts in edges.items()}
-        name = lambda f: str(f.relative_to(src))
+        return medges
+    name = lambda f: str(f.relative_to(src))
+    return {name(f): {name(t) for t in ts} for f, ts in edges.items()}
 
-    found = cycles({name(f): {name(t) for t in ts} for f, ts in graph.items()})
+
+def main() -> None:
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    modules = "--modules" in sys.argv
+    src = Path(args[0] if args else "crates/dumbbell-core/src")
+    graph = graph_of(src, modules, "--all" in sys.argv)
+    found = cycles(graph)
     print(f"{len(graph)} {'modules' if modules else 'files'}, {sum(len(v) for v in graph.values())} edges, "
           f"{len(found)} cycle(s)")
     for c in found:

@@ -12,6 +12,7 @@ pub mod app;
 pub mod cc;
 pub mod config;
 pub mod net;
+pub mod packet;
 pub mod param;
 pub mod queue;
 pub mod sim;

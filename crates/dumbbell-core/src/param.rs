@@ -176,6 +176,12 @@ pub enum Range {
 }
 
 impl Range {
+    /// Every value of a `u32` parameter: its type bounds it, and the schema
+    /// says so (a Python model reads both bounds from it).
+    pub const U32: Range = Range::int(0, u32::MAX as u128, "");
+    /// Every value of a `u64` parameter.
+    pub const U64: Range = Range::int(0, u64::MAX as u128, "");
+
     pub const fn int(lo: u128, hi: u128, unit: &'static str) -> Range {
         Range::Int { lo, hi, unit }
     }
@@ -252,7 +258,7 @@ impl Param {
         let range = match self.range {
             Range::Any => serde_json::Value::Null,
             Range::Int { lo, hi, unit } => {
-                json!({"min": lo as f64, "max": hi as f64, "unit": unit.trim()})
+                json!({"min": json_int(lo), "max": json_int(hi), "unit": unit.trim()})
             }
             Range::Float {
                 lo,
@@ -271,6 +277,12 @@ impl Param {
             "about": self.about,
         })
     }
+}
+
+/// An integer bound as JSON: exact up to `u64::MAX` (a float would round
+/// `u64::MAX` up to 2^64).
+fn json_int(v: u128) -> serde_json::Value {
+    u64::try_from(v).map_or(serde_json::json!(v as f64), serde_json::Value::from)
 }
 
 /// The parameter called `name` of a table (a component's checks name

@@ -5,8 +5,10 @@
   Scenario`` reads them from there);
 - :mod:`~dumbbell.scenario.network` (nodes, links, netem),
   :mod:`~dumbbell.scenario.queues` (the queue kinds),
-  :mod:`~dumbbell.scenario.tcp` (congestion controls, TCP options) and
-  :mod:`~dumbbell.scenario.ranges` (the ranges of numbers, unit types);
+  :mod:`~dumbbell.scenario.tcp` (congestion controls, TCP options),
+  :mod:`~dumbbell.scenario.ranges` (the ranges of numbers, unit types) and
+  :mod:`~dumbbell.scenario.core_params` (controls' and queues' parameters
+  from the core's schema);
 - :mod:`~dumbbell.scenario.base`: the base of every model (strict fields,
   errors that name the field);
 - :mod:`~dumbbell.scenario.twoclass`: the two-class ports' classifiers and

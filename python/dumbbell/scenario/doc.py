@@ -216,13 +216,25 @@ def _bounds(tp: Any, extra: list[Any]) -> tuple[Any, Any]:
                 walk(a)
 
     walk(tp)
+    return _tightest(found)
+
+
+def _tightest(found: list[Any]) -> tuple[Any, Any]:
+    """The tightest lower and upper bounds among constraints (a field's own
+    and its type's: ``Rate`` with the core's range of a rate)."""
     lo = hi = None
     for m in found:
         for item in getattr(m, "metadata", [m]):
             if isinstance(item, (at.Ge, at.Gt)):
-                lo = item
+                v = item.ge if isinstance(item, at.Ge) else item.gt
+                old = None if lo is None else (lo.ge if isinstance(lo, at.Ge) else lo.gt)
+                if old is None or v > old or (v == old and isinstance(item, at.Gt)):
+                    lo = item
             if isinstance(item, (at.Le, at.Lt)):
-                hi = item
+                v = item.le if isinstance(item, at.Le) else item.lt
+                old = None if hi is None else (hi.le if isinstance(hi, at.Le) else hi.lt)
+                if old is None or v < old or (v == old and isinstance(item, at.Lt)):
+                    hi = item
     return lo, hi
 
 
@@ -235,33 +247,6 @@ def _range(tp: Any, extra: list[Any]) -> str:
     lv = _num(lo.ge if isinstance(lo, at.Ge) else lo.gt) if lo is not None else "−∞"
     hv = _num(hi.le if isinstance(hi, at.Le) else hi.lt) if hi is not None else "∞"
     return f"{left}{lv}, {hv}{right}"
-
-
-def _schema_params() -> dict[tuple[str, str], dict[str, Any]]:
-    """The core's parameters (``_native.schema()``), by (control or queue kind, name)."""
-    import json
-
-    from .. import _native
-
-    schema = json.loads(_native.schema())
-    out: dict[tuple[str, str], dict[str, Any]] = {}
-    for entry in schema["controls"] + schema["queues"]:
-        kind = "droptail" if entry["name"] == "none" else entry["name"]
-        for p in entry["params"]:
-            out[(kind, p["name"])] = p
-    return out
-
-
-def _core_range(param: dict[str, Any]) -> str | None:
-    """A parameter's range as the core declares it, written as :func:`_range` writes a model's."""
-    rng = param.get("range")
-    if not rng or rng.get("unit") == "ps" or "min" not in rng or "max" not in rng:
-        return None
-    integer = param["type"] in ("int", "optional[int]", "list[int]")
-    lo, hi = (int(rng["min"]), int(rng["max"])) if integer else (rng["min"], rng["max"])
-    left = "(" if rng.get("min_open") else "["
-    right = ")" if rng.get("max_open") else "]"
-    return f"{left}{_num(lo)}, {_num(hi)}{right}"
 
 
 def _type(tp: Any) -> str:
@@ -329,15 +314,11 @@ def _models() -> list[type[BaseModel]]:
 
 
 def markdown() -> str:
-    """The page. A field's range is its model's (which
-    ``tests/test_schema.py`` holds within the core's); a control's or a
-    queue's parameter whose model states none takes the core's, from its
-    schema (``_native.schema()``, where each parameter is declared once)."""
+    """The page. A field's range is its model's; a control's or a queue's
+    parameter has the core's, read from its schema (``_native.schema()``,
+    where each parameter is declared once; ``scenario/core_params.py``)."""
     out = [_INTRO]
-    core = _schema_params()
     for model in _models():
-        kind_field = model.model_fields.get("kind")
-        kind = kind_field.default if kind_field is not None and isinstance(kind_field.default, str) else None
         doc = " ".join((model.__doc__ or "").split("\n\n")[0].split())
         out.append(f"\n## {model.__name__}\n\n{doc}\n")
         out.append("| field | type | range | unit | default | description |")
@@ -350,8 +331,7 @@ def markdown() -> str:
                 "| `{}` | {} | {} | {} | {} | {} |".format(
                     name,
                     _cell(_type(info.annotation)),
-                    _range(info.annotation, info.metadata)
-                    or (_core_range(core[(kind, name)]) if (kind, name) in core else None) or "",
+                    _range(info.annotation, info.metadata),
                     _unit(name),
                     _default(info),
                     _cell(info.description or ""),

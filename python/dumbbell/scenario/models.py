@@ -59,13 +59,12 @@ from ..suggest import did_you_mean
 from .base import Model as _Model, U64_MAX, kind_of as _kind_of
 from .network import Link, Netem, Node, Pipeline
 from .queues import (
-    AqmTime, Cake, CoDel, Codel, DropTail, DualPi2, FqCoDel, FqCodel, Hysteresis, Pie, QueueConfig, Red, Return, Step, red_wlog_for_burst,
+    Cake, CoDel, Codel, DropTail, DualPi2, FqCoDel, FqCodel, Hysteresis, Pie, QueueConfig, Red, Return, Step, red_wlog_for_burst,
 )
 from .ranges import (
-    Bytes, DEFAULT_RECORD_MAX_BYTES, MAX_AQM_TIME_S, MAX_DELACK_S, MAX_DUPTHRESH, MAX_FLOW_BYTES, MAX_FQ_FLOWS,
-    MAX_FQ_QUANTUM_BYTES, MAX_HEADER_BYTES, MAX_INIT_CWND_PKTS, MAX_LINK_DELAY_S, MAX_MSS_BYTES, MAX_PIE_GAIN,
-    MAX_PKT_BYTES, MAX_RATE_BPS, MAX_RECORD_MAX_BYTES, MAX_RED_TH, MAX_RTO_S, MAX_RWND_BYTES, MAX_TIME_S,
-    MAX_TSQ_BYTES, MIN_AQM_TIME_S, MIN_DELACK_S, MIN_FQ_QUANTUM_BYTES, MIN_MSS_BYTES, MIN_RECORD_MAX_BYTES,
+    Bytes, DEFAULT_RECORD_MAX_BYTES, MAX_DELACK_S, MAX_DUPTHRESH, MAX_FLOW_BYTES, MAX_HEADER_BYTES,
+    MAX_INIT_CWND_PKTS, MAX_LINK_DELAY_S, MAX_MSS_BYTES, MAX_RATE_BPS, MAX_RECORD_MAX_BYTES, MAX_RTO_S,
+    MAX_RWND_BYTES, MAX_TIME_S, MAX_TSQ_BYTES, MIN_DELACK_S, MIN_MSS_BYTES, MIN_RECORD_MAX_BYTES,
     MIN_RTO_S, MIN_SAMPLE_S, Pkts, Rate, Seconds,
 )
 from .tcp import (

@@ -10,16 +10,33 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
 from ..errors import ConfigError
+from .core_params import choice as _choice, field as _core_field
 from .base import Model as _Model, U32_MAX, U64_MAX, kind_of as _kind_of
-from .ranges import (
-    Bytes, MAX_AQM_TIME_S, MAX_FQ_FLOWS, MAX_FQ_QUANTUM_BYTES, MAX_PIE_GAIN, MAX_PKT_BYTES, MAX_RED_TH,
-    MAX_RATE_BPS, MIN_AQM_TIME_S, MIN_FQ_QUANTUM_BYTES, Rate, Seconds,
-)
+from .ranges import Rate, Seconds
 from .twoclass import Classifier, Scheduler
 from .units import parse_rate_bps, seconds_to_ps
 
 
 # ---------------------------------------------------------------- queues
+# A discipline's parameters (their bounds, defaults and descriptions) are the
+# core's, read from its schema (:mod:`.core_params`); times in seconds here
+# (``target_s``) are the core's picoseconds (``target_ps``).
+
+
+def _core(kind: str):
+    def field(name: str, **given: Any):
+        return _core_field(kind, name, **given)
+
+    return field
+
+
+_red, _step, _hysteresis, _codel, _fq_codel, _pie, _cake, _dualpi2 = map(
+    _core, ("red", "step", "hysteresis", "codel", "fq_codel", "pie", "cake", "dualpi2")
+)
+_StepAt = _choice("step", "at")
+_HysteresisAt = _choice("hysteresis", "at")
+_FlowMode = _choice("cake", "flow_mode")
+_AckFilter = _choice("cake", "ack_filter")
 
 
 def red_wlog_for_burst(burst_pkts: int, min_bytes: float, avpkt_bytes: int) -> int:
@@ -186,19 +203,19 @@ class Red(_QueueBase):
     """
 
     kind: Literal["red"] = "red"
-    min_th: Annotated[float, Field(ge=0, le=MAX_RED_TH, description="Lower threshold, bytes (bytes_mode) or packets.")]
-    max_th: Annotated[float, Field(gt=0, le=MAX_RED_TH, description="Upper threshold, bytes (bytes_mode) or packets.")]
-    max_p: Annotated[float, Field(gt=0, le=1, description="Marking/drop probability at max_th.")] = 0.02
-    wlog: Annotated[int, Field(ge=1, le=31)] | None = Field(None, description="EWMA weight W = 2^-wlog.")
+    min_th: float = _red("min_th")
+    max_th: float = _red("max_th")
+    max_p: float = _red("max_p", default=0.02, description="Marking probability at max_th (tc's default 0.02).")
+    wlog: int | None = _red("wlog", default=None, description="EWMA weight W = 2^-wlog; unset: derived from burst_pkts.")
     burst_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
         None, description="tc's `burst`, packets, to derive wlog."
     )
-    ecn: bool = False
-    harddrop: bool = False
-    gentle: bool = False
-    bytes_mode: bool = True
-    avpkt_bytes: Annotated[int, Field(ge=1, le=MAX_PKT_BYTES, description="Average packet size, bytes.")] = 1000
-    bandwidth_bps: Rate | None = Field(None, description="For idle decay; unset: the link's rate.")
+    ecn: bool = _red("ecn")
+    harddrop: bool = _red("harddrop")
+    gentle: bool = _red("gentle")
+    bytes_mode: bool = _red("bytes_mode")
+    avpkt_bytes: int = _red("avpkt_bytes")
+    bandwidth_bps: Rate | None = _red("bandwidth_bps", default=None, description="For idle decay; unset: the link's rate.")
 
     @model_validator(mode="after")
     def _check(self) -> Red:
@@ -247,9 +264,9 @@ class Step(_QueueBase):
     at or above K (in packets or bytes), measured at enqueue or dequeue."""
 
     kind: Literal["step"] = "step"
-    k_pkts: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
-    k_bytes: Bytes | None = None
-    at: Literal["enqueue", "dequeue"] = "enqueue"
+    k_pkts: int | None = _step("k_pkts")
+    k_bytes: int | None = _step("k_bytes")
+    at: _StepAt = _step("at")
 
     @model_validator(mode="after")
     def _check(self) -> Step:
@@ -266,9 +283,9 @@ class Hysteresis(_QueueBase):
     lower threshold L_I < L_S, one congestion bit per queue."""
 
     kind: Literal["hysteresis"] = "hysteresis"
-    upper_pkts: Annotated[int, Field(ge=1, le=U32_MAX, description="L_S")]
-    lower_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="L_I, below L_S")]
-    at: Literal["enqueue", "dequeue"] = "dequeue"
+    upper_pkts: int = _hysteresis("upper_pkts")
+    lower_pkts: int = _hysteresis("lower_pkts")
+    at: _HysteresisAt = _hysteresis("at")
 
     @model_validator(mode="after")
     def _check(self) -> Hysteresis:
@@ -286,9 +303,6 @@ class Hysteresis(_QueueBase):
         }
 
 
-AqmTime = Annotated[Seconds, Field(ge=MIN_AQM_TIME_S, le=MAX_AQM_TIME_S)]
-
-
 class _DelayAqm(_QueueLimits):
     """A discipline of its own (CoDel, FQ-CoDel, PIE): a whole port's queue,
     never a class of a two-class port (so it has no classifier)."""
@@ -302,11 +316,9 @@ class Codel(_DelayAqm):
     1000 packets."""
 
     kind: Literal["codel"] = "codel"
-    target_s: AqmTime = Field(0.005, description="Acceptable standing sojourn time, s.")
-    interval_s: AqmTime = Field(
-        0.1, description="Window the sojourn must stay above target before dropping; control-law scale, s."
-    )
-    ecn: bool = Field(False, description="Mark ECT packets instead of dropping them.")
+    target_s: Seconds = _codel("target_s")
+    interval_s: Seconds = _codel("interval_s")
+    ecn: bool = _codel("ecn")
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -328,13 +340,11 @@ class FqCodel(_DelayAqm):
     limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
         None, description="Packet limit over all flow queues, packets. If neither limit is given: 10240 (Linux's)."
     )
-    target_s: AqmTime = Field(0.005, description="CoDel's target per flow queue, s.")
-    interval_s: AqmTime = Field(0.1, description="CoDel's interval per flow queue, s.")
-    ecn: bool = Field(True, description="Mark ECT packets instead of dropping them (Linux: on).")
-    flows: Annotated[int, Field(ge=1, le=MAX_FQ_FLOWS)] = Field(1024, description="Number of flow queues.")
-    quantum_bytes: Annotated[int, Field(ge=MIN_FQ_QUANTUM_BYTES, le=MAX_FQ_QUANTUM_BYTES)] = Field(
-        1514, description="DRR quantum, bytes."
-    )
+    target_s: Seconds = _fq_codel("target_s")
+    interval_s: Seconds = _fq_codel("interval_s")
+    ecn: bool = _fq_codel("ecn")
+    flows: int = _fq_codel("flows")
+    quantum_bytes: int = _fq_codel("quantum_bytes")
 
     def to_core(self) -> dict[str, Any]:
         limits = self._core_limits()
@@ -358,18 +368,12 @@ class Pie(_DelayAqm):
     150 ms, ECN off, 1000 packets."""
 
     kind: Literal["pie"] = "pie"
-    target_s: AqmTime = Field(0.015, description="Target queueing delay, s.")
-    tupdate_s: AqmTime = Field(0.015, description="Period of the probability update, s.")
-    alpha: Annotated[float, Field(ge=0, le=MAX_PIE_GAIN)] = Field(
-        0.125, description="Gain on the delay error, per second of delay (Linux: 2/16)."
-    )
-    beta: Annotated[float, Field(ge=0, le=MAX_PIE_GAIN)] = Field(
-        1.25, description="Gain on the delay change, per second of delay (Linux: 20/16)."
-    )
-    max_burst_s: Annotated[Seconds, Field(le=MAX_AQM_TIME_S)] = Field(
-        0.15, description="Burst allowance: no early drop for this long after the queue was quiet, s."
-    )
-    ecn: bool = Field(False, description="Mark ECT packets while the probability is at most 10 %.")
+    target_s: Seconds = _pie("target_s")
+    tupdate_s: Seconds = _pie("tupdate_s")
+    alpha: float = _pie("alpha")
+    beta: float = _pie("beta")
+    max_burst_s: Seconds = _pie("max_burst_s")
+    ecn: bool = _pie("ecn")
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -403,20 +407,13 @@ class Cake(_DelayAqm):
     limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
         None, description="Linux's limit, packets: caps the buffer at this many MTUs (unset: 10240)."
     )
-    rate_bps: Annotated[int, BeforeValidator(parse_rate_bps_or_zero), Field(ge=0, le=MAX_RATE_BPS)] = Field(
-        0, description="Shaped rate, bits per second; 0: unlimited."
-    )
-    flow_mode: Literal["flowblind", "srchost", "dsthost", "hosts", "flows", "dual_srchost", "dual_dsthost",
-                       "triple_isolate"] = Field("triple_isolate", description="Host and flow isolation.")
-    target_s: AqmTime = Field(0.005, description="COBALT's target sojourn time, s.")
-    interval_s: AqmTime = Field(0.1, description="COBALT's interval (Linux's rtt), s.")
-    overhead_bytes: Annotated[int, Field(ge=0, le=256)] = Field(
-        0, description="Framing bytes the shaper adds to each packet."
-    )
-    mpu_bytes: Annotated[int, Field(ge=0, le=256)] = Field(0, description="Least length the shaper charges, bytes.")
-    ack_filter: Literal["none", "conservative", "aggressive"] = Field(
-        "none", description="Drop queued pure TCP ACKs a newer one makes redundant."
-    )
+    rate_bps: Annotated[int, BeforeValidator(parse_rate_bps_or_zero)] = _cake("rate_bps")
+    flow_mode: _FlowMode = _cake("flow_mode")
+    target_s: Seconds = _cake("target_s")
+    interval_s: Seconds = _cake("interval_s")
+    overhead_bytes: int = _cake("overhead_bytes")
+    mpu_bytes: int = _cake("mpu_bytes")
+    ack_filter: _AckFilter = _cake("ack_filter")
 
     def to_core(self) -> dict[str, Any]:
         limits = self._core_limits()
@@ -446,23 +443,15 @@ class DualPi2(_DelayAqm):
     limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
         None, description="Packet limit over both queues, packets. If neither limit is given: 10000 (Linux's)."
     )
-    target_s: AqmTime = Field(0.015, description="PI2's target queueing delay, s.")
-    tupdate_s: AqmTime = Field(0.016, description="Period of the probability update, s.")
-    alpha: Annotated[float, Field(gt=0, le=32768)] = Field(
-        41 / 256, description="Integral gain, per second of delay error (Linux: 0.16)."
-    )
-    beta: Annotated[float, Field(gt=0, le=32768)] = Field(
-        819 / 256, description="Proportional gain, per second of delay change (Linux: 3.2)."
-    )
-    step_thresh_s: AqmTime = Field(0.001, description="L queue: mark every packet that waited longer, s.")
-    min_qlen_step: Annotated[int, Field(ge=0, le=U32_MAX)] = Field(
-        0, description="L queue: the step applies only above this many packets."
-    )
-    k: Annotated[float, Field(gt=0, le=255)] = Field(2.0, description="Coupling factor: p_L = k·p', p_C = p'².")
-    c_protection_pct: Annotated[int, Field(ge=0, le=100)] = Field(
-        10, description="The classic queue's scheduler weight, % (the L queue has the rest)."
-    )
-    drop_overload: bool = Field(True, description="Once k·p' >= 1, L packets are also dropped with p'².")
+    target_s: Seconds = _dualpi2("target_s")
+    tupdate_s: Seconds = _dualpi2("tupdate_s")
+    alpha: float = _dualpi2("alpha")
+    beta: float = _dualpi2("beta")
+    step_thresh_s: Seconds = _dualpi2("step_thresh_s")
+    min_qlen_step: int = _dualpi2("min_qlen_step")
+    k: float = _dualpi2("k")
+    c_protection_pct: int = _dualpi2("c_protection_pct")
+    drop_overload: bool = _dualpi2("drop_overload")
 
     def to_core(self) -> dict[str, Any]:
         limits = self._core_limits()

@@ -15,11 +15,14 @@ from .base import U32_MAX, U64_MAX
 from .units import parse_rate_bps, parse_seconds
 
 
-# ---- Ranges. The core refuses the same values by itself
+# ---- Ranges of the run document's own fields (links, flows, TCP options,
+# records). The core refuses the same values by itself
 # (crates/dumbbell-core/src/validate.rs, which explains each bound); a test
-# checks that the two agree. Every numeric field below states its range in
-# its `Field` (ge/gt/le/lt), with its unit in the name or the description,
-# where a documentation generator can read it.
+# checks that the two agree. Every numeric field states its range in its
+# `Field` (ge/gt/le/lt), with its unit in the name or the description, where
+# a documentation generator can read it. A control's or a queue discipline's
+# parameters are not here: their ranges are the core's schema's
+# (`core_params.py`).
 
 MAX_RATE_BPS = 10**13
 """Fastest link or sending rate: 10 Tb/s."""
@@ -42,15 +45,6 @@ MAX_RWND_BYTES = 65535 << 14
 MAX_DUPTHRESH = 65535
 MAX_TSQ_BYTES = 2**40
 MAX_FLOW_BYTES = 2**62
-MAX_RED_TH = 1e12
-MIN_AQM_TIME_S, MAX_AQM_TIME_S = 1e-6, 3600.0
-"""CoDel's, FQ-CoDel's and PIE's target, interval and update period: 1 µs to one hour."""
-MAX_FQ_FLOWS = 65536
-"""Linux's largest number of FQ-CoDel flow queues."""
-MIN_FQ_QUANTUM_BYTES, MAX_FQ_QUANTUM_BYTES = 256, 2**20
-MAX_PIE_GAIN = 2.0
-"""PIE's alpha and beta: Linux takes 0 to 32 sixteenths."""
-MAX_PKT_BYTES = 65535
 DEFAULT_RECORD_MAX_BYTES = 2 * 2**30
 MIN_RECORD_MAX_BYTES, MAX_RECORD_MAX_BYTES = 2**20, 2**50
 

@@ -16,10 +16,11 @@ from ..controls import CongestionControl, check_control
 from ..errors import ConfigError
 from ..kmod import KernelModuleCc
 from ..suggest import did_you_mean
-from .base import Model as _Model, U32_MAX, U64_MAX, kind_of as _kind_of
+from .core_params import choice as _choice, core_default as _core_default, field as _core_field, item as _item
+from .base import Model as _Model, U32_MAX, kind_of as _kind_of
 from .ranges import (
     MAX_DELACK_S, MAX_DUPTHRESH, MAX_HEADER_BYTES, MAX_INIT_CWND_PKTS, MAX_MSS_BYTES, MAX_RTO_S, MAX_RWND_BYTES,
-    MAX_TSQ_BYTES, MIN_DELACK_S, MIN_MSS_BYTES, MIN_RTO_S, Pkts, Rate, Seconds,
+    MAX_TSQ_BYTES, MIN_DELACK_S, MIN_MSS_BYTES, MIN_RTO_S, Rate, Seconds,
 )
 from .tcp_profiles import DEFAULT_PROFILE, check_profile, profile_values
 from .units import seconds_to_ps
@@ -30,6 +31,28 @@ from .units import seconds_to_ps
 
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
+
+
+def _set_or_core(model: _Model, name: str) -> Any:
+    """A control's parameter as set, or the core's default when unset."""
+    value = getattr(model, name)
+    return _core_default(model.kind, name) if value is None else value
+
+
+def _core(kind: str):
+    """The fields of a control's parameters, from the core's schema
+    (:mod:`.core_params`): bounds and description the core's, unset (None)
+    by default, which leaves the core's default."""
+
+    def unset(name: str, **extra: Any):
+        return _core_field(kind, name, default=None, **extra)
+
+    return unset
+
+
+_cubic, _dctcp, _linear, _fractional, _expolinear, _bbr, _highspeed, _vegas = map(
+    _core, ("cubic", "dctcp", "linear", "fractional", "expolinear", "bbr", "highspeed", "vegas")
+)
 
 
 class Reno(_Model):
@@ -48,16 +71,16 @@ class Cubic(_Model):
     ACK-train delta 2000 µs, a 250 Hz jiffies clock (Debian's kernel)."""
 
     kind: Literal["cubic"] = "cubic"
-    beta: Annotated[float, Field(gt=0, lt=1, description="Multiplicative decrease factor.")] | None = None
-    c: Annotated[float, Field(gt=0, le=100, description="Cubic constant C, packets/s³.")] | None = None
-    fast_convergence: bool | None = None
-    tcp_friendliness: bool | None = None
-    hystart: bool | None = None
-    hystart_ack_train: bool | None = None
-    hystart_delay: bool | None = None
-    hystart_low_window: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
-    hystart_ack_delta_us: Annotated[int, Field(ge=0, le=U32_MAX, description="ACK-train spacing threshold, µs.")] | None = None
-    hz: Annotated[int, Field(ge=1, le=1_000_000, description="Jiffies per second of Cubic's clock (Linux CONFIG_HZ; 250 = Debian's kernel, 1000 = Fedora's).")] | None = None
+    beta: float | None = _cubic("beta")
+    c: float | None = _cubic("c")
+    fast_convergence: bool | None = _cubic("fast_convergence")
+    tcp_friendliness: bool | None = _cubic("tcp_friendliness")
+    hystart: bool | None = _cubic("hystart")
+    hystart_ack_train: bool | None = _cubic("hystart_ack_train")
+    hystart_delay: bool | None = _cubic("hystart_delay")
+    hystart_low_window: int | None = _cubic("hystart_low_window")
+    hystart_ack_delta_us: int | None = _cubic("hystart_ack_delta_us")
+    hz: int | None = _cubic("hz")
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "cubic", **_drop_none(self.model_dump(exclude={"kind"}))}
@@ -68,8 +91,8 @@ class Dctcp(_Model):
     core's defaults: g = 2^-4 (``shift_g`` 4), initial alpha 1."""
 
     kind: Literal["dctcp"] = "dctcp"
-    shift_g: Annotated[int, Field(ge=0, le=31)] | None = None
-    alpha_init: Annotated[float, Field(ge=0, le=1)] | None = None
+    shift_g: int | None = _dctcp("shift_g")
+    alpha_init: float | None = _dctcp("alpha_init")
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "dctcp", **_drop_none(self.model_dump(exclude={"kind"}))}
@@ -79,9 +102,10 @@ class Dctcp(_Model):
 # parameters take the core's defaults, the constants of the authors' kernel
 # modules; t is in whole milliseconds since the session start or last loss.
 
-_Slope = Annotated[float, Field(ge=0, le=1e6, description="Packets per ms (slow start: per ms³).")]
-_Pct = Annotated[int, Field(ge=1, le=99)]
-_PosPkts = Annotated[int, Field(ge=1, le=U32_MAX)]
+_AdaptiveCount = _choice("linear", "adaptive_count")
+_HighSpeedMode = _choice("highspeed", "mode")
+_SlowStart = _choice("fractional", "slow_start")
+_GammaR = list[_item("fractional", "gamma_r")]
 
 
 class Linear(_Model):
@@ -103,24 +127,24 @@ class Linear(_Model):
     wrapped point would shut the gate for 4 GiB of data)."""
 
     kind: Literal["linear"] = "linear"
-    ss_alpha: _Slope | None = None
-    ss_min_pkts: Pkts | None = None
-    beta_r: _Slope | None = None
-    beta_a: _Slope | None = None
-    reduction_pct: _Pct | None = None
-    adaptive: bool | None = None
-    adaptive_min_pct: _Pct | None = None
-    adaptive_span_pct: Annotated[int, Field(ge=0, le=98)] | None = None
-    adaptive_count: Literal["window", "round", "ack"] | None = None
-    initial_threshold_pkts: _PosPkts | None = None
-    initial_base_pkts: _PosPkts | None = None
-    module_hook: bool | None = None
-    wrap_seq: bool | None = None
+    ss_alpha: float | None = _linear("ss_alpha")
+    ss_min_pkts: int | None = _linear("ss_min_pkts")
+    beta_r: float | None = _linear("beta_r")
+    beta_a: float | None = _linear("beta_a")
+    reduction_pct: int | None = _linear("reduction_pct")
+    adaptive: bool | None = _linear("adaptive")
+    adaptive_min_pct: int | None = _linear("adaptive_min_pct")
+    adaptive_span_pct: int | None = _linear("adaptive_span_pct")
+    adaptive_count: _AdaptiveCount | None = _linear("adaptive_count")
+    initial_threshold_pkts: int | None = _linear("initial_threshold_pkts")
+    initial_base_pkts: int | None = _linear("initial_base_pkts")
+    module_hook: bool | None = _linear("module_hook")
+    wrap_seq: bool | None = _linear("wrap_seq")
 
     @model_validator(mode="after")
     def _check(self) -> Linear:
-        lo = 15 if self.adaptive_min_pct is None else self.adaptive_min_pct
-        span = 35 if self.adaptive_span_pct is None else self.adaptive_span_pct
+        lo = _set_or_core(self, "adaptive_min_pct")
+        span = _set_or_core(self, "adaptive_span_pct")
         if lo + span > 99:
             raise ConfigError("adaptive_span_pct", f"adaptive_min_pct + adaptive_span_pct = {lo + span} must be at most 99")
         return self
@@ -141,14 +165,14 @@ class Fractional(_Model):
     bits from a random initial one, as the compiled module does."""
 
     kind: Literal["fractional"] = "fractional"
-    slow_start: Literal["per_ack", "cubic_time"] | None = None
-    ss_alpha: _Slope | None = None
-    ss_min_pkts: Pkts | None = None
-    reduction_pct: _Pct | None = None
-    delta_pct: Annotated[int, Field(ge=1, le=100)] | None = None
-    gamma_r: Annotated[list[Annotated[int, Field(ge=0, le=1000)]], Field(min_length=1)] | None = None
-    gamma_a_pct: Annotated[int, Field(ge=0, le=1000)] | None = None
-    wrap_seq: bool | None = None
+    slow_start: _SlowStart | None = _fractional("slow_start")
+    ss_alpha: float | None = _fractional("ss_alpha")
+    ss_min_pkts: int | None = _fractional("ss_min_pkts")
+    reduction_pct: int | None = _fractional("reduction_pct")
+    delta_pct: int | None = _fractional("delta_pct")
+    gamma_r: _GammaR | None = _fractional("gamma_r", min_length=1)
+    gamma_a_pct: int | None = _fractional("gamma_a_pct")
+    wrap_seq: bool | None = _fractional("wrap_seq")
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "fractional", **_drop_none(self.model_dump(exclude={"kind"}))}
@@ -168,18 +192,18 @@ class Expolinear(_Model):
     Linear."""
 
     kind: Literal["expolinear"] = "expolinear"
-    ss_alpha: _Slope | None = None
-    ss_min_pkts: Pkts | None = None
-    reduction_pct: _Pct | None = None
-    eta_r: _Slope | None = None
-    sigma_per_ms: Annotated[float, Field(gt=0, le=1000, description="σ, per ms.")] | None = None
-    eta_a: _Slope | None = None
-    initial_threshold_pkts: _PosPkts | None = None
-    initial_base_pkts: _PosPkts | None = None
-    initial_delta_pkts: Pkts | None = None
-    shift_mod_32: bool | None = None
-    module_hook: bool | None = None
-    wrap_seq: bool | None = None
+    ss_alpha: float | None = _expolinear("ss_alpha")
+    ss_min_pkts: int | None = _expolinear("ss_min_pkts")
+    reduction_pct: int | None = _expolinear("reduction_pct")
+    eta_r: float | None = _expolinear("eta_r")
+    sigma_per_ms: float | None = _expolinear("sigma_per_ms")
+    eta_a: float | None = _expolinear("eta_a")
+    initial_threshold_pkts: int | None = _expolinear("initial_threshold_pkts")
+    initial_base_pkts: int | None = _expolinear("initial_base_pkts")
+    initial_delta_pkts: int | None = _expolinear("initial_delta_pkts")
+    shift_mod_32: bool | None = _expolinear("shift_mod_32")
+    module_hook: bool | None = _expolinear("module_hook")
+    wrap_seq: bool | None = _expolinear("wrap_seq")
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "expolinear", **_drop_none(self.model_dump(exclude={"kind"}))}
@@ -195,20 +219,20 @@ class Bbr(_Model):
     (``extra_acked``) and long-term policer (``lt_bw``) estimators on."""
 
     kind: Literal["bbr"] = "bbr"
-    high_gain: Annotated[float, Field(gt=1, le=16)] | None = None
-    drain_gain: Annotated[float, Field(gt=0, le=1)] | None = None
-    cwnd_gain: Annotated[float, Field(ge=1, le=16)] | None = None
-    probe_bw_up_gain: Annotated[float, Field(ge=1, le=16)] | None = None
-    probe_bw_down_gain: Annotated[float, Field(gt=0, le=1)] | None = None
-    bw_win_rounds: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
-    min_rtt_win_s: Annotated[float, Field(gt=0, le=1e6)] | None = None
-    probe_rtt_mode_ms: Annotated[float, Field(ge=0, le=1e9)] | None = None
-    full_bw_thresh: Annotated[float, Field(gt=1, le=16)] | None = None
-    full_bw_cnt: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
-    pacing_margin_percent: Annotated[int, Field(ge=0, lt=100)] | None = None
-    min_tso_rate_bps: Annotated[int, Field(ge=0, le=U64_MAX)] | None = None
-    extra_acked: bool | None = None
-    lt_bw: bool | None = None
+    high_gain: float | None = _bbr("high_gain")
+    drain_gain: float | None = _bbr("drain_gain")
+    cwnd_gain: float | None = _bbr("cwnd_gain")
+    probe_bw_up_gain: float | None = _bbr("probe_bw_up_gain")
+    probe_bw_down_gain: float | None = _bbr("probe_bw_down_gain")
+    bw_win_rounds: int | None = _bbr("bw_win_rounds")
+    min_rtt_win_s: float | None = _bbr("min_rtt_win_s")
+    probe_rtt_mode_ms: float | None = _bbr("probe_rtt_mode_ms")
+    full_bw_thresh: float | None = _bbr("full_bw_thresh")
+    full_bw_cnt: int | None = _bbr("full_bw_cnt")
+    pacing_margin_percent: int | None = _bbr("pacing_margin_percent")
+    min_tso_rate_bps: int | None = _bbr("min_tso_rate_bps")
+    extra_acked: bool | None = _bbr("extra_acked")
+    lt_bw: bool | None = _bbr("lt_bw")
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "bbr", **_drop_none(self.model_dump(exclude={"kind"}))}
@@ -223,20 +247,17 @@ class HighSpeed(_Model):
     High_Decrease 0.1."""
 
     kind: Literal["highspeed"] = "highspeed"
-    mode: Literal["formula", "linux_table"] | None = None
-    low_window: Annotated[int, Field(ge=1, le=U32_MAX)] | None = None
-    high_window: Annotated[int, Field(ge=2, le=U32_MAX)] | None = None
-    low_p: Annotated[float, Field(gt=0, lt=1)] | None = None
-    high_p: Annotated[float, Field(gt=0, lt=1)] | None = None
-    high_decrease: Annotated[float, Field(gt=0, le=0.5)] | None = None
+    mode: _HighSpeedMode | None = _highspeed("mode")
+    low_window: int | None = _highspeed("low_window")
+    high_window: int | None = _highspeed("high_window")
+    low_p: float | None = _highspeed("low_p")
+    high_p: float | None = _highspeed("high_p")
+    high_decrease: float | None = _highspeed("high_decrease")
 
     @model_validator(mode="after")
     def _order(self) -> HighSpeed:
-        # Unset values are the core's defaults.
-        low_w = 38 if self.low_window is None else self.low_window
-        high_w = 83000 if self.high_window is None else self.high_window
-        low_p = 1e-3 if self.low_p is None else self.low_p
-        high_p = 1e-7 if self.high_p is None else self.high_p
+        low_w, high_w = _set_or_core(self, "low_window"), _set_or_core(self, "high_window")
+        low_p, high_p = _set_or_core(self, "low_p"), _set_or_core(self, "high_p")
         if high_w <= low_w:
             raise ConfigError("high_window", f"must be above low_window ({high_w} <= {low_w})")
         if high_p >= low_p:
@@ -252,14 +273,13 @@ class Vegas(_Model):
     defaults: alpha 2, beta 4, gamma 1 (packets this flow keeps queued)."""
 
     kind: Literal["vegas"] = "vegas"
-    alpha: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
-    beta: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
-    gamma: Annotated[int, Field(ge=0, le=U32_MAX)] | None = None
+    alpha: int | None = _vegas("alpha")
+    beta: int | None = _vegas("beta")
+    gamma: int | None = _vegas("gamma")
 
     @model_validator(mode="after")
     def _order(self) -> Vegas:
-        alpha = 2 if self.alpha is None else self.alpha  # the core's defaults
-        beta = 4 if self.beta is None else self.beta
+        alpha, beta = _set_or_core(self, "alpha"), _set_or_core(self, "beta")
         if alpha > beta:
             raise ConfigError("beta", f"must be at least alpha ({beta} < {alpha})")
         return self

@@ -138,6 +138,8 @@ use super::{CaEvent, CaState, CongestionControl, RateSample, TcpSock, INFINITE_S
 use crate::sim::{Dur, Rng, Time, PS_PER_S, PS_PER_US};
 
 mod params;
+pub use super::bbr_common::Mode;
+use super::bbr_common::{left_at_edt, saved_cwnd, AckAggregation, ProbeRtt};
 pub use params::{check, BbrParams, PARAMS, REGISTRATION};
 
 /// Fractions (gains) are in units of 1/256 (Linux `BBR_SCALE`).
@@ -217,24 +219,12 @@ const LT_BW_MAX_RTTS: u32 = 48;
 const EXTRA_ACKED_GAIN: u64 = BBR_UNIT as u64;
 /// Each of the two max-filter slots lasts this many rounds.
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-/// An epoch with this many packets acked restarts (`bbr_ack_epoch_acked_reset_thresh`).
-const ACK_EPOCH_ACKED_RESET: u32 = 1 << 20;
 /// The allowance is at most 100 ms of bandwidth (`bbr_extra_acked_max_us`).
 const EXTRA_ACKED_MAX_US: u64 = 100_000;
 
 /// Largest gain the configuration accepts (Linux's 10-bit fields stop at
 /// about 4; larger gains are a research knob and stay well inside `u128`).
 pub const MAX_GAIN: f64 = 16.0;
-
-/// BBR's modes (Linux `enum bbr_mode`), in the `mode` trace variable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Mode {
-    Startup = 0,
-    Drain = 1,
-    ProbeBw = 2,
-    ProbeRtt = 3,
-}
 
 /// One timestamped value of a [`WindowedMax`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -322,7 +312,7 @@ struct Tunables {
 
 /// A gain as a multiple of 1/256, rounded to the nearest.
 fn to_fixed(x: f64) -> u32 {
-    (x.clamp(0.0, MAX_GAIN) * BBR_UNIT as f64).round() as u32
+    super::bbr_common::to_fixed(x, MAX_GAIN, BBR_UNIT)
 }
 
 impl Tunables {
@@ -366,8 +356,7 @@ pub struct Bbr {
     min_rtt: Dur,
     min_rtt_stamp: Time,
     /// When ProbeRTT may end (None: not yet at 4 packets).
-    probe_rtt_done_stamp: Option<Time>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRtt,
     /// Max delivery rate, `BW_UNIT` packets/µs, over rounds.
     bw: WindowedMax,
     /// Packet-timed rounds so far, and the `delivered` count that ends this one.
@@ -401,11 +390,7 @@ pub struct Bbr {
     lt_last_stamp: Time,
     lt_last_lost: u64,
     // ACK aggregation.
-    ack_epoch_mstamp: Time,
-    ack_epoch_acked: u32,
-    extra_acked: [u32; 2],
-    extra_acked_win_rtts: u32,
-    extra_acked_win_idx: usize,
+    aggr: AckAggregation,
 }
 
 impl Bbr {
@@ -421,8 +406,7 @@ impl Bbr {
             mode: Mode::Startup,
             min_rtt: Dur::MAX,
             min_rtt_stamp: Time::ZERO,
-            probe_rtt_done_stamp: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRtt::default(),
             bw: WindowedMax::default(),
             rtt_cnt: 0,
             next_rtt_delivered: 0,
@@ -445,11 +429,7 @@ impl Bbr {
             lt_last_delivered: 0,
             lt_last_stamp: Time::ZERO,
             lt_last_lost: 0,
-            ack_epoch_mstamp: Time::ZERO,
-            ack_epoch_acked: 0,
-            extra_acked: [0; 2],
-            extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
+            aggr: AckAggregation::new(Time::ZERO),
         }
     }
 
@@ -511,7 +491,7 @@ impl Bbr {
     }
 
     fn extra_acked_max(&self) -> u32 {
-        self.extra_acked[0].max(self.extra_acked[1])
+        self.aggr.max()
     }
 
     /// Linux `bbr_rate_bytes_per_sec`: bytes/s at `gain`, less the margin.
@@ -572,12 +552,7 @@ impl Bbr {
 
     /// Linux `bbr_save_cwnd`: remember the last good cwnd.
     fn save_cwnd(&mut self, tp: &TcpSock) {
-        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = tp.snd_cwnd;
-        } else {
-            // Recovery or ProbeRTT already cut cwnd: keep the larger.
-            self.prior_cwnd = self.prior_cwnd.max(tp.snd_cwnd);
-        }
+        self.prior_cwnd = saved_cwnd(self.prev_ca_state, self.mode, self.prior_cwnd, tp.snd_cwnd);
     }
 
     /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ in packets.
@@ -614,15 +589,12 @@ impl Bbr {
         let edt = tp.wstamp.max(tp.now);
         let interval_us = (edt.ps() / PS_PER_NS - tp.now.ps() / PS_PER_NS) / NS_PER_US;
         let delivered = (self.bw() as u128 * interval_us as u128) >> BW_SCALE;
-        let mut at_edt = inflight_now;
-        if self.pacing_gain > BBR_UNIT {
-            at_edt = at_edt.saturating_add(self.tso_segs_goal(tp));
-        }
-        if delivered >= at_edt as u128 {
-            0
+        let burst = if self.pacing_gain > BBR_UNIT {
+            self.tso_segs_goal(tp)
         } else {
-            at_edt - delivered as u32
-        }
+            0
+        };
+        left_at_edt(inflight_now, burst, delivered)
     }
 
     /// Linux `bbr_ack_aggregation_cwnd`.
@@ -866,32 +838,14 @@ impl Bbr {
             return;
         }
         if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
+            self.aggr.round_start(EXTRA_ACKED_WIN_RTTS);
         }
         let epoch_us =
-            stamp_us(tp.delivered_mstamp).saturating_sub(stamp_us(self.ack_epoch_mstamp));
-        let mut expected =
+            stamp_us(tp.delivered_mstamp).saturating_sub(stamp_us(self.aggr.epoch_start));
+        let expected =
             div_wide(self.bw() as u128 * epoch_us as u128, BW_UNIT).min(u32::MAX as u128) as u32;
-        if self.ack_epoch_acked <= expected
-            || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_ACKED_RESET
-        {
-            // ACKs came no faster than the bandwidth: a new epoch.
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_mstamp = tp.delivered_mstamp;
-            expected = 0;
-        }
-        self.ack_epoch_acked =
-            (self.ack_epoch_acked + rs.acked_sacked).min(ACK_EPOCH_ACKED_RESET - 1);
-        let extra = (self.ack_epoch_acked - expected).min(tp.snd_cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        if extra > *slot {
-            *slot = extra;
-        }
+        self.aggr
+            .on_ack(expected, rs.acked_sacked, tp.delivered_mstamp, tp.snd_cwnd);
     }
 
     /// Linux `bbr_check_full_bw_reached`.
@@ -925,7 +879,7 @@ impl Bbr {
 
     /// Linux `bbr_check_probe_rtt_done`.
     fn check_probe_rtt_done(&mut self, tp: &mut TcpSock) {
-        match self.probe_rtt_done_stamp {
+        match self.probe_rtt.done_stamp {
             Some(done) if tp.now > done => {}
             _ => return,
         }
@@ -953,22 +907,17 @@ impl Bbr {
         {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd(tp);
-            self.probe_rtt_done_stamp = None;
+            self.probe_rtt.done_stamp = None;
         }
         if self.mode == Mode::ProbeRtt {
-            // Samples at 4 packets say nothing about the bandwidth.
-            tp.app_limited = (tp.delivered + tp.in_flight() as u64).max(1);
-            if self.probe_rtt_done_stamp.is_none() && tp.in_flight() <= CWND_MIN_TARGET {
-                self.probe_rtt_done_stamp = Some(tp.now + self.p.probe_rtt_mode);
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = tp.delivered;
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(tp);
-                }
+            // At 4 packets in flight.
+            let (target, duration) = (CWND_MIN_TARGET, self.p.probe_rtt_mode);
+            let (round_start, next) = (self.round_start, &mut self.next_rtt_delivered);
+            if self
+                .probe_rtt
+                .on_ack(tp, target, duration, round_start, next)
+            {
+                self.check_probe_rtt_done(tp);
             }
         }
         // A restart from idle ends with the first ACK of new data.
@@ -1027,8 +976,7 @@ impl CongestionControl for Bbr {
         self.next_rtt_delivered = 0;
         self.prev_ca_state = CaState::Open;
         self.packet_conservation = false;
-        self.probe_rtt_done_stamp = None;
-        self.probe_rtt_round_done = false;
+        self.probe_rtt = ProbeRtt::default();
         self.min_rtt = if tp.min_rtt == Dur::MAX {
             Dur::MAX
         } else {
@@ -1049,11 +997,7 @@ impl CongestionControl for Bbr {
         self.mode = Mode::Startup;
         self.pacing_gain = self.p.high_gain;
         self.cwnd_gain = self.p.high_gain;
-        self.ack_epoch_mstamp = tp.now;
-        self.ack_epoch_acked = 0;
-        self.extra_acked_win_rtts = 0;
-        self.extra_acked_win_idx = 0;
-        self.extra_acked = [0; 2];
+        self.aggr = AckAggregation::new(tp.now);
     }
 
     /// Linux `bbr_ssthresh`: entering a reduction, save cwnd; ssthresh is
@@ -1083,8 +1027,7 @@ impl CongestionControl for Bbr {
             return;
         }
         self.idle_restart = true;
-        self.ack_epoch_mstamp = tp.now;
-        self.ack_epoch_acked = 0;
+        self.aggr.restart_epoch(tp.now);
         match self.mode {
             // No need to go faster than the estimate after idle.
             Mode::ProbeBw => self.set_pacing_rate(tp, self.bw(), BBR_UNIT),

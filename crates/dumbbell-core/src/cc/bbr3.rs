@@ -83,6 +83,8 @@ use crate::sim::{Dur, Rng, Time, PS_PER_S, PS_PER_US};
 
 mod bounds;
 mod params;
+pub use super::bbr_common::Mode;
+use super::bbr_common::{left_at_edt, saved_cwnd, AckAggregation, ProbeRtt};
 pub use params::{check, Bbr3Params, MAX_GAIN, PARAMS, REGISTRATION};
 
 /// Fractions (gains) in units of 1/256 (Linux `BBR_SCALE`).
@@ -106,18 +108,7 @@ const PACING_SHIFT: u32 = 10;
 const MIN_TSO_SEGS: u32 = 2;
 // ACK aggregation (as v1).
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-const ACK_EPOCH_ACKED_RESET: u32 = 1 << 20;
 const EXTRA_ACKED_MAX_US: u64 = 100_000;
-
-/// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Mode {
-    Startup = 0,
-    Drain = 1,
-    ProbeBw = 2,
-    ProbeRtt = 3,
-}
 
 /// ProbeBW's phases (Linux `enum bbr_pacing_gain_phase`), the `phase`
 /// trace variable.
@@ -178,7 +169,7 @@ struct Tunables {
 
 /// A fraction as a multiple of 1/256, rounded to the nearest.
 fn to_fixed(x: f64) -> u32 {
-    (x.clamp(0.0, MAX_GAIN) * BBR_UNIT as f64).round() as u32
+    super::bbr_common::to_fixed(x, MAX_GAIN, BBR_UNIT)
 }
 
 impl Tunables {
@@ -250,8 +241,7 @@ pub struct Bbr3 {
     min_rtt_stamp: Time,
     probe_rtt_min: Dur,
     probe_rtt_min_stamp: Time,
-    probe_rtt_done_stamp: Option<Time>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRtt,
     // Rounds.
     next_rtt_delivered: u64,
     round_start: bool,
@@ -275,11 +265,7 @@ pub struct Bbr3 {
     prior_cwnd: u32,
     pacing_rate_bps: u64,
     // ACK aggregation.
-    ack_epoch_mstamp: Time,
-    ack_epoch_acked: u32,
-    extra_acked: [u32; 2],
-    extra_acked_win_rtts: u32,
-    extra_acked_win_idx: usize,
+    aggr: AckAggregation,
     // The model's bounds (v3).
     bw_hi: [u64; 2],
     bw_lo: u64,
@@ -336,8 +322,7 @@ impl Bbr3 {
             min_rtt_stamp: Time::ZERO,
             probe_rtt_min: Dur::MAX,
             probe_rtt_min_stamp: Time::ZERO,
-            probe_rtt_done_stamp: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRtt::default(),
             next_rtt_delivered: 0,
             round_start: false,
             rounds: 0,
@@ -355,11 +340,7 @@ impl Bbr3 {
             has_seen_rtt: false,
             prior_cwnd: 0,
             pacing_rate_bps: 0,
-            ack_epoch_mstamp: Time::ZERO,
-            ack_epoch_acked: 0,
-            extra_acked: [0; 2],
-            extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
+            aggr: AckAggregation::new(Time::ZERO),
             bw_hi: [0; 2],
             bw_lo: NO_BW_BOUND,
             bw_latest: 0,
@@ -426,7 +407,7 @@ impl Bbr3 {
     }
 
     fn extra_acked_max(&self) -> u32 {
-        self.extra_acked[0].max(self.extra_acked[1])
+        self.aggr.max()
     }
 
     /// Linux `bbr_can_use_ecn`: negotiated, and a shallow-threshold path.
@@ -488,11 +469,7 @@ impl Bbr3 {
 
     /// Linux `bbr_save_cwnd`.
     fn save_cwnd(&mut self, tp: &TcpSock) {
-        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = tp.snd_cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(tp.snd_cwnd);
-        }
+        self.prior_cwnd = saved_cwnd(self.prev_ca_state, self.mode, self.prior_cwnd, tp.snd_cwnd);
     }
 
     /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ packets; the initial cwnd
@@ -527,15 +504,12 @@ impl Bbr3 {
         let edt = tp.wstamp.max(tp.now);
         let interval_ps = edt.since(tp.now).ps() as u128;
         let delivered = (self.bw() as u128 * interval_ps / PS_PER_US as u128) >> BW_SCALE;
-        let mut at_edt = inflight_now;
-        if self.pacing_gain > BBR_UNIT {
-            at_edt = at_edt.saturating_add(self.tso_segs_goal(tp));
-        }
-        if delivered >= at_edt as u128 {
-            0
+        let burst = if self.pacing_gain > BBR_UNIT {
+            self.tso_segs_goal(tp)
         } else {
-            at_edt - delivered as u32
-        }
+            0
+        };
+        left_at_edt(inflight_now, burst, delivered)
     }
 
     /// Linux `bbr_ack_aggregation_cwnd`.
@@ -601,44 +575,27 @@ impl Bbr3 {
             return;
         }
         if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            let thresh = if self.full_bw_reached {
+            // v3: a window of one round until the pipe is full.
+            let window = if self.full_bw_reached {
                 EXTRA_ACKED_WIN_RTTS
             } else {
                 1
             };
-            if self.extra_acked_win_rtts >= thresh {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
+            self.aggr.round_start(window);
         }
         let epoch_ps = tp
             .delivered_mstamp
-            .saturating_since(self.ack_epoch_mstamp)
+            .saturating_since(self.aggr.epoch_start)
             .ps();
-        let mut expected =
-            (self.bw() as u128 * epoch_ps as u128 / PS_PER_US as u128 / BW_UNIT as u128)
-                .min(u32::MAX as u128) as u32;
-        if self.ack_epoch_acked <= expected
-            || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_ACKED_RESET
-        {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_mstamp = tp.delivered_mstamp;
-            expected = 0;
-        }
-        self.ack_epoch_acked =
-            (self.ack_epoch_acked + rs.acked_sacked).min(ACK_EPOCH_ACKED_RESET - 1);
-        let extra = (self.ack_epoch_acked - expected).min(tp.snd_cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        if extra > *slot {
-            *slot = extra;
-        }
+        let expected = (self.bw() as u128 * epoch_ps as u128 / PS_PER_US as u128 / BW_UNIT as u128)
+            .min(u32::MAX as u128) as u32;
+        self.aggr
+            .on_ack(expected, rs.acked_sacked, tp.delivered_mstamp, tp.snd_cwnd);
     }
 
     /// Linux `bbr_check_probe_rtt_done`.
     fn check_probe_rtt_done(&mut self, tp: &mut TcpSock) {
-        match self.probe_rtt_done_stamp {
+        match self.probe_rtt.done_stamp {
             Some(done) if tp.now > done => {}
             _ => return,
         }
@@ -681,23 +638,18 @@ impl Bbr3 {
         {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd(tp);
-            self.probe_rtt_done_stamp = None;
+            self.probe_rtt.done_stamp = None;
             self.ack_phase = AckPhase::ProbeStopping;
             self.next_rtt_delivered = tp.delivered;
         }
         if self.mode == Mode::ProbeRtt {
-            tp.app_limited = (tp.delivered + tp.in_flight() as u64).max(1);
-            if self.probe_rtt_done_stamp.is_none() && tp.in_flight() <= self.probe_rtt_cwnd() {
-                self.probe_rtt_done_stamp = Some(tp.now + self.p.probe_rtt_mode);
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = tp.delivered;
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(tp);
-                }
+            let (target, duration) = (self.probe_rtt_cwnd(), self.p.probe_rtt_mode);
+            let (round_start, next) = (self.round_start, &mut self.next_rtt_delivered);
+            if self
+                .probe_rtt
+                .on_ack(tp, target, duration, round_start, next)
+            {
+                self.check_probe_rtt_done(tp);
             }
         }
         if rs.delivered.is_some_and(|d| d > 0) {
@@ -823,7 +775,7 @@ impl CongestionControl for Bbr3 {
         self.min_rtt = tp.min_rtt;
         self.min_rtt_stamp = tp.now;
         self.init_pacing_rate_from_rtt(tp);
-        self.ack_epoch_mstamp = tp.now;
+        self.aggr = AckAggregation::new(tp.now);
         // ECN mark rates are sampled from the first full flight on.
         self.loss_round_delivered = tp.delivered + 1;
         self.ecn_ok = tp.ecn_ok;
@@ -863,8 +815,7 @@ impl CongestionControl for Bbr3 {
             return;
         }
         self.idle_restart = true;
-        self.ack_epoch_mstamp = tp.now;
-        self.ack_epoch_acked = 0;
+        self.aggr.restart_epoch(tp.now);
         match self.mode {
             Mode::ProbeBw => self.set_pacing_rate(tp, self.bw(), BBR_UNIT),
             Mode::ProbeRtt => self.check_probe_rtt_done(tp),

@@ -172,13 +172,13 @@ pub const PARAMS: &[Param] = &[
     Param::new(
         "hystart_low_window",
         Ty::Int,
-        Range::Any,
+        Range::U32,
         "HyStart is active from this window on, packets.",
     ),
     Param::new(
         "hystart_ack_delta_us",
         Ty::Int,
-        Range::Any,
+        Range::U32,
         "ACK-train spacing threshold, microseconds.",
     ),
     Param::new(

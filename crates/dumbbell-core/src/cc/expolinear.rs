@@ -109,7 +109,7 @@ pub const PARAMS: &[Param] = &[
     Param::new(
         "ss_min_pkts",
         Ty::Int,
-        Range::Any,
+        Range::U32,
         "Smallest slow-start step per ACK event, packets (module: 2).",
     ),
     Param::new(
@@ -151,7 +151,7 @@ pub const PARAMS: &[Param] = &[
     Param::new(
         "initial_delta_pkts",
         Ty::Int,
-        Range::Any,
+        Range::U32,
         "Delta_r before any reduction, packets (module: 1).",
     ),
     Param::new(

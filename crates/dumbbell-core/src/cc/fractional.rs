@@ -126,7 +126,7 @@ impl Default for FractionalParams {
 pub const PARAMS: &[Param] = &[
     Param::new("slow_start", Ty::Choice(&["per_ack", "cubic_time"]), Range::Any, "The compiled module's one segment per ACK event, or the paper's alpha*t^3."),
     Param::new("ss_alpha", Ty::Float, SLOPE, "Slow start adds alpha*t^3 per ACK event with cubic_time, packets/ms^3 (source: 2)."),
-    Param::new("ss_min_pkts", Ty::Int, Range::Any, "Smallest slow-start step per ACK event, packets (module: 1)."),
+    Param::new("ss_min_pkts", Ty::Int, Range::U32, "Smallest slow-start step per ACK event, packets (module: 1)."),
     Param::new("reduction_pct", Ty::Int, PERCENT, "Reduction on loss, percent (module: 20)."),
     Param::new("delta_pct", Ty::Int, Range::int(1, 100, ""), "Delta_r as a percentage of the last reduction (module: 10)."),
     Param::new("gamma_r", Ty::IntList, Range::int(0, MAX_GAMMA as u128, ""), "Recovery multipliers gamma_r, one per ACK event, cycled; not empty (module: [0, 4, 5, 1])."),

@@ -137,7 +137,7 @@ pub const PARAMS: &[Param] = &[
     Param::new(
         "high_window",
         Ty::Int,
-        Range::Any,
+        Range::U32,
         "Window reached at loss rate high_p, packets, above low_window (83000).",
     ),
     Param::new(

@@ -131,7 +131,7 @@ pub const PARAMS: &[Param] = &[
     Param::new(
         "ss_min_pkts",
         Ty::Int,
-        Range::Any,
+        Range::U32,
         "Smallest slow-start step per ACK event, packets (module: 2).",
     ),
     Param::new(

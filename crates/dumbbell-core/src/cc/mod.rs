@@ -83,6 +83,7 @@
 pub mod bbr;
 /// BBRv3 (registered as `bbr3`).
 pub mod bbr3;
+pub mod bbr_common;
 pub mod cubic;
 mod cubic_root;
 pub mod dctcp;

@@ -95,19 +95,19 @@ pub const PARAMS: &[Param] = &[
     Param::new(
         "alpha",
         Ty::Int,
-        Range::Any,
+        Range::U32,
         "Below this many packets queued, grow one packet per RTT (2).",
     ),
     Param::new(
         "beta",
         Ty::Int,
-        Range::Any,
+        Range::U32,
         "Above this many, shrink one packet per RTT; at least alpha (4).",
     ),
     Param::new(
         "gamma",
         Ty::Int,
-        Range::Any,
+        Range::U32,
         "Leave slow start above this many (1).",
     ),
 ];

@@ -27,7 +27,7 @@
 //! pair (a star, a dumbbell, a chain: every experiment before fabrics) gets
 //! no table at all, so it forwards exactly as before in every mode.
 
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::sim::{rng_for, Rng};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};

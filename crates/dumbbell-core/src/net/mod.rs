@@ -3,10 +3,12 @@
 
 pub mod ecmp;
 mod hops;
-pub mod packet;
 pub mod pipeline;
 pub mod port;
 pub mod topology;
 
-/// Fastest link or sending rate: 10 Tb/s (a 64-byte frame still takes 51 ps).
-pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+/// The packet is a layer below both `net` and `queue` (ports hold queues,
+/// queues read packets); `net::packet` stays its old path.
+pub use crate::packet;
+/// Fastest link or sending rate (`sim::MAX_RATE_BPS`), by its old path.
+pub use crate::sim::MAX_RATE_BPS;

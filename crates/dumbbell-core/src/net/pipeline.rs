@@ -29,7 +29,7 @@
 //! With no pipeline configured a switch forwards in zero time, exactly as
 //! before this model existed.
 
-use crate::net::packet::PktId;
+use crate::packet::PktId;
 use crate::sim::{Dur, Time};
 use std::collections::VecDeque;
 

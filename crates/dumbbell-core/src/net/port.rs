@@ -22,7 +22,7 @@
 //! A CAKE discipline's shaper (`shaper`, `queue::cake::shaper`) holds the
 //! port the same way, for each packet's time at the shaped rate.
 
-use crate::net::packet::PktId;
+use crate::packet::PktId;
 use crate::queue::cake::Shaper;
 use crate::queue::{
     ClassReport, Dequeued, DropReason, Feedback, Fifo, QueueCtx, QueueDisc, Verdict,
@@ -299,8 +299,8 @@ mod tests {
         assert!(!p.passes_through(100));
         p.tx = None;
         // A packet waiting.
-        let mut pool = crate::net::packet::PacketPool::with_capacity(1);
-        let id = pool.alloc(crate::net::packet::Packet {
+        let mut pool = crate::packet::PacketPool::with_capacity(1);
+        let id = pool.alloc(crate::packet::Packet {
             size_bytes: 100,
             ..Default::default()
         });

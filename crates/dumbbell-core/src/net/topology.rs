@@ -29,7 +29,7 @@
 //! port, as always. A forest has one path between any two nodes.
 
 use crate::net::ecmp::{Forwarding, Hop, Multipath};
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use std::collections::VecDeque;
 
 pub const NO_ROUTE: u32 = u32::MAX;

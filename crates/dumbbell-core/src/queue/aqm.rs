@@ -14,7 +14,7 @@
 
 use super::Registration;
 use super::{set_ce, AqmAction, Occupancy, QueueCtx, Red};
-use crate::net::packet::PktId;
+use crate::packet::PktId;
 use crate::param::{self, Param, ParamError, Range, Ty};
 use serde::{Deserialize, Serialize};
 
@@ -57,13 +57,13 @@ pub const STEP_PARAMS: &[Param] = &[
     Param::new(
         "k_pkts",
         Ty::Optional(&Ty::Int),
-        Range::Any,
+        Range::U32,
         "Threshold K, packets (or k_bytes).",
     ),
     Param::new(
         "k_bytes",
         Ty::Optional(&Ty::Int),
-        Range::Any,
+        Range::U64,
         "Threshold K, bytes (or k_pkts).",
     ),
     Param::new(
@@ -85,7 +85,7 @@ pub const HYSTERESIS_PARAMS: &[Param] = &[
     Param::new(
         "lower_pkts",
         Ty::Int,
-        Range::Any,
+        Range::U32,
         "Lower threshold L_I: marking goes on down to here, packets; below upper_pkts.",
     ),
     Param::new(

@@ -53,9 +53,10 @@ pub use cobalt::{CobaltParams, CobaltVars};
 pub use shaper::Shaper;
 
 use super::codel::{AQM_TIME, MTU_BYTES};
+use super::flow_queues::flow_queue_accessors;
 use super::Registration;
 use super::{Dequeued, DropReason, QueueCtx, QueueDisc, Verdict};
-use crate::net::packet::PktId;
+use crate::packet::PktId;
 use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};
@@ -170,8 +171,8 @@ pub const SET_WAYS: usize = 8;
 pub const DEFAULT_LIMIT_PKTS: u32 = 10_240;
 /// Linux's least automatic buffer, 4 MiB.
 pub const MIN_AUTO_BUFFER_BYTES: u64 = 4 << 20;
-/// The fastest shaper accepted, 10 Tb/s.
-pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+/// The fastest shaper accepted: the fastest link, 10 Tb/s.
+pub use crate::sim::MAX_RATE_BPS;
 
 const FLOW_MODES: Ty = Ty::Choice(&[
     "flowblind",
@@ -486,11 +487,7 @@ impl Cake {
     /// Linux `cake_drop`: one packet from the head of the queue with the
     /// largest backlog, which BLUE hears of. Returns the packet and its
     /// queue.
-    fn drop_from_fattest(
-        &mut self,
-        now: Time,
-        pool: &crate::net::packet::PacketPool,
-    ) -> (PktId, usize) {
+    fn drop_from_fattest(&mut self, now: Time, pool: &crate::packet::PacketPool) -> (PktId, usize) {
         let mut idx = 0;
         let mut max = 0;
         for (i, f) in self.flows.iter().enumerate() {
@@ -672,33 +669,8 @@ impl QueueDisc for Cake {
         }
     }
 
-    fn len_pkts(&self) -> u32 {
-        self.len
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    /// The head of the first non-empty queue in service order, ignoring
-    /// deficits and COBALT (an estimate: two-class ports, the only callers
-    /// of `peek`, do not take CAKE).
-    fn peek(&self) -> Option<PktId> {
-        self.new_flows
-            .iter()
-            .chain(self.old_flows.iter())
-            .find_map(|&i| self.flows[i as usize].q.front().map(|&(p, _)| p))
-    }
-
-    fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
-        for fq in &self.flows {
-            fq.q.iter().for_each(|&(p, _)| f(p));
-        }
-    }
-
-    fn take_drop(&mut self) -> Option<(PktId, DropReason)> {
-        self.drops.pop_front()
-    }
+    // len_pkts, len_bytes, peek, for_each_packet, take_drop
+    flow_queue_accessors!();
 }
 
 #[cfg(test)]

@@ -33,9 +33,10 @@
 //! [`CodelVars::dequeue`] is the algorithm, shared by [`Codel`] (one FIFO)
 //! and `fq_codel` (one instance per flow queue).
 
+use super::timed_fifo::timed_fifo_accessors;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use super::{Registration, MAX_AQM_TIME_PS, MIN_AQM_TIME_PS};
-use crate::net::packet::{PacketPool, PktId};
+use crate::packet::{PacketPool, PktId};
 use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};
@@ -349,22 +350,8 @@ impl QueueDisc for Codel {
             .dequeue(&self.params, &mut src, cx, &mut self.drops)
     }
 
-    fn len_pkts(&self) -> u32 {
-        self.q.len() as u32
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    /// The head packet; `dequeue` may drop it and hand out a later one.
-    fn peek(&self) -> Option<PktId> {
-        self.q.front().map(|&(p, _)| p)
-    }
-
-    fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
-        self.q.iter().for_each(|&(p, _)| f(p));
-    }
+    // len_pkts, len_bytes, peek, for_each_packet
+    timed_fifo_accessors!();
 
     fn take_drop(&mut self) -> Option<(PktId, DropReason)> {
         self.drops.pop_front()

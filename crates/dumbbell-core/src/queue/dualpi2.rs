@@ -40,7 +40,7 @@
 
 use super::codel::{AQM_TIME, MTU_BYTES};
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Registration, Verdict};
-use crate::net::packet::{Ecn, PktId};
+use crate::packet::{Ecn, PktId};
 use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};

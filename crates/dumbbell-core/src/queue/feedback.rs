@@ -30,7 +30,7 @@
 use super::aqm::MarkAt;
 use super::aqm::{Decision, MarkPoint};
 use super::Occupancy;
-use crate::net::packet::{Ecn, Packet, Proto};
+use crate::packet::{Ecn, Packet, Proto};
 use serde::{Deserialize, Serialize};
 
 /// Size of a returned copy.

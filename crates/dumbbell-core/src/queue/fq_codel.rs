@@ -33,9 +33,10 @@
 
 use super::codel::{check_times, INTERVAL, TARGET};
 use super::codel::{CodelParams, CodelSource, CodelVars};
+use super::flow_queues::flow_queue_accessors;
 use super::Registration;
 use super::{Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
-use crate::net::packet::{Packet, PacketPool, PktId};
+use crate::packet::{Packet, PacketPool, PktId};
 use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
@@ -389,33 +390,8 @@ impl QueueDisc for FqCodel {
         }
     }
 
-    fn len_pkts(&self) -> u32 {
-        self.len
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    /// The head of the first non-empty queue in service order, ignoring
-    /// deficits and CoDel drops (an estimate: two-class ports, the only
-    /// callers of `peek`, do not take FQ-CoDel).
-    fn peek(&self) -> Option<PktId> {
-        self.new_flows
-            .iter()
-            .chain(self.old_flows.iter())
-            .find_map(|&i| self.flows[i as usize].q.front().map(|&(p, _)| p))
-    }
-
-    fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
-        for fq in &self.flows {
-            fq.q.iter().for_each(|&(p, _)| f(p));
-        }
-    }
-
-    fn take_drop(&mut self) -> Option<(PktId, DropReason)> {
-        self.drops.pop_front()
-    }
+    // len_pkts, len_bytes, peek, for_each_packet, take_drop
+    flow_queue_accessors!();
 }
 
 #[cfg(test)]

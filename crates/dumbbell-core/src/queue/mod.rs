@@ -27,11 +27,13 @@ pub mod classify;
 pub mod codel;
 pub mod dualpi2;
 pub mod feedback;
+mod flow_queues;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
 pub mod registry;
 pub mod sched;
+mod timed_fifo;
 pub mod twoclass;
 
 pub use aqm::{Aqm, Decision, Hysteresis, MarkPoint, StepMark};
@@ -43,7 +45,7 @@ pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
 pub use twoclass::{ClassCounts, ClassReport, TwoClass};
 
-use crate::net::packet::{Ecn, PacketPool, PktId};
+use crate::packet::{Ecn, PacketPool, PktId};
 use crate::param::{ParamError, Params};
 use crate::sim::{Rng, Time, PS_PER_S, PS_PER_US};
 use serde::{Deserialize, Serialize};

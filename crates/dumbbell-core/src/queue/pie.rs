@@ -45,9 +45,10 @@
 
 use super::codel::AQM_TIME;
 use super::codel::MTU_BYTES;
+use super::timed_fifo::timed_fifo_accessors;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use super::{Registration, MAX_AQM_TIME_PS};
-use crate::net::packet::PktId;
+use crate::packet::PktId;
 use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Dur, Rng, Time};
 use serde::{Deserialize, Serialize};
@@ -377,21 +378,8 @@ impl QueueDisc for Pie {
         Some(Dequeued { pkt, marked: false })
     }
 
-    fn len_pkts(&self) -> u32 {
-        self.q.len() as u32
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    fn peek(&self) -> Option<PktId> {
-        self.q.front().map(|&(p, _)| p)
-    }
-
-    fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
-        self.q.iter().for_each(|&(p, _)| f(p));
-    }
+    // len_pkts, len_bytes, peek, for_each_packet
+    timed_fifo_accessors!();
 }
 
 #[cfg(test)]

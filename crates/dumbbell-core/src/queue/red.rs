@@ -22,9 +22,9 @@
 
 use super::Registration;
 use super::{set_ce, AqmAction, DropReason, Occupancy, QueueCtx};
-use crate::net::packet::PktId;
-use crate::net::MAX_RATE_BPS;
+use crate::packet::PktId;
 use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::sim::MAX_RATE_BPS;
 use crate::sim::{Time, PS_PER_S};
 use serde::{Deserialize, Serialize};
 

@@ -5,7 +5,7 @@
 //! test reads sojourn times and drop instants directly.
 
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
-use crate::net::packet::{Ecn, Packet, PacketPool};
+use crate::packet::{Ecn, Packet, PacketPool};
 use crate::sim::{rng_for, Dur, Rng, Time};
 
 /// An arrival: time, wire size, flow (its source port), ECN codepoint.

@@ -12,7 +12,7 @@
 
 use super::aqm::Threshold;
 use super::*;
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::sim::{rng_for, Dur, Rng, Time};
 use proptest::prelude::*;
 

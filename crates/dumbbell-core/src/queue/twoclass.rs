@@ -23,7 +23,7 @@
 use super::classify::{Class, Classifier, FlowKey};
 use super::sched::Scheduler;
 use super::{Dequeued, QueueCtx, QueueDisc, Verdict};
-use crate::net::packet::PktId;
+use crate::packet::PktId;
 
 /// Counters of one two-class port.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -17,6 +17,9 @@ pub const PS_PER_US: u64 = 1_000_000;
 pub const PS_PER_MS: u64 = 1_000_000_000;
 pub const PS_PER_S: u64 = 1_000_000_000_000;
 
+/// Fastest link or sending rate: 10 Tb/s (a 64-byte frame still takes 51 ps).
+pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+
 /// An instant of simulated time, in picoseconds since the run started.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Time(u64);

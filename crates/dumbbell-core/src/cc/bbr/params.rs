@@ -141,7 +141,7 @@ pub const PARAMS: &[Param] = &[
     Param::new(
         "min_tso_rate_bps",
         Ty::Int,
-        Range::Any,
+        Range::U64,
         "Below this pacing rate the TSO quantum is one segment, bit/s (Linux 1.2 Mb/s).",
     ),
     Param::new(

@@ -19,7 +19,7 @@
 //! option checks Linux makes (unknown options, MD5) have nothing to read
 //! here, since our ACKs carry only timestamps and SACK.
 
-use crate::net::packet::{flags, Packet, PacketPool, PktId, Proto};
+use crate::packet::{flags, Packet, PacketPool, PktId, Proto};
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

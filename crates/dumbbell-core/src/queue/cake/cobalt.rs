@@ -22,7 +22,7 @@
 //! counts, one Newton step above); we compute `interval / sqrt(count)` in
 //! floating point, rounded to the picosecond, as `queue::codel` does.
 
-use crate::net::packet::PktId;
+use crate::packet::PktId;
 use crate::queue::{set_ce, QueueCtx};
 use crate::sim::{Dur, Time};
 

@@ -19,7 +19,7 @@
 //! carry the bulk-flow counts host isolation divides quanta by.
 
 use super::{Cake, Set, QUEUES, SET_WAYS};
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 
 /// A 64-bit finalizer (SplitMix64's): every input bit moves every output bit.
 fn mix(mut z: u64) -> u64 {

@@ -3,7 +3,7 @@
 //! filter, each against a scripted load.
 
 use super::*;
-use crate::net::packet::{flags, Ecn, Packet, PacketPool, Proto, SackBlock};
+use crate::packet::{flags, Ecn, Packet, PacketPool, Proto, SackBlock};
 use crate::queue::testkit::{assert_conserved, cbr, merge, Bench};
 use crate::sim::{rng_for, Rng};
 

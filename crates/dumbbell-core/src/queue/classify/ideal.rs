@@ -9,7 +9,7 @@
 //! confusion matrix is counted against), so this classifier is never wrong.
 
 use super::{Class, Classifier};
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Ideal;

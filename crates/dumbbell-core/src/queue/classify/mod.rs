@@ -24,7 +24,7 @@ pub use ideal::Ideal;
 pub use rafle::{FlowKey, Rafle};
 pub use run2c::Run2c;
 
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use serde::{Deserialize, Serialize};
 
 /// A short/long flow classifier (`queue::classify`).

@@ -20,7 +20,7 @@
 //! Default N = 40, the paper's choice from its Table 1.
 
 use super::{Class, Classifier};
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::sim::Rng;
 
 /// The paper's memory size (Table 1: the best product PA_c·PA_l).

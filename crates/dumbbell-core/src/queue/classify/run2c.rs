@@ -11,7 +11,7 @@
 //! stream, 0, and is therefore short; so is a SYN.
 
 use super::{Class, Classifier};
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 
 /// RuN2C's default threshold: 16 KB (the RuN2C paper's value, kept by the
 /// RAFLE paper "por compatibilidade", §3.1).

@@ -2,7 +2,7 @@
 //! its random stream.
 
 use super::*;
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::sim::{rng_for, Rng};
 
 fn pkt(src: u32, sport: u16, seq: u64) -> Packet {

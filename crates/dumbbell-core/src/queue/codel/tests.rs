@@ -5,7 +5,7 @@
 //! drops, the one-MTU floor, conservation and determinism.
 
 use super::*;
-use crate::net::packet::Ecn;
+use crate::packet::Ecn;
 use crate::queue::testkit::{assert_conserved, cbr, merge, Bench, Trace};
 use crate::sim::{Dur, Time};
 

@@ -5,7 +5,7 @@
 //! mark rate; the scheduler's weights; conservation and determinism.
 
 use super::*;
-use crate::net::packet::Ecn;
+use crate::packet::Ecn;
 use crate::queue::testkit::{assert_conserved, cbr, median, merge, Bench};
 
 const RATE: u64 = 100_000_000;

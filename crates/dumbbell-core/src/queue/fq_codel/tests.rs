@@ -6,7 +6,7 @@
 //! test) and determinism.
 
 use super::*;
-use crate::net::packet::Ecn;
+use crate::packet::Ecn;
 use crate::queue::codel::{Codel, DEFAULT_TARGET};
 use crate::queue::testkit::{assert_conserved, cbr, median, merge, Arrival, Bench, Trace};
 use crate::sim::{rng_for, Dur, Time};
@@ -56,7 +56,7 @@ fn sojourns(tr: &Trace, flow: u16, after: Time) -> Vec<Dur> {
 fn a_sparse_flow_keeps_a_low_delay_beside_a_bulk_flow() {
     let arr = bulk_and_sparse();
     let mut q = fq(UNLIMITED, false, 1);
-    let probe = |flow: u16| crate::net::packet::Packet {
+    let probe = |flow: u16| crate::packet::Packet {
         src: 1,
         dst: 2,
         sport: flow,
@@ -162,7 +162,7 @@ fn overflow_drops_from_the_head_of_the_fattest_queue() {
 
 #[test]
 fn the_hash_key_comes_from_the_seed() {
-    let probe = |sport: u16| crate::net::packet::Packet {
+    let probe = |sport: u16| crate::packet::Packet {
         src: 3,
         dst: 9,
         sport,

@@ -7,7 +7,7 @@
 //! and determinism.
 
 use super::*;
-use crate::net::packet::Ecn;
+use crate::packet::Ecn;
 use crate::queue::testkit::{assert_conserved, cbr, median, Bench};
 use crate::queue::QueueCtx;
 

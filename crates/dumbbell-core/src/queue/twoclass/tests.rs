@@ -2,7 +2,7 @@
 //! per-class disciplines, and the confusion matrix.
 
 use super::*;
-use crate::net::packet::{Ecn, Packet, PacketPool};
+use crate::packet::{Ecn, Packet, PacketPool};
 use crate::queue::aqm::Threshold;
 use crate::queue::classify::{Ideal, Run2c};
 use crate::queue::sched::{RoundRobin, StrictPriority};

@@ -1,4 +1,5 @@
-//! Packets and the packet pool.
+//! Packets and the packet pool: a layer of its own below `net` (ports hold
+//! queues) and `queue` (queues read packets), so neither imports the other.
 //!
 //! A packet is a plain struct of a hundred-odd bytes that lives in a slab
 //! (`PacketPool`) and moves between queues and links by its index (`PktId`).

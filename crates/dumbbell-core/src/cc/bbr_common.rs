@@ -1,0 +1,168 @@
+//! What BBR v1 (`bbr.rs`) and BBRv3 (`bbr3.rs`) share, as both versions
+//! of Linux `tcp_bbr.c` have it: the four modes, ProbeRTT's timing (the
+//! second half of `bbr_update_min_rtt`), the ACK-aggregation estimator's
+//! epochs and windows (`bbr_update_ack_aggregation`), the cwnd saved before
+//! a cut (`bbr_save_cwnd`) and what is left in the network at the next
+//! departure (`bbr_packets_in_net_at_edt`). The arithmetic in which the
+//! versions differ (v1 counts whole microseconds, v3 picoseconds) stays in
+//! each; what is here is computed the same way for both.
+
+use super::{CaState, TcpSock};
+use crate::sim::{Dur, Time};
+
+/// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Mode {
+    Startup = 0,
+    Drain = 1,
+    ProbeBw = 2,
+    ProbeRtt = 3,
+}
+
+/// A gain as a multiple of `1/unit`, clamped to `[0, max]` and rounded to
+/// the nearest.
+pub fn to_fixed(x: f64, max: f64, unit: u32) -> u32 {
+    (x.clamp(0.0, max) * unit as f64).round() as u32
+}
+
+/// Linux `bbr_save_cwnd`: the cwnd to restore after a cut: the current one,
+/// or, when Recovery, Loss or ProbeRTT already cut it, the larger of it and
+/// the one saved before.
+pub fn saved_cwnd(prev_ca_state: CaState, mode: Mode, prior_cwnd: u32, snd_cwnd: u32) -> u32 {
+    if prev_ca_state < CaState::Recovery && mode != Mode::ProbeRtt {
+        snd_cwnd
+    } else {
+        prior_cwnd.max(snd_cwnd)
+    }
+}
+
+/// The end of Linux `bbr_packets_in_net_at_edt`: in flight now plus
+/// `burst` (the next departure's TSO burst when probing up, else 0), less
+/// the `delivered` packets the bottleneck drains before that departure.
+pub fn left_at_edt(inflight_now: u32, burst: u32, delivered: u128) -> u32 {
+    let at_edt = inflight_now.saturating_add(burst);
+    if delivered >= at_edt as u128 {
+        0
+    } else {
+        at_edt - delivered as u32
+    }
+}
+
+/// ProbeRTT's timing (Linux `probe_rtt_done_stamp`,
+/// `probe_rtt_round_done`): it lasts until in flight has been at its
+/// target for the mode's duration and at least one round.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProbeRtt {
+    /// When ProbeRTT may end; set once in flight came down to the target.
+    pub done_stamp: Option<Time>,
+    /// A round has passed since.
+    pub round_done: bool,
+}
+
+impl ProbeRtt {
+    /// One ACK in ProbeRTT (the second half of `bbr_update_min_rtt`):
+    /// samples at the target say nothing of the bandwidth (the connection
+    /// counts as app-limited); the clock starts once in flight is at most
+    /// `target`, and a new round starts at `next_rtt_delivered`. True when
+    /// ProbeRTT may be over: the caller then checks `done_stamp` against
+    /// the time (`bbr_check_probe_rtt_done`).
+    pub fn on_ack(
+        &mut self,
+        tp: &mut TcpSock,
+        target: u32,
+        duration: Dur,
+        round_start: bool,
+        next_rtt_delivered: &mut u64,
+    ) -> bool {
+        tp.app_limited = (tp.delivered + tp.in_flight() as u64).max(1);
+        if self.done_stamp.is_none() && tp.in_flight() <= target {
+            self.done_stamp = Some(tp.now + duration);
+            self.round_done = false;
+            *next_rtt_delivered = tp.delivered;
+            false
+        } else if self.done_stamp.is_some() {
+            self.round_done |= round_start;
+            self.round_done
+        } else {
+            false
+        }
+    }
+}
+
+/// Packets acked in one epoch at which it restarts (Linux
+/// `bbr_ack_epoch_acked_reset_thresh`).
+pub const ACK_EPOCH_ACKED_RESET: u32 = 1 << 20;
+
+/// The ACK-aggregation estimator (Linux `bbr_update_ack_aggregation`,
+/// `bbr_extra_acked`): in an epoch, the packets acked beyond what the
+/// bandwidth estimate expected, the largest of each of two windows of
+/// rounds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AckAggregation {
+    /// The start of the current epoch (`ack_epoch_mstamp`).
+    pub epoch_start: Time,
+    /// Packets acked in it (`ack_epoch_acked`).
+    epoch_acked: u32,
+    /// The largest excess of each window (`extra_acked`).
+    extra_acked: [u32; 2],
+    /// Rounds in the current window (`extra_acked_win_rtts`).
+    win_rounds: u32,
+    /// The current window (`extra_acked_win_idx`).
+    win_idx: usize,
+}
+
+impl AckAggregation {
+    /// An estimator with nothing measured, its epoch starting at `start`.
+    pub fn new(start: Time) -> Self {
+        AckAggregation {
+            epoch_start: start,
+            epoch_acked: 0,
+            extra_acked: [0; 2],
+            win_rounds: 0,
+            win_idx: 0,
+        }
+    }
+
+    /// A round starts: after `window` rounds, the older window is cleared
+    /// and becomes the current one.
+    pub fn round_start(&mut self, window: u32) {
+        self.win_rounds = (self.win_rounds + 1).min(0x1f);
+        if self.win_rounds >= window {
+            self.win_rounds = 0;
+            self.win_idx ^= 1;
+            self.extra_acked[self.win_idx] = 0;
+        }
+    }
+
+    /// An ACK of `acked` packets when the bandwidth estimate expected
+    /// `expected` since the epoch started: ACKs no faster than the estimate
+    /// (or an epoch grown too long) start a new epoch at
+    /// `delivered_mstamp`; the excess, at most `snd_cwnd`, counts toward
+    /// the current window's largest.
+    pub fn on_ack(&mut self, expected: u32, acked: u32, delivered_mstamp: Time, snd_cwnd: u32) {
+        let mut expected = expected;
+        if self.epoch_acked <= expected || self.epoch_acked + acked >= ACK_EPOCH_ACKED_RESET {
+            self.epoch_acked = 0;
+            self.epoch_start = delivered_mstamp;
+            expected = 0;
+        }
+        self.epoch_acked = (self.epoch_acked + acked).min(ACK_EPOCH_ACKED_RESET - 1);
+        let extra = (self.epoch_acked - expected).min(snd_cwnd);
+        let slot = &mut self.extra_acked[self.win_idx];
+        if extra > *slot {
+            *slot = extra;
+        }
+    }
+
+    /// Restarting from idle starts a new epoch (`bbr_cwnd_event`).
+    pub fn restart_epoch(&mut self, now: Time) {
+        self.epoch_start = now;
+        self.epoch_acked = 0;
+    }
+
+    /// The larger of the two windows' excess (`bbr_extra_acked`), packets.
+    pub fn max(&self) -> u32 {
+        self.extra_acked[0].max(self.extra_acked[1])
+    }
+}
