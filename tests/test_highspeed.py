@@ -35,7 +35,7 @@ def g(rows: pl.DataFrame, **where) -> dict:
 def test_rows_carry_the_issue_keys(quick):
     keys = {"part", "cc", "latency_ms", "loss", "sender_cap_bps", "flows", "goodput_bps", "ci95_bps", "samples"}
     assert keys <= set(quick.rows.columns)
-    assert set(quick.rows["part"]) == {"single", "wan"}
+    assert set(quick.rows["part"]) == {"single", "wan", "growth"}
     assert set(quick.rows["cc"]) == {"reno", "highspeed"}
     assert (quick.rows["samples"] == e5.POINTS["quick"]["samples"]).all()
 
@@ -185,3 +185,44 @@ def test_quick_scale_runs_the_key_regime(quick):
     hs = g(quick.rows, part="single", cc="highspeed", latency_ms=20.0, loss=1e-5, sender_cap_bps=None)
     reno = g(quick.rows, part="single", cc="reno", latency_ms=20.0, loss=1e-5, sender_cap_bps=None)
     assert hs["steady_goodput_bps"] > 2 * reno["steady_goodput_bps"], (hs, reno)
+
+
+def test_the_growth_part_reruns_the_simulation_arm_per_ack_at_the_testbed_points(quick):
+    from dumbbell.experiments import highspeed_growth as growth
+
+    part = quick.rows.filter(pl.col("part") == "growth")
+    testbed = quick.rows.filter((pl.col("part") == "single") & pl.col("sender_cap_bps").is_not_null()
+                                & (pl.col("latency_ms") > 0))
+    key = lambda df: sorted(zip(df["cc"], df["latency_ms"], df["loss"]))  # noqa: E731
+    assert key(part) == key(testbed)
+    assert set(part["arm"]) == {growth.ARM} and part["sender_cap_bps"].is_null().all()
+    s = e5.single_scenario("highspeed", 20, 1e-5, 1.0, growth_per_ack=True)
+    core = s.flows[0].tcp.to_core()
+    assert core["growth_per_ack"] is True and s.flows[0].tcp.profile is None and core.get("max_rate_bps") is None
+    assert s.flows[0].cc.mode == "linux_table"
+    with pytest.raises(ValueError, match="growth_per_ack"):
+        e5.single_scenario("reno", 20, 1e-5, 1.0, cap_bps=e5.CAP_BPS, growth_per_ack=True)
+    # Per ACK with delayed ACKs, Reno gains a segment per two round trips:
+    # below the simulation arm wherever neither the link nor the receive
+    # window binds (40 ms, 1e-4: windows near 120 packets).
+    sim = g(quick.rows, part="single", cc="reno", latency_ms=40.0, loss=1e-4, sender_cap_bps=None)
+    ack = g(quick.rows, part="growth", cc="reno", latency_ms=40.0, loss=1e-4)
+    assert ack["steady_goodput_bps"] < sim["steady_goodput_bps"], (ack, sim)
+
+
+def test_the_testbed_claim_carries_ours_under_each_growth_law(quick):
+    from dumbbell.experiments import highspeed_growth as growth
+
+    c = quick.paper.filter(pl.col("metric") == growth.METRIC).row(0, named=True)
+    pts = growth.ratios(quick.rows)
+    assert pts and all(p["per_ack"] is not None for p in pts)
+    worst = max((p["per_ack"] for p in pts), key=lambda x: abs(x - 1.0))
+    assert c["ours_alt"] == pytest.approx(worst)
+    assert c["ours"] == pytest.approx(max((p["sim"] for p in pts), key=lambda x: abs(x - 1.0)))
+    assert f"per segment acked (ours) {c['ours']:.3g}, per ACK as Linux 2.4 {worst:.3g}" in c["sensitivity"]
+    for p in pts:
+        assert f"{p['cc']} {p['latency_ms']:g} ms {p['loss']:g}: {p['sim']:.2f} -> {p['per_ack']:.2f}" in c["sensitivity"]
+    assert "Sensitivity, the simulation arm's window growth" in c["reason"]
+    assert (c["sensitivity_lo"], c["sensitivity_hi"]) == (min(c["ours"], worst), max(c["ours"], worst))
+    others = quick.paper.filter(pl.col("metric") != growth.METRIC)
+    assert others["sensitivity"].is_null().all() and others["ours_alt"].is_null().all()
