@@ -22,12 +22,9 @@ as ``sensitivity`` both numbers with each point's ratio.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
-
-from .claims import agreement
 
 PART = "growth"
 ARM = "simulation, per-ACK growth"
@@ -96,21 +93,3 @@ def attach(frame: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
                               pl.Series("sensitivity_lo", lo, dtype=pl.Float64),
                               pl.Series("sensitivity_hi", hi, dtype=pl.Float64))
 
-
-def per_ack_reaches_the_paper(row: Mapping[str, Any]) -> bool:
-    """With the per-ACK arm in place of the simulation arm (``ours_alt``)
-    the claim's number reaches the paper's value: it agrees with it under
-    the tolerance policy, or the paper's value lies between ours and it
-    (``sensitivity_lo`` .. ``sensitivity_hi``)."""
-    v, lo, hi = _f(row.get("value")), _f(row.get("sensitivity_lo")), _f(row.get("sensitivity_hi"))
-    if agreement(row.get("relation") or "~", v, row.get("ours_alt")) == "agree":
-        return True
-    return v is not None and lo is not None and hi is not None and lo <= v <= hi
-
-
-def _f(v: Any) -> float | None:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if x == x and abs(x) != float("inf") else None

@@ -23,7 +23,6 @@ and ``sensitivity_lo`` / ``sensitivity_hi``, the range ours spans over them.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
@@ -108,18 +107,3 @@ def attach(frame: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
 def _g(v: float | None) -> str:
     return "-" if v is None else f"{v:.3g}"
 
-
-def across(r: Mapping[str, Any]) -> bool:
-    """The paper's value lies within the range ours spans over the part's
-    settings (``sensitivity_lo`` .. ``sensitivity_hi``)."""
-    v, a, b = _f(r.get("value")), _f(r.get("sensitivity_lo")), _f(r.get("sensitivity_hi"))
-    return v is not None and a is not None and b is not None and a <= v <= b
-
-
-def between(lo: float, hi: float) -> Any:
-    """Ours lies in [lo, hi] and the part's settings move it across the
-    paper's value (:func:`across`)."""
-    def cond(r: Mapping[str, Any]) -> bool:
-        o = _f(r.get("ours"))
-        return o is not None and lo <= o <= hi and across(r)
-    return cond
