@@ -221,7 +221,8 @@ def test_the_testbed_claim_carries_ours_under_each_growth_law(quick):
     assert c["ours"] == pytest.approx(max((p["sim"] for p in pts), key=lambda x: abs(x - 1.0)))
     assert f"per segment acked (ours) {c['ours']:.3g}, per ACK as Linux 2.4 {worst:.3g}" in c["sensitivity"]
     for p in pts:
-        assert f"{p['cc']} {p['latency_ms']:g} ms {p['loss']:g}: {p['sim']:.2f} -> {p['per_ack']:.2f}" in c["sensitivity"]
+        each = f"{p['cc']} {p['latency_ms']:g} ms {p['loss']:g}: {p['sim']:.2f} -> {p['per_ack']:.2f}"
+        assert each in c["sensitivity"]
     assert "Sensitivity, the simulation arm's window growth" in c["reason"]
     assert (c["sensitivity_lo"], c["sensitivity_hi"]) == (min(c["ours"], worst), max(c["ours"], worst))
     others = quick.paper.filter(pl.col("metric") != growth.METRIC)

@@ -119,3 +119,15 @@ def test_the_claims_the_parts_move_carry_ours_under_each_setting(quick):
     # Claims no part moves carry none.
     assert claims[("utilization", "1p0c")]["sensitivity"] is None
 
+
+
+def test_figures_include_the_rate_against_pi2_target(quick, tmp_path):
+    paths = l4s.figures(quick, tmp_path)
+    assert {p.name for p in paths} == {"qdelay_cdf_dualpi2.png", "qdelay_cdf_fq_codel.png", "l4s_share.png",
+                                          "rate_ratio_vs_pi2_target.png"}
+    assert all(p.stat().st_size > 10_000 for p in paths)
+    # Without the part, no such figure.
+    main = l4s.ExperimentResult(experiment="l4s", scale="quick", seed=1,
+                                rows=quick.rows.filter(pl.col("part") == "mixes"), paper=quick.paper,
+                                data=quick.data)
+    assert "rate_ratio_vs_pi2_target.png" not in {p.name for p in l4s.figures(main, tmp_path / "main")}

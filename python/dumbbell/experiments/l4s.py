@@ -295,7 +295,40 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     p = out / "l4s_share.png"
     fig.savefig(p, dpi=110)
     paths.append(p)
+    p = _target_figure(result.rows, out)
+    if p is not None:
+        paths.append(p)
     return paths
+
+
+def _target_figure(rows: pl.DataFrame, out: Path) -> Path | None:
+    """Part ``pi2-target``: the per-flow rate ratio against PI2's target,
+    with the main part's 15 ms, beside equal windows' 1/RTT ratio (20 + target)/20."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    dual = rows.filter((pl.col("queue") == "dualpi2") & pl.col("part").is_in([sens.MAIN, sens.TARGET]))
+    if not dual.filter(pl.col("part") == sens.TARGET).height:
+        return None
+    fig = Figure(figsize=(7, 4), layout="constrained")
+    FigureCanvasAgg(fig)
+    a = fig.subplots()
+    for p, c in sens.TARGET_MIXES:
+        g = dual.filter((pl.col("n_prague") == p) & (pl.col("n_cubic") == c)).sort("target_ms")
+        a.plot(g["target_ms"].to_numpy(), g["rate_ratio"].to_numpy(), marker="o", label=_mix(p, c))
+    t = np.linspace(1.0, max(sens.TARGETS_MS), 50)
+    a.plot(t, (BASE_RTT_MS + t) / BASE_RTT_MS, color="grey", ls="--",
+           label="equal windows, rate as 1/RTT: (20 + target) / 20")
+    a.axhline(1.0, color="black", lw=0.8, label="RFC 9332: about 1")
+    a.axvline(sens.OURS_TARGET_MS, color="grey", lw=0.8, ls=":", label="Linux's 15 ms")
+    a.set_xlabel("PI2 target (ms)")
+    a.set_ylabel("Prague / Cubic per-flow rate")
+    a.set_title("DualPI2: the rate balance against PI2's target (part pi2-target)", fontsize=10)
+    a.grid(alpha=0.3)
+    a.legend(fontsize=7)
+    path = out / "rate_ratio_vs_pi2_target.png"
+    fig.savefig(path, dpi=110)
+    return path
 
 
 def _fmt(v: Any) -> str:
@@ -308,7 +341,8 @@ def _fmt(v: Any) -> str:
 
 def report(result: ExperimentResult) -> str:
     """A plain-text table: our rows, then each published statement beside ours."""
-    cols = [("part", "part"), ("queue", "queue"), ("target_ms", "target ms"), ("n_prague", "prague"), ("n_cubic", "cubic"),
+    cols = [("part", "part"), ("queue", "queue"), ("target_ms", "target ms"), ("n_prague", "prague"),
+            ("n_cubic", "cubic"),
             ("l4s_qdelay_p50_ms", "L p50 ms"), ("l4s_qdelay_p99_ms", "L p99 ms"),
             ("classic_qdelay_p50_ms", "C p50 ms"), ("classic_qdelay_p99_ms", "C p99 ms"),
             ("l4s_share", "L share"), ("rate_ratio", "L/C rate"), ("utilization", "util"),
@@ -318,8 +352,9 @@ def report(result: ExperimentResult) -> str:
     table = [[h for _, h in cols]] + [[_fmt(r[c]) for c, _ in cols] for r in result.rows.iter_rows(named=True)]
     widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
     lines += ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in table]
-    lines += ["Rows with queue fq_codel: a comparison the specifications make no statement about. Parts pi2-target "
-              "and classic-flows: sensitivity parts (PI2's target; Cubic flows alone), beside the claims they move.", "",
+    lines += ["Rows with queue fq_codel: a comparison the specifications make no statement about. Parts "
+              "pi2-target and classic-flows: sensitivity parts (PI2's target; Cubic flows alone), beside the "
+              "claims they move.", "",
               "The published statements beside ours:"]
     ptab = [["metric", "queue", "mix", "paper", "ours", "verdict"]]
     for p in result.paper.iter_rows(named=True):
