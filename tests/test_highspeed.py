@@ -227,3 +227,14 @@ def test_the_testbed_claim_carries_ours_under_each_growth_law(quick):
     assert (c["sensitivity_lo"], c["sensitivity_hi"]) == (min(c["ours"], worst), max(c["ours"], worst))
     others = quick.paper.filter(pl.col("metric") != growth.METRIC)
     assert others["sensitivity"].is_null().all() and others["ours_alt"].is_null().all()
+
+
+def test_the_growth_part_is_wired_at_paper_scale_with_the_simulation_arms_seeds():
+    jobs = e5._jobs("paper", 1, e5.PARTS)
+    grow = {j.key: j.seed for j in jobs if j.key[0] == "growth"}
+    sim = {j.key: j.seed for j in jobs if j.key[0] == "single" and j.key[2][2] is None}
+    cfg = e5.POINTS["paper"]
+    lats = [x for x in cfg["single"]["latencies_ms"] if x > 0]
+    assert len(grow) == len(lats) * len(cfg["single"]["losses"]) * len(e5.CC) * cfg["samples"]
+    for (part, cc, point, r), seed in grow.items():
+        assert seed == sim[("single", cc, point, r)]

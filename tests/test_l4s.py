@@ -131,3 +131,13 @@ def test_figures_include_the_rate_against_pi2_target(quick, tmp_path):
                                 rows=quick.rows.filter(pl.col("part") == "mixes"), paper=quick.paper,
                                 data=quick.data)
     assert "rate_ratio_vs_pi2_target.png" not in {p.name for p in l4s.figures(main, tmp_path / "main")}
+
+
+def test_the_sensitivity_parts_at_paper_scale_reuse_the_main_mixes():
+    cases = sens.cases(l4s.MIXES["paper"])
+    assert {(t, p, c) for part, t, p, c in cases if part == "pi2-target"} == {
+        (t, p, c) for t in sens.TARGETS_MS for p, c in sens.TARGET_MIXES}
+    # Paper scale runs every mix of 0-4 flows: 0p2c and 0p4c are the main part's.
+    assert not [x for x in cases if x[0] == "classic-flows"]
+    assert [x for x in sens.cases(l4s.MIXES["quick"]) if x[0] == "classic-flows"] == [
+        ("classic-flows", 15.0, 0, 2), ("classic-flows", 15.0, 0, 4)]
