@@ -188,7 +188,7 @@ def test_quick_scale_runs_the_key_regime(quick):
 
 
 def test_the_growth_part_reruns_the_simulation_arm_per_ack_at_the_testbed_points(quick):
-    from dumbbell.experiments import highspeed_growth as growth
+    from dumbbell.experiments.highspeed import growth
 
     part = quick.rows.filter(pl.col("part") == "growth")
     testbed = quick.rows.filter((pl.col("part") == "single") & pl.col("sender_cap_bps").is_not_null()
@@ -211,7 +211,7 @@ def test_the_growth_part_reruns_the_simulation_arm_per_ack_at_the_testbed_points
 
 
 def test_the_testbed_claim_carries_ours_under_each_growth_law(quick):
-    from dumbbell.experiments import highspeed_growth as growth
+    from dumbbell.experiments.highspeed import growth
 
     c = quick.paper.filter(pl.col("metric") == growth.METRIC).row(0, named=True)
     pts = growth.ratios(quick.rows)

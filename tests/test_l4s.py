@@ -10,8 +10,8 @@ import pytest
 
 import dumbbell as db
 from dumbbell.errors import ConfigError
-from dumbbell.experiments import l4s
-from dumbbell.experiments import l4s_sensitivity as sens
+from dumbbell.experiments.l4s import experiment as l4s
+from dumbbell.experiments.l4s import sensitivity as sens
 
 from .helpers.claims_check import check_claims, check_count_line
 

@@ -15,7 +15,7 @@ The setup (a dumbbell, the validation point of issue 26):
 - mixes (n_prague, n_cubic): at quick scale (1, 0), (0, 1), (1, 1), (1, 4),
   (4, 1) and (4, 4), 20 s each; at paper scale every mix of 0 to 4 flows of
   each kind (24), 60 s each. The first quarter of each run is warm-up;
-- the sensitivity parts (:mod:`dumbbell.experiments.l4s_sensitivity`), at
+- the sensitivity parts (:mod:`dumbbell.experiments.l4s.sensitivity`), at
   both scales with the scale's run length, through DualPI2: ``pi2-target``
   reruns 1p1c and 4p4c with PI2's target at 1, 5 and 30 ms (the classic
   queue's delay in Cubic's RTT); ``classic-flows`` runs 2 and 4 Cubic flows
@@ -51,16 +51,16 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..run.runner import Result
-from ..scenario.models import DualPi2, FqCodel, Record, Scenario, TcpFlow, TcpOptions
-from ..scenario.topology import dumbbell
-from .claims import count_line, verdict_cell
-from .papers import cite, citation
-from . import l4s_sensitivity as sens
-from . import ExperimentResult, Progress, check_parts, check_scale
-from .repeat import Job, run_jobs
+from ...run.runner import Result
+from ...scenario.models import DualPi2, FqCodel, Record, Scenario, TcpFlow, TcpOptions
+from ...scenario.topology import dumbbell
+from ..claims import count_line, verdict_cell
+from ..papers import cite, citation
+from .. import ExperimentResult, Progress, check_parts, check_scale
+from ..repeat import Job, run_jobs
+from . import NAME, PARTS
+from . import sensitivity as sens
 
-NAME = "l4s"
 RATE_BPS = 100_000_000
 ACCESS_BPS = 1_000_000_000
 ONE_WAY_S = 0.010
@@ -201,11 +201,6 @@ def _paper_frame(rows: pl.DataFrame, scale: str) -> pl.DataFrame:
         schema={"metric": pl.String, "queue": pl.String, "mix": pl.String, "relation": pl.String,
                 "value": pl.Float64, "ours": pl.Float64, "source": pl.String, "not_run": pl.String},
     )
-
-
-PARTS = sens.PARTS
-"""``mixes`` (every (queue, mix) of the scale) and the sensitivity parts
-``pi2-target`` and ``classic-flows`` (:mod:`dumbbell.experiments.l4s_sensitivity`)."""
 
 
 def run(scale: str = "quick", seed: int = 1, progress: Progress | None = None, *,

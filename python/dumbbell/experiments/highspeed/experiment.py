@@ -54,7 +54,7 @@ dumbbell runs them (``growth`` is a sensitivity part):
   at the testbed arm's points with latency, with the testbed's growth law
   (per ACK, table-mode HSTCP) and no cap, each run with the seed of the
   simulation arm's run at the same point
-  (:mod:`dumbbell.experiments.highspeed_growth`); rows carry ``arm =
+  (:mod:`dumbbell.experiments.highspeed.growth`); rows carry ``arm =
   "simulation, per-ACK growth"``, and the claim that testbed and simulation
   meet below 600 Mb/s carries its number with this arm (``ours_alt``).
 
@@ -117,16 +117,16 @@ from typing import Any
 
 import polars as pl
 
-from ..scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
-from .claims import bars, claims_lines, interval
-from .papers import cite, citation
-from . import highspeed_growth as growth
-from . import ExperimentResult, Progress, check_parts, check_scale
-from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
+from ...scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from ..claims import bars, claims_lines, interval
+from ..papers import cite, citation
+from .. import ExperimentResult, Progress, check_parts, check_scale
+from ..repeat import Job, by_point, mean_ci, round_seed, run_jobs
+from . import NAME, PARTS
+from . import growth
 
 __all__ = ["NAME", "single_scenario", "giga_network", "wan_scenario", "model_window", "run", "figures", "report"]
 
-NAME = "highspeed"
 SEED_FILE = "004_ba8fb89fbd3a9300.txt"
 LEVEL = 0.95
 
@@ -164,7 +164,6 @@ POINTS: dict[str, dict[str, Any]] = {
         "wan": {"flows": (1, 4, 16), "duration_s": 8.0},
     },
 }
-PARTS = ("single", "wan", growth.PART)
 
 
 def _tcp(**kw: Any) -> TcpOptions:
@@ -525,7 +524,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     prediction dashed) and Figure 6 (aggregate goodput against N)."""
     import numpy as np
 
-    from . import plots
+    from .. import plots
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,6 @@ import polars as pl
 MAIN = "mixes"
 TARGET = "pi2-target"
 FLOWS = "classic-flows"
-PARTS = (MAIN, TARGET, FLOWS)
 OURS_TARGET_MS = 15.0
 """PI2's target at Linux's default (``sch_dualpi2``), the main part's."""
 TARGETS_MS = (1.0, 5.0, 30.0)
