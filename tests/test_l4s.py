@@ -11,6 +11,7 @@ import pytest
 import dumbbell as db
 from dumbbell.errors import ConfigError
 from dumbbell.experiments.l4s import experiment as l4s
+from dumbbell.experiments.claims import judge
 from dumbbell.experiments.l4s import sensitivity as sens
 
 from .helpers.claims_check import check_claims, check_count_line
@@ -141,3 +142,25 @@ def test_the_sensitivity_parts_at_paper_scale_reuse_the_main_mixes():
     assert not [x for x in cases if x[0] == "classic-flows"]
     assert [x for x in sens.cases(l4s.MIXES["quick"]) if x[0] == "classic-flows"] == [
         ("classic-flows", 15.0, 0, 2), ("classic-flows", 15.0, 0, 4)]
+
+
+def test_an_account_whose_sensitivity_does_not_cross_the_paper_gives_ours(quick):
+    # The rate account explains a ratio above 1 that PI2's target moves
+    # across the RFC's 1; were every target's ratio above 1.2, it would not
+    # apply and the difference would be untraced.
+    frame = quick.paper.drop("verdict", "cause", "reason", "doc")
+    moved = frame.with_columns(pl.when((pl.col("metric") == "rate_ratio") & (pl.col("mix") == "4p4c"))
+                               .then(pl.lit(1.3)).otherwise(pl.col("sensitivity_lo")).alias("sensitivity_lo"),
+                               pl.when((pl.col("metric") == "rate_ratio") & (pl.col("mix") == "4p4c"))
+                               .then(pl.lit(1.4)).otherwise(pl.col("ours")).alias("ours"))
+    judged = {(r["metric"], r["mix"]): r for r in judge("l4s", "quick", moved).iter_rows(named=True)}
+    row = judged[("rate_ratio", "4p4c")]
+    assert row["verdict"] == "differs" and row["cause"] == "ours", row
+    assert "PI2's target" in row["reason"] and "which this run does not show" in row["reason"]
+    # The same for the classic queue alone, were more Cubic flows to leave it below the target.
+    low = frame.with_columns(pl.when((pl.col("metric") == "classic_qdelay_p50_ms") & (pl.col("mix") == "0p1c"))
+                             .then(pl.lit(12.0)).otherwise(pl.col("sensitivity_hi")).alias("sensitivity_hi"))
+    row = {(r["metric"], r["mix"]): r for r in judge("l4s", "quick", low).iter_rows(named=True)}[
+        ("classic_qdelay_p50_ms", "0p1c")]
+    assert row["verdict"] == "differs" and row["cause"] == "ours", row
+    assert "Cubic flows alone" in row["reason"]

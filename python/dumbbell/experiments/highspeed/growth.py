@@ -85,7 +85,7 @@ def attach(frame: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
                 continue
             alt[i] = other
             text[i] = (f"the simulation arm's window growth (part {PART}; the paper does not say whether ns-2's sink "
-                       f"delayed its ACKs): per segment acked (ours) {ours:.3g}, per ACK as Linux 2.4 {other:.3g} "
+                       f"delayed its ACKs): per segment acked (ours) {ours:.4g}, per ACK as Linux 2.4 {other:.4g} "
                        f"(testbed / simulation, per segment acked -> per ACK: {each})")
             lo[i], hi[i] = min(ours, other), max(ours, other)
     return frame.with_columns(pl.Series("ours_alt", alt, dtype=pl.Float64),
