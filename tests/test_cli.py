@@ -164,7 +164,7 @@ def test_reproduce_highspeed_json_contract(tmp_path):
     assert (doc["experiment"], doc["scale"], doc["seed"]) == ("highspeed", "quick", 1)
     keys = {"part", "cc", "latency_ms", "loss", "sender_cap_bps", "flows", "goodput_bps", "ci95_bps", "samples"}
     assert doc["rows"] and all(keys <= set(r) for r in doc["rows"])
-    assert {r["part"] for r in doc["rows"]} == {"single", "wan"}
+    assert {r["part"] for r in doc["rows"]} == {"single", "wan", "growth"}
     assert all(r["sender_cap_bps"] in (None, 700_000_000) for r in doc["rows"])
     assert json.loads((tmp_path / "result.json").read_text()) == doc
     assert (tmp_path / "wan_goodput_vs_flows.png").stat().st_size > 0

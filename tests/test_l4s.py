@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import math
 
+import polars as pl
 import pytest
 
 import dumbbell as db
 from dumbbell.errors import ConfigError
 from dumbbell.experiments.l4s import experiment as l4s
+from dumbbell.experiments.claims import judge
+from dumbbell.experiments.l4s import sensitivity as sens
 
 from .helpers.claims_check import check_claims, check_count_line
 
@@ -47,9 +50,15 @@ def test_prague_through_dualpi2_sends_ect1_and_keeps_its_queue_short():
     assert float((rtt - 20.0).max()) < 5.0
 
 
-def test_the_l4s_experiment_at_quick_scale():
-    res = l4s.run("quick", seed=1)
-    rows = {(r["queue"], r["n_prague"], r["n_cubic"]): r for r in res.rows.iter_rows(named=True)}
+@pytest.fixture(scope="module")
+def quick():
+    return l4s.run("quick", seed=1)
+
+
+def test_the_l4s_experiment_at_quick_scale(quick):
+    res = quick
+    rows = {(r["queue"], r["n_prague"], r["n_cubic"]): r
+            for r in res.rows.filter(pl.col("part") == "mixes").iter_rows(named=True)}
     assert set(rows) == {(q, p, c) for q in l4s.QUEUES for p, c in l4s.MIXES["quick"]}
     alone = rows[("dualpi2", 1, 0)]
     assert alone["l4s_qdelay_p99_ms"] <= 2.0 and alone["utilization"] > 0.95
@@ -67,3 +76,91 @@ def test_the_l4s_experiment_at_quick_scale():
     assert "E6 l4s" in text and "RFC 9332" in text
     check_count_line(text, res.paper.to_dicts())
     check_claims(res.paper.to_dicts(), text)
+
+
+def test_the_sensitivity_parts_run_their_settings_through_dualpi2(quick):
+    part = quick.rows.filter(pl.col("part") == "pi2-target")
+    assert {(r["target_ms"], r["n_prague"], r["n_cubic"]) for r in part.iter_rows(named=True)} == {
+        (t, p, c) for t in sens.TARGETS_MS for p, c in sens.TARGET_MIXES}
+    assert set(part["queue"]) == {"dualpi2"}
+    flows = quick.rows.filter(pl.col("part") == "classic-flows")
+    assert sorted(flows["n_cubic"]) == [2, 4] and set(flows["n_prague"]) == {0}
+    # PI2 holds the classic queue at whichever target it is given: the
+    # classic median follows the target (beside L4S traffic, 4 + 4 flows).
+    by_target = {r["target_ms"]: r["classic_qdelay_p50_ms"] for r in part.filter(pl.col("n_prague") == 4)
+                 .iter_rows(named=True)}
+    assert by_target[1.0] < by_target[5.0] < by_target[30.0]
+    assert by_target[30.0] > 20.0 and by_target[5.0] < 10.0
+    # More classic flows alone bring the classic queue's median to the target.
+    alone = {r["n_cubic"]: r["classic_qdelay_p50_ms"] for r in quick.rows.filter(
+        (pl.col("queue") == "dualpi2") & (pl.col("n_prague") == 0)).iter_rows(named=True)}
+    assert alone[1] < alone[4] and abs(alone[4] - 15.0) < 3.0
+    # A case through another queue than DualPI2 has no PI2 target.
+    with pytest.raises(ValueError, match="target_s"):
+        l4s.scenario("fq_codel", 1, 1, 1.0, target_s=0.005)
+
+
+def test_the_claims_the_parts_move_carry_ours_under_each_setting(quick):
+    rows = quick.rows
+    claims = {(c["metric"], c["mix"]): c for c in quick.paper.iter_rows(named=True)}
+    for mix in ("1p1c", "4p4c"):
+        c = claims[("rate_ratio", mix)]
+        p, n = int(mix[0]), int(mix[2])
+        got = [rows.filter((pl.col("part") == "pi2-target") & (pl.col("target_ms") == t)
+                           & (pl.col("n_prague") == p) & (pl.col("n_cubic") == n))["rate_ratio"][0]
+               for t in sens.TARGETS_MS]
+        for t, v in zip(sens.TARGETS_MS, got):
+            assert f"{t:g} ms: {v:.3g}" in c["sensitivity"], c["sensitivity"]
+        assert c["sensitivity_lo"] == min([*got, c["ours"]]) and c["sensitivity_hi"] == max([*got, c["ours"]])
+        assert "Sensitivity, PI2's target" in c["reason"]
+    c = claims[("classic_qdelay_p50_ms", "0p1c")]
+    for k in (2, 4):
+        v = rows.filter((pl.col("part") == "classic-flows") & (pl.col("n_cubic") == k))["classic_qdelay_p50_ms"][0]
+        assert f"{k}: {v:.3g} ms" in c["sensitivity"]
+    # Claims no part moves carry none.
+    assert claims[("utilization", "1p0c")]["sensitivity"] is None
+
+
+
+def test_figures_include_the_rate_against_pi2_target(quick, tmp_path):
+    paths = l4s.figures(quick, tmp_path)
+    assert {p.name for p in paths} == {"qdelay_cdf_dualpi2.png", "qdelay_cdf_fq_codel.png", "l4s_share.png",
+                                          "rate_ratio_vs_pi2_target.png"}
+    assert all(p.stat().st_size > 10_000 for p in paths)
+    # Without the part, no such figure.
+    main = l4s.ExperimentResult(experiment="l4s", scale="quick", seed=1,
+                                rows=quick.rows.filter(pl.col("part") == "mixes"), paper=quick.paper,
+                                data=quick.data)
+    assert "rate_ratio_vs_pi2_target.png" not in {p.name for p in l4s.figures(main, tmp_path / "main")}
+
+
+def test_the_sensitivity_parts_at_paper_scale_reuse_the_main_mixes():
+    cases = sens.cases(l4s.MIXES["paper"])
+    assert {(t, p, c) for part, t, p, c in cases if part == "pi2-target"} == {
+        (t, p, c) for t in sens.TARGETS_MS for p, c in sens.TARGET_MIXES}
+    # Paper scale runs every mix of 0-4 flows: 0p2c and 0p4c are the main part's.
+    assert not [x for x in cases if x[0] == "classic-flows"]
+    assert [x for x in sens.cases(l4s.MIXES["quick"]) if x[0] == "classic-flows"] == [
+        ("classic-flows", 15.0, 0, 2), ("classic-flows", 15.0, 0, 4)]
+
+
+def test_an_account_whose_sensitivity_does_not_cross_the_paper_gives_ours(quick):
+    # The rate account explains a ratio above 1 that PI2's target moves
+    # across the RFC's 1; were every target's ratio above 1.2, it would not
+    # apply and the difference would be untraced.
+    frame = quick.paper.drop("verdict", "cause", "reason", "doc")
+    moved = frame.with_columns(pl.when((pl.col("metric") == "rate_ratio") & (pl.col("mix") == "4p4c"))
+                               .then(pl.lit(1.3)).otherwise(pl.col("sensitivity_lo")).alias("sensitivity_lo"),
+                               pl.when((pl.col("metric") == "rate_ratio") & (pl.col("mix") == "4p4c"))
+                               .then(pl.lit(1.4)).otherwise(pl.col("ours")).alias("ours"))
+    judged = {(r["metric"], r["mix"]): r for r in judge("l4s", "quick", moved).iter_rows(named=True)}
+    row = judged[("rate_ratio", "4p4c")]
+    assert row["verdict"] == "differs" and row["cause"] == "ours", row
+    assert "PI2's target" in row["reason"] and "which this run does not show" in row["reason"]
+    # The same for the classic queue alone, were more Cubic flows to leave it below the target.
+    low = frame.with_columns(pl.when((pl.col("metric") == "classic_qdelay_p50_ms") & (pl.col("mix") == "0p1c"))
+                             .then(pl.lit(12.0)).otherwise(pl.col("sensitivity_hi")).alias("sensitivity_hi"))
+    row = {(r["metric"], r["mix"]): r for r in judge("l4s", "quick", low).iter_rows(named=True)}[
+        ("classic_qdelay_p50_ms", "0p1c")]
+    assert row["verdict"] == "differs" and row["cause"] == "ours", row
+    assert "Cubic flows alone" in row["reason"]

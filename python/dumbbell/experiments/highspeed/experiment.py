@@ -3,8 +3,8 @@ see :mod:`dumbbell.experiments.papers`).
 
 Rezende, Costa and Rubinstein measured TCP and HSTCP (RFC 3649) between two
 Linux PCs through NIST Net and in ns-2, varying latency and random loss, and
-simulated a GIGA-like WAN with 1 to 16 parallel flows. The two parts, as
-dumbbell runs them:
+simulated a GIGA-like WAN with 1 to 16 parallel flows. The parts, as
+dumbbell runs them (``growth`` is a sensitivity part):
 
 - ``single`` (Figures 3–5): sender ``snd`` — router ``r`` — receiver
   ``rcv``, 1 Gb/s links. ``r`` emulates the path on the data direction
@@ -50,8 +50,17 @@ dumbbell runs them:
   queue of that size (no TCP small queues), so the first hop is where
   congestion losses happen.
 
-Both parts use Reno (with SACK; ns-2's ``Sack1`` and Linux 2.4's TCP) for
-"TCP" and ``highspeed`` for HSTCP, in formula mode outside the testbed arm;
+- ``growth`` (a sensitivity part, not a figure): the simulation arm rerun
+  at the testbed arm's points with latency, with the testbed's growth law
+  (per ACK, table-mode HSTCP) and no cap, each run with the seed of the
+  simulation arm's run at the same point
+  (:mod:`dumbbell.experiments.highspeed.growth`); rows carry ``arm =
+  "simulation, per-ACK growth"``, and the claim that testbed and simulation
+  meet below 600 Mb/s carries its number with this arm (``ours_alt``).
+
+Every part uses Reno (with SACK; ns-2's ``Sack1`` and Linux 2.4's TCP) for
+"TCP" and ``highspeed`` for HSTCP, in formula mode outside the testbed arm
+and the ``growth`` part;
 the ``wan`` part is ns-2's only, so the simulation arm's era. Each ``single`` row also carries the response
 functions' prediction: ``window_pkts`` is our average window
 (goodput · RTT / MSS), ``model_window_pkts`` the paper's w = 1.2/√p (TCP)
@@ -92,7 +101,9 @@ packets at 1e-5, so a loss every 1/p = 100,000 packets comes every
 ~10.5 s (~3.5 s at 1e-4): the 30 s after the warm-up hold about three
 loss cycles at 1e-5 (five at 20 ms) and the first slow start's overshoot
 has decayed. 1e-6 needs a cycle of 17–33 s, which paper scale gives. The
-WAN with 1, 4 and 16 flows for 8 s.
+WAN with 1, 4 and 16 flows for 8 s. The ``growth`` part runs at both
+scales, at the testbed arm's points with latency (quick: 16 runs; paper:
+280).
 """
 
 from __future__ import annotations
@@ -112,6 +123,7 @@ from .. import ExperimentResult, Progress, check_parts, check_scale
 from ..base import head, output_dir
 from ..repeat import Job, by_point, mean_ci, round_seed, run_jobs
 from . import NAME, PARTS
+from . import growth
 
 __all__ = ["NAME", "single_scenario", "giga_network", "wan_scenario", "model_window", "run", "figures", "report"]
 
@@ -175,22 +187,30 @@ def _pkt_bits() -> int:
 
 
 def single_scenario(
-    cc: str, latency_ms: float, loss: float, duration_s: float, cap_bps: int | None = None, warmup_s: float = 0.0
+    cc: str, latency_ms: float, loss: float, duration_s: float, cap_bps: int | None = None, warmup_s: float = 0.0,
+    growth_per_ack: bool = False,
 ) -> Scenario:
     """Part (a): one flow ``snd`` → ``rcv`` through the emulating router,
     the latency on the forward direction only (RTT = latency); with
     ``cap_bps`` the testbed arm (``cap_bps`` of UDP payload, Linux 2.4,
     Linux's HSTCP table), else the simulation arm; with ``warmup_s``, the
-    flows table also has the goodput after it."""
+    flows table also has the goodput after it. ``growth_per_ack`` (the
+    ``growth`` part, without a cap): the simulation arm with the testbed's
+    growth law, per ACK and HSTCP in Linux's table mode."""
     rtt_s = latency_ms / 1e3
     queue = max(MIN_QUEUE_PKTS, math.ceil(LINK_BPS * rtt_s / _pkt_bits()))
-    if cap_bps is None:
+    if growth_per_ack and cap_bps is not None:
+        raise ValueError("growth_per_ack is the simulation arm's (cap_bps None); the testbed arm grows per ACK already")
+    if growth_per_ack:
+        control = {**CC[cc], "mode": "linux_table"} if cc == "highspeed" else CC[cc]
+        tcp = _tcp(growth_per_ack=True)
+    elif cap_bps is None:
         control, tcp = CC[cc], _tcp()
     else:
         control = {**CC[cc], "mode": "linux_table"} if cc == "highspeed" else CC[cc]
         tcp = _tcp(profile=TESTBED_PROFILE, max_rate_bps=packet_rate_cap(cap_bps))
     s = Scenario(
-        name=f"e5-{cc}-{latency_ms:g}ms-{loss:g}",
+        name=f"e5-{cc}-{latency_ms:g}ms-{loss:g}" + ("-per-ack" if growth_per_ack else ""),
         duration_s=duration_s,
         nodes=[Node(name="snd", kind="host"), Node(name="r", kind="switch"), Node(name="rcv", kind="host")],
         links=[
@@ -263,6 +283,20 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
                         for r in range(cfg["samples"]):
                             jobs.append(Job(key=("single", cc, (lat, loss, cap), r), scenario=s,
                                             seed=round_seed(seed, 100_000 * i + 1000 * j + 100 * k + r)))
+    if growth.PART in parts:
+        # The simulation arm with the testbed's growth law, at the testbed
+        # arm's points with latency, each run with the seed of the
+        # simulation arm's run at the same point and sample (k = 0).
+        p = cfg["single"]
+        for i, lat in enumerate(p["latencies_ms"]):
+            if lat <= 0:
+                continue
+            for j, loss in enumerate(p["losses"]):
+                for cc in CC:
+                    s = single_scenario(cc, lat, loss, p["duration_s"], None, p["warmup_s"], growth_per_ack=True)
+                    for r in range(cfg["samples"]):
+                        jobs.append(Job(key=(growth.PART, cc, (lat, loss, None), r), scenario=s,
+                                        seed=round_seed(seed, 100_000 * i + 1000 * j + r)))
     if "wan" in parts:
         p = cfg["wan"]
         for i, n in enumerate(p["flows"]):
@@ -288,13 +322,14 @@ def _rows(scale: str, outcomes) -> pl.DataFrame:
             "window_pkts": None, "model_window_pkts": None, "model_goodput_bps": None,
             "retransmits": sum(int(o.flows["retransmits"].sum()) for o in outs) / n,
             "timeouts": sum(int(o.flows["timeouts"].sum()) for o in outs) / n,
-            "duration_s": cfg[part]["duration_s"],
+            "duration_s": cfg["single" if part == growth.PART else part]["duration_s"],
             "data_packets": sum(int(o.summary["data_packets_sent"]) for o in outs),
         }
-        if part == "single":
+        if part in ("single", growth.PART):
             lat, loss, cap = point
             rtt = lat / 1e3
-            row.update(latency_ms=float(lat), rtt_ms=float(lat), loss=loss, sender_cap_bps=cap, arm=arm_of(cap))
+            row.update(latency_ms=float(lat), rtt_ms=float(lat), loss=loss, sender_cap_bps=cap,
+                       arm=growth.ARM if part == growth.PART else arm_of(cap))
             steady, steady_half, _ = mean_ci([float(o.flows["steady_goodput_bps"].sum()) for o in outs], LEVEL)
             row.update(steady_goodput_bps=steady, steady_ci95_bps=steady_half, warmup_s=cfg["single"]["warmup_s"])
             w = model_window(cc, loss)
@@ -471,7 +506,8 @@ def run(
     if progress:
         pkts = int(rows["data_packets"].sum())
         progress(f"{NAME}: {len(jobs)} runs, {pkts / 1e6:.1f} M data packets in {time.perf_counter() - t0:.1f} s wall")
-    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows, paper=_paper_frame(rows),
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=rows,
+                            paper=growth.attach(_paper_frame(rows), rows),
                             params={"parts": list(parts), **POINTS[scale]})
 
 
@@ -542,13 +578,16 @@ def report(result: ExperimentResult) -> str:
     lines = head(result, "goodput in Mb/s over the whole run, mean ± 95 % CI, or mean [the two samples] from 2 "
                  "(steady: after the warm-up) [model]")
     single = rows.filter(pl.col("part") == "single")
-    for capped in (False, True):
-        f = single.filter(pl.col("sender_cap_bps").is_not_null() == capped)
+    arms = [("[single] simulation arm: full link speed", single.filter(pl.col("sender_cap_bps").is_null())),
+            ("[single] testbed arm: Linux 2.4, table-mode HSTCP, 700 Mb/s of UDP payload",
+             single.filter(pl.col("sender_cap_bps").is_not_null())),
+            (f"[{growth.PART}] simulation arm with the testbed's growth law: per ACK, table-mode HSTCP, no cap",
+             rows.filter(pl.col("part") == growth.PART))]
+    for title, f in arms:
         if f.height == 0:
             continue
         lines.append("")
-        lines.append("[single] " + ("testbed arm: Linux 2.4, table-mode HSTCP, 700 Mb/s of UDP payload" if capped
-                                    else "simulation arm: full link speed"))
+        lines.append(title)
         losses = sorted(set(f["loss"].to_list()))
         table = [["latency", "cc", *(f"p={p:g}" for p in losses)]]
         for lat in sorted(set(f["latency_ms"].to_list())):

@@ -14,7 +14,13 @@ The setup (a dumbbell, the validation point of issue 26):
   at Linux's defaults (5 ms, 100 ms, ECN on, 1024 queues, 10 240 packets);
 - mixes (n_prague, n_cubic): at quick scale (1, 0), (0, 1), (1, 1), (1, 4),
   (4, 1) and (4, 4), 20 s each; at paper scale every mix of 0 to 4 flows of
-  each kind (24), 60 s each. The first quarter of each run is warm-up.
+  each kind (24), 60 s each. The first quarter of each run is warm-up;
+- the sensitivity parts (:mod:`dumbbell.experiments.l4s.sensitivity`), at
+  both scales with the scale's run length, through DualPI2: ``pi2-target``
+  reruns 1p1c and 4p4c with PI2's target at 1, 5 and 30 ms (the classic
+  queue's delay in Cubic's RTT); ``classic-flows`` runs 2 and 4 Cubic flows
+  alone (where the scale's mixes lack them). Rows carry ``part``
+  (``mixes`` for the cases above) and ``target_ms``.
 
 Measured per (queue, mix), over the measured window:
 
@@ -49,10 +55,11 @@ from ...run.runner import Result
 from ...scenario.models import DualPi2, FqCodel, Record, Scenario, TcpFlow, TcpOptions
 from ...scenario.topology import dumbbell
 from ..claims import count_line, verdict_cell
-from .. import ExperimentResult, Progress, check_scale
+from .. import ExperimentResult, Progress, check_parts, check_scale
 from ..base import head, output_dir, save_figure, text_table
 from ..repeat import Job, run_jobs
-from . import NAME
+from . import NAME, PARTS
+from . import sensitivity as sens
 
 RATE_BPS = 100_000_000
 ACCESS_BPS = 1_000_000_000
@@ -70,21 +77,26 @@ WARMUP_FRACTION = 0.25
 SAMPLE_S = 0.001
 
 
-def bottleneck(queue: str) -> DualPi2 | FqCodel:
-    """The bottleneck discipline at Linux's defaults."""
+def bottleneck(queue: str, target_s: float | None = None) -> DualPi2 | FqCodel:
+    """The bottleneck discipline at Linux's defaults (DualPI2 with PI2's
+    target ``target_s`` if given)."""
     if queue == "dualpi2":
-        return DualPi2()
+        return DualPi2() if target_s is None else DualPi2(target_s=target_s)
     if queue == "fq_codel":
         return FqCodel()
     raise ValueError(f"queue must be one of {QUEUES}, got {queue!r}")
 
 
-def scenario(queue: str, n_prague: int, n_cubic: int, duration_s: float) -> Scenario:
-    """One case: ``n_prague`` Prague and ``n_cubic`` Cubic flows through ``queue``."""
+def scenario(queue: str, n_prague: int, n_cubic: int, duration_s: float, target_s: float | None = None) -> Scenario:
+    """One case: ``n_prague`` Prague and ``n_cubic`` Cubic flows through
+    ``queue`` (DualPI2 with PI2's target ``target_s``, default Linux's)."""
     if n_prague < 0 or n_cubic < 0 or n_prague + n_cubic == 0:
         raise ValueError(f"need at least one flow, got {n_prague} Prague and {n_cubic} Cubic")
-    s = dumbbell(["snd"], ["rcv"], ACCESS_BPS, RATE_BPS, bottleneck_delay=ONE_WAY_S, queue=bottleneck(queue),
-                 duration_s=duration_s, name=f"l4s-{queue}-{n_prague}p{n_cubic}c")
+    if target_s is not None and queue != "dualpi2":
+        raise ValueError(f"target_s is DualPI2's PI2 target; queue is {queue!r}")
+    name = f"l4s-{queue}-{n_prague}p{n_cubic}c" + ("" if target_s is None else f"-target{target_s * 1e3:g}ms")
+    s = dumbbell(["snd"], ["rcv"], ACCESS_BPS, RATE_BPS, bottleneck_delay=ONE_WAY_S,
+                 queue=bottleneck(queue, target_s), duration_s=duration_s, name=name)
     for i in range(n_prague):
         s.add_flow(TcpFlow(name=f"prague{i}", src="snd", dst="rcv", cc="prague",
                            tcp=TcpOptions(mss_bytes=MSS_BYTES, ecn=True)))
@@ -98,8 +110,8 @@ def _q(v: np.ndarray, q: float) -> float:
     return float(np.quantile(v, q)) if v.size else float("nan")
 
 
-def measure(res: Result, queue: str, n_prague: int, n_cubic: int, duration_s: float
-            ) -> tuple[dict[str, Any], dict[str, Any]]:
+def measure(res: Result, queue: str, n_prague: int, n_cubic: int, duration_s: float, part: str = sens.MAIN,
+            target_ms: float | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The row of one case and its delay samples (for the CDFs)."""
     w0_ps = round(WARMUP_FRACTION * duration_s * 1e12)
     flows = res.flows
@@ -125,7 +137,9 @@ def measure(res: Result, queue: str, n_prague: int, n_cubic: int, duration_s: fl
         classic_frac = float(cl.mean()) if cl.size else float("nan")
     mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
     row = {
+        "part": part,
         "queue": queue,
+        "target_ms": (sens.OURS_TARGET_MS if target_ms is None else target_ms) if queue == "dualpi2" else None,
         "n_prague": n_prague,
         "n_cubic": n_cubic,
         "duration_s": duration_s,
@@ -171,6 +185,7 @@ def _mix(n_prague: int, n_cubic: int) -> str:
 
 
 def _paper_frame(rows: pl.DataFrame, scale: str) -> pl.DataFrame:
+    rows = rows.filter(pl.col("part") == sens.MAIN)
     out = []
     for p in PAPER:
         hit = rows.filter((pl.col("queue") == p["queue"])
@@ -188,27 +203,38 @@ def _paper_frame(rows: pl.DataFrame, scale: str) -> pl.DataFrame:
     )
 
 
-def run(scale: str = "quick", seed: int = 1, progress: Progress | None = None) -> ExperimentResult:
-    """Every (queue, mix) of the scale, through the sweep engine."""
+def run(scale: str = "quick", seed: int = 1, progress: Progress | None = None, *,
+        parts: tuple[str, ...] = PARTS) -> ExperimentResult:
+    """Every (queue, mix) of the scale and the sensitivity parts' cases,
+    through the sweep engine."""
     check_scale(scale)
+    check_parts(parts, PARTS)
     duration = DURATION_S[scale]
-    cases = [(q, p, c) for q in QUEUES for p, c in MIXES[scale]]
-    jobs = [Job(key=(q, p, c, 0), scenario=scenario(q, p, c, duration), seed=seed) for q, p, c in cases]
+    cases: list[tuple[str, str, float | None, int, int]] = []
+    if sens.MAIN in parts:
+        cases += [(sens.MAIN, q, None, p, c) for q in QUEUES for p, c in MIXES[scale]]
+    cases += [(part, "dualpi2", t, p, c) for part, t, p, c in sens.cases(MIXES[scale]) if part in parts]
+    jobs = [Job(key=(part, q, t, p, c, 0), seed=seed,
+                scenario=scenario(q, p, c, duration, None if part == sens.MAIN else t / 1e3))
+            for part, q, t, p, c in cases]
     outcomes = run_jobs(jobs, label=NAME)
     rows, data = [], {}
-    for (q, p, c), out in zip(cases, outcomes):
-        row, raw = measure(out.result(), q, p, c, duration)
+    for (part, q, t, p, c), out in zip(cases, outcomes):
+        row, raw = measure(out.result(), q, p, c, duration, part, t)
         rows.append(row)
-        data[(q, p, c)] = raw
+        if part == sens.MAIN:
+            data[(q, p, c)] = raw
         if progress:
-            progress(f"{NAME}: {q:8s} {p} Prague + {c} Cubic: L4S delay p99 {row['l4s_qdelay_p99_ms']:.3g} ms, "
+            where = "" if part == sens.MAIN else f" ({part}, PI2 target {t:g} ms)"
+            progress(f"{NAME}: {q:8s} {p} Prague + {c} Cubic{where}: L4S delay p99 {row['l4s_qdelay_p99_ms']:.3g} ms, "
                      f"classic p50 {row['classic_qdelay_p50_ms']:.3g} ms, utilization {row['utilization']:.3f}")
     df = pl.DataFrame(rows, infer_schema_length=None)
     params = {"rate_bps": RATE_BPS, "base_rtt_ms": BASE_RTT_MS, "duration_s": duration, "mss_bytes": MSS_BYTES,
               "queues": list(QUEUES), "mixes": [_mix(p, c) for p, c in MIXES[scale]],
-              "warmup_fraction": WARMUP_FRACTION, "sample_s": SAMPLE_S}
-    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=df, paper=_paper_frame(df, scale),
-                            data=data, params=params)
+              "warmup_fraction": WARMUP_FRACTION, "sample_s": SAMPLE_S, "parts": list(parts),
+              "pi2_targets_ms": list(sens.TARGETS_MS), "classic_flows": list(sens.CLASSIC_FLOWS)}
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=df,
+                            paper=sens.attach(_paper_frame(df, scale), df), data=data, params=params)
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
@@ -247,7 +273,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     fig = Figure(figsize=(9, 4), layout="constrained")
     FigureCanvasAgg(fig)
     a = fig.subplots()
-    both = result.rows.filter((pl.col("n_prague") > 0) & (pl.col("n_cubic") > 0))
+    both = result.rows.filter((pl.col("part") == sens.MAIN) & (pl.col("n_prague") > 0) & (pl.col("n_cubic") > 0))
     mixes = sorted({_mix(r["n_prague"], r["n_cubic"]) for r in both.iter_rows(named=True)})
     x = np.arange(len(mixes))
     for i, q in enumerate(QUEUES):
@@ -263,7 +289,40 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     p = out / "l4s_share.png"
     save_figure(fig, p)
     paths.append(p)
+    p = _target_figure(result.rows, out)
+    if p is not None:
+        paths.append(p)
     return paths
+
+
+def _target_figure(rows: pl.DataFrame, out: Path) -> Path | None:
+    """Part ``pi2-target``: the per-flow rate ratio against PI2's target,
+    with the main part's 15 ms, beside equal windows' 1/RTT ratio (20 + target)/20."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    dual = rows.filter((pl.col("queue") == "dualpi2") & pl.col("part").is_in([sens.MAIN, sens.TARGET]))
+    if not dual.filter(pl.col("part") == sens.TARGET).height:
+        return None
+    fig = Figure(figsize=(7, 4), layout="constrained")
+    FigureCanvasAgg(fig)
+    a = fig.subplots()
+    for p, c in sens.TARGET_MIXES:
+        g = dual.filter((pl.col("n_prague") == p) & (pl.col("n_cubic") == c)).sort("target_ms")
+        a.plot(g["target_ms"].to_numpy(), g["rate_ratio"].to_numpy(), marker="o", label=_mix(p, c))
+    t = np.linspace(1.0, max(sens.TARGETS_MS), 50)
+    a.plot(t, (BASE_RTT_MS + t) / BASE_RTT_MS, color="grey", ls="--",
+           label="equal windows, rate as 1/RTT: (20 + target) / 20")
+    a.axhline(1.0, color="black", lw=0.8, label="RFC 9332: about 1")
+    a.axvline(sens.OURS_TARGET_MS, color="grey", lw=0.8, ls=":", label="Linux's 15 ms")
+    a.set_xlabel("PI2 target (ms)")
+    a.set_ylabel("Prague / Cubic per-flow rate")
+    a.set_title("DualPI2: the rate balance against PI2's target (part pi2-target)", fontsize=10)
+    a.grid(alpha=0.3)
+    a.legend(fontsize=7)
+    path = out / "rate_ratio_vs_pi2_target.png"
+    save_figure(fig, path)
+    return path
 
 
 def _fmt(v: Any) -> str:
@@ -276,7 +335,8 @@ def _fmt(v: Any) -> str:
 
 def report(result: ExperimentResult) -> str:
     """A plain-text table: our rows, then each published statement beside ours."""
-    cols = [("queue", "queue"), ("n_prague", "prague"), ("n_cubic", "cubic"),
+    cols = [("part", "part"), ("queue", "queue"), ("target_ms", "target ms"), ("n_prague", "prague"),
+            ("n_cubic", "cubic"),
             ("l4s_qdelay_p50_ms", "L p50 ms"), ("l4s_qdelay_p99_ms", "L p99 ms"),
             ("classic_qdelay_p50_ms", "C p50 ms"), ("classic_qdelay_p99_ms", "C p99 ms"),
             ("l4s_share", "L share"), ("rate_ratio", "L/C rate"), ("utilization", "util"),
@@ -284,7 +344,9 @@ def report(result: ExperimentResult) -> str:
     lines = head(result, "100 Mb/s, base RTT 20 ms; delays are queueing delays")
     table = [[h for _, h in cols]] + [[_fmt(r[c]) for c, _ in cols] for r in result.rows.iter_rows(named=True)]
     lines += text_table(table)
-    lines += ["Rows with queue fq_codel: a comparison the specifications make no statement about.", "",
+    lines += ["Rows with queue fq_codel: a comparison the specifications make no statement about. Parts "
+              "pi2-target and classic-flows: sensitivity parts (PI2's target; Cubic flows alone), beside the "
+              "claims they move.", "",
               "The published statements beside ours:"]
     ptab = [["metric", "queue", "mix", "paper", "ours", "verdict"]]
     for p in result.paper.iter_rows(named=True):

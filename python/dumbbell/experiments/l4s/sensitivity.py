@@ -1,0 +1,108 @@
+"""E6 ``l4s``'s sensitivity parts: the settings behind its two ``model``
+differences, rerun through DualPI2.
+
+- ``pi2-target``: the rate balance. RFC 9332 §2.1's k = 2 balances a
+  scalable and a classic flow's rates for equal RTTs; here the base RTTs are
+  equal, but a Cubic flow's RTT also holds the classic queue, which PI2
+  holds at its target (Linux's 15 ms), and a Prague flow's the L queue's
+  fraction of a millisecond. The part reruns the mixes behind the rate
+  claims (1p1c, 4p4c) with PI2's target at each of :data:`TARGETS_MS`
+  (the main part's 15 ms is Linux's default), so the classic queue's delay
+  in Cubic's RTT is what moves.
+- ``classic-flows``: the classic queue alone. One Cubic flow drops rarely,
+  and between drops PI2's probability sits clamped at 0 with the queue
+  under its target; the part runs :data:`CLASSIC_FLOWS` Cubic flows alone
+  (the mixes 0pNc the scale's main part does not already run: at paper
+  scale, every one).
+
+Rows carry ``part`` and ``target_ms``; each claim these parts move carries,
+as ``sensitivity``, ours under each setting beside ours at the main part's,
+and ``sensitivity_lo`` / ``sensitivity_hi``, the range ours spans over them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import polars as pl
+
+MAIN = "mixes"
+TARGET = "pi2-target"
+FLOWS = "classic-flows"
+OURS_TARGET_MS = 15.0
+"""PI2's target at Linux's default (``sch_dualpi2``), the main part's."""
+TARGETS_MS = (1.0, 5.0, 30.0)
+"""PI2's targets the ``pi2-target`` part runs beside the main part's 15 ms."""
+TARGET_MIXES = ((1, 1), (4, 4))
+"""The mixes behind the rate-balance claims."""
+CLASSIC_FLOWS = (1, 2, 4)
+"""The numbers of Cubic flows alone the ``classic-flows`` part compares."""
+
+
+def cases(scale_mixes: tuple[tuple[int, int], ...]) -> list[tuple[str, float, int, int]]:
+    """``(part, target_ms, n_prague, n_cubic)`` of the sensitivity parts'
+    runs (all through DualPI2), given the main part's mixes at the scale."""
+    out = [(TARGET, t, p, c) for t in TARGETS_MS for p, c in TARGET_MIXES]
+    out += [(FLOWS, OURS_TARGET_MS, 0, n) for n in CLASSIC_FLOWS if (0, n) not in scale_mixes]
+    return out
+
+
+def _f(v: Any) -> float | None:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _value(rows: pl.DataFrame, metric: str, n_prague: int, n_cubic: int, target_ms: float) -> float | None:
+    hit = rows.filter((pl.col("queue") == "dualpi2") & (pl.col("n_prague") == n_prague)
+                      & (pl.col("n_cubic") == n_cubic) & (pl.col("target_ms") == target_ms))
+    return _f(hit[metric][0]) if hit.height else None
+
+
+def _mix(mix: str) -> tuple[int, int]:
+    p, c = mix[:-1].split("p")
+    return int(p), int(c)
+
+
+def attach(frame: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (the claims) with ``sensitivity``, ``sensitivity_lo`` and
+    ``sensitivity_hi``: for the rate claims, ours at each PI2 target; for
+    the classic queue of Cubic alone, ours with each number of Cubic flows;
+    null elsewhere or when the part did not run."""
+    n = frame.height
+    text: list[str | None] = [None] * n
+    lo: list[float | None] = [None] * n
+    hi: list[float | None] = [None] * n
+    for i, row in enumerate(frame.iter_rows(named=True)):
+        if row["queue"] != "dualpi2":
+            continue
+        p, c = _mix(row["mix"])
+        ours = _f(row["ours"])
+        if row["metric"] == "rate_ratio" and (p, c) in TARGET_MIXES:
+            got = [(t, _value(rows, "rate_ratio", p, c, t)) for t in TARGETS_MS]
+            got = [(t, v) for t, v in got if v is not None]
+            if got:
+                text[i] = (f"PI2's target, the classic queue's delay in Cubic's RTT (part {TARGET}; ours Linux's "
+                           f"{OURS_TARGET_MS:g} ms: {_g(ours)}): " + ", ".join(f"{t:g} ms: {v:.3g}" for t, v in got))
+        elif row["metric"] == "classic_qdelay_p50_ms" and (p, c) == (0, 1):
+            got = [(k, _value(rows, "classic_qdelay_p50_ms", 0, k, OURS_TARGET_MS)) for k in CLASSIC_FLOWS if k != 1]
+            got = [(k, v) for k, v in got if v is not None]
+            if got:
+                text[i] = (f"Cubic flows alone (part {FLOWS}; ours one: {_g(ours)} ms): "
+                           + ", ".join(f"{k}: {v:.3g} ms" for k, v in got))
+        else:
+            continue
+        if text[i] is not None:
+            vals = [v for _, v in got] + ([ours] if ours is not None else [])
+            lo[i], hi[i] = min(vals), max(vals)
+    return frame.with_columns(pl.Series("sensitivity", text, dtype=pl.String),
+                              pl.Series("sensitivity_lo", lo, dtype=pl.Float64),
+                              pl.Series("sensitivity_hi", hi, dtype=pl.Float64))
+
+
+def _g(v: float | None) -> str:
+    return "-" if v is None else f"{v:.3g}"
+
