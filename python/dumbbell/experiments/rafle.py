@@ -30,8 +30,12 @@ As dumbbell runs it (``network``):
   TYPE, PORT, RETR, each a small request answered by a small reply), then
   the data connection from the server (active mode). Completion time runs
   from the task's start to the file's last byte at the client.
-- Hosts: Linux defaults (Cubic, initial window 10, MSS 1448, SACK, delayed
-  ACKs) and a 3 MiB receive window. Linux's receive-buffer auto-tuning
+- Hosts: Linux 3.2 (``TcpOptions(profile="linux-3.2")``, :data:`TCP_PROFILE`):
+  the paper names no kernel and its newest references are from 2012, when
+  3.2 was the distributions' long-term kernel; so Cubic, initial window 10,
+  MSS 1448, SACK, delayed ACKs, 1 s initial RTO, no TLP, no RACK, no TSQ,
+  the reordering adaptation up to 127, growth per ACK; and a 3 MiB receive
+  window. Linux's receive-buffer auto-tuning
   (not modelled) raises the buffer to about twice what the application read
   in the last round trip; behind a deep FIFO a connection delivers its
   whole window every round trip, so the advertised window follows the
@@ -150,6 +154,9 @@ part ``buffer``'s lossless arm and the ``web`` part's routers."""
 BUFFERS: tuple[int | None, ...] = (250, 500, 1000, 2000, None)
 """Part ``buffer``: the router buffers (packets per queue; None: lossless)."""
 RWND_BYTES = 3 * 1024 * 1024
+TCP_PROFILE = "linux-3.2"
+"""The hosts' kernel era (``tcp_profiles``): the paper's newest references
+are from 2012, when 3.2 was the distributions' long-term kernel."""
 RAFLE_N = 40
 BIN_BYTES = filebase.BIN_BYTES
 SHORT_BYTES = filebase.SHORT_MAX_BYTES
@@ -251,8 +258,8 @@ def _bottleneck(classifier: str, scheduler: str, rafle_n: int = RAFLE_N,
     return DropTail(limit_pkts=_limit(buffer_pkts), classifier=cls, scheduler=scheduler)
 
 
-def _tcp() -> TcpOptions:
-    return TcpOptions(rwnd_bytes=RWND_BYTES)
+def _tcp(profile: str = TCP_PROFILE) -> TcpOptions:
+    return TcpOptions(rwnd_bytes=RWND_BYTES, profile=profile)
 
 
 def network(classifier: str, scheduler: str, *, rafle_n: int = RAFLE_N, duration_s: float = 10_000.0,
