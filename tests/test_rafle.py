@@ -320,3 +320,24 @@ def test_table1_sensitivity_part(doc):
             assert p["ours"] > p["ours_other"], p
     best = next(p for p in doc["paper"] if p["metric"] == "N of the best PA_c·PA_l")
     assert "router lossless" in best["sensitivity"]
+
+
+def test_the_accounts_conditions_hold_only_in_the_state_they_name():
+    from dumbbell.experiments.rafle_sensitivity import above_paper_and_other_scheduler as rr_excess
+    from dumbbell.experiments.rafle_spread import one_file_carries, within_sampling
+
+    # One file carries the bin: the paper's value inside ours' leave-one-out
+    # range, not outside it (either side).
+    assert one_file_carries({"value": 450.7, "ours_loo_lo": 333.0, "ours_loo_hi": 629.0})
+    assert not one_file_carries({"value": 450.7, "ours_loo_lo": 590.0, "ours_loo_hi": 913.0})
+    assert not one_file_carries({"value": 450.7, "ours_loo_lo": 200.0, "ours_loo_hi": 400.0})
+    assert not one_file_carries({"value": 450.7, "ours_loo_lo": None, "ours_loo_hi": 629.0})
+    # Sampling: within twice the standard error of the difference.
+    assert within_sampling()({"ours": 479.3, "value": 450.7, "paper_se": 60.9, "ours_se": 170.8})
+    assert not within_sampling()({"ours": 769.1, "value": 450.7, "paper_se": 60.9, "ours_se": 10.0})
+    assert not within_sampling()({"ours": 769.1, "value": 450.7, "paper_se": 60.9, "ours_se": None})
+    # Round robin's excess: above the paper's and above strict priority's.
+    assert rr_excess({"ours": 0.295, "value": 0.139, "ours_other": 0.081})
+    assert not rr_excess({"ours": 0.12, "value": 0.139, "ours_other": 0.081})   # below the paper's
+    assert not rr_excess({"ours": 0.295, "value": 0.139, "ours_other": 0.31})   # priority's as high
+    assert not rr_excess({"ours": 0.295, "value": 0.139, "ours_other": None})
