@@ -320,6 +320,7 @@ def test_table1_sensitivity_part(doc):
             assert p["ours"] > p["ours_other"], p
     best = next(p for p in doc["paper"] if p["metric"] == "N of the best PA_c·PA_l")
     assert "router lossless" in best["sensitivity"]
+    assert "[memory-sensitivity]" in doc["_stderr"] and "router lossless" in doc["_stderr"]
 
 
 def test_the_accounts_conditions_hold_only_in_the_state_they_name():

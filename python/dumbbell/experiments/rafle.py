@@ -116,7 +116,7 @@ import polars as pl
 
 from . import fairshare, filebase
 from .rafle_sensitivity import ERA_ALT, buffer_label, buffer_sensitivity as _buffer_sensitivity, \
-    memory_arm_aliases, memory_arms, memory_sensitivity
+    memory_arm_aliases, memory_arms, memory_sensitivity, memory_sensitivity_lines
 from .rafle_spread import leave_one_out, leave_one_out_claim, mean_ranges
 from ..errors import SimulationError
 from ..scenario.models import DropTail, Link, Node, Scenario, TcpOptions, Workload
@@ -1171,6 +1171,7 @@ def report(result: ExperimentResult) -> str:
             body.append([str(r["n"]), r["scheduler"], *(
                 f"{r[k]:.3f} [{pv[i]:.3f}]" if pv else f"{r[k]:.3f}" for i, k in enumerate(("pa_c", "pe_c", "pa_l", "pe_l", "index")))])
         lines += _table(["N", "sched", "PA_c", "PE_c", "PA_l", "PE_l", "PA_c·PA_l"], body)
+    lines += memory_sensitivity_lines(rows, PAPER_TABLES["table1"])
     w = rows.filter(pl.col("part") == "web")
     if w.height:
         lines += ["", "[web] beyond the paper: web-search flows, two hops, 70 % load; completion in ms"]

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 __all__ = ["ARMS", "ERA_ALT", "above_paper_and_other_scheduler", "buffer_label", "buffer_sensitivity",
-           "memory_arm_aliases", "memory_arms", "memory_sensitivity"]
+           "memory_arm_aliases", "memory_arms", "memory_sensitivity", "memory_sensitivity_lines"]
 
 
 def buffer_label(buffer_pkts: int | None) -> str:
@@ -121,3 +121,19 @@ def above_paper_and_other_scheduler(r: Mapping[str, Any]) -> bool:
     except (KeyError, TypeError, ValueError):
         return False
     return o > v and o > other
+
+
+def memory_sensitivity_lines(rows: pl.DataFrame, paper_table1: Mapping[int, tuple[float, ...]]) -> list[str]:
+    """The printed report's part ``memory-sensitivity``: PA_c, PA_l and the
+    index at each N under each arm, the paper's [in brackets]."""
+    m = rows.filter(pl.col("part") == "memory-sensitivity")
+    if not m.height:
+        return []
+    body = [["setting", "sched", "N", "PA_c", "PA_l", "PA_c·PA_l"]]
+    for r in m.sort(["setting", "n"]).iter_rows(named=True):
+        pv = paper_table1.get(r["n"])
+        cells = [f"{r[k]:.3f}" + (f" [{pv[i]:.3f}]" if pv else "") for k, i in (("pa_c", 0), ("pa_l", 2), ("index", 4))]
+        body.append([r["setting"], r["scheduler"], str(r["n"]), *cells])
+    widths = [max(len(row[i]) for row in body) for i in range(len(body[0]))]
+    return ["", "[memory-sensitivity] RAFLE's accuracy with one setting changed [paper]  — Table 1"] + [
+        "  " + "  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in body]
