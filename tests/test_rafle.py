@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from dumbbell.experiments import rafle as e4
+from dumbbell.experiments.rafle import experiment as e4
 
 from .conftest import run_cli
 
@@ -264,7 +264,7 @@ def test_the_hosts_run_the_papers_kernel_era():
 def test_leave_one_out_ranges():
     import numpy as np
 
-    from dumbbell.experiments.rafle_spread import leave_one_out, mean_ranges
+    from dumbbell.experiments.rafle.spread import leave_one_out, mean_ranges
 
     lo, hi, slo, shi = leave_one_out(np.array([1127.0, 699.0, 481.0]))
     assert (lo, hi) == (pytest.approx(590.0), pytest.approx(913.0))
@@ -293,7 +293,7 @@ def test_table2_claims_carry_their_bins_spread(doc):
 
 
 def test_table1_sensitivity_part(doc):
-    from dumbbell.experiments.rafle_sensitivity import ERA_ALT
+    from dumbbell.experiments.rafle.sensitivity import ERA_ALT
 
     sens = rows(doc, part="memory-sensitivity")
     # Quick scale runs the memory part under round robin: the arms are
@@ -324,8 +324,8 @@ def test_table1_sensitivity_part(doc):
 
 
 def test_the_accounts_conditions_hold_only_in_the_state_they_name():
-    from dumbbell.experiments.rafle_sensitivity import above_paper_and_other_scheduler as rr_excess
-    from dumbbell.experiments.rafle_spread import one_file_carries, within_sampling
+    from dumbbell.experiments.rafle.sensitivity import above_paper_and_other_scheduler as rr_excess
+    from dumbbell.experiments.rafle.spread import one_file_carries, within_sampling
 
     # One file carries the bin: the paper's value inside ours' leave-one-out
     # range, not outside it (either side).

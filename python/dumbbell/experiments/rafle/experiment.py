@@ -73,7 +73,7 @@ Parts (``PARTS``):
 - ``memory-sensitivity``: the memory part's RAFLE at each N with one
   setting changed (``setting``): the scheduler the memory part does not
   run, hosts of ``linux-6.12`` (RACK, TLP), a lossless router
-  (``rafle_sensitivity``); each Table 1 claim prints ours under each.
+  (``rafle.sensitivity``); each Table 1 claim prints ours under each.
 - ``web`` (beyond the paper, its future work): Poisson arrivals of
   web-search flows (DCTCP's distribution, ``dumbbell.scenario.workloads.load_cdf``),
   no FTP dialogue, on a two-hop path at 1 Gb/s: ``server1`` — ``r1`` —
@@ -94,7 +94,7 @@ verdict, and for each difference the traced cause with the command that
 prints it (``tools/rafle_trace.py``). In short: the router's buffer,
 which the paper does not give, moves the first bin most (part ``buffer``);
 the bins above it hold a few files each, and one file whose window locks
-at one or two packets in the full FIFO carries a bin (``rafle_spread``);
+at one or two packets in the full FIFO carries a bin (``rafle.spread``);
 RAFLE reorders flows (one flow's packets in both queues), which under
 round robin costs retransmissions and raises Table 1's PA_l (part
 ``memory-sensitivity``); in the closed loop the FTP dialogue crosses the
@@ -114,22 +114,22 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from . import fairshare, filebase
-from .rafle_sensitivity import ERA_ALT, buffer_label, buffer_sensitivity as _buffer_sensitivity, \
+from .. import fairshare, filebase
+from ...errors import SimulationError
+from ...scenario.models import DropTail, Link, Node, Scenario, TcpOptions, Workload
+from ...scenario.workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
+from ..claims import claims_lines
+from ..papers import cite, citation
+from .. import ExperimentResult, Progress, check_parts, check_scale
+from ..repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
+from . import NAME, PARTS
+from .sensitivity import ERA_ALT, buffer_label, buffer_sensitivity as _buffer_sensitivity, \
     memory_arm_aliases, memory_arms, memory_sensitivity, memory_sensitivity_lines
-from .rafle_spread import leave_one_out, leave_one_out_claim, mean_ranges
-from ..errors import SimulationError
-from ..scenario.models import DropTail, Link, Node, Scenario, TcpOptions, Workload
-from ..scenario.workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
-from .claims import claims_lines
-from .papers import cite, citation
-from . import ExperimentResult, Progress, check_parts, check_scale
-from .repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
+from .spread import leave_one_out, leave_one_out_claim, mean_ranges
 
 __all__ = ["NAME", "PAPER", "COMBOS", "PARTS", "POINTS", "PAPER_TABLES", "network", "web_network", "run",
            "figures", "report"]
 
-NAME = "rafle"
 PAPER = ('Mussi and Ribeiro, "RAFLE: Uma Proposta para Diferenciação de Fluxos sem Manutenção de Estados '
          'em Roteadores"')
 LEVEL = 0.95
@@ -171,7 +171,6 @@ COMBOS: tuple[tuple[str, str], ...] = (
 )
 """(classifier, scheduler); ``droptail`` is one FIFO."""
 
-PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "memory-sensitivity", "web")
 
 POINTS: dict[str, dict[str, Any]] = {
     "paper": {

@@ -1,6 +1,6 @@
 """E4 ``rafle``: the sensitivity parts, what moves a claim and how far.
 
-- ``buffer`` (a part of :mod:`dumbbell.experiments.rafle`): each claim of
+- ``buffer`` (a part of :mod:`dumbbell.experiments.rafle.experiment`): each claim of
   the simultaneous transfer under every router buffer;
 - ``memory-sensitivity``: each claim of Table 1 (RAFLE's accuracy against
   its memory N) under the other scheduler, the other kernel era and a
