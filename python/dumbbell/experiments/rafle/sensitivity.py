@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["ARMS", "ERA_ALT", "above_paper_and_other_scheduler", "buffer_label", "buffer_sensitivity",
+__all__ = ["ARMS", "ERA_ALT", "buffer_label", "buffer_sensitivity",
            "memory_arm_aliases", "memory_arms", "memory_sensitivity", "memory_sensitivity_lines"]
 
 
@@ -110,17 +110,6 @@ def memory_sensitivity(rows: pl.DataFrame, claim: dict[str, Any]) -> tuple[str |
     vals = [float(claim["ours"])] + [v for _, v in got]
     text = ", ".join(f"{k} {v:.4g}" for k, v in got)
     return f"Table 1's settings (part memory-sensitivity): {text}", min(vals), max(vals)
-
-
-def above_paper_and_other_scheduler(r: Mapping[str, Any]) -> bool:
-    """A Table 1 number of ours above the paper's and above ours under the
-    other scheduler at the same N (``ours_other``): the excess is the
-    scheduler's."""
-    try:
-        o, v, other = float(r["ours"]), float(r["value"]), float(r["ours_other"])
-    except (KeyError, TypeError, ValueError):
-        return False
-    return o > v and o > other
 
 
 def memory_sensitivity_lines(rows: pl.DataFrame, paper_table1: Mapping[int, tuple[float, ...]]) -> list[str]:

@@ -6,21 +6,18 @@ overflowing FIFO a file whose window locks at one or two packets takes
 several times its fair share (``tools/rafle_trace.py bin``). The
 leave-one-out range of a bin, the bin's mean (σ) recomputed without each of
 its files in turn, measures that: the account "one file carries the bin"
-(:func:`one_file_carries`) holds where the paper's number lies inside it.
-Both numbers of a bin are samples of few completions: :func:`within_sampling`
-holds where they differ by at most twice the standard error of their
+(the package's ``KNOWN``) holds where the paper's number lies inside it.
+Both numbers of a bin are samples of few completions: the account "within
+sampling" holds where they differ by at most twice the standard error of their
 difference.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
-
 import numpy as np
 import polars as pl
 
-__all__ = ["leave_one_out", "leave_one_out_claim", "mean_ranges", "one_file_carries", "within_sampling"]
+__all__ = ["leave_one_out", "leave_one_out_claim", "mean_ranges"]
 
 
 def leave_one_out(x: np.ndarray) -> tuple[float | None, float | None, float | None, float | None]:
@@ -66,30 +63,3 @@ def leave_one_out_claim(rows: pl.DataFrame, cls: str, sch: str, metric: str, bin
     se = None if sd is None or rk < 2 else (sd / rk ** 0.5 if metric == "fct_mean_s" else sd / (2 * (rk - 1)) ** 0.5)
     return {"ours_loo_lo": r[f"{pre}_loo_lo_s"], "ours_loo_hi": r[f"{pre}_loo_hi_s"], "ours_se": se}
 
-
-def _num(v: object) -> float | None:
-    try:
-        x = float(v)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return x if x == x and abs(x) != float("inf") else None
-
-
-def one_file_carries(r: Mapping[str, Any]) -> bool:
-    """The paper's value lies within the bin's leave-one-out range of ours
-    (``ours_loo_lo`` to ``ours_loo_hi``): leaving out one of the bin's
-    files moves ours across it."""
-    v, lo, hi = _num(r.get("value")), _num(r.get("ours_loo_lo")), _num(r.get("ours_loo_hi"))
-    return v is not None and lo is not None and hi is not None and lo <= v <= hi
-
-
-def within_sampling(k: float = 2.0) -> Callable[[Mapping[str, Any]], bool]:
-    """Ours and the paper's number differ by at most ``k`` standard errors
-    of their difference, √(paper_se² + ours_se²): each the scatter of a
-    mean (σ) over the completions behind it (the paper's three
-    realizations of the bin's files, our realizations of them)."""
-    def cond(r: Mapping[str, Any]) -> bool:
-        o, v = _num(r.get("ours")), _num(r.get("value"))
-        sp, so = _num(r.get("paper_se")), _num(r.get("ours_se"))
-        return None not in (o, v, sp, so) and abs(o - v) <= k * (sp ** 2 + so ** 2) ** 0.5  # type: ignore[operator]
-    return cond
