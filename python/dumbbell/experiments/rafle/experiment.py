@@ -715,8 +715,8 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
                     "paper_se": None, "ours_loo_lo": None, "ours_loo_hi": None, "ours_se": None})
 
     # Table 1: PE_c = 1 − PA_c and PE_l = 1 − PA_l, and PA_c·PA_l is their
-    # product: one claim each for PA_c and PA_l (NOT_SCORED in claims.py
-    # says so).
+    # product: one claim each for PA_c and PA_l (NOT_SCORED in the package's
+    # __init__ says so).
     # The paper does not say which scheduler Table 1 ran: each number is one
     # claim, scored under strict priority where this scale runs it (round
     # robin otherwise), the other scheduler's number beside it (ours_other).
