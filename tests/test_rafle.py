@@ -203,8 +203,10 @@ def test_first_bin_claims_carry_their_value_under_every_buffer(doc):
     assert claim["sensitivity_lo"] == min(b.values()) and claim["sensitivity_hi"] == max(b.values())
     assert claim["sensitivity"].startswith("router buffer (part buffer): 250 pkts")
     assert "lossless" in claim["sensitivity"] and "Sensitivity, router buffer" in claim["reason"]
-    # Claims outside the simultaneous part have no buffer sensitivity.
-    assert all(p["sensitivity"] is None for p in doc["paper"] if p["part"] != "simultaneous")
+    # Claims outside the simultaneous part have no buffer sensitivity
+    # (Table 1's have their own part's).
+    assert all(p["sensitivity"] is None or not p["sensitivity"].startswith("router buffer")
+               for p in doc["paper"] if p["part"] != "simultaneous")
 
 
 def test_a_lossless_fifo_finishes_the_base_at_the_links_rate(doc):
@@ -238,3 +240,133 @@ def test_no_run_is_made_twice(scale):
     version = simulator_version()
     ids = [RunSpec.of(j.scenario, j.seed, {}, version).run_id for j in e4._jobs(scale, 1, e4.PARTS)]
     assert len(ids) == len(set(ids))
+
+
+def test_the_hosts_run_the_papers_kernel_era():
+    # The paper's newest references are from 2012: Linux 3.2's TCP, no TLP
+    # or RACK (3.10, 4.4), DupThresh raised by the reordering adaptation
+    # up to 127; the profile fills only what the scenario leaves unset.
+    from dumbbell.scenario.tcp_profiles import PROFILES
+
+    assert e4.TCP_PROFILE == "linux-3.2"
+    files = [1000, 200_000]
+    for sc in (e4.simultaneous_scenario("rafle", "rr", files),
+               e4.closed_loop_scenario("droptail", "fifo", files, 10, 100.0),
+               e4.web_network("ideal", "prio", 1_000_000_000, (0.5, 0.2), 0.1, 0.1)):
+        for w in sc.workloads:
+            assert w.tcp.profile == "linux-3.2" and w.tcp.rwnd_bytes == e4.RWND_BYTES, (sc.name, w.tcp)
+    era = PROFILES["linux-3.2"]
+    assert era["rack"] is False and era["tlp"] is False and era["max_reordering"] == 127
+    alt = e4.simultaneous_scenario("rafle", "rr", files, profile="linux-6.12")
+    assert alt.workloads[0].tcp.profile == "linux-6.12"
+
+
+def test_leave_one_out_ranges():
+    import numpy as np
+
+    from dumbbell.experiments.rafle.spread import leave_one_out, mean_ranges
+
+    lo, hi, slo, shi = leave_one_out(np.array([1127.0, 699.0, 481.0]))
+    assert (lo, hi) == (pytest.approx(590.0), pytest.approx(913.0))
+    assert slo == pytest.approx(np.std([699.0, 481.0], ddof=1)) and shi == pytest.approx(np.std([1127.0, 481.0], ddof=1))
+    assert leave_one_out(np.array([5.0])) == (None, None, None, None)
+    assert leave_one_out(np.array([1.0, 3.0]))[2:] == (None, None)
+    assert mean_ranges([(1.0, 3.0, None, 2.0), (3.0, 5.0, 1.0, 4.0)]) == (2.0, 4.0, None, 3.0)
+
+
+def test_table2_claims_carry_their_bins_spread(doc):
+    for p in doc["paper"]:
+        if p["part"] != "simultaneous" or p["metric"] not in ("fct_mean_s", "fct_std_s") or p["bin_kb"] == "all":
+            continue
+        r = one(doc, part="simultaneous", classifier=p["classifier"], scheduler=p["scheduler"], bin_kb=p["bin_kb"])
+        k = r["files"]
+        # The paper's standard error is over its three realizations of the
+        # bin's k files; ours over our one (quick scale).
+        sd = e4.PAPER_TABLES["table2"][(p["classifier"], p["scheduler"])][e4._T2_BINS.index(p["bin_kb"])][1]
+        want = sd / (3 * k) ** 0.5 if p["metric"] == "fct_mean_s" else sd / (2 * (3 * k - 1)) ** 0.5
+        assert p["paper_se"] == pytest.approx(want), p
+        mine = r["fct_std_s"] / k ** 0.5 if p["metric"] == "fct_mean_s" else r["fct_std_s"] / (2 * (k - 1)) ** 0.5
+        assert p["ours_se"] == pytest.approx(mine), p
+        if p["metric"] == "fct_mean_s":
+            # The bin's mean is the mean of its leave-one-out means.
+            assert p["ours_loo_lo"] - 1e-9 <= p["ours"] <= p["ours_loo_hi"] + 1e-9, p
+
+
+def test_table1_sensitivity_part(doc):
+    from dumbbell.experiments.rafle.sensitivity import ERA_ALT
+
+    sens = rows(doc, part="memory-sensitivity")
+    # Quick scale runs the memory part under round robin: the arms are
+    # strict priority, the other era and a lossless router, at every N.
+    want = {(s, sch, n) for s, sch in (("scheduler prio", "prio"), (f"era {ERA_ALT}", "rr"), ("router lossless", "rr"))
+            for n in (10, 40, 100)}
+    assert {(r["setting"], r["scheduler"], r["n"]) for r in sens} == want
+    for r in sens:
+        assert r["buffer_pkts"] == (None if r["setting"] == "router lossless" else e4.ROUTER_BUFFER_PKTS), r
+        assert r["pa_c"] + r["pe_c"] == pytest.approx(1.0) and r["pa_l"] + r["pe_l"] == pytest.approx(1.0)
+    # The strict-priority arm at N = 40 is the simultaneous part's RAFLE
+    # PrioSched run; the lossless arm at N = 40 the buffer part's.
+    prio40 = one(doc, part="memory-sensitivity", setting="scheduler prio", n=40)
+    assert prio40["pa_l"] is not None
+    for p in (p for p in doc["paper"] if p["part"] == "memory" and p["n"] is not None):
+        arm = one(doc, part="memory-sensitivity", setting="scheduler prio", n=p["n"])
+        assert p["ours_other"] == arm[p["metric"]], p
+        assert p["sensitivity"].startswith("Table 1's settings (part memory-sensitivity): ")
+        assert p["sensitivity_lo"] <= p["ours"] <= p["sensitivity_hi"], p
+        if p["metric"] == "pa_l":
+            # Round robin's reordering fills RAFLE's memory with the
+            # reordered flow's own retransmissions: PA_l under round robin
+            # above strict priority's at every N.
+            assert p["ours"] > p["ours_other"], p
+    best = next(p for p in doc["paper"] if p["metric"] == "N of the best PA_c·PA_l")
+    assert "router lossless" in best["sensitivity"]
+    assert "[memory-sensitivity]" in doc["_stderr"] and "router lossless" in doc["_stderr"]
+
+
+def test_the_accounts_conditions_hold_only_in_the_state_they_name():
+    from dumbbell.experiments.rafle import _above_paper_and_other_scheduler as rr_excess
+    from dumbbell.experiments.rafle import _one_file_carries as one_file_carries, _within_sampling as within_sampling
+
+    # One file carries the bin: the paper's value inside ours' leave-one-out
+    # range, not outside it (either side).
+    assert one_file_carries({"value": 450.7, "ours_loo_lo": 333.0, "ours_loo_hi": 629.0})
+    assert not one_file_carries({"value": 450.7, "ours_loo_lo": 590.0, "ours_loo_hi": 913.0})
+    assert not one_file_carries({"value": 450.7, "ours_loo_lo": 200.0, "ours_loo_hi": 400.0})
+    assert not one_file_carries({"value": 450.7, "ours_loo_lo": None, "ours_loo_hi": 629.0})
+    # Sampling: within twice the standard error of the difference.
+    assert within_sampling()({"ours": 479.3, "value": 450.7, "paper_se": 60.9, "ours_se": 170.8})
+    assert not within_sampling()({"ours": 769.1, "value": 450.7, "paper_se": 60.9, "ours_se": 10.0})
+    assert not within_sampling()({"ours": 769.1, "value": 450.7, "paper_se": 60.9, "ours_se": None})
+    # Round robin's excess: above the paper's and above strict priority's.
+    assert rr_excess({"ours": 0.295, "value": 0.139, "ours_other": 0.081})
+    assert not rr_excess({"ours": 0.12, "value": 0.139, "ours_other": 0.081})   # below the paper's
+    assert not rr_excess({"ours": 0.295, "value": 0.139, "ours_other": 0.31})   # priority's as high
+    assert not rr_excess({"ours": 0.295, "value": 0.139, "ours_other": None})
+
+
+def test_an_upper_bin_account_holds_only_where_its_state_does(doc):
+    # The drop-tail 400-500 KB bin that was `ours` (769 s against 450.7 s
+    # with linux-6.12 hosts): its accounts now check the traced state. In
+    # this run every upper-bin difference is covered, each by an account
+    # whose condition holds on the row's own numbers...
+    import polars as pl
+
+    from dumbbell.experiments.claims import judge
+
+    upper = [p for p in doc["paper"] if p["part"] == "simultaneous" and p["bin_kb"] not in ("0-100", "all")
+             and p["metric"] in ("fct_mean_s", "fct_std_s") and p["verdict"] == "differs"]
+    assert upper and all(p["cause"] != "ours" for p in upper)
+    for p in upper:
+        if p["doc"].endswith("#one-file-carries-a-bin"):
+            assert p["ours_loo_lo"] <= p["value"] <= p["ours_loo_hi"], p
+        if "standard error of the difference" in p["reason"]:
+            assert abs(p["ours"] - p["value"]) <= 2 * (p["paper_se"] ** 2 + p["ours_se"] ** 2) ** 0.5, p
+    # ... and the same row with the state gone (the paper's value outside
+    # the leave-one-out range, beyond the sampling error, 60 % above the
+    # paper's: the old 769 s) is untraced, not covered by construction.
+    row = next(p for p in doc["paper"] if p["classifier"] == "droptail" and p["bin_kb"] == "400-500"
+               and p["metric"] == "fct_mean_s")
+    moved = {k: v for k, v in row.items() if k not in ("verdict", "cause", "reason", "doc")}
+    moved |= {"ours": 769.1, "ours_loo_lo": 590.0, "ours_loo_hi": 913.0, "ours_se": 60.0, "sensitivity": None}
+    out = judge("rafle", "quick", pl.DataFrame([moved], infer_schema_length=None)).row(0, named=True)
+    assert (out["verdict"], out["cause"]) == ("differs", "ours"), out

@@ -30,8 +30,12 @@ As dumbbell runs it (``network``):
   TYPE, PORT, RETR, each a small request answered by a small reply), then
   the data connection from the server (active mode). Completion time runs
   from the task's start to the file's last byte at the client.
-- Hosts: Linux defaults (Cubic, initial window 10, MSS 1448, SACK, delayed
-  ACKs) and a 3 MiB receive window. Linux's receive-buffer auto-tuning
+- Hosts: Linux 3.2 (``TcpOptions(profile="linux-3.2")``, :data:`TCP_PROFILE`):
+  the paper names no kernel and its newest references are from 2012, when
+  3.2 was the distributions' long-term kernel; so Cubic, initial window 10,
+  MSS 1448, SACK, delayed ACKs, 1 s initial RTO, no TLP, no RACK, no TSQ,
+  the reordering adaptation up to 127, growth per ACK; and a 3 MiB receive
+  window. Linux's receive-buffer auto-tuning
   (not modelled) raises the buffer to about twice what the application read
   in the last round trip; behind a deep FIFO a connection delivers its
   whole window every round trip, so the advertised window follows the
@@ -66,6 +70,10 @@ Parts (``PARTS``):
   ``buffer_pkts`` (null for lossless; every other part's rows carry the
   buffer they ran with). Each claim about the simultaneous transfer prints
   ours under every buffer (its ``sensitivity``).
+- ``memory-sensitivity``: the memory part's RAFLE at each N with one
+  setting changed (``setting``): the scheduler the memory part does not
+  run, hosts of ``linux-6.12`` (RACK, TLP), a lossless router
+  (``rafle.sensitivity``); each Table 1 claim prints ours under each.
 - ``web`` (beyond the paper, its future work): Poisson arrivals of
   web-search flows (DCTCP's distribution, ``dumbbell.scenario.workloads.load_cdf``),
   no FTP dialogue, on a two-hop path at 1 Gb/s: ``server1`` — ``r1`` —
@@ -83,25 +91,15 @@ our value beside each.
 Where dumbbell and the paper differ, and why: ``docs/experiments/rafle.md``
 has every claim of the paper beside ours (paper scale, seed 1) with its
 verdict, and for each difference the traced cause with the command that
-prints it (``tools/rafle_trace.py``). In short:
-
-- The router's buffer, which the paper does not give, moves the first bin
-  most (quick scale, seed 1): drop-tail's first bin takes 605, 169, 78,
-  110 and 38 s with 250, 500, 1000, 2000 packets per queue and lossless
-  (the paper: 168.3 s), RAFLE PrioSched's Figure 5 peak is 1.2, 3.5, 3.5,
-  1.7 and 0.93 (the paper: almost 3). The first bin's content sets the
-  lossless figure: 361 of our 438 first-bin files fit in the initial
-  window, and a lossless FIFO delivers them in the first round of windows.
-- RAFLE reorders flows (one flow's packets in both queues): under round
-  robin it retransmits 2.5 (250 packets) to 38 (lossless) times as many
-  segments as drop-tail and its last task ends 29–69 % later.
-- RAFLE's accuracy (Table 1) agrees under strict priority within the
-  paper's own scatter; under round robin PA_l is higher than the paper's
-  (the retransmission bursts fill its memory with their own flow).
-- Closed loop (Table 4): the FTP dialogue crosses the router's FIFO six
-  times under drop-tail, which keeps many tasks out of their transfer;
-  routers that prioritize the dialogue let all 300 transfer at once and
-  pile up large files.
+prints it (``tools/rafle_trace.py``). In short: the router's buffer,
+which the paper does not give, moves the first bin most (part ``buffer``);
+the bins above it hold a few files each, and one file whose window locks
+at one or two packets in the full FIFO carries a bin (``rafle.spread``);
+RAFLE reorders flows (one flow's packets in both queues), which under
+round robin costs retransmissions and raises Table 1's PA_l (part
+``memory-sensitivity``); in the closed loop the FTP dialogue crosses the
+router's FIFO six times under drop-tail, while routers that prioritize it
+let all 300 tasks transfer at once and pile up large files.
 """
 
 from __future__ import annotations
@@ -125,6 +123,9 @@ from .. import ExperimentResult, Progress, check_parts, check_scale
 from ..base import head, output_dir, save_figure, text_table
 from ..repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
 from . import NAME, PARTS
+from .sensitivity import ERA_ALT, buffer_label, buffer_sensitivity as _buffer_sensitivity, \
+    memory_arm_aliases, memory_arms, memory_sensitivity, memory_sensitivity_lines
+from .spread import leave_one_out, leave_one_out_claim, mean_ranges
 
 __all__ = ["NAME", "PAPER", "COMBOS", "PARTS", "POINTS", "PAPER_TABLES", "network", "web_network", "run",
            "figures", "report"]
@@ -150,7 +151,12 @@ part ``buffer``'s lossless arm and the ``web`` part's routers."""
 BUFFERS: tuple[int | None, ...] = (250, 500, 1000, 2000, None)
 """Part ``buffer``: the router buffers (packets per queue; None: lossless)."""
 RWND_BYTES = 3 * 1024 * 1024
+TCP_PROFILE = "linux-3.2"
+"""The hosts' kernel era (``tcp_profiles``): the paper's newest references
+are from 2012, when 3.2 was the distributions' long-term kernel."""
 RAFLE_N = 40
+PAPER_REALIZATIONS = 3
+"""§3: "Todos os resultados apresentados serão médias de três realizações"."""
 BIN_BYTES = filebase.BIN_BYTES
 SHORT_BYTES = filebase.SHORT_MAX_BYTES
 
@@ -250,8 +256,8 @@ def _bottleneck(classifier: str, scheduler: str, rafle_n: int = RAFLE_N,
     return DropTail(limit_pkts=_limit(buffer_pkts), classifier=cls, scheduler=scheduler)
 
 
-def _tcp() -> TcpOptions:
-    return TcpOptions(rwnd_bytes=RWND_BYTES)
+def _tcp(profile: str = TCP_PROFILE) -> TcpOptions:
+    return TcpOptions(rwnd_bytes=RWND_BYTES, profile=profile)
 
 
 def network(classifier: str, scheduler: str, *, rafle_n: int = RAFLE_N, duration_s: float = 10_000.0,
@@ -275,16 +281,18 @@ def network(classifier: str, scheduler: str, *, rafle_n: int = RAFLE_N, duration
     )
 
 
-def _ftp(arrivals: Any, files: list[int], **kw: Any) -> Workload:
+def _ftp(arrivals: Any, files: list[int], profile: str = TCP_PROFILE, **kw: Any) -> Workload:
     return Workload(name="ftp", clients=["client"], servers=["server"], sizes=Files(bytes=files),
-                    arrivals=arrivals, control=Control(), cc="cubic", tcp=_tcp(), **kw)
+                    arrivals=arrivals, control=Control(), cc="cubic", tcp=_tcp(profile), **kw)
 
 
 def simultaneous_scenario(classifier: str, scheduler: str, files: list[int], *, rafle_n: int = RAFLE_N,
-                          duration_s: float = 10_000.0, buffer_pkts: int | None = ROUTER_BUFFER_PKTS) -> Scenario:
-    """Every file of ``files`` fetched at t = 0, in that order."""
+                          duration_s: float = 10_000.0, buffer_pkts: int | None = ROUTER_BUFFER_PKTS,
+                          profile: str = TCP_PROFILE) -> Scenario:
+    """Every file of ``files`` fetched at t = 0, in that order, by hosts of
+    kernel era ``profile``."""
     s = network(classifier, scheduler, rafle_n=rafle_n, duration_s=duration_s, buffer_pkts=buffer_pkts)
-    s.add_workload(_ftp(AllAtOnce(), files))
+    s.add_workload(_ftp(AllAtOnce(), files, profile))
     return s.validated()
 
 
@@ -359,7 +367,12 @@ def _with_memory_aliases(outcomes: list[Outcome], scale: str, parts: tuple[str, 
             and ROUTER_BUFFER_PKTS in POINTS[scale]["buffer"]["buffers"]:
         extra += [Outcome(("buffer", o.key[1], o.key[2], ROUTER_BUFFER_PKTS, o.key[4]), o.job, o.record)
                   for o in outcomes if o.key[0] == "simultaneous"]
+    if "memory-sensitivity" in parts:
+        extra += [Outcome(("memory-sensitivity", label, sch, RAFLE_N, o.key[4]), o.job, o.record) for o in outcomes
+                  for label, sch, buf in memory_arm_aliases(POINTS[scale], parts)
+                  if o.key[:4] == ((("simultaneous", "rafle", sch, None) if buf else ("buffer", "rafle", sch, None)))]
     return outcomes + extra
+
 
 
 def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
@@ -398,6 +411,16 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
                 for cls, sch in COMBOS:
                     jobs.append(Job(("buffer", cls, sch, buf, r),
                                     simultaneous_scenario(cls, sch, files, duration_s=d, buffer_pkts=buf), s_sim))
+        if "memory-sensitivity" in parts:
+            made = {(label, sch) for label, sch, _ in memory_arm_aliases(cfg, parts)}
+            for arm, sch, label in memory_arms(cfg["memory"]["schedulers"]):
+                for n in cfg["memory"]["n"]:
+                    if n == RAFLE_N and (label, sch) in made:
+                        continue  # another part's run (run() reuses it)
+                    sc = simultaneous_scenario("rafle", sch, files, rafle_n=n, duration_s=cfg["simultaneous"]["duration_s"],
+                                               buffer_pkts=None if arm == "router" else ROUTER_BUFFER_PKTS,
+                                               profile=ERA_ALT if arm == "era" else TCP_PROFILE)
+                    jobs.append(Job(("memory-sensitivity", label, sch, n, r), sc, s_sim))
         if "web" in parts:
             p = cfg["web"]
             for cls, sch in COMBOS:
@@ -431,7 +454,7 @@ def _tasks(o) -> pl.DataFrame:
 def _lossless(key: tuple) -> bool:
     """The run's router never drops: the web part, the buffer part's
     lossless arm."""
-    return key[0] == "web" or (key[0] == "buffer" and key[3] is None)
+    return key[0] == "web" or (key[0] == "buffer" and key[3] is None) or key[1] == "router lossless"
 
 
 def _check_no_drops(outcomes) -> None:
@@ -457,7 +480,8 @@ def _simultaneous_rows(outcomes, ps: dict[str, Any]) -> list[dict[str, Any]]:
             if t.filter(pl.col("fct_s").is_null()).height:
                 raise SimulationError(f"run {o.key!r}: tasks left unfinished; lengthen the run")
             for (b,), g in t.group_by(["bin"]):
-                d = per_bin.setdefault(int(b), {"mean": [], "std": [], "n": []})
+                d = per_bin.setdefault(int(b), {"mean": [], "std": [], "n": [], "loo": []})
+                d["loo"].append(leave_one_out(g["fct_s"].to_numpy()))
                 d["mean"].append(float(g["fct_s"].mean()))
                 d["std"].append(float(g["fct_s"].std(ddof=1)) if g.height > 1 else 0.0)
                 d["n"].append(g.height)
@@ -465,7 +489,8 @@ def _simultaneous_rows(outcomes, ps: dict[str, Any]) -> list[dict[str, Any]]:
         for b in sorted(per_bin):
             d = per_bin[b]
             mean, half, n = mean_ci(d["mean"], LEVEL)
-            row = _empty_row("simultaneous", *combo) | {
+            loo = dict(zip(("fct_loo_lo_s", "fct_loo_hi_s", "std_loo_lo_s", "std_loo_hi_s"), mean_ranges(d["loo"])))
+            row = _empty_row("simultaneous", *combo) | loo | {
                 "bin_kb": bin_label(b), "files": int(np.mean(d["n"])), "fct_mean_s": mean, "fct_ci95_s": half,
                 "fct_std_s": float(np.mean(d["std"])), "realizations": n,
                 "ps_fct_s": ps["bin_mean"].get(b), "ps_mid_fct_s": ps["bin_mid"].get(b),
@@ -563,20 +588,23 @@ def _closed_loop_rows(outcomes, window: tuple[float, float]) -> list[dict[str, A
     return rows
 
 
-def _memory_rows(outcomes) -> list[dict[str, Any]]:
+def _memory_rows(outcomes, part: str = "memory") -> list[dict[str, Any]]:
+    """Table 1 per N and scheduler; for part ``memory-sensitivity`` the
+    key's second element is the arm's ``setting``."""
     rows = []
-    for (_, cls, sch, n), outs in by_point([o for o in outcomes if o.key[0] == "memory"]).items():
+    for (_, cls, sch, n), outs in by_point([o for o in outcomes if o.key[0] == part]).items():
         vals = {k: [] for k in ("pa_c", "pe_c", "pa_l", "pe_l", "index")}
         for o in outs:
             c = o.table("classification").filter((pl.col("node") == "router") & (pl.col("peer") == "client"))
             for k in vals:
                 vals[k].append(float(c[k][0]))
-        row = _empty_row("memory", cls, sch) | {"n": n, "realizations": len(outs)}
+        row = _empty_row(part, "rafle", sch) | {"n": n, "realizations": len(outs),
+                                                 "setting": cls if part != "memory" else None}
         for k, v in vals.items():
             row[k] = float(np.mean(v))
         _, row["index_ci95"], _ = mean_ci(vals["index"], LEVEL)
         rows.append(row)
-    return sorted(rows, key=lambda r: (r["n"], r["scheduler"]))
+    return sorted(rows, key=lambda r: (r["setting"] or "", r["n"], r["scheduler"]))
 
 
 def _web_rows(outcomes) -> list[dict[str, Any]]:
@@ -614,7 +642,8 @@ _SCHEMA: dict[str, Any] = {
     "pa_c": pl.Float64, "pe_c": pl.Float64, "pa_l": pl.Float64, "pe_l": pl.Float64, "index": pl.Float64,
     "index_ci95": pl.Float64, "makespan_s": pl.Float64, "retransmits": pl.Float64, "timeouts": pl.Float64,
     "out_of_order": pl.Float64, "drops": pl.Float64, "buffer_pkts": pl.Int64, "fig5_peak": pl.Float64,
-    "unfinished": pl.Float64, "realizations": pl.Int64,
+    "unfinished": pl.Float64, "realizations": pl.Int64, "fct_loo_lo_s": pl.Float64, "fct_loo_hi_s": pl.Float64,
+    "std_loo_lo_s": pl.Float64, "std_loo_hi_s": pl.Float64, "setting": pl.String,
 }
 
 
@@ -683,7 +712,7 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
                     "relation": relation, "value": value, "ours": val, "ours_ci95": ci, "ours_other": other,
                     "rel_err": (val - value) / abs(value) if val is not None and value else None,
                     "basis": basis, "basis_note": note, "not_run": not_run, "source": f"{PAPER}, {source}",
-                    "paper_se": None})
+                    "paper_se": None, "ours_loo_lo": None, "ours_loo_hi": None, "ours_se": None})
 
     # Table 1: PE_c = 1 − PA_c and PE_l = 1 − PA_l, and PA_c·PA_l is their
     # product: one claim each for PA_c and PA_l (NOT_SCORED in rafle/__init__.py
@@ -700,7 +729,8 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
         for metric, v, comp in (("pa_c", vals[0], "PE_c"), ("pa_l", vals[2], "PE_l")):
             add("memory", "rafle", sch, n, None, metric, v, ours("memory", "rafle", sch, metric, n=n),
                 f"Table 1 (scheduler not stated: scored under {sch}; {comp} = 1 − {metric.upper()} is the same claim)",
-                other=ours("memory", "rafle", other, metric, n=n)[0] if other else None)
+                other=ours("memory", "rafle", other, metric, n=n)[0] if other else
+                ours("memory-sensitivity", "rafle", None, metric, n=n, setting=f"scheduler {'rr' if sch == 'prio' else 'prio'}")[0])
     if run_sch:
         sch = run_sch[0]
         f = mem.filter(pl.col("scheduler") == sch).sort("n")
@@ -726,12 +756,15 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
             k = files_per_bin.get(label, 0)
             add("simultaneous", cls, sch, n, label, "fct_mean_s", mean,
                 ours("simultaneous", cls, sch, "fct_mean_s", bin_kb=label), "Table 2")
-            # The standard error of the paper's own number: a mean (σ/√k)
-            # and a σ (σ/√(2(k − 1))) of the bin's k files.
-            out[-1]["paper_se"] = std / math.sqrt(k) if k else None
+            # The standard error of the paper's own number, over its three
+            # realizations of the bin's k files (§3: every result is the
+            # mean of three): a mean (σ/√(3k)) and a σ (σ/√(2(3k − 1))).
+            kk = PAPER_REALIZATIONS * k
+            out[-1] |= {"paper_se": std / math.sqrt(kk) if k else None, **leave_one_out_claim(rows, cls, sch, "fct_mean_s", label)}
             add("simultaneous", cls, sch, n, label, "fct_std_s", std,
                 ours("simultaneous", cls, sch, "fct_std_s", bin_kb=label), "Table 2")
-            out[-1]["paper_se"] = std / math.sqrt(2 * (k - 1)) if k > 1 else None
+            out[-1] |= {"paper_se": std / math.sqrt(2 * (kk - 1)) if kk > 1 else None,
+                        **leave_one_out_claim(rows, cls, sch, "fct_std_s", label)}
     # Table 2 has no ideal column: Table 3's gain is the paper's only number
     # for the ideal classifier (a mean derived from it and drop-tail's would
     # not be an independent claim).
@@ -755,41 +788,16 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
         add("simultaneous", "rafle", "prio", RAFLE_N, "all", "max finished / droptail finished, t <= 100 s", 3.0,
             (finished_ratio[("rafle", "prio")], None), "§5, Figure 5: almost three times in the first seconds", "~")
     for r in out:
-        r["sensitivity"], r["sensitivity_lo"], r["sensitivity_hi"] = _buffer_sensitivity(rows, r)
+        r["sensitivity"], r["sensitivity_lo"], r["sensitivity_hi"] = (
+            _buffer_sensitivity(rows, r) if r["part"] != "memory" else memory_sensitivity(rows, r))
     schema = {"part": pl.String, "classifier": pl.String, "scheduler": pl.String, "n": pl.Int64,
               "bin_kb": pl.String, "metric": pl.String, "relation": pl.String, "value": pl.Float64,
               "ours": pl.Float64, "ours_ci95": pl.Float64, "ours_other": pl.Float64, "rel_err": pl.Float64,
               "basis": pl.String,
               "basis_note": pl.String, "not_run": pl.String, "source": pl.String, "sensitivity": pl.String,
-              "sensitivity_lo": pl.Float64, "sensitivity_hi": pl.Float64, "paper_se": pl.Float64}
+              "sensitivity_lo": pl.Float64, "sensitivity_hi": pl.Float64, "paper_se": pl.Float64,
+              "ours_loo_lo": pl.Float64, "ours_loo_hi": pl.Float64, "ours_se": pl.Float64}
     return pl.DataFrame(out, schema=schema)
-
-
-def buffer_label(buffer_pkts: int | None) -> str:
-    """``1000 pkts``, or ``lossless``."""
-    return "lossless" if buffer_pkts is None else f"{buffer_pkts} pkts"
-
-
-def _buffer_sensitivity(rows: pl.DataFrame, claim: dict[str, Any]) -> tuple[str | None, float | None, float | None]:
-    """A claim of the simultaneous part (a Table 2 bin, a Table 3 gain,
-    Figure 5's peak) under each buffer of part ``buffer``: in words, and
-    the lowest and highest of ours; Nones for the other claims or when the
-    part did not run."""
-    none = (None, None, None)
-    if claim["part"] != "simultaneous" or claim["classifier"] == "fair-share":
-        return none
-    metric = "fig5_peak" if str(claim["metric"]).startswith("max finished") else claim["metric"]
-    if metric not in ("fct_mean_s", "fct_std_s", "gain", "gain_std", "fig5_peak"):
-        return none
-    b = rows.filter((pl.col("part") == "buffer") & (pl.col("classifier") == claim["classifier"])
-                    & (pl.col("scheduler") == claim["scheduler"])
-                    & (pl.col("bin_kb") == ("all" if metric == "fig5_peak" else claim["bin_kb"])))
-    got = [(r["buffer_pkts"], float(r[metric])) for r in b.iter_rows(named=True) if r[metric] is not None]
-    if not got:
-        return none
-    text = ", ".join(f"{buffer_label(k)} {v:.4g}" for k, v in got)
-    vals = [v for _, v in got]
-    return f"router buffer (part buffer): {text}", min(vals), max(vals)
 
 
 def _finished_ratio(sim: dict[tuple[str, str], np.ndarray], horizon_s: float = 100.0) -> dict[tuple[str, str], float]:
@@ -821,7 +829,7 @@ def run(
     parts: tuple[str, ...] = PARTS,
     workers: int | None = None,
 ) -> ExperimentResult:
-    """Runs the chosen ``parts`` (default all four) on ``workers`` local cores."""
+    """Runs the chosen ``parts`` (default all of ``PARTS``) on ``workers`` local cores."""
     check_scale(scale)
     check_parts(parts, PARTS)
     cfg = POINTS[scale]
@@ -831,9 +839,9 @@ def run(
     _check_no_drops(outcomes)
     ps = _fair_share(outcomes)
     rows = _simultaneous_rows(outcomes, ps) + _closed_loop_rows(outcomes, cfg["closed-loop"]["window_s"])
-    rows += _memory_rows(outcomes)
+    rows += _memory_rows(outcomes) + _memory_rows(outcomes, "memory-sensitivity")
     for r in rows:
-        r["buffer_pkts"] = ROUTER_BUFFER_PKTS
+        r["buffer_pkts"] = None if r["setting"] == "router lossless" else ROUTER_BUFFER_PKTS
     rows += _buffer_rows(outcomes, ps) + _web_rows(outcomes)
     frame = pl.DataFrame(rows, schema=_SCHEMA)
     data = _figure_data(outcomes, cfg)
@@ -1159,6 +1167,7 @@ def report(result: ExperimentResult) -> str:
             body.append([str(r["n"]), r["scheduler"], *(
                 f"{r[k]:.3f} [{pv[i]:.3f}]" if pv else f"{r[k]:.3f}" for i, k in enumerate(("pa_c", "pe_c", "pa_l", "pe_l", "index")))])
         lines += _table(["N", "sched", "PA_c", "PE_c", "PA_l", "PE_l", "PA_c·PA_l"], body)
+    lines += memory_sensitivity_lines(rows, PAPER_TABLES["table1"])
     w = rows.filter(pl.col("part") == "web")
     if w.height:
         lines += ["", "[web] beyond the paper: web-search flows, two hops, 70 % load; completion in ms"]
