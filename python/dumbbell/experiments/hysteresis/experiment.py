@@ -154,7 +154,10 @@ drops, marks and copies, TCP timeouts and RTT, UDP loss.
   its 1024 places taken, TCP's RTT 2.6 s). The held links take turns, so
   the three flows share X evenly and the runs agree (quick scale: 1.64 to
   1.98 Mb/s per host, σ over runs 0.009 to 0.08, paper 1.30 to 1.68 with
-  σ 0.03 to 0.14). With the dropping buffer this model had before, the
+  σ 0.03 to 0.14; over 10 runs of D alone σ is 0.19 to 0.52 Mb/s: in the
+  runs where a port reaches L_S while the flows start, the marked flows'
+  windows stay small at an RTT of 2.6 s). With the dropping buffer this
+  model had before (σ 1.0 to 1.5 Mb/s over 10 runs), the
   shares depended on the start order (σ about 1 Mb/s, one flow at its
   port's rate, the others near 1 Mb/s); part ``input-buffer`` still shows
   it. No port reaches L_S (0 marks; H5's port returns about 20 copies a
