@@ -106,6 +106,11 @@ def test_case_d_shares_the_pipeline(quick):
         # dropping buffer gave about 1 Mb/s).
         assert f["goodput_bps"].max() < 1.4 * f["goodput_bps"].min(), marking
         assert (f["std_bps"] < 0.1 * f["goodput_bps"]).all(), marking
+        # One flow starts first in each run; without marks it keeps the
+        # largest share (it fills the blocking buffer before the others).
+        assert float(f["first_start_frac"].sum()) == pytest.approx(1.0), marking
+        if (f["ece_acks"] == 0).all():
+            assert f.sort("first_start_frac")["host"][-1] == f.sort("goodput_bps")["host"][-1], marking
     diag = quick.data["diagnostics"].filter(pl.col("case") == "D")
     assert (diag["pipeline_utilization"] > 0.99).all() and (diag["pipeline_drop_frac"] == 0).all()
 

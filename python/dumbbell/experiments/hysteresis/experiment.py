@@ -163,7 +163,11 @@ drops, marks and copies, TCP timeouts and RTT, UDP loss.
   it. No port reaches L_S (0 marks; H5's port returns about 20 copies a
   run), so the three markings and the sweeps are within noise of one
   another, as in the paper. Our level is a third of X, fitted on case A;
-  part ``capacity`` moves it across the paper's.
+  part ``capacity`` moves it across the paper's. Without marks, the shares
+  follow the start order: the first flow to start fills the blocking
+  buffer in its slow start before the others join and keeps the largest
+  share (rows carry ``first_start_frac``, the fraction of runs in which the
+  host's flow started first).
 - **What a copy does to the sender**: the paper marks the copy CE and says
   DCTCP reduces, without saying how a Linux sender would take a segment
   that carries its own sequence numbers with swapped addresses. Linux's
@@ -668,6 +672,8 @@ def _rows_from(outcomes, scale: str = "paper") -> list[dict[str, Any]]:
         for host in CASES[case].hybrid:
             g = np.array([_tcp_goodput_bps(o.flows, host, tcp_s) for o in outs])
             flow = [o.flows.filter(pl.col("name") == f"tcp-{host}").row(0, named=True) for o in outs]
+            first = [f["start_ps"] == o.flows.filter(pl.col("name").str.starts_with("tcp-"))["start_ps"].min()
+                     for f, o in zip(flow, outs)]
             rows.append({
                 "part": part, "case": case, "marking": marking, "host": host, "l_s": l_s, "l_i": l_i,
                 "copy_effect": "ce" if part == "copy-effect" else COPY_EFFECT,
@@ -679,6 +685,7 @@ def _rows_from(outcomes, scale: str = "paper") -> list[dict[str, Any]]:
                 "ece_acks": float(np.mean([f["ece_acks"] for f in flow])),
                 "capacity_pps": sw.capacity_pps if sw else None, "buffer_pkts": sw.buffer_pkts if sw else None,
                 "input_blocks": sw.input_blocks if sw else None,
+                "first_start_frac": float(np.mean(first)),
             })
     return rows
 
@@ -687,7 +694,7 @@ ROW_SCHEMA = {
     "part": pl.String, "case": pl.String, "marking": pl.String, "host": pl.String, "l_s": pl.Int64,
     "l_i": pl.Int64, "copy_effect": pl.String, "rate_bps": pl.Int64, "goodput_bps": pl.Float64, "std_bps": pl.Float64, "runs": pl.Int64,
     "retransmits": pl.Float64, "timeouts": pl.Float64, "returns_received": pl.Float64, "ece_acks": pl.Float64,
-    "capacity_pps": pl.Float64, "buffer_pkts": pl.Int64, "input_blocks": pl.Boolean,
+    "capacity_pps": pl.Float64, "buffer_pkts": pl.Int64, "input_blocks": pl.Boolean, "first_start_frac": pl.Float64,
 }
 
 
@@ -806,6 +813,7 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
                           & (pl.col("l_s") == p["l_s"]) & (pl.col("l_i") == p["l_i"]))
         ours = float(hit["goodput_bps"][0]) if hit.height else None
         ours_sd = float(hit["std_bps"][0]) if hit.height else None
+        first = float(hit["first_start_frac"][0]) if hit.height else None
         calib = (p["part"], p["case"], p["marking"], p["host"]) == ("cases", "A", "single", "H1")
         if calib:
             calib_ours = ours
@@ -822,6 +830,7 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
         sens = "; ".join(x for x in (sens, more) if x) or None
         out.append({**p, "metric": "goodput_bps", "relation": "=", "ours": ours, "ours_std_bps": ours_sd,
                     "sensitivity": sens, "ours_alt": alt, "sensitivity_lo": lo, "sensitivity_hi": hi,
+                    "first_start_frac": first,
                     "rel_error": (ours - p["value"]) / p["value"] if ours is not None else None,
                     "role": "calibration" if calib else "prediction",
                     "basis": "calibrated" if calib else None,
@@ -838,7 +847,7 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
               "std_bps": pl.Float64, "ours": pl.Float64, "ours_std_bps": pl.Float64, "rel_error": pl.Float64,
               "role": pl.String, "basis": pl.String, "basis_note": pl.String, "source": pl.String,
               "sensitivity": pl.String, "ours_alt": pl.Float64, "sensitivity_lo": pl.Float64,
-              "sensitivity_hi": pl.Float64}
+              "sensitivity_hi": pl.Float64, "first_start_frac": pl.Float64}
     return pl.DataFrame(out, schema=schema).select(list(schema))
 
 
