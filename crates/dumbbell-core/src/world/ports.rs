@@ -81,9 +81,10 @@ impl World {
     pub(super) fn start_tx(&mut self, port: u32) {
         let now = self.now;
         // A port feeding a blocking input buffer waits for a place
-        // (`world/backpressure.rs`).
-        let gated = self.ports[port as usize].gate != NO_GATE;
-        if gated && self.must_hold(port) {
+        // (`world/backpressure.rs`), if it has something to send.
+        let p = &self.ports[port as usize];
+        let gated = p.gate != NO_GATE;
+        if gated && !p.qdisc.is_empty() && self.must_hold(port) {
             return;
         }
         let p = &mut self.ports[port as usize];
