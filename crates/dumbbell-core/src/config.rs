@@ -115,12 +115,17 @@ pub struct NodeConfig {
 
 /// A software switch's pipeline: every packet entering the switch is
 /// processed one at a time at `capacity_pps`, waiting in a buffer of
-/// `buffer_pkts` packets (dropped when it is full).
+/// `buffer_pkts` packets (dropped when it is full, unless `blocking`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PipelineConfig {
     pub capacity_pps: f64,
     pub buffer_pkts: u32,
+    /// A full buffer blocks instead of dropping, as bmv2's input buffer:
+    /// the links into the switch stop sending until a place frees
+    /// (`net::input_gate`). Needs `buffer_pkts` ≥ 1.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blocking: bool,
 }
 
 /// A full-duplex link between nodes `a` and `b`. Each direction has its own

@@ -177,6 +177,12 @@ pub fn check(cfg: &RunConfig) -> Result<(), ConfigError> {
         if let Some(pc) = &n.pipeline {
             let f = || format!("nodes[{i}].pipeline.capacity_pps");
             float_in(pc.capacity_pps, (MIN_PPS, false), (MAX_PPS, false), f)?;
+            if pc.blocking && pc.buffer_pkts == 0 {
+                return fail(
+                    format!("nodes[{i}].pipeline.buffer_pkts"),
+                    "a blocking input buffer needs at least 1 place (0 would stop every link into the switch)",
+                );
+            }
         }
     }
     for (i, fc) in cfg.flows.iter().enumerate() {
@@ -815,6 +821,24 @@ mod tests {
     }
 
     #[test]
+    fn a_blocking_input_buffer_needs_a_place() {
+        for (buffer_pkts, blocking, ok) in [(0, false, true), (0, true, false), (1, true, true)] {
+            let mut c = base();
+            c.nodes[0].kind = NodeKind::Switch;
+            c.nodes[0].pipeline = Some(crate::config::PipelineConfig {
+                capacity_pps: 1000.0,
+                buffer_pkts,
+                blocking,
+            });
+            let r = check(&c);
+            assert_eq!(r.is_ok(), ok, "buffer {buffer_pkts}, blocking {blocking}");
+            if !ok {
+                assert_eq!(r.unwrap_err().field, "nodes[0].pipeline.buffer_pkts");
+            }
+        }
+    }
+
+    #[test]
     fn packet_rates_have_a_ceiling_and_a_floor() {
         for (pps, ok) in [
             (0.0, false),
@@ -828,6 +852,7 @@ mod tests {
             c.nodes[0].pipeline = Some(crate::config::PipelineConfig {
                 capacity_pps: pps,
                 buffer_pkts: 8,
+                blocking: false,
             });
             let r = check(&c);
             assert_eq!(r.is_ok(), ok, "capacity {pps}");

@@ -44,6 +44,7 @@ use crate::trace::{Column, Table};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod backpressure;
 mod build;
 mod capture;
 mod classes;

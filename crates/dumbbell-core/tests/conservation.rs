@@ -25,7 +25,8 @@ proptest! {
     /// The same with the software-switch options on every switch: a
     /// pipeline, egress service rates and packet return (step or
     /// hysteresis, full or header-only copies), so copies are created,
-    /// delayed and dropped too.
+    /// delayed and dropped too; with `blocking`, the pipelines' input
+    /// buffers hold the links into them instead of dropping.
     #[test]
     fn conservation_holds_on_software_switches(
         (seed, links, flows) in scenario(),
@@ -34,12 +35,14 @@ proptest! {
         k in 0u32..8,
         hysteresis in any::<bool>(),
         header in any::<bool>(),
+        blocking in any::<bool>(),
     ) {
-        check(seed, &links, &flows, Some((capacity, buffer, k, hysteresis, header)))?;
+        let buffer = if blocking { buffer.max(1) } else { buffer };
+        check(seed, &links, &flows, Some((capacity, buffer, k, hysteresis, header, blocking)))?;
     }
 }
 
-type Switch = Option<(f64, u32, u32, bool, bool)>;
+type Switch = Option<(f64, u32, u32, bool, bool, bool)>;
 
 fn check(
     seed: u64,
@@ -59,8 +62,9 @@ fn check(
             // third of the pipeline's (so egress queues build) and a return
             // policy.
             let mut sq = q.clone();
-            if let Some((capacity, buffer, kk, hyst, header)) = sw {
-                s["pipeline"] = json!({"capacity_pps": capacity, "buffer_pkts": buffer});
+            if let Some((capacity, buffer, kk, hyst, header, blocking)) = sw {
+                s["pipeline"] =
+                    json!({"capacity_pps": capacity, "buffer_pkts": buffer, "blocking": blocking});
                 sq["service_pps"] = json!(capacity / 3.0);
                 let copy = if header { "header" } else { "full" };
                 sq["feedback"] = if hyst {
@@ -120,6 +124,12 @@ fn check(
         prop_assert!(returned <= copies);
         if sw.is_none() {
             prop_assert_eq!(copies, 0);
+        }
+        if let Some((.., true)) = sw {
+            // A blocking buffer drops no arrival from a link: only
+            // returned copies, which have no link to hold.
+            let pipeline_drops: u64 = col_u64(&out, "pipelines", "drops_pipeline").iter().sum();
+            prop_assert!(pipeline_drops <= copies);
         }
     }
     Ok(())

@@ -467,7 +467,7 @@ def interval(mean: float | None, half: float | None, n: int | None, level: float
 _VALUE_COLUMNS = frozenset(
     {"relation", "value", "value_ci", "ours", "ours_ci", "ours_ci95", "source", "verdict", "cause", "reason", "doc",
      "rel_error", "rel_err", "role", "std_bps", "ours_std_bps", "metric", "basis", "basis_note", "not_run",
-     "sensitivity", "sensitivity_lo", "sensitivity_hi", "paper_se", "ours_alt"}
+     "sensitivity", "sensitivity_lo", "sensitivity_hi", "paper_se", "ours_alt", "first_start_frac"}
 )
 
 

@@ -22,16 +22,33 @@ class Pipeline(_Model):
     """A software switch's shared packet-processing pipeline (bmv2 in the
     hysteresis paper's Mininet testbed): every packet entering the switch,
     returned copies included, is processed one at a time at
-    ``capacity_pps``; arrivals wait in a buffer of ``buffer_pkts`` packets
-    and are dropped (reason ``pipeline``) when it is full."""
+    ``capacity_pps``; arrivals wait in a buffer of ``buffer_pkts`` packets.
+    When it is full they are dropped (reason ``pipeline``), or, with
+    ``blocking``, the links into the switch hold their packets until a
+    place frees (bmv2's input buffer: the senders' interface queues grow,
+    nothing is dropped at the switch's input)."""
 
     capacity_pps: Annotated[
         float, Field(ge=1, le=1e12, allow_inf_nan=False, description="Packets processed per second.")
     ]
     buffer_pkts: Annotated[int, Field(ge=0, le=U32_MAX, description="Packets that may wait (the one in service not counted).")]
+    blocking: bool = Field(
+        False,
+        description="A full buffer holds the links into the switch instead of dropping (bmv2's input buffer); "
+        "needs buffer_pkts >= 1.",
+    )
+
+    @model_validator(mode="after")
+    def _blocking_needs_a_place(self) -> Pipeline:
+        if self.blocking and self.buffer_pkts < 1:
+            raise ConfigError("buffer_pkts", "a blocking input buffer needs at least 1 place")
+        return self
 
     def to_core(self) -> dict[str, Any]:
-        return {"capacity_pps": float(self.capacity_pps), "buffer_pkts": self.buffer_pkts}
+        out: dict[str, Any] = {"capacity_pps": float(self.capacity_pps), "buffer_pkts": self.buffer_pkts}
+        if self.blocking:
+            out["blocking"] = True
+        return out
 
 
 class Node(_Model):

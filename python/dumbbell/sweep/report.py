@@ -168,7 +168,7 @@ def _paper_table(paper: Sequence[Mapping[str, Any]], experiment: str = "") -> tu
                                               "cause", "reason", "doc", "basis", "basis_note", "not_run",
                                               # printed in the reason (claims.judge appends them)
                                               "sensitivity", "sensitivity_lo", "sensitivity_hi", "ours_alt",
-                                              "paper_se")]
+                                              "paper_se", "first_start_frac")]
     head = "".join(f"<th>{_head(k)}</th>" for k in keys)
     head += "<th>paper</th><th>ours</th><th>relative error</th><th>verdict</th><th>source</th>"
     body = []

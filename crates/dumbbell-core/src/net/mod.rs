@@ -3,6 +3,7 @@
 
 pub mod ecmp;
 mod hops;
+pub mod input_gate;
 pub mod pipeline;
 pub mod port;
 pub mod topology;

@@ -26,9 +26,15 @@
 //! its own, served before the others, and holds the pipeline for two
 //! service times.
 //!
+//! With `blocking` (bmv2's input buffer), a full buffer drops nothing: the
+//! links into the switch stop sending until a place frees
+//! ([`InputGate`], `net::input_gate`), and [`Pipeline::admit_reserved`]
+//! takes the packets they sent.
+//!
 //! With no pipeline configured a switch forwards in zero time, exactly as
 //! before this model existed.
 
+use crate::net::input_gate::InputGate;
 use crate::packet::PktId;
 use crate::sim::{Dur, Time};
 use std::collections::VecDeque;
@@ -57,6 +63,9 @@ pub struct Pipeline {
     /// Returned copies waiting (recirculated: served first, two passes).
     pub copies: VecDeque<PktId>,
     pub stats: PipelineStats,
+    /// The blocking input buffer (bmv2's), if the buffer blocks instead of
+    /// dropping.
+    pub gate: Option<InputGate>,
 }
 
 /// Pipeline passes a returned copy takes: bmv2's clone, then its
@@ -75,7 +84,9 @@ pub enum Admit {
 }
 
 impl Pipeline {
-    pub fn new(node: u32, capacity_pps: f64, buffer_pkts: u32) -> Self {
+    /// A pipeline whose full buffer drops arrivals (`blocking` false) or
+    /// holds back the links into the switch (true).
+    pub fn new(node: u32, capacity_pps: f64, buffer_pkts: u32, blocking: bool) -> Self {
         let ps = (crate::sim::PS_PER_S as f64 / capacity_pps)
             .round()
             .max(1.0);
@@ -88,7 +99,29 @@ impl Pipeline {
             waiting: VecDeque::with_capacity(buffer_pkts.min(1 << 12) as usize),
             copies: VecDeque::new(),
             stats: PipelineStats::default(),
+            gate: blocking.then(|| InputGate::new(buffer_pkts)),
         }
+    }
+
+    /// Takes a packet a gated port reserved a place for (blocking buffer):
+    /// never full, since its place was kept.
+    pub fn admit_reserved(&mut self, pkt: PktId, now: Time) -> Admit {
+        let g = self.gate.as_mut().expect("a blocking pipeline");
+        g.release();
+        if self.busy.is_none() {
+            self.busy = Some((pkt, now));
+            return Admit::Start(now + self.service);
+        }
+        debug_assert!((self.waiting.len() as u32) < self.buffer_pkts);
+        self.waiting.push_back(pkt);
+        self.stats.max_pkts = self.stats.max_pkts.max(self.waiting.len() as u32);
+        Admit::Queued
+    }
+
+    /// Packets waiting for service (returned copies not counted).
+    #[inline]
+    pub fn waiting_pkts(&self) -> u32 {
+        self.waiting.len() as u32
     }
 
     /// Offers `pkt` at `now`.
@@ -157,7 +190,7 @@ mod tests {
 
     #[test]
     fn serves_one_packet_per_service_time_in_order() {
-        let mut p = Pipeline::new(0, 1000.0, 2);
+        let mut p = Pipeline::new(0, 1000.0, 2, false);
         assert_eq!(p.service, Dur::from_ms(1));
         let t0 = Time::ZERO;
         assert_eq!(p.admit(PktId(1), t0), Admit::Start(t0 + Dur::from_ms(1)));
@@ -178,7 +211,7 @@ mod tests {
 
     #[test]
     fn a_returned_copy_takes_two_passes_ahead_of_the_others() {
-        let mut p = Pipeline::new(0, 1000.0, 4);
+        let mut p = Pipeline::new(0, 1000.0, 4, false);
         let t0 = Time::ZERO;
         assert_eq!(
             p.admit_copy(PktId(9), t0),
@@ -200,7 +233,7 @@ mod tests {
 
     #[test]
     fn zero_buffer_is_a_loss_system() {
-        let mut p = Pipeline::new(0, 500.0, 0);
+        let mut p = Pipeline::new(0, 500.0, 0, false);
         assert!(matches!(p.admit(PktId(1), Time::ZERO), Admit::Start(_)));
         assert_eq!(p.admit(PktId(2), Time::ZERO), Admit::Full);
     }

@@ -166,7 +166,15 @@ pub struct Port {
     /// service rate: a packet reaches the far end `delay` after its
     /// serialization ends, in order (the common case, one test).
     pub plain: bool,
+    /// The pipeline (index) of the switch this port feeds, if its input
+    /// buffer blocks (`net::input_gate`); [`NO_GATE`]: none.
+    pub gate: u32,
+    /// The port holds its head packet until that buffer has a place.
+    pub held: bool,
 }
+
+/// `Port::gate` of a port that feeds no blocking input buffer.
+pub const NO_GATE: u32 = u32::MAX;
 
 impl Port {
     /// How long sending `size` bytes holds the port: serialization at the
@@ -193,6 +201,7 @@ impl Port {
     #[inline]
     pub fn passes_through(&self, size: u32) -> bool {
         self.tx.is_none()
+            && self.gate == NO_GATE
             && self.feedback.is_none()
             && self.trace.is_none()
             && matches!(&self.qdisc, PortQueue::Fifo(f) if f.passes_through(size))
@@ -271,6 +280,8 @@ mod tests {
             hold_cache: (0, Dur::serialization(0, rate_bps).max(service)),
             shaper: None,
             plain: service.is_zero(),
+            gate: NO_GATE,
+            held: false,
         }
     }
 

@@ -209,7 +209,12 @@ pub(super) fn build_pipelines(cfg: &RunConfig) -> Result<(Vec<Pipeline>, Vec<u32
             "only switches have a packet-processing pipeline",
         )?;
         index[i] = pipelines.len() as u32;
-        pipelines.push(Pipeline::new(i as u32, pc.capacity_pps, pc.buffer_pkts));
+        pipelines.push(Pipeline::new(
+            i as u32,
+            pc.capacity_pps,
+            pc.buffer_pkts,
+            pc.blocking,
+        ));
     }
     Ok((pipelines, index))
 }
@@ -240,6 +245,7 @@ impl World {
         let ids = node_ids(cfg)?;
         let (pipelines, node_pipeline) = build_pipelines(cfg)?;
         let (mut ports, aqm_rngs, ports_of) = build_ports(cfg, &ids)?;
+        super::backpressure::gate_ports(&mut ports, &pipelines, &node_pipeline);
         let routes = Routes::compute(&ports_of).map_err(|m| err("links", m))?;
         let node_names: Vec<String> = cfg.nodes.iter().map(|n| n.name.clone()).collect();
         let forwarding =
@@ -428,6 +434,8 @@ fn build_ports(
                     && l.jitter_ps == 0
                     && service.is_zero()
                     && shaper.is_none(),
+                gate: crate::net::port::NO_GATE,
+                held: false,
             });
             aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
         }

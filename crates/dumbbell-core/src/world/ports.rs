@@ -4,6 +4,7 @@
 
 use super::packet_trace::PacketEvent;
 use super::*;
+use crate::net::port::NO_GATE;
 
 impl World {
     pub(super) fn enqueue(&mut self, port: u32, pkt: PktId) {
@@ -79,6 +80,13 @@ impl World {
 
     pub(super) fn start_tx(&mut self, port: u32) {
         let now = self.now;
+        // A port feeding a blocking input buffer waits for a place
+        // (`world/backpressure.rs`), if it has something to send.
+        let p = &self.ports[port as usize];
+        let gated = p.gate != NO_GATE;
+        if gated && !p.qdisc.is_empty() && self.must_hold(port) {
+            return;
+        }
         let p = &mut self.ports[port as usize];
         let mut cx = QueueCtx {
             now,
@@ -94,6 +102,9 @@ impl World {
             }
             return;
         };
+        if gated {
+            self.reserve_place(port);
+        }
         let p = &mut self.ports[port as usize];
         p.stats.dequeued += 1;
         if d.marked {
@@ -186,7 +197,11 @@ impl World {
                 self.events.schedule(arrival, Event::Arrive { port });
             }
         } else if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
+            let gated = p.gate != NO_GATE;
             self.drop(port, pkt, DropReason::LinkLoss, true);
+            if gated {
+                self.lost_on_gated_wire(port);
+            }
         } else if p.reorder > 0.0 && p.reorder_rng.chance(p.reorder) {
             // The slow lane: held back, overtaken by what follows.
             let mut arrival = on_wire + p.delay + p.reorder_delay;
@@ -292,16 +307,24 @@ impl World {
             self.forward(node, pkt);
             return;
         }
+        let reserved = !copy && self.ports[port as usize].gate == pi;
         let pl = &mut self.pipelines[pi as usize];
         let admit = if copy {
             pl.admit_copy(pkt, self.now)
+        } else if reserved {
+            pl.admit_reserved(pkt, self.now)
         } else {
             pl.admit(pkt, self.now)
         };
         match admit {
-            Admit::Start(done) => self
-                .events
-                .schedule(done, Event::PipelineDone { pipeline: pi }),
+            Admit::Start(done) => {
+                self.events
+                    .schedule(done, Event::PipelineDone { pipeline: pi });
+                if reserved {
+                    // Its place, reserved, was not needed: served at once.
+                    self.resume_held(pi);
+                }
+            }
             Admit::Queued => {}
             Admit::Full => {
                 let flow = self.pool.get(pkt).flow;
@@ -318,9 +341,13 @@ impl World {
         let pl = &mut self.pipelines[pi as usize];
         let node = pl.node;
         let (pkt, next) = pl.finish(self.now);
+        let gate = pl.gate.is_some();
         if let Some(at) = next {
             self.events
                 .schedule(at, Event::PipelineDone { pipeline: pi });
+        }
+        if gate {
+            self.resume_held(pi);
         }
         self.forward(node, pkt);
     }

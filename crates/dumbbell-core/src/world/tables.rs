@@ -372,6 +372,18 @@ impl World {
 
     pub(super) fn pipelines_table(&self, run_ps: u64) -> Table {
         let pl = &self.pipelines;
+        let t = self.pipelines_counts(run_ps);
+        // `holds` only when some input buffer blocks (`net::input_gate`):
+        // other runs' tables keep their shape.
+        if !pl.iter().any(|p| p.gate.is_some()) {
+            return t;
+        }
+        let holds = pl.iter().map(|p| p.gate.as_ref().map_or(0, |g| g.holds));
+        t.with("holds", Column::U64(holds.collect()))
+    }
+
+    fn pipelines_counts(&self, run_ps: u64) -> Table {
+        let pl = &self.pipelines;
         Table::new("pipelines")
             .with(
                 "node",
