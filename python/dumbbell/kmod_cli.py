@@ -34,7 +34,7 @@ def compare_cmd(
     path: Annotated[str, typer.Argument(metavar="PATH.c", help="The module's C source (e.g. net/ipv4/tcp_cubic.c).",
                                         show_default=False)],
     as_: Annotated[str, typer.Option("--as", help="The built-in control to compare with (cubic, dctcp, reno, "
-                                     "highspeed, vegas, bbr, ...).", show_default=False)],
+                                     "highspeed, vegas, bbr, bbr3, ...).", show_default=False)],
     as_params: Annotated[Optional[str], typer.Option(
         "--as-params", help='The built-in control\'s core parameters as JSON, e.g. \'{"mode": "linux_table"}\' '
         "for highspeed.", show_default=False)] = None,
@@ -52,9 +52,9 @@ def compare_cmd(
     from .errors import ConfigError, ModuleCrash
 
     with _exit_codes():
-        from .kmod import compare
+        from .kmod import compare, port_config
 
-        port: dict[str, object] = {"kind": as_}
+        port: dict[str, object] = {}
         if as_params:
             try:
                 extra = json.loads(as_params)
@@ -63,6 +63,7 @@ def compare_cmd(
             if not isinstance(extra, dict):
                 raise ConfigError("--as-params", "must be a JSON object")
             port.update(extra)
+        port = port_config(as_, port)
         try:
             report = compare(path, port, _params(param or []), linux_version=linux_version, hz=hz)
         except ModuleCrash as e:  # the module's fault, not dumbbell's

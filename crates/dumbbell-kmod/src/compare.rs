@@ -10,7 +10,8 @@ use crate::control::{KmodControls, ModuleSpec};
 use crate::error::KmodError;
 use crate::private::{self, MAX_COMPARED};
 use dumbbell_core::cc::{
-    self, AckSample, CaEvent, CaState, CongestionControl, ExternalControls, RateSample, TcpSock,
+    self, AckSample, CaEvent, CaState, CongestionControl, ExternalControls, LostSegment,
+    RateSample, TcpSock,
 };
 use dumbbell_core::config::{CcConfig, RunConfig};
 use dumbbell_core::sim::Rng;
@@ -110,6 +111,10 @@ impl CongestionControl for Recorder {
     fn pkts_acked(&mut self, tp: &mut TcpSock, sample: &AckSample) {
         self.inner.pkts_acked(tp, sample);
         self.note("pkts_acked", tp, None);
+    }
+    fn skb_marked_lost(&mut self, tp: &mut TcpSock, seg: &LostSegment) {
+        self.inner.skb_marked_lost(tp, seg);
+        self.note("skb_marked_lost", tp, None);
     }
     fn undo_cwnd(&mut self, tp: &TcpSock) -> u32 {
         let r = self.inner.undo_cwnd(tp);
