@@ -108,6 +108,9 @@ const MIN_TSO_SEGS: u32 = 2;
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
 const ACK_EPOCH_ACKED_RESET: u32 = 1 << 20;
 const EXTRA_ACKED_MAX_US: u64 = 100_000;
+/// Picoseconds per nanosecond, nanoseconds per microsecond.
+const PS_PER_NS: u64 = 1_000;
+const NS_PER_US: u64 = 1_000;
 
 /// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -449,21 +452,23 @@ impl Bbr3 {
 
     /// Linux `bbr_init_pacing_rate_from_rtt`.
     fn init_pacing_rate_from_rtt(&mut self, tp: &mut TcpSock) {
-        let rtt = if tp.srtt > Dur::ZERO {
+        // Linux reads srtt in whole microseconds (`srtt_us >> 3`).
+        let srtt_us = whole_us(tp.srtt);
+        let rtt_us = if srtt_us > 0 {
             self.has_seen_rtt = true;
-            tp.srtt.max(Dur::from_us(1))
+            srtt_us
         } else {
-            Dur::from_ms(1)
+            1_000
         };
-        let bw = tp.snd_cwnd as u128 * BW_UNIT as u128 * PS_PER_US as u128 / rtt.ps() as u128;
-        tp.pacing_rate_bps = self.pacing_rate_bps_for(bw as u64, self.p.startup_pacing_gain);
+        let bw = tp.snd_cwnd as u64 * BW_UNIT / rtt_us;
+        tp.pacing_rate_bps = self.pacing_rate_bps_for(bw, self.p.startup_pacing_gain);
         self.pacing_rate_bps = tp.pacing_rate_bps;
     }
 
     /// Linux `bbr_set_pacing_rate`: only upward until the pipe is full.
     fn set_pacing_rate(&mut self, tp: &mut TcpSock, bw: u64, gain: u32) {
         let rate = self.pacing_rate_bps_for(bw, gain);
-        if !self.has_seen_rtt && tp.srtt > Dur::ZERO {
+        if !self.has_seen_rtt && whole_us(tp.srtt) > 0 {
             self.init_pacing_rate_from_rtt(tp);
         }
         if self.full_bw_reached || rate > tp.pacing_rate_bps {
@@ -501,10 +506,10 @@ impl Bbr3 {
         if self.min_rtt == Dur::MAX {
             return self.init_cwnd;
         }
-        let w = bw as u128 * self.min_rtt.ps() as u128;
+        // Linux: whole microseconds of min RTT
+        let w = bw as u128 * whole_us(self.min_rtt) as u128;
         let scaled = (w * gain as u128) >> BBR_SCALE;
-        let unit = (BW_UNIT * PS_PER_US) as u128;
-        scaled.div_ceil(unit).min(u32::MAX as u128) as u32
+        scaled.div_ceil(BW_UNIT as u128).min(u32::MAX as u128) as u32
     }
 
     /// Linux v3 `bbr_quantization_budget`: at least three TSO bursts and
@@ -524,9 +529,10 @@ impl Bbr3 {
 
     /// Linux `bbr_packets_in_net_at_edt`.
     fn packets_in_net_at_edt(&self, tp: &TcpSock, inflight_now: u32) -> u32 {
+        // Linux: whole µs of the difference of two ns clocks
         let edt = tp.wstamp.max(tp.now);
-        let interval_ps = edt.since(tp.now).ps() as u128;
-        let delivered = (self.bw() as u128 * interval_ps / PS_PER_US as u128) >> BW_SCALE;
+        let interval_us = (edt.ps() / PS_PER_NS - tp.now.ps() / PS_PER_NS) / NS_PER_US;
+        let delivered = (self.bw() as u128 * interval_us as u128) >> BW_SCALE;
         let mut at_edt = inflight_now;
         if self.pacing_gain > BBR_UNIT {
             at_edt = at_edt.saturating_add(self.tso_segs_goal(tp));
@@ -587,9 +593,11 @@ impl Bbr3 {
     /// Linux `bbr_calculate_bw_sample`: rounded up.
     fn calculate_bw_sample(&mut self, rs: &RateSample) {
         self.sample_bw = match rs.delivered {
-            Some(d) if !rs.interval.is_zero() => {
-                let n = d as u128 * BW_UNIT as u128 * PS_PER_US as u128;
-                n.div_ceil(rs.interval.ps() as u128).min(u64::MAX as u128) as u64
+            // Linux's `interval_us`: whole microseconds
+            Some(d) if whole_us(rs.interval) > 0 => {
+                let n = d as u128 * BW_UNIT as u128;
+                n.div_ceil(whole_us(rs.interval) as u128)
+                    .min(u64::MAX as u128) as u64
             }
             _ => 0,
         };
@@ -613,13 +621,11 @@ impl Bbr3 {
                 self.extra_acked[self.extra_acked_win_idx] = 0;
             }
         }
-        let epoch_ps = tp
-            .delivered_mstamp
-            .saturating_since(self.ack_epoch_mstamp)
-            .ps();
+        // Linux: the difference of two µs stamps
+        let epoch_us =
+            stamp_us(tp.delivered_mstamp).saturating_sub(stamp_us(self.ack_epoch_mstamp));
         let mut expected =
-            (self.bw() as u128 * epoch_ps as u128 / PS_PER_US as u128 / BW_UNIT as u128)
-                .min(u32::MAX as u128) as u32;
+            (self.bw() as u128 * epoch_us as u128 / BW_UNIT as u128).min(u32::MAX as u128) as u32;
         if self.ack_epoch_acked <= expected
             || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_ACKED_RESET
         {
@@ -664,6 +670,8 @@ impl Bbr3 {
     fn update_min_rtt(&mut self, tp: &mut TcpSock, rs: &RateSample) {
         let probe_rtt_expired = tp.now > self.probe_rtt_min_stamp + self.p.probe_rtt_win;
         if let Some(rtt) = rs.rtt {
+            // Linux's `rtt_us`: whole microseconds
+            let rtt = Dur::from_us(whole_us(rtt));
             if rtt < self.probe_rtt_min || probe_rtt_expired {
                 self.probe_rtt_min = rtt;
                 self.probe_rtt_min_stamp = tp.now;
@@ -777,17 +785,40 @@ impl Bbr3 {
 
     /// A picosecond-clock draw below `n` µs (Linux `get_random_u32_below`).
     fn draw_us(&mut self, n: u64) -> Dur {
-        if n == 0 {
+        if n <= 1 {
             return Dur::ZERO;
         }
         Dur::from_us(self.rng.below(n))
     }
 }
 
-/// Linux's `rs->interval_us > 0`: the sample has a delivery interval.
+/// Linux's `rs->interval_us > 0`: the sample has a delivery interval of
+/// at least a whole microsecond.
 #[inline]
 fn valid(rs: &RateSample) -> bool {
-    rs.delivered.is_some() && !rs.interval.is_zero()
+    rs.delivered.is_some() && whole_us(rs.interval) > 0
+}
+
+/// Whole microseconds of a duration (Linux's µs quantities).
+#[inline]
+fn whole_us(d: Dur) -> u64 {
+    d.ps() / PS_PER_US
+}
+
+/// A time on Linux's microsecond clock (`tcp_mstamp`, `delivered_mstamp`).
+#[inline]
+fn stamp_us(t: Time) -> u64 {
+    t.ps() / PS_PER_US
+}
+
+/// A min RTT in whole microseconds (`Dur::MAX`, none, stays).
+#[inline]
+fn min_rtt_us(d: Dur) -> Dur {
+    if d == Dur::MAX {
+        d
+    } else {
+        Dur::from_us(whole_us(d))
+    }
 }
 
 /// `BW_UNIT` packets/µs to packets/s.
@@ -818,9 +849,10 @@ impl CongestionControl for Bbr3 {
         self.prior_cwnd = tp.prior_cwnd;
         tp.snd_ssthresh = INFINITE_SSTHRESH;
         self.next_rtt_delivered = tp.delivered;
-        self.probe_rtt_min = tp.min_rtt;
+        // Linux `tcp_min_rtt`: whole microseconds
+        self.probe_rtt_min = min_rtt_us(tp.min_rtt);
         self.probe_rtt_min_stamp = tp.now;
-        self.min_rtt = tp.min_rtt;
+        self.min_rtt = self.probe_rtt_min;
         self.min_rtt_stamp = tp.now;
         self.init_pacing_rate_from_rtt(tp);
         self.ack_epoch_mstamp = tp.now;
