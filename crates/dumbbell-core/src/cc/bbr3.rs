@@ -171,9 +171,11 @@ struct Tunables {
     bw_probe_rand_rounds: u32,
     bw_probe_base: Dur,
     bw_probe_rand_us: u64,
-    min_rtt_win: Dur,
-    probe_rtt_win: Dur,
-    probe_rtt_mode: Dur,
+    /// The min-RTT and ProbeRTT windows and the ProbeRTT hold, in jiffies
+    /// (Linux: `min_rtt_win_sec * HZ`, `msecs_to_jiffies(...)`).
+    min_rtt_win: u64,
+    probe_rtt_win: u64,
+    probe_rtt_mode: u64,
     probe_rtt_cwnd_gain: u32,
     margin_percent: u64,
     extra_acked: bool,
@@ -216,9 +218,9 @@ impl Tunables {
             bw_probe_rand_rounds: p.bw_probe_rand_rounds.max(1),
             bw_probe_base: Dur::from_secs_f64(p.bw_probe_base_s),
             bw_probe_rand_us: (p.bw_probe_rand_s * 1e6).round() as u64,
-            min_rtt_win: Dur::from_secs_f64(p.min_rtt_win_s),
-            probe_rtt_win: Dur::from_secs_f64(p.probe_rtt_win_ms / 1e3),
-            probe_rtt_mode: Dur::from_secs_f64(p.probe_rtt_mode_ms / 1e3),
+            min_rtt_win: to_jiffies(Dur::from_secs_f64(p.min_rtt_win_s)),
+            probe_rtt_win: to_jiffies(Dur::from_secs_f64(p.probe_rtt_win_ms / 1e3)),
+            probe_rtt_mode: to_jiffies(Dur::from_secs_f64(p.probe_rtt_mode_ms / 1e3)),
             probe_rtt_cwnd_gain: to_fixed(p.probe_rtt_cwnd_gain),
             margin_percent: p.pacing_margin_percent.min(99) as u64,
             extra_acked: p.extra_acked,
@@ -250,10 +252,11 @@ pub struct Bbr3 {
     ack_phase: AckPhase,
     // Min RTT: the 10 s filter and the 5 s ProbeRTT filter (`Dur::MAX`: none).
     min_rtt: Dur,
-    min_rtt_stamp: Time,
+    // Their stamps, and ProbeRTT's end, in jiffies (as Linux's).
+    min_rtt_stamp: u64,
     probe_rtt_min: Dur,
-    probe_rtt_min_stamp: Time,
-    probe_rtt_done_stamp: Option<Time>,
+    probe_rtt_min_stamp: u64,
+    probe_rtt_done_stamp: Option<u64>,
     probe_rtt_round_done: bool,
     // Rounds.
     next_rtt_delivered: u64,
@@ -336,9 +339,9 @@ impl Bbr3 {
             phase: Phase::Up,
             ack_phase: AckPhase::Init,
             min_rtt: Dur::MAX,
-            min_rtt_stamp: Time::ZERO,
+            min_rtt_stamp: 0,
             probe_rtt_min: Dur::MAX,
-            probe_rtt_min_stamp: Time::ZERO,
+            probe_rtt_min_stamp: 0,
             probe_rtt_done_stamp: None,
             probe_rtt_round_done: false,
             next_rtt_delivered: 0,
@@ -645,10 +648,10 @@ impl Bbr3 {
     /// Linux `bbr_check_probe_rtt_done`.
     fn check_probe_rtt_done(&mut self, tp: &mut TcpSock) {
         match self.probe_rtt_done_stamp {
-            Some(done) if tp.now > done => {}
+            Some(done) if jiffies(tp.now) > done => {}
             _ => return,
         }
-        self.probe_rtt_min_stamp = tp.now;
+        self.probe_rtt_min_stamp = jiffies(tp.now);
         tp.snd_cwnd = tp.snd_cwnd.max(self.prior_cwnd);
         self.exit_probe_rtt(tp);
     }
@@ -668,21 +671,22 @@ impl Bbr3 {
     /// Linux v3 `bbr_update_min_rtt`: the 5 s ProbeRTT filter feeds the
     /// 10 s min-RTT filter; ProbeRTT entry and exit.
     fn update_min_rtt(&mut self, tp: &mut TcpSock, rs: &RateSample) {
-        let probe_rtt_expired = tp.now > self.probe_rtt_min_stamp + self.p.probe_rtt_win;
+        let now = jiffies(tp.now);
+        let probe_rtt_expired = now > self.probe_rtt_min_stamp + self.p.probe_rtt_win;
         if let Some(rtt) = rs.rtt {
             // Linux's `rtt_us`: whole microseconds
             let rtt = Dur::from_us(whole_us(rtt));
             if rtt < self.probe_rtt_min || probe_rtt_expired {
                 self.probe_rtt_min = rtt;
-                self.probe_rtt_min_stamp = tp.now;
+                self.probe_rtt_min_stamp = now;
             }
         }
-        let min_rtt_expired = tp.now > self.min_rtt_stamp + self.p.min_rtt_win;
+        let min_rtt_expired = now > self.min_rtt_stamp + self.p.min_rtt_win;
         if self.probe_rtt_min <= self.min_rtt || min_rtt_expired {
             self.min_rtt = self.probe_rtt_min;
             self.min_rtt_stamp = self.probe_rtt_min_stamp;
         }
-        if !self.p.probe_rtt_mode.is_zero()
+        if self.p.probe_rtt_mode > 0
             && probe_rtt_expired
             && !self.idle_restart
             && self.mode != Mode::ProbeRtt
@@ -696,7 +700,7 @@ impl Bbr3 {
         if self.mode == Mode::ProbeRtt {
             tp.app_limited = (tp.delivered + tp.in_flight() as u64).max(1);
             if self.probe_rtt_done_stamp.is_none() && tp.in_flight() <= self.probe_rtt_cwnd() {
-                self.probe_rtt_done_stamp = Some(tp.now + self.p.probe_rtt_mode);
+                self.probe_rtt_done_stamp = Some(now + self.p.probe_rtt_mode);
                 self.probe_rtt_round_done = false;
                 self.next_rtt_delivered = tp.delivered;
             } else if self.probe_rtt_done_stamp.is_some() {
@@ -811,6 +815,22 @@ fn stamp_us(t: Time) -> u64 {
     t.ps() / PS_PER_US
 }
 
+/// The kernel's clock tick: `HZ` of Debian's kernel (250, as Cubic's
+/// default `hz` and `dumbbell module compare`'s default build).
+const HZ: u64 = 250;
+
+/// Jiffies since the start of the run (Linux's `tcp_jiffies32`; only
+/// differences are used, so the kernel's starting offset does not matter).
+#[inline]
+fn jiffies(t: Time) -> u64 {
+    t.ps() / (PS_PER_S / HZ)
+}
+
+/// A duration as Linux's `msecs_to_jiffies` rounds it: up to a whole jiffy.
+fn to_jiffies(d: Dur) -> u64 {
+    (d.ps() as u128 * HZ as u128).div_ceil(PS_PER_S as u128) as u64
+}
+
 /// A min RTT in whole microseconds (`Dur::MAX`, none, stays).
 #[inline]
 fn min_rtt_us(d: Dur) -> Dur {
@@ -851,9 +871,9 @@ impl CongestionControl for Bbr3 {
         self.next_rtt_delivered = tp.delivered;
         // Linux `tcp_min_rtt`: whole microseconds
         self.probe_rtt_min = min_rtt_us(tp.min_rtt);
-        self.probe_rtt_min_stamp = tp.now;
+        self.probe_rtt_min_stamp = jiffies(tp.now);
         self.min_rtt = self.probe_rtt_min;
-        self.min_rtt_stamp = tp.now;
+        self.min_rtt_stamp = self.probe_rtt_min_stamp;
         self.init_pacing_rate_from_rtt(tp);
         self.ack_epoch_mstamp = tp.now;
         // ECN mark rates are sampled from the first full flight on.
