@@ -17,6 +17,7 @@ import pytest
 
 import dumbbell as db
 from dumbbell import kmod
+from dumbbell.kmod_cli import port_config
 
 HERE = Path(__file__).parent / "kmod"
 
@@ -292,9 +293,9 @@ def test_the_cli_compares_a_module_with_bbr3() -> None:
     doc = json.loads(out.stdout)
     assert doc["as"] == "bbr3" and len(doc["scenarios"]) == 7
     assert all(s["first_difference"] is not None for s in doc["scenarios"])
-    assert kmod.port_config("bbr3", {"beta": 0.5}) == {"kind": "registered", "name": "bbr3",
+    assert port_config("bbr3", {"beta": 0.5}) == {"kind": "registered", "name": "bbr3",
                                                         "params": {"beta": 0.5}}
-    assert kmod.port_config("cubic", {"hz": 1000}) == {"kind": "cubic", "hz": 1000}
+    assert port_config("cubic", {"hz": 1000}) == {"kind": "cubic", "hz": 1000}
 
 
 BBR3, WHY3 = kmod.bbr3_source()
@@ -306,7 +307,7 @@ def test_google_bbr3_module_is_identical_to_the_bbr3_port() -> None:
     # docs/kernel-modules.md: google/bbr v3's tcp_bbr.c loads unmodified and
     # the port follows it call for call in every scenario
     assert BBR3 is not None
-    report = kmod.compare(BBR3, kmod.port_config("bbr3"))
+    report = kmod.compare(BBR3, port_config("bbr3"))
     assert report["as"] == "bbr3"
     for s in report["scenarios"]:
         assert s["first_difference"] is None, (s["name"], s["first_difference"])
@@ -321,7 +322,7 @@ def test_bbr3s_loss_threshold_is_the_modules(tmp_path: Path) -> None:
     text = BBR3.read_text()
     assert text.count("BBR_UNIT * 2 / 100") == 1
     altered.write_text(text.replace("BBR_UNIT * 2 / 100", "BBR_UNIT * 5 / 100"))
-    report = kmod.compare(altered, kmod.port_config("bbr3"))
+    report = kmod.compare(altered, port_config("bbr3"))
     assert any(s["first_difference"] is not None for s in report["scenarios"]), report
-    same = kmod.compare(altered, kmod.port_config("bbr3", {"loss_thresh": 12 / 256}))  # 256·5/100, floored
+    same = kmod.compare(altered, port_config("bbr3", {"loss_thresh": 12 / 256}))  # 256·5/100, floored
     assert all(s["first_difference"] is None for s in same["scenarios"]), same

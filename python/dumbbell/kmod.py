@@ -167,18 +167,6 @@ def field_of(ids: list[str], message: str) -> str:
     return f"{s['at']}.module"
 
 
-def port_config(kind: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The core configuration of the built-in control ``kind`` with its
-    core ``params``: ``{"kind": "cubic", "hz": 1000}``, or for a control
-    of the core's registry (``bbr3``) ``{"kind": "registered", "name":
-    "bbr3", "params": {...}}``."""
-    from .scenario.tcp import BUILTIN_CONTROLS, REGISTERED
-
-    if kind in REGISTERED and kind not in BUILTIN_CONTROLS:
-        return {"kind": "registered", "name": kind, "params": dict(params or {})}
-    return {"kind": kind, **(params or {})}
-
-
 def compare(
     path: str | os.PathLike[str],
     port: dict[str, Any],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -29,6 +29,18 @@ def _params(items: list[str]) -> dict[str, object]:
     return out
 
 
+def port_config(kind: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The core configuration of the built-in control ``kind`` with its
+    core ``params``: ``{"kind": "cubic", "hz": 1000}``, or for a control
+    of the core's registry (``bbr3``) ``{"kind": "registered", "name":
+    "bbr3", "params": {...}}``."""
+    from .scenario.tcp import BUILTIN_CONTROLS, REGISTERED  # kmod itself must not import it (a cycle)
+
+    if kind in REGISTERED and kind not in BUILTIN_CONTROLS:
+        return {"kind": "registered", "name": kind, "params": dict(params or {})}
+    return {"kind": kind, **(params or {})}
+
+
 @module_app.command("compare")
 def compare_cmd(
     path: Annotated[str, typer.Argument(metavar="PATH.c", help="The module's C source (e.g. net/ipv4/tcp_cubic.c).",
@@ -52,7 +64,7 @@ def compare_cmd(
     from .errors import ConfigError, ModuleCrash
 
     with _exit_codes():
-        from .kmod import compare, port_config
+        from .kmod import compare
 
         port: dict[str, object] = {}
         if as_params:
