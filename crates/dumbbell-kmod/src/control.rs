@@ -36,6 +36,10 @@ pub struct Instance {
     pub name: &'static str,
     /// What names the module in errors: its file and registered name.
     pub label: &'static str,
+    /// The layout of its private state ([`crate::private`]): its
+    /// registered name, but `bbr3` for BBRv3 (google/bbr, branch v3),
+    /// which registers as `bbr` as v1 does and alone has `skb_marked_lost`.
+    pub layout: &'static str,
     caps: u32,
 }
 
@@ -152,6 +156,11 @@ impl Instance {
             glue,
             label: intern(format!("{file} ({name})")),
             name: intern(format!("kmod:{name}")),
+            layout: if name == "bbr" && caps & caps::SKB_MARKED_LOST != 0 {
+                "bbr3"
+            } else {
+                intern(name.clone())
+            },
             caps,
         }))
     }
@@ -461,7 +470,7 @@ impl CongestionControl for KmodControl {
     /// The module's private state under the port's names, for the modules
     /// whose layout [`crate::private`] knows (Cubic, DCTCP).
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        crate::private::decode(self.inst.name, self.private_bytes(), out);
+        crate::private::decode(self.inst.layout, self.private_bytes(), out);
     }
 }
 
