@@ -17,6 +17,7 @@ import pytest
 
 import dumbbell as db
 from dumbbell import kmod
+from dumbbell.kmod_cli import port_config
 
 HERE = Path(__file__).parent / "kmod"
 
@@ -268,3 +269,62 @@ def test_the_kernels_own_tcp_cong_helpers_replace_the_shims_and_match_reno(tmp_p
     altered.write_text(reno.read_text().replace("tcp_snd_cwnd(tp) >> 1U", "tcp_snd_cwnd(tp) >> 2U"))
     first = kmod.compare(altered, {"kind": "reno"})["scenarios"][0]["first_difference"]
     assert first is not None and first["hook"] == "ssthresh" and first["field"] == "returned", first
+
+
+# ------------------------------------------------ BBRv3 (google/bbr, v3)
+
+
+def test_the_skb_marked_lost_hook_gets_each_lost_segments_send_snapshot() -> None:
+    # marked_lost.c traps on a wrong snapshot (one packet, in flight >= 1,
+    # counted in tp->lost since it left), and at its `stop_after`-th call.
+    ok = db.run(scenario(db.KernelModule(HERE / "marked_lost.c"), loss=0.01))
+    assert ok.flows["retransmits"][0] > 5
+    assert cwnd(ok).to_list() == cwnd(db.run(scenario("reno", loss=0.01))).to_list()
+    with pytest.raises(db.ModuleCrash) as e:
+        db.run(scenario(db.KernelModule(HERE / "marked_lost.c", params={"stop_after": 3}), loss=0.01))
+    assert e.value.hook == "skb_marked_lost" and e.value.signal == "SIGFPE"
+
+
+def test_the_cli_compares_a_module_with_bbr3() -> None:
+    cmd = [sys.executable, "-m", "dumbbell", "module", "compare", str(HERE / "fixed_window.c"), "--as", "bbr3",
+           "--as-params", '{"beta": 0.5}', "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert out.returncode == 1, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["as"] == "bbr3" and len(doc["scenarios"]) == 7
+    assert all(s["first_difference"] is not None for s in doc["scenarios"])
+    assert port_config("bbr3", {"beta": 0.5}) == {"kind": "registered", "name": "bbr3",
+                                                        "params": {"beta": 0.5}}
+    assert port_config("cubic", {"hz": 1000}) == {"kind": "cubic", "hz": 1000}
+
+
+BBR3, WHY3 = kmod.bbr3_source()
+needs_bbr3 = pytest.mark.skipif(BBR3 is None, reason=WHY3 or "no BBRv3 source")
+
+
+@needs_bbr3
+def test_google_bbr3_module_is_identical_to_the_bbr3_port() -> None:
+    # docs/kernel-modules.md: google/bbr v3's tcp_bbr.c loads unmodified and
+    # the port follows it call for call in every scenario
+    assert BBR3 is not None
+    report = kmod.compare(BBR3, port_config("bbr3"))
+    assert report["as"] == "bbr3"
+    for s in report["scenarios"]:
+        assert s["first_difference"] is None, (s["name"], s["first_difference"])
+        assert s["acks"] > 500, s
+
+
+@needs_bbr3
+def test_bbr3s_loss_threshold_is_the_modules(tmp_path: Path) -> None:
+    # the comparison sees v3's 2 % loss threshold: the module at 5 % differs,
+    # first in inflight_hi as a lost segment sets it (its private state)
+    assert BBR3 is not None
+    altered = tmp_path / "tcp_bbr.c"
+    text = BBR3.read_text()
+    assert text.count("BBR_UNIT * 2 / 100") == 1
+    altered.write_text(text.replace("BBR_UNIT * 2 / 100", "BBR_UNIT * 5 / 100"))
+    report = kmod.compare(altered, port_config("bbr3"))
+    firsts = [s["first_difference"] for s in report["scenarios"] if s["first_difference"] is not None]
+    assert any(d["field"] == "inflight_hi" and d["hook"] == "skb_marked_lost" for d in firsts), report
+    same = kmod.compare(altered, port_config("bbr3", {"loss_thresh": 12 / 256}))  # 256·5/100, floored
+    assert all(s["first_difference"] is None for s in same["scenarios"]), same

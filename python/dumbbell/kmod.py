@@ -230,6 +230,23 @@ KERNEL_FILES = ("tcp_cubic.c", "tcp_dctcp.c", "tcp_dctcp.h", "tcp_highspeed.c", 
                 "tcp_bbr.c", "tcp_cong.c")
 
 
+def bbr3_source() -> tuple[Path | None, str]:
+    """Google's BBRv3 ``tcp_bbr.c`` (GitHub ``google/bbr``, branch ``v3``),
+    and why not when there is none: ``$DUMBBELL_BBR3_SRC`` names the file,
+    or a tree or directory holding it (``net/ipv4/tcp_bbr.c``). It is not
+    in the repository; Linux's own ``tcp_bbr.c`` (BBR v1) is refused."""
+    env = os.environ.get("DUMBBELL_BBR3_SRC")
+    if not env:
+        return None, ("$DUMBBELL_BBR3_SRC is unset: set it to BBRv3's tcp_bbr.c (GitHub google/bbr, branch v3, "
+                      "net/ipv4/tcp_bbr.c; not in the repository)")
+    for f in (Path(env), Path(env) / "tcp_bbr.c", Path(env) / "net" / "ipv4" / "tcp_bbr.c"):
+        if f.is_file():
+            if "bbr_skb_marked_lost" not in f.read_text(errors="replace"):
+                return None, f"$DUMBBELL_BBR3_SRC: {f} is not BBRv3's tcp_bbr.c (it has no skb_marked_lost hook)"
+            return f, ""
+    return None, f"$DUMBBELL_BBR3_SRC={env} holds no tcp_bbr.c"
+
+
 def kernel_sources(version: str = "6.12") -> tuple[Path | None, str]:
     """The directory holding Linux's ``net/ipv4/tcp_*.c`` congestion
     controls, and why not when there is none: ``$DUMBBELL_KERNEL_SRC``

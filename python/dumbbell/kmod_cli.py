@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -29,12 +29,24 @@ def _params(items: list[str]) -> dict[str, object]:
     return out
 
 
+def port_config(kind: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The core configuration of the built-in control ``kind`` with its
+    core ``params``: ``{"kind": "cubic", "hz": 1000}``, or for a control
+    of the core's registry (``bbr3``) ``{"kind": "registered", "name":
+    "bbr3", "params": {...}}``."""
+    from .scenario.tcp import BUILTIN_CONTROLS, REGISTERED  # kmod itself must not import it (a cycle)
+
+    if kind in REGISTERED and kind not in BUILTIN_CONTROLS:
+        return {"kind": "registered", "name": kind, "params": dict(params or {})}
+    return {"kind": kind, **(params or {})}
+
+
 @module_app.command("compare")
 def compare_cmd(
     path: Annotated[str, typer.Argument(metavar="PATH.c", help="The module's C source (e.g. net/ipv4/tcp_cubic.c).",
                                         show_default=False)],
     as_: Annotated[str, typer.Option("--as", help="The built-in control to compare with (cubic, dctcp, reno, "
-                                     "highspeed, vegas, bbr, ...).", show_default=False)],
+                                     "highspeed, vegas, bbr, bbr3, ...).", show_default=False)],
     as_params: Annotated[Optional[str], typer.Option(
         "--as-params", help='The built-in control\'s core parameters as JSON, e.g. \'{"mode": "linux_table"}\' '
         "for highspeed.", show_default=False)] = None,
@@ -54,7 +66,7 @@ def compare_cmd(
     with _exit_codes():
         from .kmod import compare
 
-        port: dict[str, object] = {"kind": as_}
+        port: dict[str, object] = {}
         if as_params:
             try:
                 extra = json.loads(as_params)
@@ -63,6 +75,7 @@ def compare_cmd(
             if not isinstance(extra, dict):
                 raise ConfigError("--as-params", "must be a JSON object")
             port.update(extra)
+        port = port_config(as_, port)
         try:
             report = compare(path, port, _params(param or []), linux_version=linux_version, hz=hz)
         except ModuleCrash as e:  # the module's fault, not dumbbell's

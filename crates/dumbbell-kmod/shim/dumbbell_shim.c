@@ -53,7 +53,16 @@ struct dumbbell_sock {
 
 enum dumbbell_hook {
 	DB_INIT, DB_SSTHRESH, DB_CONG_AVOID, DB_SET_STATE, DB_CWND_EVENT,
-	DB_IN_ACK_EVENT, DB_PKTS_ACKED, DB_UNDO_CWND, DB_CONG_CONTROL, DB_RELEASE
+	DB_IN_ACK_EVENT, DB_PKTS_ACKED, DB_UNDO_CWND, DB_CONG_CONTROL, DB_RELEASE,
+	DB_SKB_MARKED_LOST
+};
+
+/* What dumbbell knows of a segment the stack has just marked lost
+ * (cc::LostSegment); mirrored by `LostSegmentC` in ffi.rs. */
+struct dumbbell_lost {
+	u32 tx_in_flight;         /* in flight when it left, itself included */
+	u32 lost;                 /* packets marked lost since it left, itself included */
+	u8 is_app_limited;
 };
 
 /* which hooks the module has, and its flags (dumbbell_ops_caps) */
@@ -67,6 +76,7 @@ enum dumbbell_hook {
 #define CAP_UNDO_CWND (1u << 7)
 #define CAP_CONG_CONTROL (1u << 8)
 #define CAP_RELEASE (1u << 9)
+#define CAP_SKB_MARKED_LOST (1u << 10)
 #define CAP_NEEDS_ECN (1u << 16)
 
 static struct tcp_congestion_ops *ops;       /* the registered control */
@@ -95,6 +105,9 @@ void get_random_bytes(void *buf, size_t len)
 		len -= n;
 	}
 }
+
+/* the namespace's sysctls, at Linux's defaults */
+struct net dumbbell_init_net = { .ipv4 = { .sysctl_tcp_min_tso_segs = 2, .sysctl_tcp_plb_enabled = 0 } };
 
 void *kmalloc(size_t size, gfp_t flags) { (void)flags; return malloc(size); }
 void *kzalloc(size_t size, gfp_t flags) { (void)flags; return calloc(1, size); }
@@ -280,6 +293,7 @@ u32 dumbbell_ops_caps(void)
 	c |= ops->undo_cwnd ? CAP_UNDO_CWND : 0;
 	c |= ops->cong_control ? CAP_CONG_CONTROL : 0;
 	c |= ops->release ? CAP_RELEASE : 0;
+	c |= ops->skb_marked_lost ? CAP_SKB_MARKED_LOST : 0;
 	c |= (ops->flags & TCP_CONG_NEEDS_ECN) ? CAP_NEEDS_ECN : 0;
 	return c;
 }
@@ -530,6 +544,20 @@ u32 dumbbell_hook(void *p, struct dumbbell_view *v, int hook, u32 a, u32 b, cons
 	case DB_RELEASE:
 		if (o->release)
 			o->release(sk);
+		break;
+	case DB_SKB_MARKED_LOST:
+		if (o->skb_marked_lost) {
+			const struct dumbbell_lost *l = sample;
+			struct sk_buff skb;
+			memset(&skb, 0, sizeof(skb));
+			skb.pcount = 1;
+			skb.cb.tx.in_flight = l->tx_in_flight;
+			skb.cb.tx.lost = s->tp.lost - l->lost;
+			skb.cb.tx.is_app_limited = l->is_app_limited;
+			/* not SACKed: the stack marks only unSACKed segments lost */
+			skb.cb.tx.delivered_mstamp = 1;
+			o->skb_marked_lost(sk, &skb);
+		}
 		break;
 	}
 	sync_out(s, v);

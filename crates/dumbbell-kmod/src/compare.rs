@@ -10,7 +10,8 @@ use crate::control::{KmodControls, ModuleSpec};
 use crate::error::KmodError;
 use crate::private::{self, MAX_COMPARED};
 use dumbbell_core::cc::{
-    self, AckSample, CaEvent, CaState, CongestionControl, ExternalControls, RateSample, TcpSock,
+    self, AckSample, CaEvent, CaState, CongestionControl, ExternalControls, LostSegment,
+    RateSample, TcpSock,
 };
 use dumbbell_core::config::{CcConfig, RunConfig};
 use dumbbell_core::sim::Rng;
@@ -41,6 +42,9 @@ type Logs = Arc<Mutex<Vec<Vec<Step>>>>;
 /// Wraps a control and records every hook call.
 struct Recorder {
     inner: Box<dyn CongestionControl>,
+    /// The private-state layout of a module (`Instance::layout`), else
+    /// the control's name.
+    layout: Option<&'static str>,
     log: Vec<Step>,
     logs: Logs,
     slot: usize,
@@ -48,7 +52,7 @@ struct Recorder {
 
 impl Recorder {
     fn note(&mut self, hook: &'static str, tp: &TcpSock, ret: Option<u32>) {
-        let fields = private::compared(self.inner.name());
+        let fields = private::compared(self.layout.unwrap_or(self.inner.name()));
         let mut private = [0u64; MAX_COMPARED];
         if !fields.is_empty() {
             self.inner.trace_vars(&mut |name, v| {
@@ -111,6 +115,10 @@ impl CongestionControl for Recorder {
         self.inner.pkts_acked(tp, sample);
         self.note("pkts_acked", tp, None);
     }
+    fn skb_marked_lost(&mut self, tp: &mut TcpSock, seg: &LostSegment) {
+        self.inner.skb_marked_lost(tp, seg);
+        self.note("skb_marked_lost", tp, None);
+    }
     fn undo_cwnd(&mut self, tp: &TcpSock) -> u32 {
         let r = self.inner.undo_cwnd(tp);
         self.note("undo_cwnd", tp, Some(r));
@@ -137,6 +145,7 @@ type Maker = dyn Fn(&str, Rng) -> Box<dyn CongestionControl> + Send + Sync;
 struct Recording {
     make: Box<Maker>,
     logs: Logs,
+    layout: Option<&'static str>,
 }
 
 impl ExternalControls for Recording {
@@ -152,6 +161,7 @@ impl ExternalControls for Recording {
         };
         Box::new(Recorder {
             inner,
+            layout: self.layout,
             log: Vec::new(),
             logs: self.logs.clone(),
             slot,
@@ -366,6 +376,7 @@ pub fn compare_one(
         Arc::new(Recording {
             make: Box::new(move |_, rng| cc::make(&p, rng)),
             logs: port_logs.clone(),
+            layout: None,
         }),
     )?;
     let specs: Vec<ModuleSpec> = hosts(&scenario.config)
@@ -377,6 +388,10 @@ pub fn compare_one(
         })
         .collect();
     let kmods = Arc::new(KmodControls::new(&specs)?);
+    let layout = specs
+        .first()
+        .and_then(|s| kmods.instance(&s.id))
+        .map(|i| i.layout);
     let mod_logs: Logs = Arc::default();
     let k = kmods.clone();
     run(
@@ -384,6 +399,7 @@ pub fn compare_one(
         Arc::new(Recording {
             make: Box::new(move |id, rng| k.make(id, rng)),
             logs: mod_logs.clone(),
+            layout,
         }),
     )?;
     let a = port_logs.lock().unwrap_or_else(|p| p.into_inner());

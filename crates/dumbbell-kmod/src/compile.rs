@@ -15,6 +15,10 @@ pub const SHIM_FILES: &[(&str, &str)] = &[
         "include/dumbbell_kmod.h",
         include_str!("../shim/include/dumbbell_kmod.h"),
     ),
+    (
+        "include/tcp_dctcp.h",
+        include_str!("../shim/include/tcp_dctcp.h"),
+    ),
 ];
 
 /// Headers a module may include; each only includes `dumbbell_kmod.h`.
@@ -51,6 +55,7 @@ const WRAPPER_HEADERS: &[&str] = &[
     "net/inet_connection_sock.h",
     "net/inet_sock.h",
     "asm/div64.h",
+    "trace/events/tcp.h",
 ];
 
 const WRAPPER: &str =

@@ -17,10 +17,10 @@
 use crate::compile::{self, BuildOptions};
 use crate::crash;
 use crate::error::KmodError;
-use crate::ffi::{caps, AckSampleC, Glue, Hook, RateSampleC, View};
+use crate::ffi::{caps, AckSampleC, Glue, Hook, LostSegmentC, RateSampleC, View};
 use dumbbell_core::cc::{
-    AckSample, CaEvent, CaState, CongestionControl, ExternalControls, RateSample, TcpSock,
-    APP_LIMITED_AT_START,
+    AckSample, CaEvent, CaState, CongestionControl, ExternalControls, LostSegment, RateSample,
+    TcpSock, APP_LIMITED_AT_START,
 };
 use dumbbell_core::sim::{Dur, Rng};
 use std::collections::HashMap;
@@ -36,6 +36,10 @@ pub struct Instance {
     pub name: &'static str,
     /// What names the module in errors: its file and registered name.
     pub label: &'static str,
+    /// The layout of its private state ([`crate::private`]): its
+    /// registered name, but `bbr3` for BBRv3 (google/bbr, branch v3),
+    /// which registers as `bbr` as v1 does and alone has `skb_marked_lost`.
+    pub layout: &'static str,
     caps: u32,
 }
 
@@ -152,6 +156,11 @@ impl Instance {
             glue,
             label: intern(format!("{file} ({name})")),
             name: intern(format!("kmod:{name}")),
+            layout: if name == "bbr" && caps & caps::SKB_MARKED_LOST != 0 {
+                "bbr3"
+            } else {
+                intern(name.clone())
+            },
             caps,
         }))
     }
@@ -391,6 +400,24 @@ impl CongestionControl for KmodControl {
         }
     }
 
+    /// BBRv3's kernel hook: the stack has just marked a segment lost.
+    fn skb_marked_lost(&mut self, tp: &mut TcpSock, seg: &LostSegment) {
+        if self.inst.caps & caps::SKB_MARKED_LOST != 0 {
+            let s = LostSegmentC {
+                tx_in_flight: seg.tx_in_flight,
+                lost: seg.lost.min(u32::MAX as u64) as u32,
+                is_app_limited: seg.is_app_limited as u8,
+            };
+            self.call_mut(
+                Hook::SkbMarkedLost,
+                tp,
+                0,
+                0,
+                &s as *const _ as *const c_void,
+            );
+        }
+    }
+
     fn undo_cwnd(&mut self, tp: &TcpSock) -> u32 {
         if self.inst.caps & caps::UNDO_CWND == 0 {
             return tp.snd_cwnd.max(tp.prior_cwnd);
@@ -421,6 +448,10 @@ impl CongestionControl for KmodControl {
             is_app_limited: rs.is_app_limited,
             is_retrans: rs.is_retrans,
             is_ack_delayed: false,
+            tx_in_flight: rs.tx_in_flight,
+            lost: rs.lost.min(i32::MAX as u64) as i32,
+            is_ece: rs.is_ece,
+            is_acking_tlp_retrans_seq: false,
         };
         let a = self.seq(ack);
         self.call_mut(Hook::CongControl, tp, a, 0, &s as *const _ as *const c_void);
@@ -439,7 +470,7 @@ impl CongestionControl for KmodControl {
     /// The module's private state under the port's names, for the modules
     /// whose layout [`crate::private`] knows (Cubic, DCTCP).
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        crate::private::decode(self.inst.name, self.private_bytes(), out);
+        crate::private::decode(self.inst.layout, self.private_bytes(), out);
     }
 }
 

@@ -78,6 +78,21 @@ pub struct RateSampleC {
     pub is_app_limited: bool,
     pub is_retrans: bool,
     pub is_ack_delayed: bool,
+    // BBRv3's kernel adds:
+    pub tx_in_flight: u32,
+    pub lost: i32,
+    pub is_ece: bool,
+    pub is_acking_tlp_retrans_seq: bool,
+}
+
+/// `struct dumbbell_lost` of the shim: a segment just marked lost
+/// (`cc::LostSegment`), for BBRv3's `skb_marked_lost`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LostSegmentC {
+    pub tx_in_flight: u32,
+    pub lost: u32,
+    pub is_app_limited: u8,
 }
 
 /// Hook numbers of `dumbbell_hook` (`enum dumbbell_hook`).
@@ -94,10 +109,11 @@ pub enum Hook {
     UndoCwnd = 7,
     CongControl = 8,
     Release = 9,
+    SkbMarkedLost = 10,
 }
 
 impl Hook {
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "init",
         "ssthresh",
         "cong_avoid",
@@ -108,6 +124,7 @@ impl Hook {
         "undo_cwnd",
         "cong_control",
         "release",
+        "skb_marked_lost",
     ];
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
@@ -124,6 +141,7 @@ pub mod caps {
     pub const UNDO_CWND: u32 = 1 << 7;
     pub const CONG_CONTROL: u32 = 1 << 8;
     pub const RELEASE: u32 = 1 << 9;
+    pub const SKB_MARKED_LOST: u32 = 1 << 10;
     pub const NEEDS_ECN: u32 = 1 << 16;
 }
 

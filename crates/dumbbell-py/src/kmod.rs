@@ -164,7 +164,19 @@ pub fn kmod_compare(
         .map_err(|e| PyValueError::new_err(format!("--as: {e}")))?;
     let as_name = serde_json::from_str::<serde_json::Value>(&as_config)
         .ok()
-        .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
+        .and_then(|v| {
+            // a registered control (`bbr3`) goes by its name
+            let kind = v.get("kind").and_then(|k| k.as_str())?;
+            let name = v.get("name").and_then(|k| k.as_str());
+            Some(
+                if kind == "registered" {
+                    name.unwrap_or(kind)
+                } else {
+                    kind
+                }
+                .to_string(),
+            )
+        })
         .unwrap_or_default();
     py.allow_threads(move || {
         let mut results = Vec::new();

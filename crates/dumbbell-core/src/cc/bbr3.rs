@@ -83,8 +83,6 @@ use crate::sim::{Dur, Rng, Time, PS_PER_S, PS_PER_US};
 
 mod bounds;
 mod params;
-pub use super::bbr_common::Mode;
-use super::bbr_common::{left_at_edt, saved_cwnd, AckAggregation, ProbeRtt};
 pub use params::{check, Bbr3Params, MAX_GAIN, PARAMS, REGISTRATION};
 
 /// Fractions (gains) in units of 1/256 (Linux `BBR_SCALE`).
@@ -108,7 +106,21 @@ const PACING_SHIFT: u32 = 10;
 const MIN_TSO_SEGS: u32 = 2;
 // ACK aggregation (as v1).
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+const ACK_EPOCH_ACKED_RESET: u32 = 1 << 20;
 const EXTRA_ACKED_MAX_US: u64 = 100_000;
+/// Picoseconds per nanosecond, nanoseconds per microsecond.
+const PS_PER_NS: u64 = 1_000;
+const NS_PER_US: u64 = 1_000;
+
+/// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Mode {
+    Startup = 0,
+    Drain = 1,
+    ProbeBw = 2,
+    ProbeRtt = 3,
+}
 
 /// ProbeBW's phases (Linux `enum bbr_pacing_gain_phase`), the `phase`
 /// trace variable.
@@ -159,9 +171,11 @@ struct Tunables {
     bw_probe_rand_rounds: u32,
     bw_probe_base: Dur,
     bw_probe_rand_us: u64,
-    min_rtt_win: Dur,
-    probe_rtt_win: Dur,
-    probe_rtt_mode: Dur,
+    /// The min-RTT and ProbeRTT windows and the ProbeRTT hold, in jiffies
+    /// (Linux: `min_rtt_win_sec * HZ`, `msecs_to_jiffies(...)`).
+    min_rtt_win: u64,
+    probe_rtt_win: u64,
+    probe_rtt_mode: u64,
     probe_rtt_cwnd_gain: u32,
     margin_percent: u64,
     extra_acked: bool,
@@ -169,7 +183,7 @@ struct Tunables {
 
 /// A fraction as a multiple of 1/256, rounded to the nearest.
 fn to_fixed(x: f64) -> u32 {
-    super::bbr_common::to_fixed(x, MAX_GAIN, BBR_UNIT)
+    (x.clamp(0.0, MAX_GAIN) * BBR_UNIT as f64).round() as u32
 }
 
 impl Tunables {
@@ -204,9 +218,9 @@ impl Tunables {
             bw_probe_rand_rounds: p.bw_probe_rand_rounds.max(1),
             bw_probe_base: Dur::from_secs_f64(p.bw_probe_base_s),
             bw_probe_rand_us: (p.bw_probe_rand_s * 1e6).round() as u64,
-            min_rtt_win: Dur::from_secs_f64(p.min_rtt_win_s),
-            probe_rtt_win: Dur::from_secs_f64(p.probe_rtt_win_ms / 1e3),
-            probe_rtt_mode: Dur::from_secs_f64(p.probe_rtt_mode_ms / 1e3),
+            min_rtt_win: to_jiffies(Dur::from_secs_f64(p.min_rtt_win_s)),
+            probe_rtt_win: to_jiffies(Dur::from_secs_f64(p.probe_rtt_win_ms / 1e3)),
+            probe_rtt_mode: to_jiffies(Dur::from_secs_f64(p.probe_rtt_mode_ms / 1e3)),
             probe_rtt_cwnd_gain: to_fixed(p.probe_rtt_cwnd_gain),
             margin_percent: p.pacing_margin_percent.min(99) as u64,
             extra_acked: p.extra_acked,
@@ -238,10 +252,12 @@ pub struct Bbr3 {
     ack_phase: AckPhase,
     // Min RTT: the 10 s filter and the 5 s ProbeRTT filter (`Dur::MAX`: none).
     min_rtt: Dur,
-    min_rtt_stamp: Time,
+    // Their stamps, and ProbeRTT's end, in jiffies (as Linux's).
+    min_rtt_stamp: u64,
     probe_rtt_min: Dur,
-    probe_rtt_min_stamp: Time,
-    probe_rtt: ProbeRtt,
+    probe_rtt_min_stamp: u64,
+    probe_rtt_done_stamp: Option<u64>,
+    probe_rtt_round_done: bool,
     // Rounds.
     next_rtt_delivered: u64,
     round_start: bool,
@@ -265,7 +281,11 @@ pub struct Bbr3 {
     prior_cwnd: u32,
     pacing_rate_bps: u64,
     // ACK aggregation.
-    aggr: AckAggregation,
+    ack_epoch_mstamp: Time,
+    ack_epoch_acked: u32,
+    extra_acked: [u32; 2],
+    extra_acked_win_rtts: u32,
+    extra_acked_win_idx: usize,
     // The model's bounds (v3).
     bw_hi: [u64; 2],
     bw_lo: u64,
@@ -319,10 +339,11 @@ impl Bbr3 {
             phase: Phase::Up,
             ack_phase: AckPhase::Init,
             min_rtt: Dur::MAX,
-            min_rtt_stamp: Time::ZERO,
+            min_rtt_stamp: 0,
             probe_rtt_min: Dur::MAX,
-            probe_rtt_min_stamp: Time::ZERO,
-            probe_rtt: ProbeRtt::default(),
+            probe_rtt_min_stamp: 0,
+            probe_rtt_done_stamp: None,
+            probe_rtt_round_done: false,
             next_rtt_delivered: 0,
             round_start: false,
             rounds: 0,
@@ -340,7 +361,11 @@ impl Bbr3 {
             has_seen_rtt: false,
             prior_cwnd: 0,
             pacing_rate_bps: 0,
-            aggr: AckAggregation::new(Time::ZERO),
+            ack_epoch_mstamp: Time::ZERO,
+            ack_epoch_acked: 0,
+            extra_acked: [0; 2],
+            extra_acked_win_rtts: 0,
+            extra_acked_win_idx: 0,
             bw_hi: [0; 2],
             bw_lo: NO_BW_BOUND,
             bw_latest: 0,
@@ -407,7 +432,7 @@ impl Bbr3 {
     }
 
     fn extra_acked_max(&self) -> u32 {
-        self.aggr.max()
+        self.extra_acked[0].max(self.extra_acked[1])
     }
 
     /// Linux `bbr_can_use_ecn`: negotiated, and a shallow-threshold path.
@@ -430,21 +455,23 @@ impl Bbr3 {
 
     /// Linux `bbr_init_pacing_rate_from_rtt`.
     fn init_pacing_rate_from_rtt(&mut self, tp: &mut TcpSock) {
-        let rtt = if tp.srtt > Dur::ZERO {
+        // Linux reads srtt in whole microseconds (`srtt_us >> 3`).
+        let srtt_us = whole_us(tp.srtt);
+        let rtt_us = if srtt_us > 0 {
             self.has_seen_rtt = true;
-            tp.srtt.max(Dur::from_us(1))
+            srtt_us
         } else {
-            Dur::from_ms(1)
+            1_000
         };
-        let bw = tp.snd_cwnd as u128 * BW_UNIT as u128 * PS_PER_US as u128 / rtt.ps() as u128;
-        tp.pacing_rate_bps = self.pacing_rate_bps_for(bw as u64, self.p.startup_pacing_gain);
+        let bw = tp.snd_cwnd as u64 * BW_UNIT / rtt_us;
+        tp.pacing_rate_bps = self.pacing_rate_bps_for(bw, self.p.startup_pacing_gain);
         self.pacing_rate_bps = tp.pacing_rate_bps;
     }
 
     /// Linux `bbr_set_pacing_rate`: only upward until the pipe is full.
     fn set_pacing_rate(&mut self, tp: &mut TcpSock, bw: u64, gain: u32) {
         let rate = self.pacing_rate_bps_for(bw, gain);
-        if !self.has_seen_rtt && tp.srtt > Dur::ZERO {
+        if !self.has_seen_rtt && whole_us(tp.srtt) > 0 {
             self.init_pacing_rate_from_rtt(tp);
         }
         if self.full_bw_reached || rate > tp.pacing_rate_bps {
@@ -469,7 +496,11 @@ impl Bbr3 {
 
     /// Linux `bbr_save_cwnd`.
     fn save_cwnd(&mut self, tp: &TcpSock) {
-        self.prior_cwnd = saved_cwnd(self.prev_ca_state, self.mode, self.prior_cwnd, tp.snd_cwnd);
+        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = tp.snd_cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(tp.snd_cwnd);
+        }
     }
 
     /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ packets; the initial cwnd
@@ -478,10 +509,10 @@ impl Bbr3 {
         if self.min_rtt == Dur::MAX {
             return self.init_cwnd;
         }
-        let w = bw as u128 * self.min_rtt.ps() as u128;
+        // Linux: whole microseconds of min RTT
+        let w = bw as u128 * whole_us(self.min_rtt) as u128;
         let scaled = (w * gain as u128) >> BBR_SCALE;
-        let unit = (BW_UNIT * PS_PER_US) as u128;
-        scaled.div_ceil(unit).min(u32::MAX as u128) as u32
+        scaled.div_ceil(BW_UNIT as u128).min(u32::MAX as u128) as u32
     }
 
     /// Linux v3 `bbr_quantization_budget`: at least three TSO bursts and
@@ -501,15 +532,19 @@ impl Bbr3 {
 
     /// Linux `bbr_packets_in_net_at_edt`.
     fn packets_in_net_at_edt(&self, tp: &TcpSock, inflight_now: u32) -> u32 {
+        // Linux: whole µs of the difference of two ns clocks
         let edt = tp.wstamp.max(tp.now);
-        let interval_ps = edt.since(tp.now).ps() as u128;
-        let delivered = (self.bw() as u128 * interval_ps / PS_PER_US as u128) >> BW_SCALE;
-        let burst = if self.pacing_gain > BBR_UNIT {
-            self.tso_segs_goal(tp)
-        } else {
+        let interval_us = (edt.ps() / PS_PER_NS - tp.now.ps() / PS_PER_NS) / NS_PER_US;
+        let delivered = (self.bw() as u128 * interval_us as u128) >> BW_SCALE;
+        let mut at_edt = inflight_now;
+        if self.pacing_gain > BBR_UNIT {
+            at_edt = at_edt.saturating_add(self.tso_segs_goal(tp));
+        }
+        if delivered >= at_edt as u128 {
             0
-        };
-        left_at_edt(inflight_now, burst, delivered)
+        } else {
+            at_edt - delivered as u32
+        }
     }
 
     /// Linux `bbr_ack_aggregation_cwnd`.
@@ -561,9 +596,11 @@ impl Bbr3 {
     /// Linux `bbr_calculate_bw_sample`: rounded up.
     fn calculate_bw_sample(&mut self, rs: &RateSample) {
         self.sample_bw = match rs.delivered {
-            Some(d) if !rs.interval.is_zero() => {
-                let n = d as u128 * BW_UNIT as u128 * PS_PER_US as u128;
-                n.div_ceil(rs.interval.ps() as u128).min(u64::MAX as u128) as u64
+            // Linux's `interval_us`: whole microseconds
+            Some(d) if whole_us(rs.interval) > 0 => {
+                let n = d as u128 * BW_UNIT as u128;
+                n.div_ceil(whole_us(rs.interval) as u128)
+                    .min(u64::MAX as u128) as u64
             }
             _ => 0,
         };
@@ -575,31 +612,46 @@ impl Bbr3 {
             return;
         }
         if self.round_start {
-            // v3: a window of one round until the pipe is full.
-            let window = if self.full_bw_reached {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
+            let thresh = if self.full_bw_reached {
                 EXTRA_ACKED_WIN_RTTS
             } else {
                 1
             };
-            self.aggr.round_start(window);
+            if self.extra_acked_win_rtts >= thresh {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx] = 0;
+            }
         }
-        let epoch_ps = tp
-            .delivered_mstamp
-            .saturating_since(self.aggr.epoch_start)
-            .ps();
-        let expected = (self.bw() as u128 * epoch_ps as u128 / PS_PER_US as u128 / BW_UNIT as u128)
-            .min(u32::MAX as u128) as u32;
-        self.aggr
-            .on_ack(expected, rs.acked_sacked, tp.delivered_mstamp, tp.snd_cwnd);
+        // Linux: the difference of two µs stamps
+        let epoch_us =
+            stamp_us(tp.delivered_mstamp).saturating_sub(stamp_us(self.ack_epoch_mstamp));
+        let mut expected =
+            (self.bw() as u128 * epoch_us as u128 / BW_UNIT as u128).min(u32::MAX as u128) as u32;
+        if self.ack_epoch_acked <= expected
+            || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_ACKED_RESET
+        {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_mstamp = tp.delivered_mstamp;
+            expected = 0;
+        }
+        self.ack_epoch_acked =
+            (self.ack_epoch_acked + rs.acked_sacked).min(ACK_EPOCH_ACKED_RESET - 1);
+        let extra = (self.ack_epoch_acked - expected).min(tp.snd_cwnd);
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        if extra > *slot {
+            *slot = extra;
+        }
     }
 
     /// Linux `bbr_check_probe_rtt_done`.
     fn check_probe_rtt_done(&mut self, tp: &mut TcpSock) {
-        match self.probe_rtt.done_stamp {
-            Some(done) if tp.now > done => {}
+        match self.probe_rtt_done_stamp {
+            Some(done) if jiffies(tp.now) > done => {}
             _ => return,
         }
-        self.probe_rtt_min_stamp = tp.now;
+        self.probe_rtt_min_stamp = jiffies(tp.now);
         tp.snd_cwnd = tp.snd_cwnd.max(self.prior_cwnd);
         self.exit_probe_rtt(tp);
     }
@@ -619,37 +671,45 @@ impl Bbr3 {
     /// Linux v3 `bbr_update_min_rtt`: the 5 s ProbeRTT filter feeds the
     /// 10 s min-RTT filter; ProbeRTT entry and exit.
     fn update_min_rtt(&mut self, tp: &mut TcpSock, rs: &RateSample) {
-        let probe_rtt_expired = tp.now > self.probe_rtt_min_stamp + self.p.probe_rtt_win;
+        let now = jiffies(tp.now);
+        let probe_rtt_expired = now > self.probe_rtt_min_stamp + self.p.probe_rtt_win;
         if let Some(rtt) = rs.rtt {
+            // Linux's `rtt_us`: whole microseconds
+            let rtt = Dur::from_us(whole_us(rtt));
             if rtt < self.probe_rtt_min || probe_rtt_expired {
                 self.probe_rtt_min = rtt;
-                self.probe_rtt_min_stamp = tp.now;
+                self.probe_rtt_min_stamp = now;
             }
         }
-        let min_rtt_expired = tp.now > self.min_rtt_stamp + self.p.min_rtt_win;
+        let min_rtt_expired = now > self.min_rtt_stamp + self.p.min_rtt_win;
         if self.probe_rtt_min <= self.min_rtt || min_rtt_expired {
             self.min_rtt = self.probe_rtt_min;
             self.min_rtt_stamp = self.probe_rtt_min_stamp;
         }
-        if !self.p.probe_rtt_mode.is_zero()
+        if self.p.probe_rtt_mode > 0
             && probe_rtt_expired
             && !self.idle_restart
             && self.mode != Mode::ProbeRtt
         {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd(tp);
-            self.probe_rtt.done_stamp = None;
+            self.probe_rtt_done_stamp = None;
             self.ack_phase = AckPhase::ProbeStopping;
             self.next_rtt_delivered = tp.delivered;
         }
         if self.mode == Mode::ProbeRtt {
-            let (target, duration) = (self.probe_rtt_cwnd(), self.p.probe_rtt_mode);
-            let (round_start, next) = (self.round_start, &mut self.next_rtt_delivered);
-            if self
-                .probe_rtt
-                .on_ack(tp, target, duration, round_start, next)
-            {
-                self.check_probe_rtt_done(tp);
+            tp.app_limited = (tp.delivered + tp.in_flight() as u64).max(1);
+            if self.probe_rtt_done_stamp.is_none() && tp.in_flight() <= self.probe_rtt_cwnd() {
+                self.probe_rtt_done_stamp = Some(now + self.p.probe_rtt_mode);
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = tp.delivered;
+            } else if self.probe_rtt_done_stamp.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(tp);
+                }
             }
         }
         if rs.delivered.is_some_and(|d| d > 0) {
@@ -729,17 +789,56 @@ impl Bbr3 {
 
     /// A picosecond-clock draw below `n` µs (Linux `get_random_u32_below`).
     fn draw_us(&mut self, n: u64) -> Dur {
-        if n == 0 {
+        if n <= 1 {
             return Dur::ZERO;
         }
         Dur::from_us(self.rng.below(n))
     }
 }
 
-/// Linux's `rs->interval_us > 0`: the sample has a delivery interval.
+/// Linux's `rs->interval_us > 0`: the sample has a delivery interval of
+/// at least a whole microsecond.
 #[inline]
 fn valid(rs: &RateSample) -> bool {
-    rs.delivered.is_some() && !rs.interval.is_zero()
+    rs.delivered.is_some() && whole_us(rs.interval) > 0
+}
+
+/// Whole microseconds of a duration (Linux's µs quantities).
+#[inline]
+fn whole_us(d: Dur) -> u64 {
+    d.ps() / PS_PER_US
+}
+
+/// A time on Linux's microsecond clock (`tcp_mstamp`, `delivered_mstamp`).
+#[inline]
+fn stamp_us(t: Time) -> u64 {
+    t.ps() / PS_PER_US
+}
+
+/// The kernel's clock tick: `HZ` of Debian's kernel (250, as Cubic's
+/// default `hz` and `dumbbell module compare`'s default build).
+const HZ: u64 = 250;
+
+/// Jiffies since the start of the run (Linux's `tcp_jiffies32`; only
+/// differences are used, so the kernel's starting offset does not matter).
+#[inline]
+fn jiffies(t: Time) -> u64 {
+    t.ps() / (PS_PER_S / HZ)
+}
+
+/// A duration as Linux's `msecs_to_jiffies` rounds it: up to a whole jiffy.
+fn to_jiffies(d: Dur) -> u64 {
+    (d.ps() as u128 * HZ as u128).div_ceil(PS_PER_S as u128) as u64
+}
+
+/// A min RTT in whole microseconds (`Dur::MAX`, none, stays).
+#[inline]
+fn min_rtt_us(d: Dur) -> Dur {
+    if d == Dur::MAX {
+        d
+    } else {
+        Dur::from_us(whole_us(d))
+    }
 }
 
 /// `BW_UNIT` packets/µs to packets/s.
@@ -770,12 +869,13 @@ impl CongestionControl for Bbr3 {
         self.prior_cwnd = tp.prior_cwnd;
         tp.snd_ssthresh = INFINITE_SSTHRESH;
         self.next_rtt_delivered = tp.delivered;
-        self.probe_rtt_min = tp.min_rtt;
-        self.probe_rtt_min_stamp = tp.now;
-        self.min_rtt = tp.min_rtt;
-        self.min_rtt_stamp = tp.now;
+        // Linux `tcp_min_rtt`: whole microseconds
+        self.probe_rtt_min = min_rtt_us(tp.min_rtt);
+        self.probe_rtt_min_stamp = jiffies(tp.now);
+        self.min_rtt = self.probe_rtt_min;
+        self.min_rtt_stamp = self.probe_rtt_min_stamp;
         self.init_pacing_rate_from_rtt(tp);
-        self.aggr = AckAggregation::new(tp.now);
+        self.ack_epoch_mstamp = tp.now;
         // ECN mark rates are sampled from the first full flight on.
         self.loss_round_delivered = tp.delivered + 1;
         self.ecn_ok = tp.ecn_ok;
@@ -815,7 +915,8 @@ impl CongestionControl for Bbr3 {
             return;
         }
         self.idle_restart = true;
-        self.aggr.restart_epoch(tp.now);
+        self.ack_epoch_mstamp = tp.now;
+        self.ack_epoch_acked = 0;
         match self.mode {
             Mode::ProbeBw => self.set_pacing_rate(tp, self.bw(), BBR_UNIT),
             Mode::ProbeRtt => self.check_probe_rtt_done(tp),

@@ -126,6 +126,9 @@ static inline signed char db_abs_c(signed char v) { return v < 0 ? -v : v; }
 	char: db_abs_c((signed char)(x)), signed char: db_abs_c((signed char)(x)), \
 	unsigned char: db_abs_c((signed char)(x)))
 #define swap(a, b) do { __typeof__(a) _t = (a); (a) = (b); (b) = _t; } while (0)
+#define BITS_PER_TYPE(t) (sizeof(t) * 8)
+#define __stringify_1(x...) #x
+#define __stringify(x...) __stringify_1(x)
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define DIV_ROUND_UP_ULL(n, d) DIV_ROUND_UP((unsigned long long)(n), (d))
 #define DIV_ROUND_CLOSEST(x, d) (((x) + ((d) / 2)) / (d))
@@ -285,7 +288,16 @@ static inline int register_btf_kfunc_id_set(int type, const struct btf_kfunc_id_
 #define NET_INC_STATS(net, field) do { } while (0)
 #define NET_ADD_STATS(net, field, n) do { } while (0)
 #define __NET_INC_STATS(net, field) do { } while (0)
-#define sock_net(sk) ((void *)0)
+/* The network namespace: the sysctls a module reads, at Linux's defaults
+ * (one namespace per loaded copy, dumbbell_shim.c). */
+struct netns_ipv4 {
+	int sysctl_tcp_min_tso_segs;   /* 2 */
+	u8 sysctl_tcp_plb_enabled;     /* 0: Protective Load Balancing off */
+};
+struct net { struct netns_ipv4 ipv4; };
+extern struct net dumbbell_init_net;
+struct sock;
+static inline struct net *sock_net(const struct sock *sk) { (void)sk; return &dumbbell_init_net; }
 enum { LINUX_MIB_TCPHYSTARTTRAINDETECT, LINUX_MIB_TCPHYSTARTTRAINCWND,
        LINUX_MIB_TCPHYSTARTDELAYDETECT, LINUX_MIB_TCPHYSTARTDELAYCWND };
 
@@ -317,12 +329,21 @@ u32 minmax_running_min(struct minmax *m, u32 win, u32 t, u32 meas);
 #define TCP_CA_NAME_MAX 16
 #define TCP_CONG_NON_RESTRICTED 0x1
 #define TCP_CONG_NEEDS_ECN 0x2
-#define TCP_CONG_MASK (TCP_CONG_NON_RESTRICTED | TCP_CONG_NEEDS_ECN)
+/* BBRv3's kernel (google/bbr, branch v3): the control wants the receiver's
+ * CE events (CA_EVENT_ECN_IS_CE/NO_CE) without needing ECN */
+#define TCP_CONG_WANTS_CE_EVENTS 0x4
+#define TCP_CONG_MASK (TCP_CONG_NON_RESTRICTED | TCP_CONG_NEEDS_ECN | TCP_CONG_WANTS_CE_EVENTS)
 #define TCP_ECN_OK 1
 #define TCP_ECN_QUEUE_CWR 2
 #define TCP_ECN_DEMAND_CWR 4
 #define TCP_ECN_SEEN 8
-#define ICSK_CA_PRIV_SIZE (13 * sizeof(u64))
+/* BBRv3's kernel: the route marks at a shallow threshold (never set by
+ * dumbbell: the port's `ecn_low` is false by default), and ECT on every
+ * packet, retransmissions included */
+#define TCP_ECN_LOW 16
+#define TCP_ECN_ECT_PERMANENT 32
+/* 160 bytes: BBRv3's kernel enlarges the area (its struct bbr takes 152) */
+#define ICSK_CA_PRIV_SIZE (20 * sizeof(u64))
 #define ICSK_ACK_SCHED 1
 #define ICSK_ACK_TIMER 2
 #define ICSK_ACK_PUSHED 4
@@ -355,6 +376,7 @@ enum tcp_ca_event {
 	CA_EVENT_LOSS,
 	CA_EVENT_ECN_NO_CE,
 	CA_EVENT_ECN_IS_CE,
+	CA_EVENT_TLP_RECOVERY,  /* BBRv3's kernel: a TLP repaired a loss (never raised) */
 };
 
 enum tcp_ca_ack_event_flags {
@@ -376,7 +398,18 @@ enum { INET_DIAG_NONE, INET_DIAG_MEMINFO, INET_DIAG_INFO, INET_DIAG_VEGASINFO,
        INET_DIAG_MARK, INET_DIAG_BBRINFO };
 struct tcpvegas_info { u32 tcpv_enabled, tcpv_rttcnt, tcpv_rtt, tcpv_minrtt; };
 struct tcp_dctcp_info { u16 dctcp_enabled, dctcp_ce_state; u32 dctcp_alpha, dctcp_ab_ecn, dctcp_ab_tot; };
-struct tcp_bbr_info { u32 bbr_bw_lo, bbr_bw_hi, bbr_min_rtt, bbr_pacing_gain, bbr_cwnd_gain; };
+struct tcp_bbr_info {
+	u32 bbr_bw_lo, bbr_bw_hi, bbr_min_rtt, bbr_pacing_gain, bbr_cwnd_gain;
+	/* BBRv3's kernel adds: */
+	u32 bbr_bw_hi_lsb, bbr_bw_hi_msb, bbr_bw_lo_lsb, bbr_bw_lo_msb;
+	u8 bbr_mode, bbr_phase, unused1, bbr_version;
+	u32 bbr_inflight_lo, bbr_inflight_hi, bbr_extra_acked;
+};
+enum tcp_bbr_phase {
+	BBR_PHASE_INVALID, BBR_PHASE_STARTUP, BBR_PHASE_DRAIN, BBR_PHASE_PROBE_RTT,
+	BBR_PHASE_PROBE_BW_UP, BBR_PHASE_PROBE_BW_DOWN, BBR_PHASE_PROBE_BW_CRUISE,
+	BBR_PHASE_PROBE_BW_REFILL
+};
 union tcp_cc_info {
 	struct tcpvegas_info vegas;
 	struct tcp_dctcp_info dctcp;
@@ -409,7 +442,7 @@ struct inet_connection_sock {
 	u8 icsk_ca_setsockopt;
 	u32 icsk_rto;
 	struct inet_connection_sock_ack icsk_ack;
-	u64 icsk_ca_priv[13];
+	u64 icsk_ca_priv[20];
 };
 struct tcp_plb_state { u8 consec_cong_rounds; u8 unused; u32 pause_until; };
 struct tcp_sock {
@@ -448,6 +481,9 @@ struct tcp_sock {
 	u8 is_cwnd_limited;
 	u8 ecn_flags;
 	u8 rate_app_limited;
+	u8 fast_ack_mode;        /* BBRv3's kernel: written, not modelled */
+	u8 is_sack_reneg;        /* 0: dumbbell's receivers never renege */
+	u8 tlp_orig_data_app_limited;
 	u64 tcp_mstamp;          /* microseconds */
 	u64 tcp_clock_cache;     /* nanoseconds */
 	u64 tcp_wstamp_ns;       /* nanoseconds */
@@ -485,9 +521,39 @@ struct rate_sample {
 	bool is_app_limited;
 	bool is_retrans;
 	bool is_ack_delayed;
+	/* BBRv3's kernel adds: */
+	u32 tx_in_flight;    /* in flight when the latest delivered packet left, itself included */
+	s32 lost;            /* packets marked lost since it left */
+	bool is_ece;         /* the ACK echoed CE */
+	bool is_acking_tlp_retrans_seq;  /* false: not modelled */
 };
 
-struct sk_buff;
+/* A segment as BBRv3's skb_marked_lost hook reads it: its packet count and
+ * the send-time snapshot of tcp_skb_cb (dumbbell sends one packet per
+ * segment). */
+struct tcp_skb_cb {
+	u32 seq;
+	u32 end_seq;
+	u8 tcp_flags;
+	u8 sacked;
+	struct {
+		u32 is_app_limited:1, delivered_ce:20, unused:11;
+		u32 delivered;
+		u64 first_tx_mstamp;
+		u64 delivered_mstamp;  /* 0: SACKed or reneged since (never, when the hook runs) */
+		u32 in_flight;         /* in flight when it left, itself included */
+		u32 lost;              /* tp->lost when it left */
+	} tx;
+};
+struct sk_buff {
+	u32 pcount;
+	struct tcp_skb_cb cb;
+};
+#define TCP_SKB_CB(skb) ((struct tcp_skb_cb *)&((skb)->cb))
+static inline int tcp_skb_pcount(const struct sk_buff *skb) { return skb->pcount; }
+static inline bool tcp_skb_tx_in_flight_is_suspicious(u32 pcount, u32 sacked, u32 tx_in_flight)
+{ (void)sacked; return tx_in_flight < pcount; }
+
 struct tcp_congestion_ops {
 	u32 (*ssthresh)(struct sock *sk);
 	void (*cong_avoid)(struct sock *sk, u32 ack, u32 acked);
@@ -496,6 +562,10 @@ struct tcp_congestion_ops {
 	void (*in_ack_event)(struct sock *sk, u32 flags);
 	void (*pkts_acked)(struct sock *sk, const struct ack_sample *sample);
 	u32 (*min_tso_segs)(struct sock *sk);
+	/* BBRv3's kernel: a segment was just marked lost; the TSO size
+	 * (never called: dumbbell sends one segment at a time) */
+	void (*skb_marked_lost)(struct sock *sk, const struct sk_buff *skb);
+	u32 (*tso_segs)(struct sock *sk, unsigned int mss_now);
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 	void (*cong_control)(struct sock *sk, u32 ack, int flag, const struct rate_sample *rs);
 #else

@@ -383,7 +383,9 @@ impl Bbr3 {
 
     /// Linux `bbr_pick_probe_wait`.
     fn pick_probe_wait(&mut self) {
-        self.rounds_since_probe = self.rng.below(self.p.bw_probe_rand_rounds as u64) as u32;
+        // `get_random_u32_below(n)` draws nothing for n <= 1
+        let n = self.p.bw_probe_rand_rounds as u64;
+        self.rounds_since_probe = if n <= 1 { 0 } else { self.rng.below(n) as u32 };
         self.probe_wait = self.p.bw_probe_base + self.draw_us(self.p.bw_probe_rand_us);
     }
 
@@ -442,7 +444,9 @@ impl Bbr3 {
             self.start_bw_probe_refill(tp, v.ilog2());
             return true;
         }
-        if tp.now > self.cycle_mstamp + self.probe_wait || self.is_reno_coexistence_probe_time(tp) {
+        // Linux: µs stamps (`tcp_stamp_us_delta(tcp_mstamp, cycle_mstamp + wait)`)
+        let elapsed = stamp_us(tp.now) > stamp_us(self.cycle_mstamp) + whole_us(self.probe_wait);
+        if elapsed || self.is_reno_coexistence_probe_time(tp) {
             self.start_bw_probe_refill(tp, 0);
             return true;
         }

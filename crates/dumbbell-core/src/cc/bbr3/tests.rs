@@ -187,3 +187,49 @@ fn alpha_is_an_ewma_of_the_rounds_ce_fraction_and_two_marked_rounds_end_startup(
     plain.update_ecn_alpha(&tp);
     assert!(!plain.ecn_eligible && plain.ecn_alpha() == 1.0);
 }
+
+#[test]
+fn windows_run_on_jiffies_as_linux_times_them() {
+    // msecs_to_jiffies at HZ 250 rounds up to whole 4 ms ticks
+    assert_eq!(to_jiffies(Dur::from_ms(5000)), 1250);
+    assert_eq!(to_jiffies(Dur::from_ms(200)), 50);
+    assert_eq!(to_jiffies(Dur::from_ms(10_000)), 2500);
+    assert_eq!(to_jiffies(Dur::from_ps(4_000_000_001)), 2);
+    assert_eq!(jiffies(Time::from_ps(3_999_999_999)), 0);
+    assert_eq!(jiffies(Time::from_ps(4_000_000_000)), 1);
+    // ProbeRTT is due once the jiffies pass the stamp plus 1250: at
+    // 5.003999 s (jiffy 1250) not yet, at 5.004 s (jiffy 1251) it is.
+    let due = |now_ps: u64| {
+        let mut b = bbr3();
+        let mut tp = TcpSock::new(1448, 100);
+        b.init(&mut tp);
+        b.mode = Mode::ProbeBw;
+        tp.now = Time::from_ps(now_ps);
+        b.update_min_rtt(&mut tp, &RateSample::default());
+        b.mode == Mode::ProbeRtt
+    };
+    assert!(!due(5_003_999_999_999));
+    assert!(due(5_004_000_000_000));
+}
+
+#[test]
+fn samples_are_in_whole_microseconds_as_linux_takes_them() {
+    let mut b = bbr3();
+    // 10 packets over 1999.9 µs: Linux divides by interval_us = 1999,
+    // rounding up
+    let rs = RateSample {
+        delivered: Some(10),
+        interval: Dur::from_ps(1_999_900_000),
+        ..RateSample::default()
+    };
+    b.calculate_bw_sample(&rs);
+    assert_eq!(b.sample_bw, (10u64 << 24).div_ceil(1999));
+    // under a whole microsecond the sample is not valid (interval_us 0)
+    let short = RateSample {
+        interval: Dur::from_ps(999_999),
+        ..rs
+    };
+    assert!(!valid(&short));
+    b.calculate_bw_sample(&short);
+    assert_eq!(b.sample_bw, 0);
+}
