@@ -47,6 +47,7 @@ use std::sync::Arc;
 mod build;
 mod capture;
 mod classes;
+mod netem_gso;
 mod packet_trace;
 mod ports;
 mod rtt_samples;

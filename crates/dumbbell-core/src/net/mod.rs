@@ -3,6 +3,7 @@
 
 pub mod ecmp;
 mod hops;
+pub mod netem_gso;
 pub mod packet;
 pub mod pipeline;
 pub mod port;
