@@ -9,7 +9,7 @@ hands its virtio NIC skbs of several segments (``tcp_tso_autosize``: about
 512 µs), the bridge passes them whole, and the router VM's ``sch_netem``
 sees one packet per skb. Its ``limit`` (1000) then counts skbs, and its
 random loss drops an skb with every segment in it. dumbbell's network counts
-MTU packets (:data:`~dumbbell.experiments.lossy_cc.NETEM_LIMIT_PKTS`); an
+MTU packets (:data:`~dumbbell.experiments.lossy_cc.experiment.NETEM_LIMIT_PKTS`); an
 independent review of E3 traced to that single choice the drop-tail
 cordiality cells at 168–451 (the paper's ≈ 1), the caps of 600, 120 and
 24 Mb/s over delay (Fig. 4) and claims C15 and C16 (Fig. 5b).
