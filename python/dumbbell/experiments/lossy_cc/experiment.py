@@ -269,7 +269,8 @@ def network(
     ]
     # netem's limit counts its line and the router's queue together; per
     # skb the queue too holds skbs, so its packet limit must not bind first.
-    router_queue = ROUTER_QUEUE_PKTS if netem_unit == "packet" else netem_gso.router_queue_pkts(ROUTER_QUEUE_PKTS, MSS_BYTES)
+    router_queue = (ROUTER_QUEUE_PKTS if netem_unit == "packet"
+                    else netem_gso.router_queue_pkts(ROUTER_QUEUE_PKTS, MSS_BYTES))
     links.append(Link(a="r", b="srv", rate_bps=int(rate_bps), delay_s=server_delay_s,
                       queue_ab=DropTail(limit_pkts=router_queue),
                       netem_ab=Netem(loss=loss, delay_s=rtt_add_s, limit_pkts=netem_limit_pkts, unit=netem_unit)))

@@ -89,7 +89,8 @@ def attach(frame: pl.DataFrame, rows: pl.DataFrame,
             continue
         what = "drop-tail x" if key == "ours_droptail" else "ours"
         here = f"{mine:.3g}" if mine is not None else "-"
-        words = f"netem's limit and loss per GSO skb (the VMs' TSO/GRO; ours per packet): {what} {here} per packet, {theirs:.3g} per skb"
+        words = (f"netem's limit and loss per GSO skb (the VMs' TSO/GRO; ours per packet): "
+                 f"{what} {here} per packet, {theirs:.3g} per skb")
         text[i] = f"{text[i]}; {words}" if text[i] else words
         # A range of ours only where ours is what the part reran (the
         # cordiality claims are scored on the lossless x, not the drop-tail).
