@@ -269,3 +269,38 @@ def test_claims_carry_verdicts(quick):
     assert "goodput in Mb/s, mean [the two rounds]" in text and "99 % CI over" not in text
     assert quick.rows["rounds"].max() == 2 and " [" in text and "±" not in text.split("[bandwidth]")[1].split("[cordiality]")[0]
     check_claims(rows, text, json.dumps(quick.to_json_doc()))
+
+
+def test_netem_gso_part_reruns_its_cells_per_skb(quick):
+    """The ``netem-gso`` part reruns the delay cells, the loss-rtt cells at
+    100 ms and the drop-tail cordiality cells with netem counting skbs; per
+    packet netem's 1000-packet limit caps every control at +100 ms to 1000
+    packets per 100 ms (120 Mb/s), per skb it does not, and the claims of
+    those parts name ours per skb."""
+    rows = quick.rows
+    gso = rows.filter(pl.col("part") == "netem-gso")
+    q = e3.POINTS["quick"]
+    assert (gso["netem_unit"] == "gso").all()
+    assert rows.filter(pl.col("part") != "netem-gso")["netem_unit"].is_null().all()
+    assert set(gso["gso_part"]) == {"delay", "loss-rtt", "cordiality"}
+    d = gso.filter(pl.col("gso_part") == "delay")
+    assert set(d["delay_ms"]) == set(q["delay"]["delays_ms"]) and set(d["cc"]) == set(e3.FINAL)
+    assert set(gso.filter(pl.col("gso_part") == "loss-rtt")["rtt_ms"]) == {100.0}
+    c = gso.filter(pl.col("gso_part") == "cordiality")
+    assert set(c["setup"]) == {"droptail"} and c.height == len(e3.PROPOSED) * len(e3.FINAL)
+    cap_bps = e3.NETEM_LIMIT_PKTS * (e3.MSS_BYTES + e3.HEADER_BYTES) * 8 / 0.100
+    per_packet = rows.filter((pl.col("part") == "delay") & (pl.col("delay_ms") == 100.0))["goodput_bps"]
+    per_skb = d.filter(pl.col("delay_ms") == 100.0)["goodput_bps"]
+    assert per_packet.max() < cap_bps
+    assert per_skb.max() > 1.2 * cap_bps
+    # The router queue leaves netem's skbs to bind: room for 1000 full skbs.
+    assert e3.network(1e9, netem_unit="gso").link("r", "srv").queue_ab.limit_pkts == 1000 * (65536 // e3.MSS_BYTES)
+    for part in ("delay", "loss-rtt", "cordiality"):
+        claims = quick.paper.filter(pl.col("part") == part)
+        if part == "loss-rtt":
+            claims = claims.filter(pl.col("point").str.starts_with("rtt_ms=100"))
+        if part == "cordiality":
+            claims = claims.filter(pl.col("server_cc") == "cubic")
+        # The claims this scale measures (quick runs two of the five losses).
+        claims = claims.filter(pl.col("ours_droptail" if part == "cordiality" else "ours").is_not_null())
+        assert claims.height and all("per skb" in t for t in claims["sensitivity"]), part

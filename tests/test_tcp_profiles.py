@@ -10,7 +10,7 @@ import pytest
 
 import dumbbell as db
 from dumbbell.errors import ConfigError
-from dumbbell.scenario.tcp_profiles import PROFILES, TCP_RMEM, TCP_WMEM, rfc3390_iw
+from dumbbell.scenario.tcp_profiles import PROFILES, TCP_RMEM, TCP_WMEM, rcvbuf_window, rfc3390_iw
 
 
 
@@ -18,10 +18,49 @@ def _core(**kw) -> dict:
     return db.TcpOptions(**kw).to_core()
 
 
-def test_default_and_newest_profiles_are_the_core_defaults():
-    # Same document with no profile, linux-6.12 or linux-6.8: nothing the
-    # core would not take by default is written.
-    assert _core() == {} == _core(profile="linux-6.12") == _core(profile="linux-6.8")
+_MODERN_BUFFERS = {"rwnd_bytes": 3 << 20, "sndbuf_bytes": 4 << 20}
+
+
+def test_default_and_newest_profiles_are_the_core_defaults_but_for_the_buffers():
+    # No profile: nothing the core would not take by default is written.
+    # linux-6.12 or linux-6.8 by name: the core's defaults but for the
+    # buffers of their tcp_rmem/tcp_wmem maxima (6 MiB at Linux's initial
+    # 50 % scaling ratio, 4 MiB).
+    assert _core() == {}
+    assert _core(profile="linux-6.12") == _MODERN_BUFFERS == _core(profile="linux-6.8")
+
+
+def test_a_profile_sets_its_eras_buffers_and_explicit_ones_win():
+    # Before 3.4, tcp_adv_win_scale 2: three quarters of the buffer.
+    assert rcvbuf_window("linux-2.4") == 174760 - 174760 // 4
+    assert rcvbuf_window("linux-3.2") == 3 << 20
+    assert rcvbuf_window("linux-6.8") == TCP_RMEM["linux-6.8"][2] // 2
+    for name in PROFILES:
+        out = _core(profile=name)
+        assert out["rwnd_bytes"] == rcvbuf_window(name)
+        assert out["sndbuf_bytes"] == TCP_WMEM[name][2]
+    out = _core(profile="linux-2.4", rwnd_bytes=1 << 20, sndbuf_bytes=2 << 20)
+    assert (out["rwnd_bytes"], out["sndbuf_bytes"]) == (1 << 20, 2 << 20)
+    with pytest.raises(ConfigError) as e:
+        db.TcpOptions(sndbuf_bytes=1000)
+    assert e.value.field == "sndbuf_bytes"
+
+
+def test_a_profiles_buffers_bind_in_a_run():
+    # 1 Gb/s, 40 ms of round trip: Linux 2.4's 128 KiB send buffer allows
+    # 131072 B per round trip (26 Mb/s); 6.8's 3 MiB window 629 Mb/s.
+    def goodput(profile: str) -> float:
+        s = db.Scenario(duration_s=4.0, nodes=[db.Node(name="a", kind="host"), db.Node(name="b", kind="host")],
+                        links=[db.Link(a="a", b="b", rate_bps=1e9, delay_s=0.02,
+                                       queue_ab=db.DropTail(limit_pkts=10_000))],
+                        record=db.Record(warmup_s=2.0))
+        s.add_flow(db.TcpFlow(name="f", src="a", dst="b", cc="reno", tcp=db.TcpOptions(profile=profile)))
+        return float(db.run(s, seed=1).flows["steady_goodput_bps"][0])
+
+    old = goodput("linux-2.4")
+    assert 0.9 < old / (131072 * 8 / 0.04) <= 1.01, old
+    new = goodput("linux-6.8")
+    assert 0.85 < new / (rcvbuf_window("linux-6.8") * 8 / 0.04) <= 1.01, new
 
 
 @pytest.mark.parametrize(
@@ -36,7 +75,8 @@ def test_default_and_newest_profiles_are_the_core_defaults():
     ],
 )
 def test_each_old_profile_sets_what_it_claims(profile, expected):
-    assert _core(profile=profile) == expected
+    buffers = {"rwnd_bytes": rcvbuf_window(profile), "sndbuf_bytes": TCP_WMEM[profile][2]}
+    assert _core(profile=profile) == {**expected, **buffers}
 
 
 def test_rfc3390_window_follows_the_mss():

@@ -186,13 +186,39 @@ pub struct NetemConfig {
     /// Time a packet spends in the delay line before it joins the queue.
     #[serde(default)]
     pub delay_ps: u64,
-    /// Packets held at most (delay line + queue); `None`: no limit.
+    /// Packets held at most (delay line + queue); `None`: no limit. With
+    /// `unit = "gso"` the limit counts skbs, as Linux's does.
     #[serde(default = "netem_limit")]
     pub limit_pkts: Option<u32>,
+    /// What the stage's loss and limit apply to: each packet (the default),
+    /// or each GSO/GRO skb (`"gso"`), a run of one TCP flow's consecutive
+    /// segments as a Linux sender with TSO would hand its NIC
+    /// (`net::netem_gso`): one loss draw and one limit check per skb.
+    #[serde(default)]
+    pub unit: NetemUnit,
+    /// Largest skb with `unit = "gso"`, bytes of payload (Linux's
+    /// `gso_max_size`, 65536 without BIG TCP).
+    #[serde(default = "netem_gso_max_bytes")]
+    pub gso_max_bytes: u32,
 }
 
 fn netem_limit() -> Option<u32> {
     Some(1000)
+}
+
+fn netem_gso_max_bytes() -> u32 {
+    65_536
+}
+
+/// The unit a netem stage's loss and limit count ([`NetemConfig::unit`]).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NetemUnit {
+    /// Each packet on its own.
+    #[default]
+    Packet,
+    /// Each GSO/GRO skb (a sender's TSO run of segments).
+    Gso,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -377,6 +403,11 @@ pub struct TcpConfig {
     pub init_cwnd_pkts: u32,
     /// Receiver window, bytes.
     pub rwnd_bytes: u64,
+    /// Send buffer, bytes (0: none, the default): new data is sent only
+    /// while the unacknowledged bytes, sent and new, fit in it, as Linux's
+    /// `sk_sndbuf` (at most `tcp_wmem`'s maximum) bounds the data queued
+    /// in the socket. Counted in payload bytes, not Linux's `truesize`.
+    pub sndbuf_bytes: u64,
     pub sack: bool,
     /// ECN negotiation and ECT(0) on data (forced on by controls that need
     /// ECN, such as DCTCP).
@@ -473,6 +504,7 @@ impl Default for TcpConfig {
             header_bytes: 40,
             init_cwnd_pkts: 10,
             rwnd_bytes: 64 << 20,
+            sndbuf_bytes: 0,
             sack: true,
             ecn: false,
             handshake: true,

@@ -103,6 +103,10 @@ pub struct Packet {
     /// TCP timestamps option (RFC 7323), milliseconds; 0 = absent.
     pub ts_val: u32,
     pub ts_ecr: u32,
+    /// The first segment of a GSO skb a netem stage counting skbs admitted
+    /// (`net::netem_gso`): the skb leaves that stage's count when this
+    /// packet leaves the port's queue. Cleared then.
+    pub skb_head: bool,
 }
 
 impl Packet {

@@ -134,7 +134,7 @@ fn check_reorder(l: &LinkConfig, f: &dyn Fn(&str) -> String) -> Result<(), Confi
 }
 
 /// A netem stage (`field` names it): loss in [0, 1), a delay like a link's,
-/// a positive limit.
+/// a positive limit, an skb size up to BIG TCP's 512 KB.
 fn check_netem(n: &NetemConfig, field: &str) -> Result<(), ConfigError> {
     float_in(n.loss, (0.0, false), (1.0, true), || {
         format!("{field}.loss")
@@ -148,6 +148,14 @@ fn check_netem(n: &NetemConfig, field: &str) -> Result<(), ConfigError> {
             "the netem limit must be positive",
         );
     }
+    // Linux's gso_max_size: 64 KB, up to 512 KB with BIG TCP.
+    int_in(
+        n.gso_max_bytes as u64,
+        1,
+        512 * 1024,
+        || format!("{field}.gso_max_bytes"),
+        " bytes",
+    )?;
     Ok(())
 }
 
@@ -437,6 +445,15 @@ fn check_tcp(t: &TcpConfig, f: &str) -> Result<(), ConfigError> {
         || ff("rwnd_bytes"),
         " bytes (one MSS at least)",
     )?;
+    if t.sndbuf_bytes != 0 {
+        int_in(
+            t.sndbuf_bytes,
+            t.mss_bytes as u64,
+            MAX_RWND_BYTES,
+            || ff("sndbuf_bytes"),
+            " bytes (0: none; else one MSS at least)",
+        )?;
+    }
     time_in(t.delack_timeout_ps, MIN_DELACK_PS, MAX_DELACK_PS, || {
         ff("delack_timeout_ps")
     })?;

@@ -48,6 +48,7 @@ mod backpressure;
 mod build;
 mod capture;
 mod classes;
+mod netem_gso;
 mod packet_trace;
 mod ports;
 mod rtt_samples;

@@ -81,16 +81,36 @@ class Netem(_Model):
     ``loss`` when it arrives (it never reaches the queue or the wire), else it
     waits ``delay_s`` in a delay line and then joins the port's queue; the
     stage holds at most ``limit_pkts`` packets, delay line and queue together
-    (netem's ``limit``, 1000 by default; ``None``: no limit)."""
+    (netem's ``limit``, 1000 by default; ``None``: no limit).
+
+    ``unit="gso"`` applies the loss and the limit per GSO skb instead, as a
+    router VM's netem sees a Linux sender's TSO skbs: one TCP flow's
+    consecutive segments, as many as the sender's TSO autosizing puts in one
+    skb (about 1 ms of its pacing rate, all of ``gso_max_bytes`` when its
+    minimum RTT is under 512 µs), share one loss draw, and the limit counts
+    skbs."""
 
     loss: Annotated[float, Field(ge=0, lt=1)] = Field(0.0, description="Loss probability at arrival.")
     delay_s: Annotated[Seconds, Field(le=MAX_LINK_DELAY_S)] = Field(0.0, description="Delay line, s.")
     limit_pkts: Annotated[int, Field(ge=1, le=U32_MAX)] | None = Field(
-        1000, description="Packets held at most, delay line and queue (None: no limit)."
+        1000, description="Packets (skbs with unit gso) held at most, delay line and queue (None: no limit)."
+    )
+    unit: Literal["packet", "gso"] = Field(
+        "packet", description="What loss and limit apply to: each packet, or each GSO skb of a TCP sender."
+    )
+    gso_max_bytes: Annotated[int, Field(ge=1, le=512 * 1024)] = Field(
+        65536, description="Largest skb with unit gso, bytes (Linux gso_max_size)."
     )
 
     def to_core(self) -> dict[str, Any]:
-        return {"loss": float(self.loss), "delay_ps": seconds_to_ps(self.delay_s), "limit_pkts": self.limit_pkts}
+        core: dict[str, Any] = {"loss": float(self.loss), "delay_ps": seconds_to_ps(self.delay_s),
+                                "limit_pkts": self.limit_pkts}
+        # Written only when set, so that per-packet documents stay as they were.
+        if self.unit != "packet":
+            core["unit"] = self.unit
+        if self.gso_max_bytes != 65536:
+            core["gso_max_bytes"] = self.gso_max_bytes
+        return core
 
 
 class Link(_Model):

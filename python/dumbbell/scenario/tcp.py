@@ -446,8 +446,11 @@ class TcpOptions(_Model):
     Linux's reordering adaptation (``reordering_adapt``, up to
     ``max_reordering`` = 300) raises DupThresh when SACKs show reordering;
     ``growth_per_ack`` grows the window per ACK as kernels before 3.18/4.0.
-    ``profile`` (``linux-2.4`` ... ``linux-6.12``, the default) gives unset
-    options a kernel era's values (:mod:`dumbbell.scenario.tcp_profiles`);
+    ``sndbuf_bytes`` bounds the unacknowledged data as Linux's send buffer
+    (none by default). ``profile`` (``linux-2.4`` ... ``linux-6.12``, the
+    default era) gives unset options a kernel era's values, and, when given
+    by name, the receive window and send buffer of the era's
+    ``tcp_rmem``/``tcp_wmem`` maxima (:mod:`dumbbell.scenario.tcp_profiles`);
     options set explicitly win."""
 
     mss_bytes: Annotated[int, Field(ge=MIN_MSS_BYTES, le=MAX_MSS_BYTES)] | None = Field(
@@ -461,6 +464,9 @@ class TcpOptions(_Model):
     )
     rwnd_bytes: Annotated[int, Field(ge=1, le=MAX_RWND_BYTES)] | None = Field(
         None, description="Receive window, bytes, at least one MSS (64 MiB)."
+    )
+    sndbuf_bytes: Annotated[int, Field(ge=1, le=MAX_RWND_BYTES)] | None = Field(
+        None, description="Send buffer, bytes: unacknowledged data is held within it, as Linux's sk_sndbuf (none)."
     )
     sack: bool | None = None
     ecn: bool | None = None
@@ -529,6 +535,8 @@ class TcpOptions(_Model):
         mss = 1448 if self.mss_bytes is None else self.mss_bytes
         if self.rwnd_bytes is not None and self.rwnd_bytes < mss:
             raise ConfigError("rwnd_bytes", f"must hold one MSS ({self.rwnd_bytes} < {mss})")
+        if self.sndbuf_bytes is not None and self.sndbuf_bytes < mss:
+            raise ConfigError("sndbuf_bytes", f"must hold one MSS ({self.sndbuf_bytes} < {mss})")
         if self.sack is False:
             for name in ("tlp", "rack"):
                 if getattr(self, name):
@@ -539,9 +547,10 @@ class TcpOptions(_Model):
         """The options as set, with the profile's values for those left
         unset (``None`` still means the core's default)."""
         values = self.model_dump()
-        profile = values.pop("profile") or DEFAULT_PROFILE
+        named = values.pop("profile")
         mss = 1448 if self.mss_bytes is None else self.mss_bytes
-        for name, value in profile_values(profile, mss).items():
+        # The buffers only for a profile given by name (tcp_profiles).
+        for name, value in profile_values(named or DEFAULT_PROFILE, mss, buffers=named is not None).items():
             if values[name] is None:
                 values[name] = value
         return values

@@ -3,8 +3,8 @@ the reproduced papers ran, as values of :class:`~dumbbell.TcpOptions`.
 
 ``TcpOptions(profile="linux-2.4")`` takes the era's values for every option
 it leaves unset; an option set explicitly wins over the profile. The
-default, ``linux-6.12``, is the core's defaults: a run without a profile and
-one with ``profile="linux-6.12"`` are the same document.
+default era, ``linux-6.12``, is the core's defaults, but for the buffers a
+profile given by name sets (below).
 
 What each profile sets, and the kernel release that changed it (sources in
 ``docs/model.md``, "Kernel-era profiles"):
@@ -22,14 +22,18 @@ What each profile sets, and the kernel release that changed it (sources in
   until 3.16 made it ``tcp_max_reordering`` = 300 (the adaptation itself,
   ``reordering_adapt``, is in every era).
 
-Not set by a profile, and why: the receive window (``rwnd_bytes``). The
-era's ``tcp_rmem`` maximum (:data:`TCP_RMEM`) caps an untuned host's
-window, but receive-buffer autotuning and the papers' testbeds (tuned for
-their paths) make the ceiling a property of the host, not of the kernel
-release; the profiles record the defaults and leave the window to the
-scenario. Linux 2.4's FACK, its rate-halving (PRR came in 3.2) and the
-pre-3.10 F-RTO are not modelled: our recovery is PRR and the 3.10 F-RTO in
-every era.
+The buffers: a profile given explicitly also sets ``rwnd_bytes``, the
+receive window's ceiling, from the era's ``tcp_rmem`` maximum
+(:data:`TCP_RMEM`) by Linux's rule from receive buffer to window
+(:func:`rcvbuf_window`), and ``sndbuf_bytes`` from its ``tcp_wmem`` maximum
+(:data:`TCP_WMEM`): the ceilings buffer autotuning reaches on an untuned
+host. Without a profile the run keeps the core's defaults (a 64 MiB window,
+no send buffer), so documents written before the profiles existed stay as
+they were; ``profile="linux-6.12"`` written out is therefore not the same
+document as no profile. Explicit ``rwnd_bytes`` and ``sndbuf_bytes`` win,
+as every option does. Linux 2.4's FACK, its rate-halving (PRR came in 3.2)
+and the pre-3.10 F-RTO are not modelled: our recovery is PRR and the 3.10
+F-RTO in every era.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from typing import Any
 
 from ..suggest import did_you_mean
 
-__all__ = ["DEFAULT_PROFILE", "PROFILES", "TCP_RMEM", "TCP_WMEM", "profile_values", "rfc3390_iw"]
+__all__ = ["DEFAULT_PROFILE", "PROFILES", "TCP_RMEM", "TCP_WMEM", "profile_values", "rcvbuf_window", "rfc3390_iw"]
 
 DEFAULT_PROFILE = "linux-6.12"
 
@@ -66,7 +70,7 @@ PROFILES: dict[str, dict[str, Any]] = {
 
 #: The era's default ``net.ipv4.tcp_rmem`` / ``tcp_wmem`` (min, default,
 #: max bytes; the 2.6/3.x maxima as computed on a host with 1 GiB or more).
-#: Recorded, not applied: see the module's docstring.
+#: A profile given by name applies the maxima: see the module's docstring.
 TCP_RMEM = {
     "linux-2.4": (4096, 87380, 174760),
     "linux-2.6.32": (4096, 87380, 4194304),
@@ -83,6 +87,25 @@ TCP_WMEM = {
 }
 
 
+ADV_WIN_SCALE = {"linux-2.4": 2, "linux-2.6.32": 2, "linux-3.2": 2}
+"""``tcp_adv_win_scale`` of the eras before 3.4 (2: a quarter of the buffer
+is overhead). 3.4 made it 1 (half) with ``tcp_rmem``'s maximum raised to
+6 MiB; 6.6 replaced it with a measured ``scaling_ratio`` that starts at
+50 % (``TCP_DEFAULT_SCALING_RATIO``), the share used here for 6.8 and 6.12."""
+
+
+def rcvbuf_window(profile: str) -> int:
+    """The receive window Linux of era ``profile`` advertises at most from
+    its ``tcp_rmem`` maximum: the buffer less ``buffer >> tcp_adv_win_scale``
+    (``tcp_win_from_space``) before 6.6, the buffer times ``scaling_ratio``
+    / 256 (initially 128) after. 3 MiB for 2.6.32 to 6.12, 128 KiB for 2.4."""
+    space = TCP_RMEM[check_profile(profile)][2]
+    scale = ADV_WIN_SCALE.get(profile)
+    if scale is None:
+        return space * 128 // 256
+    return space - (space >> scale)
+
+
 def check_profile(name: str) -> str:
     """``name`` if it is a known profile, else a ValueError with the closest."""
     if name not in PROFILES:
@@ -90,9 +113,14 @@ def check_profile(name: str) -> str:
     return name
 
 
-def profile_values(name: str, mss_bytes: int) -> dict[str, Any]:
-    """The option values profile ``name`` sets, for a flow of ``mss_bytes``."""
+def profile_values(name: str, mss_bytes: int, buffers: bool = True) -> dict[str, Any]:
+    """The option values profile ``name`` sets, for a flow of ``mss_bytes``;
+    with ``buffers`` (a profile given by name) also the receive window's
+    ceiling and the send buffer from the era's ``tcp_rmem``/``tcp_wmem``."""
     values = dict(PROFILES[check_profile(name)])
+    if buffers:
+        values["rwnd_bytes"] = rcvbuf_window(name)
+        values["sndbuf_bytes"] = TCP_WMEM[name][2]
     if "init_cwnd_pkts" in values and values["init_cwnd_pkts"] is None:
         values["init_cwnd_pkts"] = rfc3390_iw(mss_bytes)
     return values

@@ -4,6 +4,7 @@
 pub mod ecmp;
 mod hops;
 pub mod input_gate;
+pub mod netem_gso;
 pub mod pipeline;
 pub mod port;
 pub mod topology;

@@ -65,6 +65,9 @@ pub struct Netem {
     pub limit_pkts: Option<u32>,
     /// Packets in the delay line with their release times, oldest first.
     pub line: VecDeque<(Time, PktId)>,
+    /// Loss and limit per GSO skb (`NetemConfig::unit = "gso"`); `None`:
+    /// per packet.
+    pub gso: Option<super::netem_gso::GsoSkbs>,
 }
 
 /// A port's discipline: the FIFO (with its marking policy), the common
@@ -205,6 +208,13 @@ impl Port {
             && self.feedback.is_none()
             && self.trace.is_none()
             && matches!(&self.qdisc, PortQueue::Fifo(f) if f.passes_through(size))
+    }
+
+    /// Whether the port's netem stage counts GSO skbs (`net::netem_gso`):
+    /// then a packet leaving its queue may end an skb's stay.
+    #[inline]
+    pub fn counts_skbs(&self) -> bool {
+        self.netem.as_ref().is_some_and(|n| n.gso.is_some())
     }
 
     /// Whether the discipline certainly holds nothing to send: an empty

@@ -703,6 +703,7 @@ mod input;
 mod output;
 mod recovery;
 mod timers;
+mod tso;
 
 #[cfg(test)]
 mod tests;

@@ -3,6 +3,8 @@
 //! workloads are built in `tasks.rs`, two-class ports in `classes.rs`.
 
 use super::*;
+use crate::config::NetemUnit;
+use crate::net::netem_gso::GsoSkbs;
 use crate::queue::{Cake, CakeParams};
 
 /// Both ends of a TCP connection (the control drawing from `rng`, built by
@@ -419,6 +421,8 @@ fn build_ports(
                     delay: Dur::from_ps(n.delay_ps),
                     limit_pkts: n.limit_pkts,
                     line: Default::default(),
+                    gso: (n.unit == NetemUnit::Gso)
+                        .then(|| GsoSkbs::new(n.gso_max_bytes, cfg.flows.len())),
                 }),
                 qdisc,
                 tx: None,

@@ -21,6 +21,10 @@ impl World {
             p.stats.max_bytes = p.stats.max_bytes.max(size as u64);
             p.stats.dequeued += 1;
             p.tx = Some((pkt, now));
+            if p.counts_skbs() {
+                self.skb_left(port, pkt);
+            }
+            let p = &mut self.ports[port as usize];
             let done = now + p.hold(size);
             self.events.schedule(done, Event::TxDone { port });
             if self.pkts.on {
@@ -110,6 +114,10 @@ impl World {
         if d.marked {
             p.stats.marked += 1;
         }
+        if p.counts_skbs() {
+            self.skb_left(port, d.pkt);
+        }
+        let p = &mut self.ports[port as usize];
         let size = self.pool.get(d.pkt).size_bytes;
         p.tx = Some((d.pkt, now));
         // With a service rate the port is held for the longer of the
@@ -367,13 +375,16 @@ impl World {
 
     /// A packet reaches `port`: through its netem stage if it has one
     /// (loss, then the limit over everything the stage holds, then the
-    /// delay line), else straight into its queue.
+    /// delay line; per GSO skb with `unit = "gso"`, `admit_gso`), else
+    /// straight into its queue.
     pub(super) fn admit(&mut self, port: u32, pkt: PktId) {
-        let now = self.now;
         let p = &mut self.ports[port as usize];
         let Some(n) = p.netem.as_mut() else {
             return self.enqueue(port, pkt);
         };
+        if n.gso.is_some() {
+            return self.admit_gso(port, pkt);
+        }
         if n.loss > 0.0 && n.loss_rng.chance(n.loss) {
             return self.drop(port, pkt, DropReason::LinkLoss, false);
         }
@@ -381,6 +392,17 @@ impl World {
         if n.limit_pkts.is_some_and(|l| held >= l as u64) {
             return self.drop(port, pkt, DropReason::Overflow, false);
         }
+        self.netem_delay(port, pkt);
+    }
+
+    /// An admitted packet enters `port`'s netem delay line (or its queue,
+    /// without delay).
+    pub(super) fn netem_delay(&mut self, port: u32, pkt: PktId) {
+        let now = self.now;
+        let n = self.ports[port as usize]
+            .netem
+            .as_mut()
+            .expect("a netem stage");
         if n.delay.is_zero() {
             return self.enqueue(port, pkt);
         }
@@ -418,6 +440,9 @@ impl World {
             self.trace_packet(port, pkt, PacketEvent::Drop, reason.name());
         }
         let k = *self.pool.get(pkt);
+        if k.skb_head {
+            self.skb_left(port, pkt);
+        }
         self.pool.free(pkt);
         self.dropped += 1;
         if self.rec.drop_log {

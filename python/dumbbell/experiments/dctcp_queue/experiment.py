@@ -31,7 +31,22 @@ The setup here:
   order kept). Real hosts, and Mininet-HiFi's, have timer and scheduling
   noise of this order; without any, two perfectly periodic Reno senders
   phase-lock at the drop-tail queue and every drop falls on the same flow
-  (lock-out), which no testbed shows. The bottleneck itself is exact.
+  (lock-out), which no testbed shows. The bottleneck itself is exact;
+- kernel era: today's, the core's defaults (``linux-6.12``, no ``profile``).
+  The write-up names no kernel; Mininet-HiFi in 2012 ran DCTCP as a patch
+  to a Linux 3.x kernel, so its era is that of ``linux-3.2``. We keep the
+  current one because nothing the write-up measures depends on what
+  changed since: its numbers are the steady queue of two long flows and
+  the dequeue spacing. DCTCP's flows never lose a packet, so loss recovery
+  (RACK, TLP, F-RTO), the initial RTO and window do not act; the era's
+  3 MiB receive window is far above the path's BDP plus buffer (about
+  430 packets). What does act is 3.2's per-ACK window growth
+  (``growth_per_ack``): at 100 Mb/s over 6 s, seed 1, with
+  ``TcpOptions(profile="linux-3.2")`` DCTCP's queue percentiles stay
+  17/20/23 packets (p5/p50/p95; 18/20/23 in today's era) and Reno's still
+  reaches the 425-packet buffer, its median rising from 308 to 370 packets
+  as its slower growth spends longer near the top (the write-up states no
+  Reno median).
 
 Durations: 20 s per case at paper scale; quick scale 6 s at 100 Mb/s (long
 enough for one whole Reno sawtooth, about 4 s), 0.5 s at 1 Gb/s and 0.2 s at

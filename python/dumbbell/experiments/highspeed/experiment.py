@@ -208,7 +208,10 @@ def single_scenario(
         control, tcp = CC[cc], _tcp()
     else:
         control = {**CC[cc], "mode": "linux_table"} if cc == "highspeed" else CC[cc]
-        tcp = _tcp(profile=TESTBED_PROFILE, max_rate_bps=packet_rate_cap(cap_bps))
+        # The testbed's hosts had 8 MB socket buffers (S3): the send buffer
+        # holds the window, not Linux 2.4's 128 KiB tcp_wmem maximum.
+        tcp = _tcp(profile=TESTBED_PROFILE, sndbuf_bytes=RWND_PKTS * MSS_BYTES,
+                   max_rate_bps=packet_rate_cap(cap_bps))
     s = Scenario(
         name=f"e5-{cc}-{latency_ms:g}ms-{loss:g}" + ("-per-ack" if growth_per_ack else ""),
         duration_s=duration_s,

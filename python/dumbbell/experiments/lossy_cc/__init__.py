@@ -20,7 +20,7 @@ from ..known import Condition, Known, above, across_sensitivity, below, doc, num
 from ..papers import Paper
 
 NAME = "lossy-cc"
-PARTS = ("bandwidth", "loss", "delay", "loss-rtt", "cordiality", "base-rtt")
+PARTS = ("bandwidth", "loss", "delay", "loss-rtt", "cordiality", "base-rtt", "netem-gso")
 """The parts ``--parts`` may name, in the order they run."""
 
 PAPER = Paper(

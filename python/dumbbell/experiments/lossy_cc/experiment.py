@@ -33,6 +33,12 @@ point, 99 % confidence intervals. The five parts, as dumbbell runs them:
   0.1 ms, since the paper's bridged VMs' base RTT is unstated
   (:mod:`dumbbell.experiments.lossy_cc.base_rtt`); rows carry
   ``base_rtt_ms``, and those claims name ours under each base RTT.
+- ``netem-gso`` (a sensitivity part): the ``delay`` part's cells, the
+  ``loss-rtt`` part's at 100 ms and the drop-tail ``cordiality`` cells
+  rerun with netem's limit and loss per GSO skb, as the paper's VMs (TSO,
+  GSO and GRO on) would apply them, instead of per packet
+  (:mod:`dumbbell.experiments.lossy_cc.netem_gso`); rows carry
+  ``netem_unit`` and ``gso_part``, and those claims name ours per skb.
 
 The network (``network``): clients ``a`` and ``b`` reach router ``r`` over
 10 Gb/s virtual links (25 µs, with up to 5 µs of per-packet host jitter,
@@ -49,9 +55,16 @@ undelayed; its limit is netem's default of 1000 packets, counting the delay
 line and the router's queue (drop-tail, 1000 packets) together, since the
 paper states no other. Hosts are Linux-like: 1500-byte packets (MSS 1448
 with 52 bytes of TCP/IP headers and timestamps), SACK, delayed ACKs, Linux's
-loss recovery (RACK, tail loss probe, timestamps with undo, F-RTO), and a
-receive window of 3 MiB: Ubuntu's default ``tcp_rmem`` maximum is 6 MiB, of
-which about half is advertised.
+loss recovery (RACK, tail loss probe, timestamps with undo, F-RTO).
+
+The hosts' kernel is the paper's: its VMs ran Ubuntu Server 24.04.1, whose
+kernel is Linux 6.8, so every flow runs ``TcpOptions(profile="linux-6.8")``
+(:data:`KERNEL_PROFILE`, :mod:`dumbbell.scenario.tcp_profiles`). Its TCP is
+the core's defaults (nothing the core models changed between 6.8 and
+6.12); its ``tcp_rmem`` maximum of 6 MiB gives a receive window of 3 MiB at
+Linux's initial 50 % scaling ratio (the measured ratio, not modelled, could
+raise it up to about 1.5 times), and its ``tcp_wmem`` maximum a 4 MiB send
+buffer, which the 3 MiB window keeps from binding.
 
 What netem's 1000-packet limit does at each point: it binds once the delay
 line alone would hold 1000 packets, that is above 12 ms of added delay at
@@ -146,7 +159,9 @@ import polars as pl
 from ...errors import ConfigError
 from ...kmod import KernelModule
 from ...scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from ...scenario.tcp_profiles import rcvbuf_window
 from . import base_rtt
+from . import netem_gso
 from ..claims import bars, claims_lines, interval
 from .. import ExperimentResult, Progress, check_scale
 from ..base import head, output_dir
@@ -196,7 +211,10 @@ LOSSLESS_QUEUE_PKTS = 20_000
 SETUPS = ("droptail", "lossless")
 MSS_BYTES = 1448
 HEADER_BYTES = 52
-RWND_BYTES = 3 << 20
+KERNEL_PROFILE = "linux-6.8"
+"""The paper's hosts' kernel: Ubuntu Server 24.04.1's (the paper's §4)."""
+RWND_BYTES = rcvbuf_window(KERNEL_PROFILE)
+"""The receive window the era's ``tcp_rmem`` maximum gives: 3 MiB."""
 
 POINTS: dict[str, dict[str, Any]] = {
     "paper": {
@@ -207,6 +225,7 @@ POINTS: dict[str, dict[str, Any]] = {
         "loss-rtt": {"losses": (0.01, 0.03, 0.05, 0.10, 0.20), "rtts_ms": (20, 100), "rate_bps": 1e9, "duration_s": 50.0},
         "cordiality": {"rate_bps": 1e9, "duration_s": 20.0, "servers": ("bbr", "cubic"), "setups": SETUPS},
         "base-rtt": base_rtt.POINTS["paper"],
+        "netem-gso": netem_gso.POINTS["paper"],
     },
     "quick": {
         "rounds": 2,
@@ -216,6 +235,7 @@ POINTS: dict[str, dict[str, Any]] = {
         "loss-rtt": {"losses": (0.01, 0.20), "rtts_ms": (20, 100), "rate_bps": 1e9, "duration_s": 4.0},
         "cordiality": {"rate_bps": 1e9, "duration_s": 2.0, "servers": ("cubic",), "setups": SETUPS},
         "base-rtt": base_rtt.POINTS["quick"],
+        "netem-gso": netem_gso.POINTS["quick"],
     },
 }
 """Per scale: rounds, and each part's swept values and run length."""
@@ -230,13 +250,16 @@ def network(
     name: str = "e3",
     netem_limit_pkts: int | None = NETEM_LIMIT_PKTS,
     base_rtt_s: float | None = None,
+    netem_unit: str = "packet",
 ) -> Scenario:
     """Clients ``a``, ``b`` — router ``r`` — server ``srv``; see the module
     docs. The router's port toward the server runs a netem stage: loss at
     arrival, the added round trip as its delay line, and netem's limit over
     the line and the queue (``netem_limit_pkts``, netem's default 1000;
-    ``None``: no limit). ``base_rtt_s``: the propagation round trip (default
-    ``None``: ours, 0.1 ms), set by the router–server link's delay."""
+    ``None``: no limit), per packet or, with ``netem_unit="gso"``, per GSO
+    skb (:mod:`~dumbbell.experiments.lossy_cc.netem_gso`). ``base_rtt_s``:
+    the propagation round trip (default ``None``: ours, 0.1 ms), set by the
+    router–server link's delay."""
     server_delay_s = BASE_DELAY_S if base_rtt_s is None else base_rtt.server_delay_s(base_rtt_s, ACCESS_DELAY_S)
     nodes = [Node(name=n, kind="host") for n in ("a", "b", "srv")] + [Node(name="r", kind="switch")]
     links = [
@@ -244,9 +267,13 @@ def network(
              queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS))
         for h in ("a", "b")
     ]
+    # netem's limit counts its line and the router's queue together; per
+    # skb the queue too holds skbs, so its packet limit must not bind first.
+    router_queue = (ROUTER_QUEUE_PKTS if netem_unit == "packet"
+                    else netem_gso.router_queue_pkts(ROUTER_QUEUE_PKTS, MSS_BYTES))
     links.append(Link(a="r", b="srv", rate_bps=int(rate_bps), delay_s=server_delay_s,
-                      queue_ab=DropTail(limit_pkts=ROUTER_QUEUE_PKTS),
-                      netem_ab=Netem(loss=loss, delay_s=rtt_add_s, limit_pkts=netem_limit_pkts)))
+                      queue_ab=DropTail(limit_pkts=router_queue),
+                      netem_ab=Netem(loss=loss, delay_s=rtt_add_s, limit_pkts=netem_limit_pkts, unit=netem_unit)))
     return Scenario(name=name, duration_s=duration_s, nodes=nodes, links=links)
 
 
@@ -271,7 +298,8 @@ def adaptive_reduction(loss: float, count: str, duration_s: float = 20.0, seed: 
 
 
 def _tcp() -> TcpOptions:
-    return TcpOptions(mss_bytes=MSS_BYTES, header_bytes=HEADER_BYTES, rwnd_bytes=RWND_BYTES)
+    # The era's profile: Linux 6.8's TCP and its buffers (RWND_BYTES, 4 MiB send buffer).
+    return TcpOptions(mss_bytes=MSS_BYTES, header_bytes=HEADER_BYTES, profile=KERNEL_PROFILE)
 
 
 def scenario(
@@ -285,6 +313,7 @@ def scenario(
     setup: str = "droptail",
     module_dir: str | Path | None = None,
     base_rtt_s: float | None = None,
+    netem_unit: str = "packet",
 ) -> Scenario:
     """One run: client ``a`` with ``cc`` alone, or with client ``b`` running
     ``cc_b`` at the same time (cordiality). ``setup``: the router as in the
@@ -293,12 +322,14 @@ def scenario(
     netem limit), where only the windows bound the clients. With
     ``module_dir``, Linear, Fractional and Expolinear run from the authors'
     modules there (:func:`module_files`). ``base_rtt_s``: the propagation
-    round trip (:func:`network`)."""
+    round trip, ``netem_unit``: what netem's loss and limit count
+    (:func:`network`)."""
     if setup not in SETUPS:
         raise ValueError(f"unknown setup {setup!r} (known: {', '.join(SETUPS)})")
     lossless = setup == "lossless"
     s = network(rate_bps, rtt_add_s, loss, duration_s, name=f"e3-{cc}" + (f"-vs-{cc_b}" if cc_b else ""),
-                netem_limit_pkts=None if lossless else NETEM_LIMIT_PKTS, base_rtt_s=base_rtt_s)
+                netem_limit_pkts=None if lossless else NETEM_LIMIT_PKTS, base_rtt_s=base_rtt_s,
+                netem_unit=netem_unit)
     if lossless:
         s.link("r", "srv").queue_ab = DropTail(limit_pkts=LOSSLESS_QUEUE_PKTS)
     s.add_flow(TcpFlow(name="a", src="a", dst="srv", cc=_cc(cc, module_dir), tcp=_tcp()))
@@ -386,7 +417,42 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ..
                         lambda cc=cc, b=b, loss=loss: scenario(cc, p["rate_bps"], loss=loss, duration_s=p["duration_s"],
                                                                module_dir=module_dir, base_rtt_s=b / 1e3),
                         index)
+    if netem_gso.PART in parts:
+        _gso_jobs(cfg, keep, add, module_dir)
     return jobs
+
+
+def _gso_jobs(cfg: dict[str, Any], keep, add, module_dir: str | Path | None) -> None:
+    """The ``netem-gso`` part: the delay, loss-rtt (100 ms) and drop-tail
+    cordiality cells with netem counting skbs, each with its own part's
+    seeds (:mod:`~dumbbell.experiments.lossy_cc.netem_gso`)."""
+    part, unit = netem_gso.PART, netem_gso.UNIT
+    p = cfg["delay"]
+    for i, d in enumerate(p["delays_ms"]):
+        for cc in filter(keep, FINAL):
+            add((part, cc, ("delay", d)),
+                lambda cc=cc, d=d: scenario(cc, p["rate_bps"], rtt_add_s=d / 1e3, duration_s=p["duration_s"],
+                                            module_dir=module_dir, netem_unit=unit), 40 + i)
+    q = cfg["loss-rtt"]
+    for j, rtt in enumerate(q["rtts_ms"]):
+        if rtt not in cfg[part]["loss_rtt_rtts_ms"]:
+            continue
+        for i, loss in enumerate(q["losses"]):
+            for cc in filter(keep, FINAL):
+                add((part, cc, ("loss-rtt", rtt, loss)),
+                    lambda cc=cc, rtt=rtt, loss=loss: scenario(cc, q["rate_bps"], rtt_add_s=rtt / 1e3, loss=loss,
+                                                               duration_s=q["duration_s"], module_dir=module_dir,
+                                                               netem_unit=unit), 60 + 10 * j + i)
+    c = cfg["cordiality"]
+    m = list(c["setups"]).index("droptail") if "droptail" in c["setups"] else 0
+    for k, server in enumerate(c["servers"]):
+        for i, col in enumerate(PROPOSED):
+            for j, row in enumerate(FINAL):
+                if keep(col) and keep(row):
+                    add((part, col, ("cordiality", row, server, "droptail")),
+                        lambda col=col, row=row: scenario(col, c["rate_bps"], duration_s=c["duration_s"], cc_b=row,
+                                                          setup="droptail", module_dir=module_dir, netem_unit=unit),
+                        200 + 400 * m + 100 * k + 10 * i + j)
 
 
 def _rows(scale: str, outcomes, modules: tuple[str, ...] = ()) -> pl.DataFrame:
@@ -394,6 +460,9 @@ def _rows(scale: str, outcomes, modules: tuple[str, ...] = ()) -> pl.DataFrame:
     groups = by_point(outcomes)
     rows = []
     for (part, cc, point), outs in groups.items():
+        # A netem-gso row is its own part's row, per skb.
+        gso_part = point[0] if part == netem_gso.PART else None
+        kind, point = (gso_part, point[1] if len(point) == 2 else point[1:]) if gso_part else (part, point)
         base: dict[str, Any] = {
             "part": part, "cc": cc, "rate_bps": None, "loss": None, "delay_ms": None, "rtt_ms": None,
             "base_rtt_ms": None,
@@ -402,21 +471,22 @@ def _rows(scale: str, outcomes, modules: tuple[str, ...] = ()) -> pl.DataFrame:
             "goodput_b_bps": None,
             "retransmits": float(sum(int(o.flows["retransmits"][0]) for o in outs)) / len(outs),
             "timeouts": float(sum(int(o.flows["timeouts"][0]) for o in outs)) / len(outs),
-            "duration_s": cfg[part]["duration_s"],
+            "duration_s": cfg[kind]["duration_s"],
+            "netem_unit": netem_gso.UNIT if gso_part else None, "gso_part": gso_part,
         }
         if part == "bandwidth":
             base["rate_bps"] = int(point)
         elif part == "loss":
             base.update(rate_bps=int(cfg["loss"]["rate_bps"]), loss=point)
-        elif part == "delay":
+        elif kind == "delay":
             base.update(rate_bps=int(cfg["delay"]["rate_bps"]), delay_ms=float(point))
-        elif part == "loss-rtt":
+        elif kind == "loss-rtt":
             base.update(rate_bps=int(cfg["loss-rtt"]["rate_bps"]), rtt_ms=float(point[0]), loss=point[1])
         elif part == base_rtt.PART:
             base.update(rate_bps=int(cfg[part]["rate_bps"]), base_rtt_ms=float(point[0]), loss=point[1])
         a = [o.goodput_bps("a") for o in outs]
         base["goodput_bps"], base["ci99_bps"], _ = mean_ci(a, LEVEL)
-        if part == "cordiality":
+        if kind == "cordiality":
             row_cc, server, setup = point
             base["setup"] = setup
             b = [o.goodput_bps("b") for o in outs]
@@ -434,7 +504,7 @@ def _rows(scale: str, outcomes, modules: tuple[str, ...] = ()) -> pl.DataFrame:
         "cc_a": pl.String, "cc_b": pl.String, "server_cc": pl.String, "setup": pl.String, "x": pl.Float64,
         "x_ci99": pl.Float64,
         "goodput_b_bps": pl.Float64, "retransmits": pl.Float64, "timeouts": pl.Float64,
-        "duration_s": pl.Float64, "impl": pl.String,
+        "duration_s": pl.Float64, "impl": pl.String, "netem_unit": pl.String, "gso_part": pl.String,
     }
     return pl.DataFrame(rows, schema=schema)
 
@@ -662,7 +732,7 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
               "ours": pl.Float64, "ours_ci": pl.Float64, "ours_droptail": pl.Float64, "basis": pl.String,
               "basis_note": pl.String, "source": pl.String, "impl": pl.String}
     frame = pl.DataFrame(out, schema=schema).select(list(schema))
-    return base_rtt.attach(frame, rows, _paper_frame)
+    return netem_gso.attach(base_rtt.attach(frame, rows, _paper_frame), rows, _paper_frame)
 
 
 def run(
@@ -795,6 +865,7 @@ def report(result: ExperimentResult) -> str:
             table.append(cells)
         widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
         lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table]
+    lines += netem_gso.report_lines(rows)
     cord_all = rows.filter(pl.col("part") == "cordiality")
     for setup, server in dict.fromkeys(zip(cord_all["setup"].to_list(), cord_all["server_cc"].to_list())):
         cord = cord_all.filter(pl.col("setup") == setup)

@@ -146,6 +146,12 @@ impl Sender {
         if self.tp.snd_nxt + len > self.tp.snd_una + self.rwnd {
             return None;
         }
+        // Send buffer (Linux `sk_sndbuf`): the application cannot queue
+        // more than it holds, unacknowledged data included.
+        let sndbuf = self.cfg.sndbuf_bytes;
+        if sndbuf > 0 && self.tp.snd_nxt + len > self.tp.snd_una + sndbuf {
+            return None;
+        }
         Some(len as u32)
     }
 
