@@ -47,6 +47,7 @@ use std::sync::Arc;
 mod build;
 mod capture;
 mod classes;
+mod departures;
 mod packet_trace;
 mod ports;
 mod rtt_samples;
@@ -456,6 +457,7 @@ impl World {
         if finished {
             self.now = self.end;
         }
+        self.settle_ports();
         monitor.poll(self.now.ps(), self.events.popped());
         monitor.set_phase(Phase::Done);
     }

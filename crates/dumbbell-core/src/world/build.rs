@@ -265,7 +265,7 @@ impl World {
         let cap = capture::Capture::build(cfg, &ids, &ports_of, &node_kinds, ports.len())?;
         let pkts = packet_trace::PacketTrace::build(cfg, &ids, &ports_of, ports.len())?;
 
-        Ok(World {
+        let mut world = World {
             now: Time::ZERO,
             end: Time::from_ps(cfg.duration_ps),
             events,
@@ -307,7 +307,9 @@ impl World {
             fault: None,
             record_budget: cfg.record.max_bytes,
             external,
-        })
+        };
+        world.mark_lazy_ports(cfg);
+        Ok(world)
     }
 }
 
@@ -428,6 +430,9 @@ fn build_ports(
                     && l.jitter_ps == 0
                     && service.is_zero()
                     && shaper.is_none(),
+                lazy: false,
+                busy_until: Time::ZERO,
+                tx_size: 0,
             });
             aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
         }

@@ -8,6 +8,7 @@ use super::*;
 impl World {
     pub(super) fn enqueue(&mut self, port: u32, pkt: PktId) {
         let now = self.now;
+        self.catch_up(port, now);
         let p = &mut self.ports[port as usize];
         let size = self.pool.get(pkt).size_bytes;
         if p.passes_through(size) {
@@ -19,9 +20,8 @@ impl World {
             p.stats.max_pkts = p.stats.max_pkts.max(1);
             p.stats.max_bytes = p.stats.max_bytes.max(size as u64);
             p.stats.dequeued += 1;
-            p.tx = Some((pkt, now));
             let done = now + p.hold(size);
-            self.events.schedule(done, Event::TxDone { port });
+            self.depart(port, pkt, size, done);
             if self.pkts.on {
                 self.trace_packet(port, pkt, PacketEvent::Enqueue, "");
                 self.trace_packet(port, pkt, PacketEvent::Dequeue, "");
@@ -100,7 +100,6 @@ impl World {
             p.stats.marked += 1;
         }
         let size = self.pool.get(d.pkt).size_bytes;
-        p.tx = Some((d.pkt, now));
         // With a service rate the port is held for the longer of the
         // serialization and the service interval (`tx_done` puts the packet
         // on the wire when its serialization ends).
@@ -112,7 +111,7 @@ impl World {
                 self.rec.d_size.push(size);
             }
         }
-        self.events.schedule(done, Event::TxDone { port });
+        self.depart(port, d.pkt, size, done);
         if self.pkts.on {
             self.trace_packet(port, d.pkt, PacketEvent::Dequeue, "");
             if d.marked {
@@ -228,6 +227,9 @@ impl World {
     }
 
     pub(super) fn arrive(&mut self, port: u32) {
+        // A lazy port's dequeues due since the head left put the packets
+        // behind it on the wire first (`world/departures.rs`).
+        self.catch_up(port, self.now);
         let p = &mut self.ports[port as usize];
         let (at, pkt) = p.pipe.pop_front().expect("Arrive on an empty pipe");
         debug_assert_eq!(at, self.now);
@@ -344,8 +346,14 @@ impl World {
     pub(super) fn admit(&mut self, port: u32, pkt: PktId) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let Some(n) = p.netem.as_mut() else {
+        if p.netem.is_none() {
             return self.enqueue(port, pkt);
+        }
+        // The limit below counts the queue as it is now.
+        self.catch_up(port, now);
+        let p = &mut self.ports[port as usize];
+        let Some(n) = p.netem.as_mut() else {
+            unreachable!("a netem stage")
         };
         if n.loss > 0.0 && n.loss_rng.chance(n.loss) {
             return self.drop(port, pkt, DropReason::LinkLoss, false);
