@@ -9,7 +9,7 @@ import pytest
 
 import dumbbell as db
 from dumbbell.errors import ConfigError
-from dumbbell.experiments import l4s
+from dumbbell.experiments.l4s import experiment as l4s
 
 from .helpers.claims_check import check_claims, check_count_line
 

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from dumbbell.experiments import rafle as e4
+from dumbbell.experiments.rafle import experiment as e4
 
 from .conftest import run_cli
 

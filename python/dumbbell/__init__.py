@@ -102,7 +102,8 @@ if TYPE_CHECKING:  # what static analysis sees; at run time, `__getattr__`
     from .scenario.workloads import AllAtOnce, Cdf, ClosedLoop, Control, Files, Poisson, load_cdf
 
 
-_LAZY_MODULES = frozenset({"scenario", "sweep", "experiments", "listing", "bench", "controls", *_rooms.MOVED})
+_LAZY_MODULES = frozenset({"scenario", "sweep", "experiments", "listing", "bench", "controls",
+                           *(m for m in _rooms.MOVED if "." not in m)})
 """Submodules imported on first use, so that ``import dumbbell`` stays light
 and ``dumbbell.experiments.dctcp_queue.run()`` still works after a bare
 ``import dumbbell``; the old module paths (``db.store``, ``db.claims``) lead

@@ -40,8 +40,10 @@ MOVED: dict[str, str] = {
                                   "pointtable", "optimize")},
     # dumbbell.experiments: the reproduced papers
     **{m: f"experiments.{m}" for m in ("papers", "claims", "fairshare", "filebase", "plots")},
+    # each experiment in its own package (issue 28): helper modules moved beside their experiment
+    "experiments.lossy_cc_base_rtt": "experiments.lossy_cc.base_rtt",
 }
-"""Old top-level module (``dumbbell.X``) -> its module now (``dumbbell.Y``)."""
+"""Old module (``dumbbell.X``, ``X`` possibly dotted) -> its module now (``dumbbell.Y``)."""
 
 
 class _Alias(importlib.abc.Loader):
@@ -73,7 +75,7 @@ class _Alias(importlib.abc.Loader):
 class _MovedFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         pkg, _, leaf = fullname.partition(".")
-        if pkg != "dumbbell" or leaf not in MOVED:
+        if pkg != "dumbbell" or leaf not in MOVED:  # leaf: the rest of the path, dotted or not
             return None
         return importlib.machinery.ModuleSpec(fullname, _Alias(f"dumbbell.{MOVED[leaf]}"))
 

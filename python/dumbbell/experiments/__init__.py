@@ -1,25 +1,21 @@
-"""The reproduced papers' experiments, one module each, with the published numbers.
+"""The reproduced papers' experiments, one package each, with the published numbers.
 
-Each experiment module provides ``NAME``, ``run(scale="quick"|"paper",
-seed=1, progress=None) -> ExperimentResult``, ``figures(result, out_dir)``
-and ``report(result)`` (a human table, the paper's numbers beside ours).
-``dumbbell reproduce NAME`` calls them.
+Each experiment is a package ``dumbbell/experiments/<module>/``: its light
+``__init__.py`` declares its name, its paper, its parts and its accounts of
+known differences (read by :mod:`dumbbell.experiments.registry`, which finds
+the packages on disk), and its ``experiment.py`` provides
+``run(scale="quick"|"paper", seed=1, progress=None) -> ExperimentResult``,
+``figures(result, out_dir)`` and ``report(result)`` (a human table, the
+paper's numbers beside ours). ``dumbbell reproduce NAME`` calls them;
+``dumbbell list`` names them (``EXPERIMENTS``, ``PAPERS``).
 
-Registered so far:
-
-- ``dctcp-queue`` (E1, the Mininet-HiFi reproduction of DCTCP's queue
-  micro-benchmark): :mod:`dumbbell.experiments.dctcp_queue`;
-- ``hysteresis`` (E2, Silva, Vieira and Nacif: hysteresis marking and
-  packet return on a software switch): :mod:`dumbbell.experiments.hysteresis`;
-- ``lossy-cc`` (E3, Madeira and Mattos: Linear, Fractional, Expolinear):
-  :mod:`dumbbell.experiments.lossy_cc`;
-- ``rafle`` (E4, Mussi and Ribeiro's RAFLE paper): :mod:`dumbbell.experiments.rafle`;
-- ``highspeed`` (E5, de Rezende, Costa and Rubinstein: HighSpeed TCP):
-  :mod:`dumbbell.experiments.highspeed`;
-- ``l4s`` (E6, TCP Prague and Cubic through DualPI2, beside RFC 9332 and
-  the PI2 paper): :mod:`dumbbell.experiments.l4s`.
-
-The citations are in :mod:`dumbbell.experiments.papers`.
+Registered so far: ``dctcp-queue`` (the Mininet-HiFi reproduction of DCTCP's
+queue micro-benchmark), ``hysteresis`` (Silva, Vieira and Nacif: hysteresis
+marking and packet return on a software switch), ``lossy-cc`` (Madeira and
+Mattos: Linear, Fractional, Expolinear), ``rafle`` (Mussi and Ribeiro's
+RAFLE paper), ``highspeed`` (de Rezende, Costa and Rubinstein: HighSpeed
+TCP) and ``l4s`` (TCP Prague and Cubic through DualPI2, beside RFC 9332 and
+the PI2 paper).
 
 Experiments with many runs share :mod:`dumbbell.experiments.repeat`
 (parallel runs on local cores, repetitions, Student-t intervals).
@@ -37,31 +33,25 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from .papers import PAPERS as _PAPERS
+from .registry import body_of, rooms
 
 if TYPE_CHECKING:  # polars is loaded by the experiments, not by naming them (`dumbbell --help`)
     import polars as pl
 
 __all__ = ["EXPERIMENTS", "PAPERS", "SCALES", "ExperimentResult", "get", "check_scale", "check_parts", "Progress"]
 
-EXPERIMENTS: dict[str, str] = {
-    "dctcp-queue": "dumbbell.experiments.dctcp_queue",
-    "hysteresis": "dumbbell.experiments.hysteresis",
-    "lossy-cc": "dumbbell.experiments.lossy_cc",
-    "rafle": "dumbbell.experiments.rafle",
-    "highspeed": "dumbbell.experiments.highspeed",
-    "l4s": "dumbbell.experiments.l4s",
-}
-"""Experiment name → module."""
+EXPERIMENTS: dict[str, str] = {name: body_of(room) for name, room in rooms().items()}
+"""Experiment name → the module of its body (``run``, ``figures``,
+``report``), from the registry (:mod:`dumbbell.experiments.registry`)."""
 
 SCALES = ("quick", "paper")
 
 PAPERS: dict[str, dict[str, str]] = {
-    name: {"id": p.label, "title": p.title, "paper": p.citation} for name, p in _PAPERS.items()
+    name: {"id": room.PAPER.label, "title": room.PAPER.title, "paper": room.PAPER.citation}
+    for name, room in rooms().items()
 }
-"""Experiment name → its label (E1..E5), a short title, and the citation of
-the paper it reproduces (from :mod:`dumbbell.experiments.papers`, the one table of
-citations)."""
+"""Experiment name → its label (E1, E2, ...), a short title, and the citation
+of the paper it reproduces (each declared by the experiment's package)."""
 
 Progress = Callable[[str], None]
 """Receives one line of progress (the CLI prints it on stderr)."""
@@ -168,8 +158,8 @@ class ExperimentResult:
 def __getattr__(name: str) -> ModuleType:
     # `dumbbell.experiments.dctcp_queue` works after a bare `import dumbbell`:
     # each experiment module is imported on first use.
-    modules = {path.rsplit(".", 1)[1] for path in EXPERIMENTS.values()} | {"repeat", "papers", "claims", "fairshare",
-                                                                         "filebase", "plots"}
+    modules = {room.__name__.rsplit(".", 1)[1] for room in rooms().values()} | {
+        "repeat", "papers", "claims", "fairshare", "filebase", "plots", "known", "registry"}
     if name in modules:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

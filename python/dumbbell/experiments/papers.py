@@ -1,6 +1,8 @@
-"""The papers the experiments reproduce: one table of citations, used by
+"""The papers the experiments reproduce: how a citation is written, used by
 every experiment's printed report, its ``meta.json``, the HTML report,
-``dumbbell list`` and the docs.
+``dumbbell list`` and the docs. Each experiment declares its paper
+(``PAPER``) in its package's ``__init__.py``; :func:`paper_of` and
+``PAPERS`` read them through :mod:`dumbbell.experiments.registry`.
 
 Each entry gives the authors, title, venue and year as our copies of the
 papers print them. Where a copy prints no venue or year, the entry says so
@@ -13,8 +15,9 @@ numbers of our copies.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
-__all__ = ["Paper", "PAPERS", "citation", "cite"]
+__all__ = ["Paper", "paper_of", "citation", "cite"]
 
 
 @dataclass(frozen=True)
@@ -58,91 +61,30 @@ class Paper:
         return {**asdict(self), "citation": self.citation}
 
 
-PAPERS: dict[str, Paper] = {
-    "dctcp-queue": Paper(
-        experiment="dctcp-queue",
-        label="E1",
-        title="DCTCP queue occupancy",
-        authors="N. Handigol, B. Heller, V. Jeyakumar and B. Lantz",
-        surnames="Handigol, Heller, Jeyakumar and Lantz",
-        paper_title="DCTCP",
-        venue="a Mininet-HiFi reproduction write-up, Stanford University (titled by its subject alone; no venue "
-              "or year printed in our copy; its newest reference is from 2011)",
-        reproduces="M. Alizadeh, A. Greenberg, D. A. Maltz, J. Padhye, P. Patel, B. Prabhakar, S. Sengupta and "
-                   "M. Sridharan, \"Data Center TCP (DCTCP)\", ACM SIGCOMM 2010, pp. 63-74",
-        doc="docs/experiments/dctcp-queue.md",
-    ),
-    "hysteresis": Paper(
-        experiment="hysteresis",
-        label="E2",
-        title="DCTCP with hysteresis marking and packet return in P4 switches",
-        authors="V. L. G. Silva, M. A. M. Vieira and J. A. M. Nacif",
-        surnames="Silva, Vieira and Nacif",
-        paper_title="Data Center TCP com Histerese em Switches P4",
-        venue="Universidade Federal de Viçosa and Universidade Federal de Minas Gerais (no venue or year printed in "
-              "our copy; its newest reference is from 2021)",
-        language="Portuguese",
-        doc="docs/experiments/hysteresis.md",
-    ),
-    "lossy-cc": Paper(
-        experiment="lossy-cc",
-        label="E3",
-        title="Linear, Fractional and Expolinear under loss and delay",
-        authors="M. V. da Costa Madeira and D. M. F. Mattos",
-        surnames="Madeira and Mattos",
-        paper_title="Algoritmos de Controle de Congestionamento Justos e Eficientes para Aplicações TCP em Redes "
-                    "Sensíveis a Perda de Pacotes e a Atrasos",
-        venue="Universidade Federal Fluminense (no venue or year printed in our copy; its newest reference is "
-              "from 2024)",
-        language="Portuguese",
-        doc="docs/experiments/lossy-cc.md",
-    ),
-    "rafle": Paper(
-        experiment="rafle",
-        label="E4",
-        title="RAFLE: stateless short/long flow differentiation",
-        authors="S. S. Mussi and M. R. N. Ribeiro",
-        surnames="Mussi and Ribeiro",
-        paper_title="RAFLE: Uma Proposta para Diferenciação de Fluxos sem Manutenção de Estados em Roteadores",
-        venue="Universidade Federal do Espírito Santo (no venue or year printed in our copy; its newest "
-              "reference is from 2012)",
-        language="Portuguese",
-        doc="docs/experiments/rafle.md",
-    ),
-    "highspeed": Paper(
-        experiment="highspeed",
-        label="E5",
-        title="HighSpeed TCP against TCP at 1 Gb/s",
-        authors="J. F. de Rezende, L. H. M. K. Costa and M. G. Rubinstein",
-        surnames="de Rezende, Costa and Rubinstein",
-        paper_title="Avaliação Experimental e Simulação do Protocolo TCP em Redes de Alta Velocidade",
-        venue="no venue or year printed in our copy; its newest reference is from 2005",
-        language="Portuguese",
-        doc="docs/experiments/highspeed.md",
-    ),
-    "l4s": Paper(
-        experiment="l4s",
-        label="E6",
-        title="L4S: TCP Prague and Cubic through DualPI2 and FQ-CoDel",
-        authors="K. De Schepper, B. Briscoe and G. White",
-        surnames="De Schepper, Briscoe and White",
-        paper_title="Dual-Queue Coupled Active Queue Management (AQM) for Low Latency, Low Loss, and Scalable "
-                    "Throughput (L4S)",
-        venue="RFC 9332, IETF, January 2023; with K. De Schepper, O. Bondarenko, I.-J. Tsang and B. Briscoe, "
-              "\"PI2: A Linearized AQM for both Classic and Scalable TCP\", ACM CoNEXT 2016",
-        doc="docs/experiments/l4s.md",
-    ),
-}
-"""Experiment name → the paper it reproduces."""
+def __getattr__(name: str) -> Any:
+    # `papers.PAPERS`: experiment name -> the paper it reproduces, each
+    # declared by its experiment's package (PAPER) since issue 28
+    if name == "PAPERS":
+        from .registry import rooms
+
+        return {n: room.PAPER for n, room in rooms().items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def paper_of(experiment: str) -> Paper:
+    """The paper ``experiment`` reproduces (``PAPER`` in its package)."""
+    from .registry import rooms
+
+    return rooms()[experiment].PAPER
 
 
 def citation(experiment: str) -> str:
     """The full citation of the paper ``experiment`` reproduces."""
-    return PAPERS[experiment].citation
+    return paper_of(experiment).citation
 
 
 def cite(experiment: str) -> str:
     """``E1 dctcp-queue (N. Handigol ..., "...")``: how reports name an
     experiment and its paper on one line."""
-    p = PAPERS[experiment]
+    p = paper_of(experiment)
     return f"{p.label} {experiment}, reproducing {p.short}"

@@ -157,10 +157,10 @@ _CLASS = {"agrees": "agree", "differs": "differ", "calibrated": "basis", "by con
 def _paper_table(paper: Sequence[Mapping[str, Any]], experiment: str = "") -> tuple[str, dict[str, int]]:
     """The claims as an HTML table, and the counts of :func:`dumbbell.experiments.claims.counts`
     (each verdict, and each cause of ``differs``)."""
-    from ..experiments.claims import NOT_SCORED, counts
+    from ..experiments.claims import counts, not_scored_of
 
     n = counts(paper)
-    not_scored = NOT_SCORED.get(experiment, [])
+    not_scored = not_scored_of(experiment)
     n["not scored"] = len(not_scored)
     if not paper:
         return "<p>(the paper states no number this experiment measures)</p>", n

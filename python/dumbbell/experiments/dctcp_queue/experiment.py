@@ -86,18 +86,18 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..run import analysis
-from ..run.result import Result
-from ..scenario.models import Codel, DropTail, FqCodel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
-from ..scenario.topology import star
-from .claims import count_line, verdict_cell
-from .papers import cite, citation
-from . import ExperimentResult, Progress, check_scale
-from .repeat import Job, run_jobs
+from ...run import analysis
+from ...run.result import Result
+from ...scenario.models import Codel, DropTail, FqCodel, Pie, QueueRecord, Red, Scenario, TcpFlow, TcpOptions
+from ...scenario.topology import star
+from ..claims import count_line, verdict_cell
+from ..papers import cite, citation
+from .. import ExperimentResult, Progress, check_scale
+from ..repeat import Job, run_jobs
+from . import NAME
 
 __all__ = ["NAME", "RATES_BPS", "PAPER", "scenario", "measure", "run", "figures", "report"]
 
-NAME = "dctcp-queue"
 SEED_FILE = "002_a198f4c79b4dec4a.txt"
 
 RATES_BPS = (100_000_000, 1_000_000_000, 10_000_000_000)
@@ -390,7 +390,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     Figure 2); per rate with comparison rows, TCP under CoDel, FQ-CoDel and
     PIE beside DCTCP; and the CCDF of inter-dequeue deviation (like its
     Figure 3)."""
-    from . import plots
+    from .. import plots
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

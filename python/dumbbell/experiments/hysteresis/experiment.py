@@ -190,7 +190,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..scenario.models import (
+from ...scenario.models import (
     DropTail,
     Hysteresis,
     Link,
@@ -204,10 +204,11 @@ from ..scenario.models import (
     TcpOptions,
     UdpFlow,
 )
-from .claims import claims_lines
-from .papers import cite, citation
-from . import ExperimentResult, Progress, check_parts, check_scale
-from .repeat import Job, by_point, round_seed, run_jobs
+from ..claims import claims_lines
+from ..papers import cite, citation
+from .. import ExperimentResult, Progress, check_parts, check_scale
+from ..repeat import Job, by_point, round_seed, run_jobs
+from . import NAME, PARTS
 
 __all__ = [
     "NAME",
@@ -226,7 +227,6 @@ __all__ = [
     "report",
 ]
 
-NAME = "hysteresis"
 PAPER_REF = (
     'Silva, Vieira and Nacif, "Data Center TCP com Histerese em Switches P4" '
     "(UFV/UFMG, in Portuguese; venue and year not stated in our copy)"
@@ -295,7 +295,6 @@ CASES: dict[str, Case] = {
 }
 MARKINGS = ("single", "hysteresis", "return", "return+hysteresis")
 RETURN_MARKINGS = ("return", "return+hysteresis")
-PARTS = ("cases", "li-sweep", "ls-sweep", "hardware", "copy-effect")
 RETURN_AT = "enqueue"
 """Where the switch decides to return a packet: as it enters the queue
 (the paper's §4.2, lines around its Algorithm 2)."""
@@ -674,7 +673,7 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
     (ours − paper) / paper; the calibration point is ``calibrated``, and a
     case-A number that meets the paper's only because every case-A run
     delivers the calibrated port rate is ``by construction``."""
-    from .claims import merge_claims
+    from ..claims import merge_claims
 
     out = []
     calib_ours = None
@@ -826,7 +825,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     beside ours), the L_I and L_S sweeps like Figures 10–19, the queue over
     time of case A with the marking state shaded, and part ``hardware``;
     also ``diagnostics.csv`` (:func:`diagnose`) when the cases ran."""
-    from . import plots
+    from .. import plots
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -106,15 +106,15 @@ from typing import Any
 
 import polars as pl
 
-from ..scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
-from .claims import bars, claims_lines, interval
-from .papers import cite, citation
-from . import ExperimentResult, Progress, check_parts, check_scale
-from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
+from ...scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from ..claims import bars, claims_lines, interval
+from ..papers import cite, citation
+from .. import ExperimentResult, Progress, check_parts, check_scale
+from ..repeat import Job, by_point, mean_ci, round_seed, run_jobs
+from . import NAME, PARTS
 
 __all__ = ["NAME", "single_scenario", "giga_network", "wan_scenario", "model_window", "run", "figures", "report"]
 
-NAME = "highspeed"
 SEED_FILE = "004_ba8fb89fbd3a9300.txt"
 LEVEL = 0.95
 
@@ -152,7 +152,6 @@ POINTS: dict[str, dict[str, Any]] = {
         "wan": {"flows": (1, 4, 16), "duration_s": 8.0},
     },
 }
-PARTS = ("single", "wan")
 
 
 def _tcp(**kw: Any) -> TcpOptions:
@@ -489,7 +488,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     prediction dashed) and Figure 6 (aggregate goodput against N)."""
     import numpy as np
 
-    from . import plots
+    from .. import plots
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import polars as pl
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 
 PART = "base-rtt"
 OURS_BASE_RTT_MS = 0.1

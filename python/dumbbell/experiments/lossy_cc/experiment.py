@@ -31,7 +31,7 @@ point, 99 % confidence intervals. The five parts, as dumbbell runs them:
   cells behind C5 and C7 (10 Gb/s, quick: 20 % loss; paper: 5, 10, 20 %)
   rerun with the propagation round trip at 0.2, 0.5 and 1 ms instead of our
   0.1 ms, since the paper's bridged VMs' base RTT is unstated
-  (:mod:`dumbbell.experiments.lossy_cc_base_rtt`); rows carry
+  (:mod:`dumbbell.experiments.lossy_cc.base_rtt`); rows carry
   ``base_rtt_ms``, and those claims name ours under each base RTT.
 
 The network (``network``): clients ``a`` and ``b`` reach router ``r`` over
@@ -143,18 +143,18 @@ from typing import Any
 
 import polars as pl
 
-from ..errors import ConfigError
-from ..kmod import KernelModule
-from ..scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
-from . import lossy_cc_base_rtt as base_rtt
-from .claims import bars, claims_lines, interval
-from .papers import cite, citation
-from . import ExperimentResult, Progress, check_scale
-from .repeat import Job, by_point, mean_ci, round_seed, run_jobs
+from ...errors import ConfigError
+from ...kmod import KernelModule
+from ...scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
+from . import base_rtt
+from ..claims import bars, claims_lines, interval
+from ..papers import cite, citation
+from .. import ExperimentResult, Progress, check_scale
+from ..repeat import Job, by_point, mean_ci, round_seed, run_jobs
+from . import NAME, PARTS
 
 __all__ = ["NAME", "CC", "PAPER_TABLES", "network", "scenario", "adaptive_reduction", "run", "figures", "report"]
 
-NAME = "lossy-cc"
 SEED_FILE = "001_98a806f760699703.txt"
 LEVEL = 0.99
 
@@ -220,7 +220,6 @@ POINTS: dict[str, dict[str, Any]] = {
 }
 """Per scale: rounds, and each part's swept values and run length."""
 
-PARTS = ("bandwidth", "loss", "delay", "loss-rtt", "cordiality", "base-rtt")
 
 
 def network(
@@ -257,8 +256,8 @@ def adaptive_reduction(loss: float, count: str, duration_s: float = 20.0, seed: 
     window (``count="window"``, eq. 3), over two rounds of data (``"round"``)
     or on the loss-reporting ACK (``"ack"``). Returns the
     mean R over the reductions (percent), their number, and the goodput."""
-    from ..run.runner import run as run_scenario
-    from ..scenario.models import Linear, Record
+    from ...run.runner import run as run_scenario
+    from ...scenario.models import Linear, Record
 
     s = network(10e9, loss=loss, duration_s=duration_s, name=f"e3-adaptive-{count}")
     s.add_flow(TcpFlow(name="a", src="a", dst="srv", cc=Linear(adaptive=True, adaptive_count=count), tcp=_tcp()))
@@ -714,7 +713,7 @@ _LABEL = {"bbr": "BBR", "cubic": "Cubic", "reno": "Reno", "vegas": "Vegas", "exp
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
     """Figures like the paper's 2b, 3a, 3b, 4a, 4b, 5a and 5b: mean goodput
     with 99 % intervals against the swept value, one line per control."""
-    from . import plots
+    from .. import plots
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

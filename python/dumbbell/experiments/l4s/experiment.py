@@ -45,15 +45,15 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..run.runner import Result
-from ..scenario.models import DualPi2, FqCodel, Record, Scenario, TcpFlow, TcpOptions
-from ..scenario.topology import dumbbell
-from .claims import count_line, verdict_cell
-from .papers import cite, citation
-from . import ExperimentResult, Progress, check_scale
-from .repeat import Job, run_jobs
+from ...run.runner import Result
+from ...scenario.models import DualPi2, FqCodel, Record, Scenario, TcpFlow, TcpOptions
+from ...scenario.topology import dumbbell
+from ..claims import count_line, verdict_cell
+from ..papers import cite, citation
+from .. import ExperimentResult, Progress, check_scale
+from ..repeat import Job, run_jobs
+from . import NAME
 
-NAME = "l4s"
 RATE_BPS = 100_000_000
 ACCESS_BPS = 1_000_000_000
 ONE_WAY_S = 0.010

@@ -116,19 +116,19 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from . import fairshare, filebase
-from ..errors import SimulationError
-from ..scenario.models import DropTail, Link, Node, Scenario, TcpOptions, Workload
-from ..scenario.workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
-from .claims import claims_lines
-from .papers import cite, citation
-from . import ExperimentResult, Progress, check_parts, check_scale
-from .repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
+from .. import fairshare, filebase
+from ...errors import SimulationError
+from ...scenario.models import DropTail, Link, Node, Scenario, TcpOptions, Workload
+from ...scenario.workloads import AllAtOnce, ClosedLoop, Control, Files, Poisson, load_cdf
+from ..claims import claims_lines
+from ..papers import cite, citation
+from .. import ExperimentResult, Progress, check_parts, check_scale
+from ..repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
+from . import NAME, PARTS
 
 __all__ = ["NAME", "PAPER", "COMBOS", "PARTS", "POINTS", "PAPER_TABLES", "network", "web_network", "run",
            "figures", "report"]
 
-NAME = "rafle"
 PAPER = ('Mussi and Ribeiro, "RAFLE: Uma Proposta para Diferenciação de Fluxos sem Manutenção de Estados '
          'em Roteadores"')
 LEVEL = 0.95
@@ -165,7 +165,6 @@ COMBOS: tuple[tuple[str, str], ...] = (
 )
 """(classifier, scheduler); ``droptail`` is one FIFO."""
 
-PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "web")
 
 POINTS: dict[str, dict[str, Any]] = {
     "paper": {

@@ -1,0 +1,178 @@
+"""``rafle``: RAFLE's stateless short/long flow differentiation on an FTP router.
+
+The experiment's paper, its parts and its accounts of known differences.
+
+This file is light (no numpy or polars): the registry
+(:mod:`dumbbell.experiments.registry`) reads it to list the experiment, and
+:func:`dumbbell.experiments.claims.judge` reads its accounts. The experiment
+itself (its runs, tables, figures and printed report) is
+:mod:`dumbbell.experiments.rafle.experiment`; its names are reachable from
+here too (``dumbbell.experiments.rafle.run``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..._rooms import forward
+from ..known import Condition, Known, above, across_sensitivity, below, doc, number, ratio_in
+from ..papers import Paper
+
+NAME = "rafle"
+PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "web")
+"""The parts ``--parts`` may name, in the order they run."""
+
+PAPER = Paper(
+    experiment="rafle",
+    label="E4",
+    title="RAFLE: stateless short/long flow differentiation",
+    authors="S. S. Mussi and M. R. N. Ribeiro",
+    surnames="Mussi and Ribeiro",
+    paper_title="RAFLE: Uma Proposta para Diferenciação de Fluxos sem Manutenção de Estados em Roteadores",
+    venue="Universidade Federal do Espírito Santo (no venue or year printed in our copy; its newest "
+          "reference is from 2012)",
+    language="Portuguese",
+    doc="docs/experiments/rafle.md",
+)
+"""The paper this experiment reproduces."""
+
+
+def _doc(anchor: str) -> str:
+    return doc(NAME, anchor)
+
+
+def _same_as_droptail(tol: float = 0.05) -> Condition:
+    """Ours (a completion time) is within ``tol`` of our drop-tail's in the same bin."""
+    def cond(r: Mapping[str, Any]) -> bool:
+        o = number(r.get("ours"))
+        dt = [number(x.get("ours")) for x in r.get("_rows", []) if x.get("classifier") == "droptail"
+              and x.get("metric") == r.get("metric") and x.get("bin_kb") == r.get("bin_kb")]
+        return o is not None and bool(dt) and dt[0] is not None and abs(o - dt[0]) <= tol * dt[0]
+    return cond
+
+
+def _within_paper_se(k: float = 2.0) -> Condition:
+    """Ours within ``k`` standard errors of the paper's own number
+    (``paper_se``: its scatter over the few samples behind it)."""
+    def cond(r: Mapping[str, Any]) -> bool:
+        o, v, se = number(r.get("ours")), number(r.get("value")), number(r.get("paper_se"))
+        return o is not None and v is not None and se is not None and abs(o - v) <= k * se
+    return cond
+
+
+def _table1_scatter(r: Mapping[str, Any]) -> bool:
+    """Ours lies within the paper's own scatter of that column of Table 1
+    (its range over N)."""
+    o = number(r.get("ours"))
+    same = [number(x.get("value")) for x in r.get("_rows", []) if x.get("metric") == r.get("metric")
+            and x.get("scheduler") == r.get("scheduler")]
+    vals = [x for x in same if x is not None]
+    if o is None or not vals:
+        return False
+    spread = max(vals) - min(vals)
+    return min(vals) - spread <= o <= max(vals) + spread
+
+
+KNOWN: list[Known] = [
+    Known({"part": "simultaneous", "bin_kb": lambda b: b in ("0-100", "all"),
+           "metric": lambda m: m in ("fct_mean_s", "fct_std_s", "gain", "gain_std")
+           or (isinstance(m, str) and m.startswith("max finished"))}, cause="testbed",
+          when=across_sensitivity,
+          condition="the paper's value within the range ours spans over the buffer part's router buffers",
+          reason="the router's buffer, which the paper does not give (ours: Click's default Queue of 1000 "
+                 "packets), moves ours from {sensitivity_lo} to {sensitivity_hi}, across the paper's value",
+          doc=_doc("the-routers-buffer")),
+    Known({"part": "simultaneous", "bin_kb": lambda b: b not in ("0-100", "all"),
+           "metric": lambda m: m in ("fct_mean_s", "fct_std_s")}, cause="testbed",
+          when=_within_paper_se(2.0), condition="ours within twice the standard error of the paper's number",
+          reason="within twice the standard error of the paper's own number ({paper_se} s: its σ over the "
+                 "bin's few files), the scatter its realizations leave",
+          doc=_doc("completion-times-above-the-first-bin-table-2")),
+    Known({"part": "memory", "scheduler": "prio"}, cause="testbed",
+          when=_table1_scatter, condition="ours within the paper's own scatter over N",
+          reason="within the paper's own scatter of Table 1 over N; which flows share a hash slot depends on "
+                 "arrival timing the paper does not give",
+          doc=_doc("rafles-accuracy-table-1")),
+    Known({"part": "memory", "metric": "N of the best PA_c·PA_l"}, cause="model",
+          when=below(1.0), condition="our best index at an N below the paper's 40",
+          reason="our index falls with N (PA_l falls as a larger N lets fewer short flows share a long flow's "
+                 "hash slot), best at N = {ours}; the paper's non-monotone PA_l at N = 40 is not reproduced",
+          doc=_doc("rafles-accuracy-table-1")),
+    Known({"part": "memory", "scheduler": "rr", "metric": "pa_l"}, cause="model",
+          when=above(1.0), condition="PA_l above the paper's",
+          reason="under round robin RAFLE's reordering makes the senders retransmit in same-flow bursts that "
+                 "fill its memory (PA_l {ratio} times the paper's)",
+          doc=_doc("rafles-accuracy-table-1")),
+    Known({"part": "memory", "scheduler": "rr", "metric": "pa_c"}, cause="model",
+          when=below(1.0), condition="PA_c below the paper's (more short flows taken for long)",
+          reason="under round robin RAFLE's reordering makes the senders retransmit in same-flow bursts that "
+                 "fill its memory, so more short flows look long",
+          doc=_doc("rafles-accuracy-table-1")),
+    Known({"part": "simultaneous", "metric": lambda m: isinstance(m, str) and m.startswith("max finished")},
+          cause="model", when=below(1.0), condition="ours below the paper's peak",
+          reason="RAFLE sends some short packets to the long queue, where strict priority makes them wait "
+                 "behind every long flow",
+          doc=_doc("figure-5s-early-peak")),
+    Known({"part": "simultaneous", "bin_kb": lambda b: b in ("0-100", "all"),
+           "metric": lambda m: m in ("fct_mean_s", "fct_std_s")}, cause="testbed",
+          when=below(1.0), condition="our first bin faster than the paper's",
+          reason="most first-bin files fit in the initial window, so a FIFO serves them in the first rounds "
+                 "of windows unless the router drops them: ours takes {ratio} of the paper's time",
+          doc=_doc("drop-tails-first-bin-and-table-3s-gains")),
+    Known({"part": "simultaneous", "metric": lambda m: m in ("gain", "gain_std")}, cause="testbed",
+          when=below(1.0), condition="our gain below the paper's",
+          reason="Table 3's gains are ratios to our drop-tail, whose first bin is several times faster than "
+                 "the paper's",
+          doc=_doc("drop-tails-first-bin-and-table-3s-gains")),
+    Known({"part": "closed-loop", "scheduler": "prio"}, cause="model",
+          when=below(1.0), condition="a gain below the paper's under strict priority",
+          reason="the FTP dialogue crosses the router's FIFO six times, so drop-tail keeps many tasks out of "
+                 "transfer; routers that prioritize it let all 300 transfer and pile up large files",
+          doc=_doc("closed-loop-table-4"), scales=("paper",)),
+    Known({"part": "closed-loop", "scheduler": "rr", "classifier": "rafle"}, cause="model",
+          when=below(1.0), condition="a gain below the paper's for RAFLE with round robin",
+          reason="RAFLE with round robin spends the link on reordering retransmissions",
+          doc=_doc("closed-loop-table-4"), scales=("paper",)),
+    Known({"part": "closed-loop", "scheduler": "rr"}, cause="model",
+          when=below(1.0), condition="a gain below the paper's under round robin",
+          reason="the FTP dialogue crosses the router's FIFO six times, so drop-tail keeps many tasks out of "
+                 "transfer; routers that prioritize it let all 300 transfer and pile up large files",
+          doc=_doc("closed-loop-table-4"), scales=("paper",)),
+    Known({"part": "simultaneous", "classifier": "rafle", "scheduler": "rr", "metric": "fct_mean_s"},
+          cause="model", when=above(1.0), condition="RAFLE RR slower than the paper's",
+          reason="RAFLE splits flows across the queues; the reordering costs spurious retransmissions",
+          doc=_doc("completion-times-above-the-first-bin-table-2")),
+    Known({"part": "simultaneous", "metric": "fct_std_s"}, cause="testbed",
+          when=below(1.0), condition="our σ below the paper's",
+          reason="our router's losses spread a bin less than the paper's path did (its loss process is not "
+                 "given; 1 % random loss gives the paper's σ on a lossless router)",
+          doc=_doc("completion-times-above-the-first-bin-table-2")),
+    Known({"part": "simultaneous", "classifier": "run2c", "scheduler": "prio", "metric": "fct_mean_s"},
+          cause="model", when=_same_as_droptail(), condition="ours within 5 % of our drop-tail's in the bin",
+          reason="our RuN2C with priority is our FIFO above 16 KB: its bins above the first are drop-tail's",
+          doc=_doc("completion-times-above-the-first-bin-table-2")),
+    Known({"part": "simultaneous", "metric": "fct_mean_s"}, cause="testbed",
+          when=ratio_in(0.8, 1.2), condition="ours within 20 % of the paper's",
+          reason="ours is {ratio} of the paper's; the router's buffer and loss process, which the paper does "
+                 "not give, move the bins above the first",
+          doc=_doc("completion-times-above-the-first-bin-table-2")),
+]
+"""Its documented accounts of claims that do not agree, each with the condition
+on this run's numbers it explains."""
+
+NOT_SCORED: list[tuple[str, str]] = [
+    ("Table 1's PE_c and PE_l", "each is 1 − PA_c or 1 − PA_l: scored as that one claim"),
+    ("Table 1's PA_c·PA_l", "the product of PA_c and PA_l, scored through them"),
+    ("§6's orderings of Table 4 (round robin above priority; with priority only RuN2C above drop-tail; the "
+     "ideal PrioSched the worst; among round-robin routers RuN2C the worst, RAFLE slightly above the ideal) and "
+     "the abstract's +14 % files served",
+     "each gain they order is scored (the +14 % is RAFLE RR's Table 4 gain); docs/experiments/rafle.md compares "
+     "the orderings"),
+    ("Figure 7: above the first bin every router serves about the same number of files",
+     "read off a figure whose values our copy does not print"),
+]
+"""Claims the paper makes that are not scored, each with why (printed with
+the claims and in the HTML report)."""
+
+__getattr__, __dir__ = forward(__name__, "experiment", frozenset({"experiment"}))
