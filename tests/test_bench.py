@@ -91,3 +91,28 @@ def test_python_path_against_the_core_alone():
 def test_python_path_is_named_only_on_request():
     assert bench.PYTHON_PATH == "python-path-1g"
     assert "python-path-1g" not in bench.BENCHMARKS and "python-path-1g" not in bench._default_names()
+
+
+def test_htsim_equal_work_against_a_stand_in(tmp_path, monkeypatch, cli):
+    """The equal-work record: our core on compare.sh's scenario with one ACK
+    per data packet, against whatever htsim_compare reports (a stand-in
+    printing htsim's line, 250 ns per packet)."""
+    from dumbbell import bench_htsim
+
+    fake = tmp_path / "htsim_compare"
+    fake.write_text("#!/bin/sh\necho \"htsim $1 data_pkts 702448 cpu 0.175s cpu_ns_per_pkt 250.0\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("DUMBBELL_HTSIM", str(fake))
+    assert bench_htsim.htsim_binary() == fake
+    r = bench_htsim.measure(fake, runs=2, scenarios=("dctcp-100m",))
+    (row,) = r["scenarios"]
+    assert row["htsim_ns_per_packet"] == 250.0 and row["data_packets"]["htsim"] == 702448
+    assert row["ratio"] == row["ours_ns_per_packet"] / 250.0
+    assert row["ratio_min"] <= row["ratio"] <= row["ratio_max"]
+    # One ACK per data packet, no TxDone at the switch or the receiver's NIC:
+    # 3 events per data packet and 2 per ACK.
+    assert 4.9 < row["ours_events_per_packet"] < 5.1
+    assert row["data_packets"]["ours"] > 800_000
+    monkeypatch.setenv("DUMBBELL_HTSIM", str(tmp_path / "none"))
+    res = cli("bench", "--only", "htsim-equal-work")
+    assert res.code == 2 and "--only" in res.stderr and "htsim_compare" in res.stderr

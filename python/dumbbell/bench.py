@@ -38,7 +38,11 @@ builds it, 1.1-1.25x faster; the results are the same either way).
 - ``python-path-1g`` (only with ``--only``): ``cubic-1g`` through
   :func:`dumbbell.run` and through the core alone, alternating in one
   process: the CPU the Python path adds, its first run apart
-  (:mod:`dumbbell.bench_pypath`; its record has its own fields).
+  (:mod:`dumbbell.bench_pypath`; its record has its own fields);
+- ``htsim-equal-work`` (run when htsim's ``htsim_compare``, built by
+  ``tools/htsim/compare.sh``, is there): ``compare.sh``'s three scenarios
+  with one ACK per data packet, our core against htsim, interleaved
+  (:mod:`dumbbell.bench_htsim`; its record has its own fields).
 
 Wall times depend on the machine and its load; tests never assert on them.
 """
@@ -234,9 +238,16 @@ def _run_python_path() -> dict[str, Any]:
 def run_all(only: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """Runs every benchmark (or only ``only``: a name, or names separated by
     commas), one subprocess each."""
+    from . import bench_htsim
+
     names = [n.strip() for n in only.split(",")] if only is not None else _default_names()
+    htsim = bench_htsim.htsim_binary()
+    if only is None and htsim is not None:
+        names.append(bench_htsim.EQUAL_WORK)
     for n in names:
-        if n != PYTHON_PATH:
+        if n == bench_htsim.EQUAL_WORK and htsim is None:
+            raise ConfigError("--only", f"{n} {bench_htsim.why_unavailable()}")
+        if n not in (PYTHON_PATH, bench_htsim.EQUAL_WORK):
             scenario_for(n)
     from . import _native
 
@@ -248,6 +259,14 @@ def run_all(only: str | None = None, progress: Callable[[str], None] | None = No
     for n in names:
         if progress:
             progress(f"bench: {n} ...")
+        if n == bench_htsim.EQUAL_WORK:
+            assert htsim is not None
+            r = bench_htsim.measure(htsim)
+            r["build"] = build
+            if progress:
+                progress(bench_htsim.line(r))
+            results.append(r)
+            continue
         if n == PYTHON_PATH:
             r = _run_python_path()
             r["build"] = build

@@ -960,7 +960,9 @@ def bench_cmd(
             "--only",
             help="Run only these benchmarks (comma-separated): dctcp-100m, cubic-1g, cubic-10g, many-10g, "
             "reno-1g, reno-py-1g, cubic-module-1g; python-path-1g (only when named: dumbbell.run against the "
-            "core alone on cubic-1g, CPU ratio, first run apart).",
+            "core alone on cubic-1g, CPU ratio, first run apart); htsim-equal-work (run when htsim's "
+            "htsim_compare from tools/htsim/compare.sh is there, $DUMBBELL_HTSIM: CPU per data packet "
+            "against htsim, one ACK per packet on both).",
         ),
     ] = None,
 ) -> None:
@@ -978,7 +980,9 @@ def bench_cmd(
     record adds "ns_per_packet_over_rust", "cpu_vs_rust" and
     "same_packets_as_rust". python-path-1g's record holds "core_cpu_s",
     "first_run_cpu_s", "later_run_cpu_s", "first_vs_core", "later_vs_core"
-    and "same_events" instead (docs/performance.md).
+    and "same_events" instead (docs/performance.md). htsim-equal-work's
+    record holds "htsim" and "scenarios" (per scenario: our and htsim's
+    median CPU ns per data packet, "ratio", "ratio_min", "ratio_max").
     """
     with _exit_codes():
         from . import bench

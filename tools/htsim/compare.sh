@@ -5,8 +5,11 @@
 #
 # --ack-every-packet: our receivers send one ACK per data packet
 # (delayed_ack=False), htsim's ACK policy, so that both sides do the same
-# work per packet (8 events per data packet on both); without it ours delay
-# ACKs (one per two packets, 6 events), which is less work than htsim's.
+# work per packet (htsim 8 events per data packet, ours 5: our ports make
+# their departures without events, docs/model.md); without it ours delay
+# ACKs (one per two packets, 4 events), which is less work than htsim's.
+# `dumbbell bench` runs the equal-work comparison too (htsim-equal-work)
+# once this script has built htsim_compare.
 #
 # HTSIM_SRC: a checkout of https://github.com/Broadcom/csg-htsim (its `sim`
 # directory is used; nothing of it is copied into this project). htsim is

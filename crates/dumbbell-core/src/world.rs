@@ -48,6 +48,7 @@ mod backpressure;
 mod build;
 mod capture;
 mod classes;
+mod departures;
 mod netem_gso;
 mod packet_trace;
 mod ports;
@@ -458,6 +459,7 @@ impl World {
         if finished {
             self.now = self.end;
         }
+        self.settle_ports();
         monitor.poll(self.now.ps(), self.events.popped());
         monitor.set_phase(Phase::Done);
     }

@@ -2,9 +2,9 @@
 //! ("pipe") that leaves it.
 //!
 //! Head-of-line scheduling, as in htsim: the port schedules only the end of
-//! its current transmission (`TxDone`), and the pipe schedules only the
-//! arrival of its head packet (`Arrive`); packets behind the head wait in a
-//! ring. A link keeps FIFO order unless reordering is asked for: then a
+//! its current transmission (`TxDone`; most ports not even that, see
+//! `world/departures.rs`), and the pipe schedules only the arrival of its
+//! head packet (`Arrive`); packets behind the head wait in a ring. A link keeps FIFO order unless reordering is asked for: then a
 //! reordered packet takes a second, slower lane of the same wire (a FIFO
 //! too, every packet in it held the same extra delay), which has its own
 //! head event (`ArriveLate`). The port is also the counting wrapper around
@@ -174,6 +174,16 @@ pub struct Port {
     pub gate: u32,
     /// The port holds its head packet until that buffer has a place.
     pub held: bool,
+    /// Departures without `TxDone` events (`world/departures.rs`): a packet
+    /// goes on the wire when it is dequeued, and the port's next dequeue is
+    /// made when something next looks at the port (an enqueue, an arrival
+    /// over its wire, the end of the run), at the time the transmitter
+    /// freed. Set at build for ports nothing watches at that instant.
+    pub lazy: bool,
+    /// For a `lazy` port with a packet in `tx`: when its serialization
+    /// ends, and the packet's size.
+    pub busy_until: Time,
+    pub tx_size: u32,
 }
 
 /// `Port::gate` of a port that feeds no blocking input buffer.
@@ -228,7 +238,7 @@ impl Port {
     pub fn in_flight_pkts(&self) -> u64 {
         self.pipe.len() as u64
             + self.late_pipe.len() as u64
-            + self.tx.is_some() as u64
+            + (self.tx.is_some() && !self.lazy) as u64
             + self.netem.as_ref().map_or(0, |n| n.line.len() as u64)
     }
 
@@ -292,6 +302,9 @@ mod tests {
             plain: service.is_zero(),
             gate: NO_GATE,
             held: false,
+            lazy: false,
+            busy_until: Time::ZERO,
+            tx_size: 0,
         }
     }
 

@@ -11,7 +11,8 @@ use super::time::Time;
 /// What happens when an event fires. Small and `Copy`: ids, never pointers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A port finished serializing its current packet onto its link.
+    /// A port finished serializing its current packet onto its link (only
+    /// ports that need the instant as an event: `world/departures.rs`).
     TxDone { port: u32 },
     /// The head packet of a port's link reaches the node at the far end.
     Arrive { port: u32 },

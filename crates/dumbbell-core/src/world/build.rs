@@ -273,7 +273,7 @@ impl World {
         let cap = capture::Capture::build(cfg, &ids, &ports_of, &node_kinds, ports.len())?;
         let pkts = packet_trace::PacketTrace::build(cfg, &ids, &ports_of, ports.len())?;
 
-        Ok(World {
+        let mut world = World {
             now: Time::ZERO,
             end: Time::from_ps(cfg.duration_ps),
             events,
@@ -315,7 +315,9 @@ impl World {
             fault: None,
             record_budget: cfg.record.max_bytes,
             external,
-        })
+        };
+        world.mark_lazy_ports(cfg);
+        Ok(world)
     }
 }
 
@@ -440,6 +442,9 @@ fn build_ports(
                     && shaper.is_none(),
                 gate: crate::net::port::NO_GATE,
                 held: false,
+                lazy: false,
+                busy_until: Time::ZERO,
+                tx_size: 0,
             });
             aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
         }

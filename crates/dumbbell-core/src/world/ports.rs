@@ -9,6 +9,7 @@ use crate::net::port::NO_GATE;
 impl World {
     pub(super) fn enqueue(&mut self, port: u32, pkt: PktId) {
         let now = self.now;
+        self.catch_up(port, now);
         let p = &mut self.ports[port as usize];
         let size = self.pool.get(pkt).size_bytes;
         if p.passes_through(size) {
@@ -20,13 +21,12 @@ impl World {
             p.stats.max_pkts = p.stats.max_pkts.max(1);
             p.stats.max_bytes = p.stats.max_bytes.max(size as u64);
             p.stats.dequeued += 1;
-            p.tx = Some((pkt, now));
             if p.counts_skbs() {
                 self.skb_left(port, pkt);
             }
             let p = &mut self.ports[port as usize];
             let done = now + p.hold(size);
-            self.events.schedule(done, Event::TxDone { port });
+            self.depart(port, pkt, size, done);
             if self.pkts.on {
                 self.trace_packet(port, pkt, PacketEvent::Enqueue, "");
                 self.trace_packet(port, pkt, PacketEvent::Dequeue, "");
@@ -119,7 +119,6 @@ impl World {
         }
         let p = &mut self.ports[port as usize];
         let size = self.pool.get(d.pkt).size_bytes;
-        p.tx = Some((d.pkt, now));
         // With a service rate the port is held for the longer of the
         // serialization and the service interval (`tx_done` puts the packet
         // on the wire when its serialization ends).
@@ -131,7 +130,7 @@ impl World {
                 self.rec.d_size.push(size);
             }
         }
-        self.events.schedule(done, Event::TxDone { port });
+        self.depart(port, d.pkt, size, done);
         if self.pkts.on {
             self.trace_packet(port, d.pkt, PacketEvent::Dequeue, "");
             if d.marked {
@@ -251,6 +250,9 @@ impl World {
     }
 
     pub(super) fn arrive(&mut self, port: u32) {
+        // A lazy port's dequeues due since the head left put the packets
+        // behind it on the wire first (`world/departures.rs`).
+        self.catch_up(port, self.now);
         let p = &mut self.ports[port as usize];
         let (at, pkt) = p.pipe.pop_front().expect("Arrive on an empty pipe");
         debug_assert_eq!(at, self.now);
@@ -378,9 +380,16 @@ impl World {
     /// delay line; per GSO skb with `unit = "gso"`, `admit_gso`), else
     /// straight into its queue.
     pub(super) fn admit(&mut self, port: u32, pkt: PktId) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        if p.netem.is_none() {
+            return self.enqueue(port, pkt);
+        }
+        // The limit below counts the queue as it is now.
+        self.catch_up(port, now);
         let p = &mut self.ports[port as usize];
         let Some(n) = p.netem.as_mut() else {
-            return self.enqueue(port, pkt);
+            unreachable!("a netem stage")
         };
         if n.gso.is_some() {
             return self.admit_gso(port, pkt);

@@ -1,0 +1,133 @@
+//! Departures without `TxDone` events (issue 29).
+//!
+//! A port knows when its transmitter frees: the end of the current
+//! packet's serialization. On a *lazy* port the packet goes on the wire at
+//! its dequeue (its arrival at the far end, `busy_until` plus the wire's
+//! delay, is known then), and no event marks the end of its serialization:
+//! the port's next dequeue is made when something next looks at the port,
+//! at the instant the transmitter freed, by [`World::catch_up`]. Three
+//! things look: an enqueue (before it, so that it finds the queue as it is
+//! at its instant; a netem stage's limit looks too), an arrival over the port's own wire (the packet on the
+//! wire's head left at least a propagation delay ago, so the dequeues due
+//! since are made and the next packet is on the wire before the head's
+//! arrival schedules the next one), and the end of the run (the counters).
+//! A dequeue made late is made with the clock set to its own instant, on a
+//! queue in exactly the state it had then (nothing else touches the queue
+//! in between), so the discipline's decisions, its random draws and the
+//! port's counters are those of an event at that instant.
+//!
+//! The tie rule (`docs/model.md`): a lazy port's departures due at an
+//! instant come before anything else that port sees at that instant.
+//!
+//! A port is lazy when nothing needs the end of a transmission as an event
+//! (`World::mark_lazy_ports`): a plain wire (no loss, reordering, jitter,
+//! service rate or shaper), no return policy, no queue trace, no blocking
+//! input buffer downstream, no netem stage counting GSO skbs, and no
+//! per-packet or pcap capture or drop log in the run (their rows would come
+//! out of time order); and not a NIC of a host that sends TCP, whose sender
+//! learns at that instant that its packet left (TCP small queues,
+//! `Sender::on_nic_tx`).
+
+use super::*;
+
+impl World {
+    /// Marks the ports whose departures need no event (see the module).
+    pub(super) fn mark_lazy_ports(&mut self, cfg: &RunConfig) {
+        let watched = self.cap.on || self.pkts.on || self.rec.drop_log;
+        if watched {
+            return;
+        }
+        let mut tcp_sender = vec![false; self.node_names.len()];
+        let mut mark = |name: &str| {
+            if let Some(i) = self.node_names.iter().position(|n| n == name) {
+                tcp_sender[i] = true;
+            }
+        };
+        for f in &cfg.flows {
+            if let FlowConfig::Tcp { src, .. } = f {
+                mark(src);
+            }
+        }
+        for w in &cfg.workloads {
+            // Clients send requests and control messages, servers files.
+            w.clients.iter().chain(&w.servers).for_each(|h| mark(h));
+        }
+        for p in &mut self.ports {
+            // A port feeding a blocking input buffer holds its head packet
+            // on the buffer's places, and a netem stage counting GSO skbs
+            // frees an skb's place at its first segment's dequeue: both
+            // need their dequeues as events.
+            p.lazy = p.plain
+                && p.feedback.is_none()
+                && p.trace.is_none()
+                && p.gate == crate::net::port::NO_GATE
+                && p.netem.as_ref().is_none_or(|n| n.gso.is_none())
+                && !tcp_sender[p.node as usize];
+        }
+    }
+
+    /// `pkt` (of `size` bytes) leaves `port`'s queue now and holds the
+    /// transmitter until `done`: an event at `done`, or on a lazy port
+    /// the wire at once (see the module).
+    #[inline]
+    pub(super) fn depart(&mut self, port: u32, pkt: PktId, size: u32, done: Time) {
+        let p = &mut self.ports[port as usize];
+        p.tx = Some((pkt, self.now));
+        if !p.lazy {
+            self.events.schedule(done, Event::TxDone { port });
+            return;
+        }
+        p.busy_until = done;
+        p.tx_size = size;
+        let arrival = done + p.delay;
+        p.pipe.push_back((arrival, pkt));
+        if p.pipe.len() == 1 {
+            self.events.schedule(arrival, Event::Arrive { port });
+        }
+    }
+
+    /// Makes the departures of a lazy `port` due at or before `t`: ends
+    /// each serialization and dequeues the next packet at the instant the
+    /// transmitter freed. A port that is not lazy, or idle, or busy past
+    /// `t`, is left as it is (one test, inline).
+    #[inline]
+    pub(super) fn catch_up(&mut self, port: u32, t: Time) {
+        let p = &self.ports[port as usize];
+        if p.lazy && p.tx.is_some() && p.busy_until <= t {
+            self.catch_up_slow(port, t);
+        }
+    }
+
+    #[inline(never)]
+    fn catch_up_slow(&mut self, port: u32, t: Time) {
+        let now = self.now;
+        loop {
+            let p = &mut self.ports[port as usize];
+            let Some((_, started)) = p.tx else { break };
+            if p.busy_until > t {
+                break;
+            }
+            let done = p.busy_until;
+            p.tx = None;
+            p.stats.busy += done.since(started);
+            p.stats.tx_bytes += p.tx_size as u64;
+            // An empty FIFO has nothing to start; any other discipline is
+            // asked, as `tx_done` asks it (CoDel may drop at that dequeue).
+            if p.fifo_empty() {
+                break;
+            }
+            self.now = done;
+            self.start_tx(port);
+        }
+        self.now = now;
+    }
+
+    /// At the end of a run: every lazy port's departures up to now made,
+    /// so that its counters are those of the run's end.
+    pub(super) fn settle_ports(&mut self) {
+        let now = self.now;
+        for port in 0..self.ports.len() as u32 {
+            self.catch_up(port, now);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! Departures without `TxDone` events (`world/departures.rs`): a port that
+//! makes its dequeues late, when something next looks at it, gives every
+//! flow and every port the results of one that marks each end of a
+//! transmission with an event, with fewer events.
+//!
+//! The reference is the same run with `record.drop_log` on: the drop log's
+//! rows must come out in time order, so it keeps every port's `TxDone`
+//! events (and changes nothing else in the run).
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+/// Two flows (the second starting later, so that they do not share every
+/// instant) over `path`'s bottleneck with `queue`; `watched`: with the drop
+/// log (every port keeps its events).
+fn run(
+    queue: Value,
+    cc: &str,
+    delayed_ack: bool,
+    watched: bool,
+) -> dumbbell_core::world::RunOutput {
+    let (nodes, links) = path(100_000_000, 5 * MS, queue, 0.0);
+    let tcp = json!({"ecn": cc == "dctcp", "delayed_ack": delayed_ack});
+    let flows = vec![
+        json!({"kind": "tcp", "name": "a", "src": "snd", "dst": "rcv", "cc": {"kind": cc}, "tcp": tcp}),
+        json!({"kind": "tcp", "name": "b", "src": "snd", "dst": "rcv", "cc": {"kind": "reno"},
+               "start_ps": 37 * MS + 123, "tcp": tcp}),
+    ];
+    let rec = json!({"drop_log": watched});
+    go(&config(3, S, nodes, links, flows, rec))
+}
+
+/// Every AQM that acts at dequeue (CoDel, PIE, DualPI2, FQ-CoDel, step
+/// marking at dequeue) and the drop-tail and enqueue-marking FIFOs: the
+/// flows' results and every port's counters (enqueued, dequeued, marked,
+/// drops by reason, bytes sent, busy time) are those of the run whose
+/// ports schedule every end of transmission.
+#[test]
+fn late_dequeues_give_the_results_of_dequeue_events() {
+    let queues = [
+        ("drop-tail", json!({"limit_pkts": 60}), "cubic"),
+        (
+            "step at enqueue",
+            json!({"limit_pkts": 200, "aqm": {"kind": "step", "k_pkts": 20}}),
+            "dctcp",
+        ),
+        (
+            "step at dequeue",
+            json!({"limit_pkts": 200, "aqm": {"kind": "step", "k_pkts": 20, "at": "dequeue"}}),
+            "dctcp",
+        ),
+        (
+            "codel",
+            json!({"limit_pkts": 1000, "aqm": {"kind": "codel"}}),
+            "cubic",
+        ),
+        (
+            "fq_codel",
+            json!({"limit_pkts": 1000, "aqm": {"kind": "fq_codel"}}),
+            "cubic",
+        ),
+        (
+            "pie",
+            json!({"limit_pkts": 1000, "aqm": {"kind": "pie"}}),
+            "cubic",
+        ),
+        (
+            "dualpi2",
+            json!({"limit_pkts": 1000, "aqm": {"kind": "dualpi2"}}),
+            "dctcp",
+        ),
+    ];
+    for (name, q, cc) in queues {
+        let lazy = run(q.clone(), cc, true, false);
+        let events = run(q, cc, true, true);
+        for table in ["flows", "queues"] {
+            assert_eq!(
+                lazy.table(table),
+                events.table(table),
+                "{name}: the {table} table differs between late dequeues and dequeue events"
+            );
+        }
+        let (el, ee) = (lazy.summary_u64("events"), events.summary_u64("events"));
+        assert!(
+            el < ee,
+            "{name}: {el} events without TxDone, {ee} with: none saved"
+        );
+        // The bottleneck did work: packets were queued, and dropped or
+        // marked, so the dequeues had decisions to make.
+        let q = col_u64(&lazy, "queues", "enqueued_pkts");
+        assert!(q.iter().sum::<u64>() > 10_000, "{name}: {q:?}");
+    }
+}
+
+/// On `path`, a data packet crosses two ports (the sender's NIC, the
+/// bottleneck) and an ACK two (the receiver's NIC, the switch's port toward
+/// the sender): with every end of transmission an event, 4 events per
+/// packet of either kind (an arrival and a departure per port); without,
+/// 3 per data packet (the sender's NIC, whose sender learns when its packet
+/// left, keeps its departure event) and 2 per ACK. Timers add a few more,
+/// packets dropped or still in flight at the end a few less.
+#[test]
+fn departures_cost_no_event_but_at_a_tcp_senders_nic() {
+    let q = json!({"limit_pkts": 100});
+    for delayed_ack in [false, true] {
+        for (watched, per_data, per_ack) in [(true, 4, 4), (false, 3, 2)] {
+            let out = run(q.clone(), "reno", delayed_ack, watched);
+            let data = out.summary_u64("data_packets_sent");
+            let acks = out.summary_u64("ack_packets_sent");
+            let want = per_data * data + per_ack * acks;
+            let got = out.summary_u64("events");
+            assert!(
+                (got as f64 - want as f64).abs() <= 0.02 * want as f64,
+                "delayed ACKs {delayed_ack}, watched {watched}: {got} events for {data} data \
+                 packets and {acks} ACKs, expected about {want}"
+            );
+        }
+    }
+}
