@@ -112,15 +112,8 @@ const EXTRA_ACKED_MAX_US: u64 = 100_000;
 const PS_PER_NS: u64 = 1_000;
 const NS_PER_US: u64 = 1_000;
 
-/// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Mode {
-    Startup = 0,
-    Drain = 1,
-    ProbeBw = 2,
-    ProbeRtt = 3,
-}
+/// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable: v1's.
+pub use super::bbr_common::Mode;
 
 /// ProbeBW's phases (Linux `enum bbr_pacing_gain_phase`), the `phase`
 /// trace variable.
