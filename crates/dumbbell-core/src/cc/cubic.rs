@@ -78,7 +78,8 @@
 use super::cubic_root::cubic_root;
 use super::Registration;
 use super::{
-    tcp_cong_avoid_ai, tcp_slow_start, AckSample, CaEvent, CaState, CongestionControl, TcpSock,
+    slow_start_then_avoid, tcp_cong_avoid_ai, AckSample, CaEvent, CaState, CongestionControl,
+    TcpSock,
 };
 use crate::param::{self, Param, ParamError, Range, Ty};
 use crate::sim::{Time, PS_PER_S, PS_PER_US};
@@ -543,18 +544,10 @@ impl CongestionControl for Cubic {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpSock, _ack: u64, acked: u32) {
-        if !tp.is_cwnd_limited {
-            return;
+        if let Some(acked) = slow_start_then_avoid(tp, acked) {
+            self.update(tp.snd_cwnd, acked, tp.now);
+            tcp_cong_avoid_ai(tp, self.cnt, acked);
         }
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = tcp_slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        self.update(tp.snd_cwnd, acked, tp.now);
-        tcp_cong_avoid_ai(tp, self.cnt, acked);
     }
 
     fn set_state(&mut self, tp: &mut TcpSock, new_state: CaState) {

@@ -74,7 +74,7 @@
 //! `snd_cwnd_cnt`, in 1/1024 packet, fits in 32 bits.
 
 use super::Registration;
-use super::{tcp_slow_start, CongestionControl, TcpSock};
+use super::{slow_start_then_avoid, tcp_slow_start, CongestionControl, TcpSock};
 use crate::param::{self, Param, ParamError, Range, Ty};
 use serde::{Deserialize, Serialize};
 
@@ -450,14 +450,9 @@ impl CongestionControl for HighSpeed {
         }
         match self.mode {
             HighSpeedMode::Formula => {
-                let mut acked = acked;
-                if tp.in_slow_start() {
-                    acked = tcp_slow_start(tp, acked);
-                    if acked == 0 {
-                        return;
-                    }
+                if let Some(acked) = slow_start_then_avoid(tp, acked) {
+                    self.formula_increase(tp, acked);
                 }
-                self.formula_increase(tp, acked);
             }
             HighSpeedMode::LinuxTable => {
                 if tp.in_slow_start() {

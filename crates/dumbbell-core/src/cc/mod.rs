@@ -426,19 +426,28 @@ pub fn tcp_cong_avoid_ai(tp: &mut TcpSock, w: u32, acked: u32) {
     tp.snd_cwnd = tp.snd_cwnd.min(tp.snd_cwnd_clamp);
 }
 
+/// The opening every Linux `cong_avoid` hook shares: nothing while the flow
+/// is not cwnd-limited, then slow start takes its share of the ACKed packets.
+/// Returns the packets left for congestion avoidance, or `None` when there is
+/// nothing more to do (not cwnd-limited, or slow start used them all).
+pub fn slow_start_then_avoid(tp: &mut TcpSock, acked: u32) -> Option<u32> {
+    if !tp.is_cwnd_limited {
+        return None;
+    }
+    if !tp.in_slow_start() {
+        return Some(acked);
+    }
+    match tcp_slow_start(tp, acked) {
+        0 => None,
+        left => Some(left),
+    }
+}
+
 /// Linux `tcp_reno_cong_avoid`.
 pub fn tcp_reno_cong_avoid(tp: &mut TcpSock, acked: u32) {
-    if !tp.is_cwnd_limited {
-        return;
+    if let Some(acked) = slow_start_then_avoid(tp, acked) {
+        tcp_cong_avoid_ai(tp, tp.snd_cwnd, acked);
     }
-    let mut acked = acked;
-    if tp.in_slow_start() {
-        acked = tcp_slow_start(tp, acked);
-        if acked == 0 {
-            return;
-        }
-    }
-    tcp_cong_avoid_ai(tp, tp.snd_cwnd, acked);
 }
 
 /// Linux `tcp_reno_ssthresh`: half the window, at least 2.

@@ -10,7 +10,7 @@
 //! `registry::REGISTRY`; `tests/test_controls.py` checks that the two give
 //! the same tables bit for bit.
 
-use super::{tcp_cong_avoid_ai, tcp_slow_start, CongestionControl, Registration, TcpSock};
+use super::{slow_start_then_avoid, tcp_cong_avoid_ai, CongestionControl, Registration, TcpSock};
 use crate::param::{self, Param, ParamError, Params, Range, Ty};
 use crate::sim::Rng;
 use serde::{Deserialize, Serialize};
@@ -82,17 +82,9 @@ impl CongestionControl for Scalable {
     }
 
     fn cong_avoid(&mut self, tp: &mut TcpSock, _ack: u64, acked: u32) {
-        if !tp.is_cwnd_limited {
-            return;
+        if let Some(acked) = slow_start_then_avoid(tp, acked) {
+            tcp_cong_avoid_ai(tp, tp.snd_cwnd.min(self.p.ai_cnt), acked);
         }
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = tcp_slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        tcp_cong_avoid_ai(tp, tp.snd_cwnd.min(self.p.ai_cnt), acked);
     }
 }
 
