@@ -139,15 +139,12 @@ use crate::sim::{Dur, Rng, Time, PS_PER_S, PS_PER_US};
 
 mod params;
 pub use super::bbr_common::Mode;
-use super::bbr_common::{left_at_edt, saved_cwnd, AckAggregation, ProbeRtt};
+use super::bbr_common::{
+    packets_in_net_at_edt, saved_cwnd, stamp_us, whole_us, AckAggregation, ProbeRtt,
+};
 pub use params::{check, BbrParams, PARAMS, REGISTRATION};
 
-/// Fractions (gains) are in units of 1/256 (Linux `BBR_SCALE`).
-pub const BBR_SCALE: u32 = 8;
-pub const BBR_UNIT: u32 = 1 << BBR_SCALE;
-/// Bandwidth is in packets per microsecond scaled by 2^24 (Linux `BW_SCALE`).
-pub const BW_SCALE: u32 = 24;
-pub const BW_UNIT: u64 = 1 << BW_SCALE;
+pub use super::bbr_common::{BBR_SCALE, BBR_UNIT, BW_SCALE, BW_UNIT};
 
 /// Phases of the ProbeBW pacing-gain cycle (Linux `CYCLE_LEN`).
 pub const CYCLE_LEN: usize = 8;
@@ -156,20 +153,6 @@ pub const CYCLE_LEN: usize = 8;
 /// always: a 128-bit division is a library call, a 64-bit division by a
 /// constant a multiplication). The same value either way.
 #[inline(always)]
-/// Whole microseconds of a duration (Linux's µs quantities).
-fn whole_us(d: Dur) -> u64 {
-    d.ps() / PS_PER_US
-}
-
-/// A time on Linux's microsecond clock (`tcp_mstamp`, `delivered_mstamp`).
-fn stamp_us(t: Time) -> u64 {
-    t.ps() / PS_PER_US
-}
-
-/// Picoseconds per nanosecond, nanoseconds per microsecond.
-const PS_PER_NS: u64 = 1_000;
-const NS_PER_US: u64 = 1_000;
-
 fn div_wide(n: u128, d: u64) -> u128 {
     if n >> 64 == 0 {
         ((n as u64) / d) as u128
@@ -585,16 +568,9 @@ impl Bbr {
     /// bottleneck delivers before the next paced departure (plus that
     /// departure's burst when probing up).
     fn packets_in_net_at_edt(&self, tp: &TcpSock, inflight_now: u32) -> u32 {
-        // Linux: whole microseconds of the difference of two ns clocks.
-        let edt = tp.wstamp.max(tp.now);
-        let interval_us = (edt.ps() / PS_PER_NS - tp.now.ps() / PS_PER_NS) / NS_PER_US;
-        let delivered = (self.bw() as u128 * interval_us as u128) >> BW_SCALE;
-        let burst = if self.pacing_gain > BBR_UNIT {
-            self.tso_segs_goal(tp)
-        } else {
-            0
-        };
-        left_at_edt(inflight_now, burst, delivered)
+        let probing_up = self.pacing_gain > BBR_UNIT;
+        let burst = || self.tso_segs_goal(tp);
+        packets_in_net_at_edt(tp, self.bw(), inflight_now, probing_up, burst)
     }
 
     /// Linux `bbr_ack_aggregation_cwnd`.

@@ -85,12 +85,6 @@ mod bounds;
 mod params;
 pub use params::{check, Bbr3Params, MAX_GAIN, PARAMS, REGISTRATION};
 
-/// Fractions (gains) in units of 1/256 (Linux `BBR_SCALE`).
-const BBR_SCALE: u32 = 8;
-const BBR_UNIT: u32 = 1 << BBR_SCALE;
-/// Bandwidth in packets per µs scaled by 2^24 (Linux `BW_SCALE`).
-const BW_SCALE: u32 = 24;
-const BW_UNIT: u64 = 1 << BW_SCALE;
 /// Unbounded (Linux `~0U`) for inflight_hi/lo and the ACK-count slope.
 const NO_BOUND: u32 = u32::MAX;
 /// Unbounded bw_lo.
@@ -106,14 +100,14 @@ const PACING_SHIFT: u32 = 10;
 const MIN_TSO_SEGS: u32 = 2;
 // ACK aggregation (as v1).
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-const ACK_EPOCH_ACKED_RESET: u32 = 1 << 20;
 const EXTRA_ACKED_MAX_US: u64 = 100_000;
-/// Picoseconds per nanosecond, nanoseconds per microsecond.
-const PS_PER_NS: u64 = 1_000;
-const NS_PER_US: u64 = 1_000;
 
 /// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable: v1's.
 pub use super::bbr_common::Mode;
+use super::bbr_common::{
+    packets_in_net_at_edt, saved_cwnd, stamp_us, whole_us, AckAggregation, BBR_SCALE, BBR_UNIT,
+    BW_SCALE, BW_UNIT,
+};
 
 /// ProbeBW's phases (Linux `enum bbr_pacing_gain_phase`), the `phase`
 /// trace variable.
@@ -274,11 +268,7 @@ pub struct Bbr3 {
     prior_cwnd: u32,
     pacing_rate_bps: u64,
     // ACK aggregation.
-    ack_epoch_mstamp: Time,
-    ack_epoch_acked: u32,
-    extra_acked: [u32; 2],
-    extra_acked_win_rtts: u32,
-    extra_acked_win_idx: usize,
+    aggr: AckAggregation,
     // The model's bounds (v3).
     bw_hi: [u64; 2],
     bw_lo: u64,
@@ -354,11 +344,7 @@ impl Bbr3 {
             has_seen_rtt: false,
             prior_cwnd: 0,
             pacing_rate_bps: 0,
-            ack_epoch_mstamp: Time::ZERO,
-            ack_epoch_acked: 0,
-            extra_acked: [0; 2],
-            extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
+            aggr: AckAggregation::new(Time::ZERO),
             bw_hi: [0; 2],
             bw_lo: NO_BW_BOUND,
             bw_latest: 0,
@@ -425,7 +411,7 @@ impl Bbr3 {
     }
 
     fn extra_acked_max(&self) -> u32 {
-        self.extra_acked[0].max(self.extra_acked[1])
+        self.aggr.max()
     }
 
     /// Linux `bbr_can_use_ecn`: negotiated, and a shallow-threshold path.
@@ -489,11 +475,7 @@ impl Bbr3 {
 
     /// Linux `bbr_save_cwnd`.
     fn save_cwnd(&mut self, tp: &TcpSock) {
-        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = tp.snd_cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(tp.snd_cwnd);
-        }
+        self.prior_cwnd = saved_cwnd(self.prev_ca_state, self.mode, self.prior_cwnd, tp.snd_cwnd);
     }
 
     /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ packets; the initial cwnd
@@ -525,19 +507,9 @@ impl Bbr3 {
 
     /// Linux `bbr_packets_in_net_at_edt`.
     fn packets_in_net_at_edt(&self, tp: &TcpSock, inflight_now: u32) -> u32 {
-        // Linux: whole µs of the difference of two ns clocks
-        let edt = tp.wstamp.max(tp.now);
-        let interval_us = (edt.ps() / PS_PER_NS - tp.now.ps() / PS_PER_NS) / NS_PER_US;
-        let delivered = (self.bw() as u128 * interval_us as u128) >> BW_SCALE;
-        let mut at_edt = inflight_now;
-        if self.pacing_gain > BBR_UNIT {
-            at_edt = at_edt.saturating_add(self.tso_segs_goal(tp));
-        }
-        if delivered >= at_edt as u128 {
-            0
-        } else {
-            at_edt - delivered as u32
-        }
+        let probing_up = self.pacing_gain > BBR_UNIT;
+        let burst = || self.tso_segs_goal(tp);
+        packets_in_net_at_edt(tp, self.bw(), inflight_now, probing_up, burst)
     }
 
     /// Linux `bbr_ack_aggregation_cwnd`.
@@ -605,37 +577,20 @@ impl Bbr3 {
             return;
         }
         if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            let thresh = if self.full_bw_reached {
+            let window = if self.full_bw_reached {
                 EXTRA_ACKED_WIN_RTTS
             } else {
                 1
             };
-            if self.extra_acked_win_rtts >= thresh {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
+            self.aggr.round_start(window);
         }
         // Linux: the difference of two µs stamps
         let epoch_us =
-            stamp_us(tp.delivered_mstamp).saturating_sub(stamp_us(self.ack_epoch_mstamp));
-        let mut expected =
+            stamp_us(tp.delivered_mstamp).saturating_sub(stamp_us(self.aggr.epoch_start));
+        let expected =
             (self.bw() as u128 * epoch_us as u128 / BW_UNIT as u128).min(u32::MAX as u128) as u32;
-        if self.ack_epoch_acked <= expected
-            || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_ACKED_RESET
-        {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_mstamp = tp.delivered_mstamp;
-            expected = 0;
-        }
-        self.ack_epoch_acked =
-            (self.ack_epoch_acked + rs.acked_sacked).min(ACK_EPOCH_ACKED_RESET - 1);
-        let extra = (self.ack_epoch_acked - expected).min(tp.snd_cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        if extra > *slot {
-            *slot = extra;
-        }
+        self.aggr
+            .on_ack(expected, rs.acked_sacked, tp.delivered_mstamp, tp.snd_cwnd);
     }
 
     /// Linux `bbr_check_probe_rtt_done`.
@@ -796,18 +751,6 @@ fn valid(rs: &RateSample) -> bool {
     rs.delivered.is_some() && whole_us(rs.interval) > 0
 }
 
-/// Whole microseconds of a duration (Linux's µs quantities).
-#[inline]
-fn whole_us(d: Dur) -> u64 {
-    d.ps() / PS_PER_US
-}
-
-/// A time on Linux's microsecond clock (`tcp_mstamp`, `delivered_mstamp`).
-#[inline]
-fn stamp_us(t: Time) -> u64 {
-    t.ps() / PS_PER_US
-}
-
 /// The kernel's clock tick: `HZ` of Debian's kernel (250, as Cubic's
 /// default `hz` and `dumbbell module compare`'s default build).
 const HZ: u64 = 250;
@@ -868,7 +811,7 @@ impl CongestionControl for Bbr3 {
         self.min_rtt = self.probe_rtt_min;
         self.min_rtt_stamp = self.probe_rtt_min_stamp;
         self.init_pacing_rate_from_rtt(tp);
-        self.ack_epoch_mstamp = tp.now;
+        self.aggr.epoch_start = tp.now;
         // ECN mark rates are sampled from the first full flight on.
         self.loss_round_delivered = tp.delivered + 1;
         self.ecn_ok = tp.ecn_ok;
@@ -908,8 +851,7 @@ impl CongestionControl for Bbr3 {
             return;
         }
         self.idle_restart = true;
-        self.ack_epoch_mstamp = tp.now;
-        self.ack_epoch_acked = 0;
+        self.aggr.restart_epoch(tp.now);
         match self.mode {
             Mode::ProbeBw => self.set_pacing_rate(tp, self.bw(), BBR_UNIT),
             Mode::ProbeRtt => self.check_probe_rtt_done(tp),

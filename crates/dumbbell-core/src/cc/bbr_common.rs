@@ -8,7 +8,30 @@
 //! each; what is here is computed the same way for both.
 
 use super::{CaState, TcpSock};
-use crate::sim::{Dur, Time};
+use crate::sim::{Dur, Time, PS_PER_US};
+
+/// Fractions (gains) are in units of 1/256 (Linux `BBR_SCALE`).
+pub const BBR_SCALE: u32 = 8;
+pub const BBR_UNIT: u32 = 1 << BBR_SCALE;
+/// Bandwidth is in packets per microsecond scaled by 2^24 (Linux `BW_SCALE`).
+pub const BW_SCALE: u32 = 24;
+pub const BW_UNIT: u64 = 1 << BW_SCALE;
+
+/// Picoseconds per nanosecond, nanoseconds per microsecond.
+const PS_PER_NS: u64 = 1_000;
+const NS_PER_US: u64 = 1_000;
+
+/// Whole microseconds of a duration (Linux's µs quantities).
+#[inline]
+pub fn whole_us(d: Dur) -> u64 {
+    d.ps() / PS_PER_US
+}
+
+/// A time on Linux's microsecond clock (`tcp_mstamp`, `delivered_mstamp`).
+#[inline]
+pub fn stamp_us(t: Time) -> u64 {
+    t.ps() / PS_PER_US
+}
 
 /// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,10 +60,22 @@ pub fn saved_cwnd(prev_ca_state: CaState, mode: Mode, prior_cwnd: u32, snd_cwnd:
     }
 }
 
-/// The end of Linux `bbr_packets_in_net_at_edt`: in flight now plus
-/// `burst` (the next departure's TSO burst when probing up, else 0), less
-/// the `delivered` packets the bottleneck drains before that departure.
-pub fn left_at_edt(inflight_now: u32, burst: u32, delivered: u128) -> u32 {
+/// Linux `bbr_packets_in_net_at_edt`: in flight now, plus the next
+/// departure's TSO burst (`tso_segs_goal`) when probing up, less the packets
+/// the bottleneck drains at bandwidth `bw` (packets/µs << `BW_SCALE`)
+/// before that departure.
+pub fn packets_in_net_at_edt(
+    tp: &TcpSock,
+    bw: u64,
+    inflight_now: u32,
+    probing_up: bool,
+    tso_segs_goal: impl FnOnce() -> u32,
+) -> u32 {
+    // Linux: whole microseconds of the difference of two ns clocks.
+    let edt = tp.wstamp.max(tp.now);
+    let interval_us = (edt.ps() / PS_PER_NS - tp.now.ps() / PS_PER_NS) / NS_PER_US;
+    let delivered = (bw as u128 * interval_us as u128) >> BW_SCALE;
+    let burst = if probing_up { tso_segs_goal() } else { 0 };
     let at_edt = inflight_now.saturating_add(burst);
     if delivered >= at_edt as u128 {
         0
