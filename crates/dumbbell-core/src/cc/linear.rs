@@ -26,7 +26,10 @@
 //! it behaved like the fixed 50 %.
 
 use super::loss_phases::{floor_mul, Law, PhaseMachine, State};
-use super::loss_phases::{PERCENT, POSITIVE, SLOPE};
+use super::loss_phases::{
+    INITIAL_BASE_ROW, INITIAL_THRESHOLD_ROW, SS_ALPHA_ROW, SS_MIN_PKTS_ROW, WRAP_SEQ_ROW,
+};
+use super::loss_phases::{PERCENT, SLOPE};
 use super::{isn, Registration};
 use crate::param::{self, Param, ParamError, Range, Ty};
 use serde::{Deserialize, Serialize};
@@ -122,18 +125,8 @@ impl Default for LinearParams {
 
 /// Linear's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
-        "ss_alpha",
-        Ty::Float,
-        SLOPE,
-        "Slow start adds alpha*t^3 per ACK event, packets/ms^3 (module: 2).",
-    ),
-    Param::new(
-        "ss_min_pkts",
-        Ty::Int,
-        Range::U32,
-        "Smallest slow-start step per ACK event, packets (module: 2).",
-    ),
+    SS_ALPHA_ROW,
+    SS_MIN_PKTS_ROW,
     Param::new(
         "beta_r",
         Ty::Float,
@@ -176,30 +169,15 @@ pub const PARAMS: &[Param] = &[
         Range::Any,
         "What lost/sent counts: the current window's, two rounds' or the ACK's packets.",
     ),
-    Param::new(
-        "initial_threshold_pkts",
-        Ty::Int,
-        POSITIVE,
-        "Upper threshold before any reduction, packets (module: 200).",
-    ),
-    Param::new(
-        "initial_base_pkts",
-        Ty::Int,
-        POSITIVE,
-        "Recovery base b_r before any reduction, packets (module: 1).",
-    ),
+    INITIAL_THRESHOLD_ROW,
+    INITIAL_BASE_ROW,
     Param::new(
         "module_hook",
         Ty::Bool,
         Range::Any,
         "The ssthresh hook enters recovery as linha01.c's does.",
     ),
-    Param::new(
-        "wrap_seq",
-        Ty::Optional(&Ty::Bool),
-        Range::Any,
-        "32-bit sequence comparison of the reduction gate; unset: as module_hook.",
-    ),
+    WRAP_SEQ_ROW,
 ];
 
 /// Refuses out-of-range parameters, naming the one at fault.

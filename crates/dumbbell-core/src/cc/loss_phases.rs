@@ -237,7 +237,7 @@
 //! [`initial_base_pkts`]: crate::cc::linear::LinearParams::initial_base_pkts
 
 use super::{CongestionControl, RateSample, TcpSock};
-use crate::param::Range;
+use crate::param::{Param, Range, Ty};
 use crate::sim::{Time, PS_PER_MS};
 
 /// The phase, as traced (`phase`).
@@ -537,6 +537,43 @@ pub const SLOPE: Range = Range::float(0.0, false, MAX_SLOPE, false);
 pub const PERCENT: Range = Range::int(1, 99, "");
 /// The range of a window or base, packets.
 pub const POSITIVE: Range = Range::int(1, u32::MAX as u128, "");
+
+// The parameter rows Linear and Expolinear share, word for word.
+/// The `ss_alpha` row of Linear's and Expolinear's `PARAMS`.
+pub const SS_ALPHA_ROW: Param = Param::new(
+    "ss_alpha",
+    Ty::Float,
+    SLOPE,
+    "Slow start adds alpha*t^3 per ACK event, packets/ms^3 (module: 2).",
+);
+/// The `ss_min_pkts` row of Linear's and Expolinear's `PARAMS`.
+pub const SS_MIN_PKTS_ROW: Param = Param::new(
+    "ss_min_pkts",
+    Ty::Int,
+    Range::U32,
+    "Smallest slow-start step per ACK event, packets (module: 2).",
+);
+/// The `initial_threshold_pkts` row of Linear's and Expolinear's `PARAMS`.
+pub const INITIAL_THRESHOLD_ROW: Param = Param::new(
+    "initial_threshold_pkts",
+    Ty::Int,
+    POSITIVE,
+    "Upper threshold before any reduction, packets (module: 200).",
+);
+/// The `initial_base_pkts` row of Linear's and Expolinear's `PARAMS`.
+pub const INITIAL_BASE_ROW: Param = Param::new(
+    "initial_base_pkts",
+    Ty::Int,
+    POSITIVE,
+    "Recovery base b_r before any reduction, packets (module: 1).",
+);
+/// The `wrap_seq` row of Linear's and Expolinear's `PARAMS`.
+pub const WRAP_SEQ_ROW: Param = Param::new(
+    "wrap_seq",
+    Ty::Optional(&Ty::Bool),
+    Range::Any,
+    "32-bit sequence comparison of the reduction gate; unset: as module_hook.",
+);
 
 /// The harness the unit tests of the three controls share: a [`TcpSock`]
 /// driven through the hooks in the stack's order (`cc/mod.rs`), with time
