@@ -138,13 +138,7 @@ mod tests {
     use crate::tcp::{Endpoints, Out, TimerKind};
 
     fn ep() -> Endpoints {
-        Endpoints {
-            flow: 0,
-            src: 1,
-            dst: 2,
-            sport: 40000,
-            dport: 5001,
-        }
+        Endpoints::test(0)
     }
 
     fn ms(x: u64) -> Time {

@@ -92,3 +92,18 @@ pub struct Endpoints {
     pub sport: u16,
     pub dport: u16,
 }
+
+#[cfg(test)]
+impl Endpoints {
+    /// The test benches' connection: flow `flow` from node 1, port 40000,
+    /// to node 2, port 5001.
+    pub(crate) fn test(flow: u32) -> Self {
+        Endpoints {
+            flow,
+            src: 1,
+            dst: 2,
+            sport: 40000,
+            dport: 5001,
+        }
+    }
+}

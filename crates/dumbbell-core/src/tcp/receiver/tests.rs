@@ -18,13 +18,7 @@ const MSS: u64 = 1448;
 const HDR: u32 = 40;
 
 fn ep() -> Endpoints {
-    Endpoints {
-        flow: 7,
-        src: 1,
-        dst: 2,
-        sport: 40000,
-        dport: 5001,
-    }
+    Endpoints::test(7)
 }
 
 fn us(x: u64) -> Time {

@@ -24,13 +24,7 @@ const HDR: u32 = 40;
 const RWND: u64 = 64 << 20;
 
 fn ep() -> Endpoints {
-    Endpoints {
-        flow: 7,
-        src: 1,
-        dst: 2,
-        sport: 40000,
-        dport: 5001,
-    }
+    Endpoints::test(7)
 }
 
 fn ms(x: u64) -> Time {
