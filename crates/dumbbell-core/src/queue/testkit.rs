@@ -4,9 +4,22 @@
 //! `take_drop` after every enqueue and dequeue, free dropped packets), so a
 //! test reads sojourn times and drop instants directly.
 
-use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use super::{DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use crate::packet::{Ecn, Packet, PacketPool};
-use crate::sim::{rng_for, Dur, Rng, Time};
+use crate::sim::{rng_for, Dur, Rng, Time, PS_PER_MS};
+
+/// The benches' link rate, 100 Mb/s.
+pub const RATE: u64 = 100_000_000;
+/// No limit in either unit.
+pub const UNLIMITED: Limit = Limit {
+    pkts: None,
+    bytes: None,
+};
+
+/// `x` milliseconds after time zero.
+pub fn ms(x: u64) -> Time {
+    Time::from_ps(x * PS_PER_MS)
+}
 
 /// An arrival: time, wire size, flow (its source port), ECN codepoint.
 #[derive(Clone, Copy, Debug)]
@@ -190,4 +203,22 @@ pub fn median(mut v: Vec<Dur>) -> Dur {
     assert!(!v.is_empty());
     v.sort();
     v[v.len() / 2]
+}
+
+/// The median sojourn of the packets that left at or after `from`.
+pub fn median_sojourn_from(tr: &Trace, from: Time) -> Dur {
+    median(
+        tr.departures
+            .iter()
+            .filter(|d| d.at >= from)
+            .map(|d| d.sojourn)
+            .collect(),
+    )
+}
+
+/// The drops at or after `from` as a fraction of the arrivals then.
+pub fn drop_fraction_from(arrivals: &[Arrival], tr: &Trace, from: Time) -> f64 {
+    let arrived = arrivals.iter().filter(|a| a.at >= from).count() as f64;
+    let dropped = tr.drops.iter().filter(|d| d.0 >= from).count() as f64;
+    dropped / arrived
 }

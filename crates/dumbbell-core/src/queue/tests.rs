@@ -11,6 +11,7 @@
 //! reused), so order is checked on tags.
 
 use super::aqm::Threshold;
+use super::testkit::UNLIMITED;
 use super::*;
 use crate::packet::Packet;
 use crate::sim::{rng_for, Dur, Rng, Time};
@@ -20,11 +21,6 @@ use proptest::prelude::*;
 const FULL: u32 = 1500;
 
 const ECT: Ecn = Ecn::Ect0;
-
-const UNLIMITED: Limit = Limit {
-    pkts: None,
-    bytes: None,
-};
 
 /// A packet as it left a queue.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -6,17 +6,12 @@
 
 use super::*;
 use crate::packet::Ecn;
-use crate::queue::testkit::{assert_conserved, cbr, merge, Bench, Trace};
+use crate::queue::testkit::{assert_conserved, cbr, merge, ms, Bench, Trace, RATE};
 use crate::sim::{Dur, Time};
 
-const RATE: u64 = 100_000_000;
 const PKT: u32 = 1500;
 /// A 1500-byte packet at 100 Mb/s: 120 µs.
 const TX: Dur = Dur::from_us(120);
-
-fn ms(x: u64) -> Time {
-    Time::from_ps(x * crate::sim::PS_PER_MS)
-}
 
 fn codel(ecn: bool) -> Codel {
     Codel::new(

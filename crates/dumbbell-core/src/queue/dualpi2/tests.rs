@@ -6,17 +6,10 @@
 
 use super::*;
 use crate::packet::Ecn;
-use crate::queue::testkit::{assert_conserved, cbr, median, merge, Bench};
-
-const RATE: u64 = 100_000_000;
-const UNLIMITED: Limit = Limit {
-    pkts: None,
-    bytes: None,
+use crate::queue::testkit::{
+    assert_conserved, cbr, drop_fraction_from, median_sojourn_from, merge, ms, Bench, RATE,
+    UNLIMITED,
 };
-
-fn ms(x: u64) -> Time {
-    Time::from_ps(x * crate::sim::PS_PER_MS)
-}
 
 fn dualpi2() -> DualPi2 {
     DualPi2::new(UNLIMITED, DualPi2Config::default())
@@ -83,20 +76,12 @@ fn pi2_holds_a_classic_overload_near_its_target_with_p_squared() {
         }
     });
     assert_conserved(arr.len(), &tr);
-    let late: Vec<Dur> = tr
-        .departures
-        .iter()
-        .filter(|d| d.at >= ms(8000))
-        .map(|d| d.sojourn)
-        .collect();
-    let med = median(late);
+    let med = median_sojourn_from(&tr, ms(8000));
     assert!(
         med >= Dur::from_ms(10) && med <= Dur::from_ms(20),
         "median sojourn {med:?}"
     );
-    let arrivals = arr.iter().filter(|a| a.at >= ms(8000)).count() as f64;
-    let dropped = tr.drops.iter().filter(|d| d.0 >= ms(8000)).count() as f64;
-    let frac = dropped / arrivals;
+    let frac = drop_fraction_from(&arr, &tr, ms(8000));
     assert!((frac - 1.0 / 6.0).abs() < 0.03, "dropped fraction {frac}");
     assert!(tr.drops.iter().all(|d| d.3 == DropReason::DualPi2));
     // The drop probability is p'², so p' sits near sqrt(1/6) ≈ 0.41.

@@ -8,19 +8,11 @@
 use super::*;
 use crate::packet::Ecn;
 use crate::queue::codel::{Codel, DEFAULT_TARGET};
-use crate::queue::testkit::{assert_conserved, cbr, median, merge, Arrival, Bench, Trace};
+use crate::queue::testkit::{
+    assert_conserved, cbr, median, merge, ms, Arrival, Bench, Trace, RATE, UNLIMITED,
+};
 use crate::sim::{rng_for, Dur, Time};
 use proptest::prelude::*;
-
-const RATE: u64 = 100_000_000;
-const UNLIMITED: Limit = Limit {
-    pkts: None,
-    bytes: None,
-};
-
-fn ms(x: u64) -> Time {
-    Time::from_ps(x * crate::sim::PS_PER_MS)
-}
 
 fn fq(limit: Limit, ecn: bool, seed: u64) -> FqCodel {
     let mut p = FqCodelParams::linux(rng_for(seed, "queue:s1->c:fq_codel").next_u64());

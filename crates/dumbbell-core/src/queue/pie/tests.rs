@@ -8,18 +8,10 @@
 
 use super::*;
 use crate::packet::Ecn;
-use crate::queue::testkit::{assert_conserved, cbr, median, Bench};
-use crate::queue::QueueCtx;
-
-const RATE: u64 = 100_000_000;
-const UNLIMITED: Limit = Limit {
-    pkts: None,
-    bytes: None,
+use crate::queue::testkit::{
+    assert_conserved, cbr, drop_fraction_from, median_sojourn_from, ms, Bench, RATE, UNLIMITED,
 };
-
-fn ms(x: u64) -> Time {
-    Time::from_ps(x * crate::sim::PS_PER_MS)
-}
+use crate::queue::QueueCtx;
 
 fn pie(ecn: bool) -> Pie {
     Pie::new(
@@ -76,20 +68,12 @@ fn holds_the_delay_near_target_under_an_unresponsive_overload() {
     let mut q = pie(false);
     let tr = Bench::new(1, RATE).run(&mut q, &arr, ms(8000), |_, _| {});
     assert_conserved(arr.len(), &tr);
-    let late: Vec<Dur> = tr
-        .departures
-        .iter()
-        .filter(|d| d.at >= ms(3000))
-        .map(|d| d.sojourn)
-        .collect();
-    let med = median(late);
+    let med = median_sojourn_from(&tr, ms(3000));
     assert!(
         med >= Dur::from_ms(10) && med <= Dur::from_ms(20),
         "median sojourn {med:?}"
     );
-    let arrivals = arr.iter().filter(|a| a.at >= ms(3000)).count() as f64;
-    let dropped = tr.drops.iter().filter(|d| d.0 >= ms(3000)).count() as f64;
-    let frac = dropped / arrivals;
+    let frac = drop_fraction_from(&arr, &tr, ms(3000));
     assert!((frac - 1.0 / 6.0).abs() < 0.02, "dropped fraction {frac}");
     assert!(tr.drops.iter().all(|d| d.3 == DropReason::Pie));
 }
