@@ -131,13 +131,19 @@ impl Workload {
 mod tests {
     use super::*;
 
+    /// A workload of [`files`] from time zero, seed 1, with no stop and no
+    /// cap on its tasks.
+    fn open_ended(name: &str, arrivals: Arrivals) -> Workload {
+        Workload::new(name, 1, files(), arrivals, Time::ZERO, None, None)
+    }
+
     fn files() -> Sizes {
         Sizes::Files(vec![10, 20, 30, 40])
     }
 
     #[test]
     fn all_at_once_walks_the_file_base_in_order() {
-        let mut w = Workload::new("w", 1, files(), Arrivals::AllAtOnce, Time::ZERO, None, None);
+        let mut w = open_ended("w", Arrivals::AllAtOnce);
         assert_eq!(w.initial_tasks(), 4);
         let got: Vec<_> = (0..4).map(|_| w.start_one()).collect();
         assert_eq!(
@@ -150,15 +156,7 @@ mod tests {
 
     #[test]
     fn closed_loop_draws_files_uniformly_and_asks_for_replacements() {
-        let mut w = Workload::new(
-            "w",
-            1,
-            files(),
-            Arrivals::ClosedLoop { concurrency: 3 },
-            Time::ZERO,
-            None,
-            None,
-        );
+        let mut w = open_ended("w", Arrivals::ClosedLoop { concurrency: 3 });
         assert_eq!(w.initial_tasks(), 3);
         let mut counts = [0u32; 4];
         for _ in 0..40_000 {
@@ -204,37 +202,13 @@ mod tests {
 
     #[test]
     fn poisson_gaps_have_the_configured_mean_and_depend_on_the_name() {
-        let mut w = Workload::new(
-            "web",
-            1,
-            files(),
-            Arrivals::Poisson { rate_per_s: 50.0 },
-            Time::ZERO,
-            None,
-            None,
-        );
+        let mut w = open_ended("web", Arrivals::Poisson { rate_per_s: 50.0 });
         assert_eq!(w.initial_tasks(), 0);
         let n = 50_000;
         let mean = (0..n).map(|_| w.next_gap().secs_f64()).sum::<f64>() / n as f64;
         assert!((mean / 0.02 - 1.0).abs() < 0.02, "mean gap {mean}");
-        let mut a = Workload::new(
-            "web",
-            1,
-            files(),
-            Arrivals::Poisson { rate_per_s: 50.0 },
-            Time::ZERO,
-            None,
-            None,
-        );
-        let mut b = Workload::new(
-            "other",
-            1,
-            files(),
-            Arrivals::Poisson { rate_per_s: 50.0 },
-            Time::ZERO,
-            None,
-            None,
-        );
+        let mut a = open_ended("web", Arrivals::Poisson { rate_per_s: 50.0 });
+        let mut b = open_ended("other", Arrivals::Poisson { rate_per_s: 50.0 });
         assert_ne!(a.next_gap(), b.next_gap());
     }
 }

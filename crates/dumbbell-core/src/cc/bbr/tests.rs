@@ -787,84 +787,30 @@ fn default_gains_are_linux_fixed_point() {
 #[test]
 fn bad_parameters_name_their_field() {
     assert!(validate(&BbrParams::default(), "flows[0].cc").is_ok());
-    let cases: Vec<(BbrParams, &str)> = vec![
-        (
-            BbrParams {
-                high_gain: 1.0,
-                ..Default::default()
-            },
-            "high_gain",
-        ),
-        (
-            BbrParams {
-                drain_gain: Some(0.0),
-                ..Default::default()
-            },
-            "drain_gain",
-        ),
-        (
-            BbrParams {
-                cwnd_gain: f64::NAN,
-                ..Default::default()
-            },
-            "cwnd_gain",
-        ),
-        (
-            BbrParams {
-                probe_bw_up_gain: 0.9,
-                ..Default::default()
-            },
-            "probe_bw_up_gain",
-        ),
-        (
-            BbrParams {
-                probe_bw_down_gain: 1.5,
-                ..Default::default()
-            },
-            "probe_bw_down_gain",
-        ),
-        (
-            BbrParams {
-                bw_win_rounds: 0,
-                ..Default::default()
-            },
-            "bw_win_rounds",
-        ),
-        (
-            BbrParams {
-                min_rtt_win_s: 0.0,
-                ..Default::default()
-            },
-            "min_rtt_win_s",
-        ),
-        (
-            BbrParams {
-                probe_rtt_mode_ms: -1.0,
-                ..Default::default()
-            },
-            "probe_rtt_mode_ms",
-        ),
-        (
-            BbrParams {
-                full_bw_thresh: 1.0,
-                ..Default::default()
-            },
-            "full_bw_thresh",
-        ),
-        (
-            BbrParams {
-                full_bw_cnt: 0,
-                ..Default::default()
-            },
-            "full_bw_cnt",
-        ),
-        (
-            BbrParams {
-                pacing_margin_percent: 100,
-                ..Default::default()
-            },
-            "pacing_margin_percent",
-        ),
+    // One field out of range, the others at their defaults.
+    macro_rules! bad {
+        ($field:ident: $value:expr) => {
+            (
+                BbrParams {
+                    $field: $value,
+                    ..Default::default()
+                },
+                stringify!($field),
+            )
+        };
+    }
+    let cases = [
+        bad!(high_gain: 1.0),
+        bad!(drain_gain: Some(0.0)),
+        bad!(cwnd_gain: f64::NAN),
+        bad!(probe_bw_up_gain: 0.9),
+        bad!(probe_bw_down_gain: 1.5),
+        bad!(bw_win_rounds: 0),
+        bad!(min_rtt_win_s: 0.0),
+        bad!(probe_rtt_mode_ms: -1.0),
+        bad!(full_bw_thresh: 1.0),
+        bad!(full_bw_cnt: 0),
+        bad!(pacing_margin_percent: 100),
     ];
     for (p, name) in cases {
         let e = validate(&p, "flows[2].cc").unwrap_err();
