@@ -34,7 +34,7 @@
 //! packets (b_r + ⌊Δ_r·(1 − 2^(−k))⌋ + 1) until a loss reported after new
 //! data was sent makes a reduction (the module does the same).
 
-use super::loss_phases::{floor_mul, Law, PhaseMachine, State};
+use super::loss_phases::{floor_mul, law_reads_params, Law, PhaseMachine, State};
 use super::loss_phases::{
     INITIAL_BASE_ROW, INITIAL_THRESHOLD_ROW, SS_ALPHA_ROW, SS_MIN_PKTS_ROW, WRAP_SEQ_ROW,
 };
@@ -201,21 +201,7 @@ impl PhaseMachine<ExpolinearLaw> {
 impl Law for ExpolinearLaw {
     const NAME: &'static str = "expolinear";
 
-    fn hook_enters_recovery(&self) -> bool {
-        self.p.module_hook
-    }
-    fn ss_alpha(&self) -> f64 {
-        self.p.ss_alpha
-    }
-    fn ss_min_pkts(&self) -> u32 {
-        self.p.ss_min_pkts
-    }
-    fn initial_threshold_pkts(&self) -> u32 {
-        self.p.initial_threshold_pkts
-    }
-    fn initial_base_pkts(&self) -> u32 {
-        self.p.initial_base_pkts
-    }
+    law_reads_params!();
 
     fn reset(&mut self) {
         self.delta_pkts = self.p.initial_delta_pkts as u64;

@@ -25,7 +25,7 @@
 //! The adaptive reduction has no published module; the paper reports that
 //! it behaved like the fixed 50 %.
 
-use super::loss_phases::{floor_mul, Law, PhaseMachine, State};
+use super::loss_phases::{floor_mul, law_reads_params, Law, PhaseMachine, State};
 use super::loss_phases::{
     INITIAL_BASE_ROW, INITIAL_THRESHOLD_ROW, SS_ALPHA_ROW, SS_MIN_PKTS_ROW, WRAP_SEQ_ROW,
 };
@@ -236,21 +236,7 @@ impl PhaseMachine<LinearLaw> {
 impl Law for LinearLaw {
     const NAME: &'static str = "linear";
 
-    fn hook_enters_recovery(&self) -> bool {
-        self.p.module_hook
-    }
-    fn ss_alpha(&self) -> f64 {
-        self.p.ss_alpha
-    }
-    fn ss_min_pkts(&self) -> u32 {
-        self.p.ss_min_pkts
-    }
-    fn initial_threshold_pkts(&self) -> u32 {
-        self.p.initial_threshold_pkts
-    }
-    fn initial_base_pkts(&self) -> u32 {
-        self.p.initial_base_pkts
-    }
+    law_reads_params!();
 
     fn reset(&mut self) {
         self.last_reduction_pct = 0.0;

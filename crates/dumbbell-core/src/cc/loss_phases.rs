@@ -349,6 +349,31 @@ pub fn floor_mul(x: f64, t: f64) -> u64 {
     (x * t).floor() as u64
 }
 
+/// The [`Law`] accessors of a law whose parameters `self.p` hold
+/// `module_hook`, `ss_alpha`, `ss_min_pkts`, `initial_threshold_pkts` and
+/// `initial_base_pkts` under those names (Linear's and Expolinear's;
+/// Fractional's are fixed by its module).
+macro_rules! law_reads_params {
+    () => {
+        fn hook_enters_recovery(&self) -> bool {
+            self.p.module_hook
+        }
+        fn ss_alpha(&self) -> f64 {
+            self.p.ss_alpha
+        }
+        fn ss_min_pkts(&self) -> u32 {
+            self.p.ss_min_pkts
+        }
+        fn initial_threshold_pkts(&self) -> u32 {
+            self.p.initial_threshold_pkts
+        }
+        fn initial_base_pkts(&self) -> u32 {
+            self.p.initial_base_pkts
+        }
+    };
+}
+pub(crate) use law_reads_params;
+
 /// What distinguishes Linear, Fractional and Expolinear.
 pub trait Law: Send {
     /// The control's name (Linux module name for Linear and Expolinear).
