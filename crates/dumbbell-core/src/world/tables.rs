@@ -307,28 +307,19 @@ impl World {
             .collect()
     }
 
+    /// A column of the names of the nodes `ids`.
+    fn node_names_col(&self, ids: impl Iterator<Item = u32>) -> Column {
+        Column::Str(ids.map(|n| self.node_names[n as usize].clone()).collect())
+    }
+
     pub(super) fn queues_table(&self, run_ps: u64) -> Table {
         let mut t = Table::new("queues");
         let ps = &self.ports;
         let u64col = |f: &dyn Fn(&Port) -> u64| Column::U64(ps.iter().map(f).collect());
         t = t
             .with("port", Column::U32((0..ps.len() as u32).collect()))
-            .with(
-                "node",
-                Column::Str(
-                    ps.iter()
-                        .map(|p| self.node_names[p.node as usize].clone())
-                        .collect(),
-                ),
-            )
-            .with(
-                "peer",
-                Column::Str(
-                    ps.iter()
-                        .map(|p| self.node_names[p.peer as usize].clone())
-                        .collect(),
-                ),
-            )
+            .with("node", self.node_names_col(ps.iter().map(|p| p.node)))
+            .with("peer", self.node_names_col(ps.iter().map(|p| p.peer)))
             .with("rate_bps", u64col(&|p| p.rate_bps))
             .with("enqueued_pkts", u64col(&|p| p.stats.enqueued))
             .with("dequeued_pkts", u64col(&|p| p.stats.dequeued))
@@ -385,14 +376,7 @@ impl World {
     fn pipelines_counts(&self, run_ps: u64) -> Table {
         let pl = &self.pipelines;
         Table::new("pipelines")
-            .with(
-                "node",
-                Column::Str(
-                    pl.iter()
-                        .map(|p| self.node_names[p.node as usize].clone())
-                        .collect(),
-                ),
-            )
+            .with("node", self.node_names_col(pl.iter().map(|p| p.node)))
             .with(
                 "capacity_pps",
                 Column::F64(pl.iter().map(|p| p.capacity_pps).collect()),
