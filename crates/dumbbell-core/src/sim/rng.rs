@@ -74,32 +74,18 @@ impl Rng {
 mod tests {
     use super::*;
 
+    /// The first four draws of the stream `name` under `seed`.
+    fn first_four(seed: u64, name: &str) -> Vec<u64> {
+        let mut r = rng_for(seed, name);
+        (0..4).map(|_| r.next_u64()).collect()
+    }
+
     #[test]
     fn same_name_same_stream_other_name_other_stream() {
-        let a: Vec<u64> = (0..4)
-            .map({
-                let mut r = rng_for(7, "link:a->b:loss");
-                move |_| r.next_u64()
-            })
-            .collect();
-        let b: Vec<u64> = (0..4)
-            .map({
-                let mut r = rng_for(7, "link:a->b:loss");
-                move |_| r.next_u64()
-            })
-            .collect();
-        let c: Vec<u64> = (0..4)
-            .map({
-                let mut r = rng_for(7, "link:b->a:loss");
-                move |_| r.next_u64()
-            })
-            .collect();
-        let d: Vec<u64> = (0..4)
-            .map({
-                let mut r = rng_for(8, "link:a->b:loss");
-                move |_| r.next_u64()
-            })
-            .collect();
+        let a = first_four(7, "link:a->b:loss");
+        let b = first_four(7, "link:a->b:loss");
+        let c = first_four(7, "link:b->a:loss");
+        let d = first_four(8, "link:a->b:loss");
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);
