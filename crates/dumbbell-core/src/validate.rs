@@ -712,6 +712,16 @@ mod tests {
     use crate::config::NodeKind;
     use crate::sim::PS_PER_MS;
 
+    /// `c` passes the checks when `ok`; else the error names `field`.
+    #[track_caller]
+    fn assert_checked(c: &RunConfig, ok: bool, field: &str, case: &str) {
+        let r = check(c);
+        assert_eq!(r.is_ok(), ok, "{case}");
+        if !ok {
+            assert_eq!(r.unwrap_err().field, field);
+        }
+    }
+
     fn base() -> RunConfig {
         RunConfig::from_json(
             r#"{"seed": 1, "duration_ps": 1000000000000,
@@ -847,11 +857,12 @@ mod tests {
                 buffer_pkts,
                 blocking,
             });
-            let r = check(&c);
-            assert_eq!(r.is_ok(), ok, "buffer {buffer_pkts}, blocking {blocking}");
-            if !ok {
-                assert_eq!(r.unwrap_err().field, "nodes[0].pipeline.buffer_pkts");
-            }
+            assert_checked(
+                &c,
+                ok,
+                "nodes[0].pipeline.buffer_pkts",
+                &format!("buffer {buffer_pkts}, blocking {blocking}"),
+            );
         }
     }
 
@@ -871,21 +882,23 @@ mod tests {
                 buffer_pkts: 8,
                 blocking: false,
             });
-            let r = check(&c);
-            assert_eq!(r.is_ok(), ok, "capacity {pps}");
-            if !ok {
-                assert_eq!(r.unwrap_err().field, "nodes[0].pipeline.capacity_pps");
-            }
+            assert_checked(
+                &c,
+                ok,
+                "nodes[0].pipeline.capacity_pps",
+                &format!("capacity {pps}"),
+            );
             let mut c = base();
             c.links[0].queue_ab = Some(QueueConfig {
                 service_pps: Some(pps),
                 ..Default::default()
             });
-            let r = check(&c);
-            assert_eq!(r.is_ok(), ok, "service {pps}");
-            if !ok {
-                assert_eq!(r.unwrap_err().field, "links[0].queue_ab.service_pps");
-            }
+            assert_checked(
+                &c,
+                ok,
+                "links[0].queue_ab.service_pps",
+                &format!("service {pps}"),
+            );
         }
     }
 
