@@ -274,6 +274,23 @@ fn count(log: &[Call], c: &Call) -> usize {
 /// a window is advertised.
 const EV: u32 = ack_flags::SLOWPATH | ack_flags::WIN_UPDATE;
 
+/// The hooks of the full ACK that ends recovery with `acked` newly delivered:
+/// Linux `tcp_fastretrans_alert`'s `tcp_try_undo_recovery` sets Open, then
+/// `tcp_end_cwnd_reduction` raises `CA_EVENT_COMPLETE_CWR`, then the window
+/// grows.
+fn recovery_ends(acked: u32) -> [Call; 5] {
+    [
+        Call::InAckEvent(EV),
+        Call::PktsAcked(acked),
+        Call::SetState {
+            from: CaState::Recovery,
+            to: CaState::Open,
+        },
+        Call::CwndEvent(CaEvent::CompleteCwr),
+        Call::CongAvoid(acked),
+    ]
+}
+
 // ----------------------------------------------------------------------
 // The SACK scoreboard (RFC 6675).
 // ----------------------------------------------------------------------
@@ -425,21 +442,7 @@ fn test_established_sack_recovery_prr_and_exit() {
     assert_eq!(s.stats.recoveries, 1);
     assert_eq!(s.stats.retransmits, 1);
     assert_eq!(s.tp.delivered, 12);
-    // Linux tcp_fastretrans_alert: tcp_try_undo_recovery sets Open, then
-    // tcp_end_cwnd_reduction raises CA_EVENT_COMPLETE_CWR.
-    assert_eq!(
-        take(&log),
-        [
-            Call::InAckEvent(EV),
-            Call::PktsAcked(1),
-            Call::SetState {
-                from: CaState::Recovery,
-                to: CaState::Open
-            },
-            Call::CwndEvent(CaEvent::CompleteCwr),
-            Call::CongAvoid(1),
-        ]
-    );
+    assert_eq!(take(&log), recovery_ends(1));
 }
 
 #[test]
@@ -486,19 +489,7 @@ fn test_recovery_hook_order() {
     );
     // The full ACK: 4 (retransmitted), 8, 9 and 10 are newly delivered.
     recv_ack(&mut s, ms(15), 11, &[], 0);
-    assert_eq!(
-        take(&log),
-        [
-            Call::InAckEvent(EV),
-            Call::PktsAcked(4),
-            Call::SetState {
-                from: CaState::Recovery,
-                to: CaState::Open
-            },
-            Call::CwndEvent(CaEvent::CompleteCwr),
-            Call::CongAvoid(4),
-        ]
-    );
+    assert_eq!(take(&log), recovery_ends(4));
 }
 
 // ----------------------------------------------------------------------
