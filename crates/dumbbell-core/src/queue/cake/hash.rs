@@ -18,7 +18,7 @@
 //! entries (1024 source, 1024 destination) are found the same way and
 //! carry the bulk-flow counts host isolation divides quanta by.
 
-use super::{Cake, Set, QUEUES, SET_WAYS};
+use super::{Cake, Host, Set, QUEUES, SET_WAYS};
 use crate::packet::Packet;
 
 /// A 64-bit finalizer (SplitMix64's): every input bit moves every output bit.
@@ -34,6 +34,38 @@ fn hash_words(key: u64, words: &[u64]) -> u32 {
         h = mix(h ^ w);
     }
     (h >> 32) as u32
+}
+
+/// Which host of a flow a host entry counts (Linux keeps the source's and
+/// the destination's tags and bulk-flow counts side by side).
+#[derive(Clone, Copy)]
+enum HostSide {
+    Src,
+    Dst,
+}
+
+impl HostSide {
+    /// This side's tag and bulk-flow count.
+    fn read(self, h: &Host) -> (u32, u16) {
+        match self {
+            HostSide::Src => (h.srchost_tag, h.srchost_bulk_flow_count),
+            HostSide::Dst => (h.dsthost_tag, h.dsthost_bulk_flow_count),
+        }
+    }
+
+    fn tag(self, h: &mut Host) -> &mut u32 {
+        match self {
+            HostSide::Src => &mut h.srchost_tag,
+            HostSide::Dst => &mut h.dsthost_tag,
+        }
+    }
+
+    fn bulk_flow_count(self, h: &mut Host) -> &mut u16 {
+        match self {
+            HostSide::Src => &mut h.srchost_bulk_flow_count,
+            HostSide::Dst => &mut h.dsthost_bulk_flow_count,
+        }
+    }
 }
 
 /// Which way of an 8-slot set a host or flow takes.
@@ -116,41 +148,35 @@ impl Cake {
     fn allocate_hosts(&mut self, idx: usize, src_hash: u32, dst_hash: u32) {
         let mode = self.p.config.flow_mode;
         if mode.dual_src() {
-            let k = match self.host_slot(src_hash, |h| (h.srchost_tag, h.srchost_bulk_flow_count)) {
-                Slot::Tagged(k) => k,
-                Slot::Fresh(k) => {
-                    self.hosts[k].srchost_tag = src_hash;
-                    k
-                }
-            };
-            self.flows[idx].srchost = k as u16;
-            if self.flows[idx].set == Set::Bulk
-                && (self.hosts[k].srchost_bulk_flow_count as usize) < QUEUES
-            {
-                self.hosts[k].srchost_bulk_flow_count += 1;
-            }
+            self.flows[idx].srchost = self.allocate_host(idx, src_hash, HostSide::Src);
         }
         if mode.dual_dst() {
-            let k = match self.host_slot(dst_hash, |h| (h.dsthost_tag, h.dsthost_bulk_flow_count)) {
-                Slot::Tagged(k) => k,
-                Slot::Fresh(k) => {
-                    self.hosts[k].dsthost_tag = dst_hash;
-                    k
-                }
-            };
-            self.flows[idx].dsthost = k as u16;
-            if self.flows[idx].set == Set::Bulk
-                && (self.hosts[k].dsthost_bulk_flow_count as usize) < QUEUES
-            {
-                self.hosts[k].dsthost_bulk_flow_count += 1;
-            }
+            self.flows[idx].dsthost = self.allocate_host(idx, dst_hash, HostSide::Dst);
         }
+    }
+
+    /// Finds (or takes) the entry of host `hash` on one side, counts queue
+    /// `idx` there if it is bulk, and returns the entry.
+    fn allocate_host(&mut self, idx: usize, hash: u32, side: HostSide) -> u16 {
+        let k = match self.host_slot(hash, |h| side.read(h)) {
+            Slot::Tagged(k) => k,
+            Slot::Fresh(k) => {
+                *side.tag(&mut self.hosts[k]) = hash;
+                k
+            }
+        };
+        let bulk = self.flows[idx].set == Set::Bulk;
+        let count = side.bulk_flow_count(&mut self.hosts[k]);
+        if bulk && (*count as usize) < QUEUES {
+            *count += 1;
+        }
+        k as u16
     }
 
     /// The host entry for `hash`: one tagged with it in its set, else one
     /// with no bulk flows, else (Linux's loop ends where it began) the
     /// direct slot.
-    fn host_slot(&self, hash: u32, read: impl Fn(&super::Host) -> (u32, u16)) -> Slot {
+    fn host_slot(&self, hash: u32, read: impl Fn(&Host) -> (u32, u16)) -> Slot {
         let reduced = hash as usize % QUEUES;
         let inner = reduced % SET_WAYS;
         let outer = reduced - inner;
