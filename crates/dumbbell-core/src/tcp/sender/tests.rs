@@ -57,6 +57,14 @@ fn linux_cfg() -> TcpConfig {
     }
 }
 
+/// [`cfg`] without SACK: NewReno's duplicate-ACK counting (RFC 6582).
+fn cfg_without_sack() -> TcpConfig {
+    TcpConfig {
+        sack: false,
+        ..cfg()
+    }
+}
+
 fn reno() -> Box<dyn CongestionControl> {
     crate::cc::make(&CcConfig::Reno, crate::sim::rng_for(0, "cc"))
 }
@@ -499,13 +507,7 @@ fn test_recovery_hook_order() {
 #[test]
 fn test_established_newreno_dupacks_partial_ack_full_ack() {
     let (cc, log) = Recorder::boxed(false);
-    let (mut s, out) = sender_established_with(
-        TcpConfig {
-            sack: false,
-            ..cfg()
-        },
-        cc,
-    );
+    let (mut s, out) = sender_established_with(cfg_without_sack(), cc);
     assert_eq!(sent(&out).len(), 10);
     take(&log);
     let mut t = ms(100);
@@ -562,13 +564,7 @@ fn test_established_newreno_dupacks_partial_ack_full_ack() {
 
 #[test]
 fn test_established_newreno_delivered_counts_each_segment_once() {
-    let (mut s, _) = sender_established_with(
-        TcpConfig {
-            sack: false,
-            ..cfg()
-        },
-        reno(),
-    );
+    let (mut s, _) = sender_established_with(cfg_without_sack(), reno());
     // Segment 0 lost: duplicate ACKs for 1..9 (9 segments delivered), then
     // the retransmission: ACK 10 delivers exactly one more.
     for k in 0..9 {
@@ -710,13 +706,7 @@ fn test_disorder_rto_marks_every_unsacked_segment_lost() {
 /// in flight + 1 (the retransmission of the head).
 #[test]
 fn test_rto_without_sack_forgets_the_duplicate_acks() {
-    let (mut s, _) = sender_established_with(
-        TcpConfig {
-            sack: false,
-            ..cfg()
-        },
-        reno(),
-    );
+    let (mut s, _) = sender_established_with(cfg_without_sack(), reno());
     for k in 0..2 {
         recv_ack(&mut s, ms(100) + Dur::from_us(k), 0, &[], 0);
     }
