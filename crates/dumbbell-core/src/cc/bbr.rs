@@ -139,9 +139,7 @@ use crate::sim::{Dur, Rng, Time, PS_PER_S, PS_PER_US};
 
 mod params;
 pub use super::bbr_common::Mode;
-use super::bbr_common::{
-    packets_in_net_at_edt, saved_cwnd, stamp_us, whole_us, AckAggregation, ProbeRtt,
-};
+use super::bbr_common::{saved_cwnd, stamp_us, whole_us, AckAggregation, Estimates, ProbeRtt};
 pub use params::{check, BbrParams, PARAMS, REGISTRATION};
 
 pub use super::bbr_common::{BBR_SCALE, BBR_UNIT, BW_SCALE, BW_UNIT};
@@ -464,15 +462,6 @@ impl Bbr {
         self.bw.get()
     }
 
-    /// Linux `bbr_bw`: the long-term rate while a policer is suspected.
-    fn bw(&self) -> u64 {
-        if self.lt_use_bw {
-            self.lt_bw
-        } else {
-            self.max_bw()
-        }
-    }
-
     fn extra_acked_max(&self) -> u32 {
         self.aggr.max()
     }
@@ -526,51 +515,9 @@ impl Bbr {
         }
     }
 
-    /// Linux `bbr_tso_segs_goal`: segments in about 1 ms of pacing.
-    fn tso_segs_goal(&self, tp: &TcpSock) -> u32 {
-        let bytes = ((tp.pacing_rate_bps / 8) >> PACING_SHIFT).min(GSO_MAX_BYTES);
-        let segs = ((bytes / self.mss as u64) as u32).max(self.min_tso_segs(tp));
-        segs.min(TSO_MAX_SEGS)
-    }
-
     /// Linux `bbr_save_cwnd`: remember the last good cwnd.
     fn save_cwnd(&mut self, tp: &TcpSock) {
         self.prior_cwnd = saved_cwnd(self.prev_ca_state, self.mode, self.prior_cwnd, tp.snd_cwnd);
-    }
-
-    /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ in packets.
-    fn bdp(&self, bw: u64, gain: u32) -> u32 {
-        if self.min_rtt == Dur::MAX {
-            return TCP_INIT_CWND; // no RTT sample yet
-        }
-        let w = bw as u128 * whole_us(self.min_rtt) as u128;
-        let scaled = (w * gain as u128) >> BBR_SCALE;
-        div_ceil_wide(scaled, BW_UNIT).min(u32::MAX as u128) as u32
-    }
-
-    /// Linux `bbr_quantization_budget`: room for three TSO bursts, an even
-    /// cwnd, and 2 more in the probing phase.
-    fn quantization_budget(&self, tp: &TcpSock, cwnd: u32) -> u32 {
-        let mut cwnd = cwnd.saturating_add(3 * self.tso_segs_goal(tp));
-        cwnd = cwnd.saturating_add(1) & !1;
-        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
-            cwnd = cwnd.saturating_add(2);
-        }
-        cwnd
-    }
-
-    /// Linux `bbr_inflight`.
-    fn inflight(&self, tp: &TcpSock, bw: u64, gain: u32) -> u32 {
-        self.quantization_budget(tp, self.bdp(bw, gain))
-    }
-
-    /// Linux `bbr_packets_in_net_at_edt`: in flight less what the
-    /// bottleneck delivers before the next paced departure (plus that
-    /// departure's burst when probing up).
-    fn packets_in_net_at_edt(&self, tp: &TcpSock, inflight_now: u32) -> u32 {
-        let probing_up = self.pacing_gain > BBR_UNIT;
-        let burst = || self.tso_segs_goal(tp);
-        packets_in_net_at_edt(tp, self.bw(), inflight_now, probing_up, burst)
     }
 
     /// Linux `bbr_ack_aggregation_cwnd`.
@@ -930,6 +877,49 @@ impl Bbr {
         self.check_drain(tp);
         self.update_min_rtt(tp, rs);
         self.update_gains();
+    }
+}
+
+impl Estimates for Bbr {
+    /// Linux `bbr_bw`: the long-term rate while a policer is suspected.
+    fn bw(&self) -> u64 {
+        if self.lt_use_bw {
+            self.lt_bw
+        } else {
+            self.max_bw()
+        }
+    }
+
+    /// Linux `bbr_tso_segs_goal`: segments in about 1 ms of pacing.
+    fn tso_segs_goal(&self, tp: &TcpSock) -> u32 {
+        let bytes = ((tp.pacing_rate_bps / 8) >> PACING_SHIFT).min(GSO_MAX_BYTES);
+        let segs = ((bytes / self.mss as u64) as u32).max(self.min_tso_segs(tp));
+        segs.min(TSO_MAX_SEGS)
+    }
+
+    /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ in packets.
+    fn bdp(&self, bw: u64, gain: u32) -> u32 {
+        if self.min_rtt == Dur::MAX {
+            return TCP_INIT_CWND; // no RTT sample yet
+        }
+        let w = bw as u128 * whole_us(self.min_rtt) as u128;
+        let scaled = (w * gain as u128) >> BBR_SCALE;
+        div_ceil_wide(scaled, BW_UNIT).min(u32::MAX as u128) as u32
+    }
+
+    /// Linux `bbr_quantization_budget`: room for three TSO bursts, an even
+    /// cwnd, and 2 more in the probing phase.
+    fn quantization_budget(&self, tp: &TcpSock, cwnd: u32) -> u32 {
+        let mut cwnd = cwnd.saturating_add(3 * self.tso_segs_goal(tp));
+        cwnd = cwnd.saturating_add(1) & !1;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd = cwnd.saturating_add(2);
+        }
+        cwnd
+    }
+
+    fn probing_up(&self) -> bool {
+        self.pacing_gain > BBR_UNIT
     }
 }
 

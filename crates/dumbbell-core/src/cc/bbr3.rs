@@ -105,8 +105,8 @@ const EXTRA_ACKED_MAX_US: u64 = 100_000;
 /// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable: v1's.
 pub use super::bbr_common::Mode;
 use super::bbr_common::{
-    packets_in_net_at_edt, saved_cwnd, stamp_us, whole_us, AckAggregation, BBR_SCALE, BBR_UNIT,
-    BW_SCALE, BW_UNIT,
+    saved_cwnd, stamp_us, whole_us, AckAggregation, Estimates, BBR_SCALE, BBR_UNIT, BW_SCALE,
+    BW_UNIT,
 };
 
 /// ProbeBW's phases (Linux `enum bbr_pacing_gain_phase`), the `phase`
@@ -405,11 +405,6 @@ impl Bbr3 {
         self.bw_hi[0].max(self.bw_hi[1])
     }
 
-    /// Linux `bbr_bw`: the estimate in use.
-    fn bw(&self) -> u64 {
-        self.max_bw().min(self.bw_lo)
-    }
-
     fn extra_acked_max(&self) -> u32 {
         self.aggr.max()
     }
@@ -459,57 +454,9 @@ impl Bbr3 {
         self.pacing_rate_bps = tp.pacing_rate_bps;
     }
 
-    /// Linux v3 `bbr_tso_segs_goal`: about 1 ms of pacing, plus 64 KB
-    /// halved for every 512 µs of min RTT, in segments.
-    fn tso_segs_goal(&self, tp: &TcpSock) -> u32 {
-        let mut bytes = (tp.pacing_rate_bps / 8) >> PACING_SHIFT;
-        if self.min_rtt != Dur::MAX {
-            let r = self.min_rtt.us() >> TSO_RTT_SHIFT;
-            if r < 32 {
-                bytes += GSO_LEGACY_MAX >> r;
-            }
-        }
-        let bytes = bytes.min(GSO_MAX_BYTES);
-        ((bytes / self.mss as u64) as u32).max(MIN_TSO_SEGS)
-    }
-
     /// Linux `bbr_save_cwnd`.
     fn save_cwnd(&mut self, tp: &TcpSock) {
         self.prior_cwnd = saved_cwnd(self.prev_ca_state, self.mode, self.prior_cwnd, tp.snd_cwnd);
-    }
-
-    /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ packets; the initial cwnd
-    /// before any RTT sample.
-    fn bdp(&self, bw: u64, gain: u32) -> u32 {
-        if self.min_rtt == Dur::MAX {
-            return self.init_cwnd;
-        }
-        // Linux: whole microseconds of min RTT
-        let w = bw as u128 * whole_us(self.min_rtt) as u128;
-        let scaled = (w * gain as u128) >> BBR_SCALE;
-        scaled.div_ceil(BW_UNIT as u128).min(u32::MAX as u128) as u32
-    }
-
-    /// Linux v3 `bbr_quantization_budget`: at least three TSO bursts and
-    /// 4 packets, 2 more in UP.
-    fn quantization_budget(&self, tp: &TcpSock, cwnd: u32) -> u32 {
-        let mut cwnd = cwnd.max(3 * self.tso_segs_goal(tp)).max(CWND_MIN_TARGET);
-        if self.mode == Mode::ProbeBw && self.phase == Phase::Up {
-            cwnd = cwnd.saturating_add(2);
-        }
-        cwnd
-    }
-
-    /// Linux `bbr_inflight`.
-    fn inflight(&self, tp: &TcpSock, bw: u64, gain: u32) -> u32 {
-        self.quantization_budget(tp, self.bdp(bw, gain))
-    }
-
-    /// Linux `bbr_packets_in_net_at_edt`.
-    fn packets_in_net_at_edt(&self, tp: &TcpSock, inflight_now: u32) -> u32 {
-        let probing_up = self.pacing_gain > BBR_UNIT;
-        let burst = || self.tso_segs_goal(tp);
-        packets_in_net_at_edt(tp, self.bw(), inflight_now, probing_up, burst)
     }
 
     /// Linux `bbr_ack_aggregation_cwnd`.
@@ -741,6 +688,53 @@ impl Bbr3 {
             return Dur::ZERO;
         }
         Dur::from_us(self.rng.below(n))
+    }
+}
+
+impl Estimates for Bbr3 {
+    /// Linux `bbr_bw`: the estimate in use.
+    fn bw(&self) -> u64 {
+        self.max_bw().min(self.bw_lo)
+    }
+
+    /// Linux v3 `bbr_tso_segs_goal`: about 1 ms of pacing, plus 64 KB
+    /// halved for every 512 µs of min RTT, in segments.
+    fn tso_segs_goal(&self, tp: &TcpSock) -> u32 {
+        let mut bytes = (tp.pacing_rate_bps / 8) >> PACING_SHIFT;
+        if self.min_rtt != Dur::MAX {
+            let r = self.min_rtt.us() >> TSO_RTT_SHIFT;
+            if r < 32 {
+                bytes += GSO_LEGACY_MAX >> r;
+            }
+        }
+        let bytes = bytes.min(GSO_MAX_BYTES);
+        ((bytes / self.mss as u64) as u32).max(MIN_TSO_SEGS)
+    }
+
+    /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ packets; the initial cwnd
+    /// before any RTT sample.
+    fn bdp(&self, bw: u64, gain: u32) -> u32 {
+        if self.min_rtt == Dur::MAX {
+            return self.init_cwnd;
+        }
+        // Linux: whole microseconds of min RTT
+        let w = bw as u128 * whole_us(self.min_rtt) as u128;
+        let scaled = (w * gain as u128) >> BBR_SCALE;
+        scaled.div_ceil(BW_UNIT as u128).min(u32::MAX as u128) as u32
+    }
+
+    /// Linux v3 `bbr_quantization_budget`: at least three TSO bursts and
+    /// 4 packets, 2 more in UP.
+    fn quantization_budget(&self, tp: &TcpSock, cwnd: u32) -> u32 {
+        let mut cwnd = cwnd.max(3 * self.tso_segs_goal(tp)).max(CWND_MIN_TARGET);
+        if self.mode == Mode::ProbeBw && self.phase == Phase::Up {
+            cwnd = cwnd.saturating_add(2);
+        }
+        cwnd
+    }
+
+    fn probing_up(&self) -> bool {
+        self.pacing_gain > BBR_UNIT
     }
 }
 

@@ -60,27 +60,46 @@ pub fn saved_cwnd(prev_ca_state: CaState, mode: Mode, prior_cwnd: u32, snd_cwnd:
     }
 }
 
-/// Linux `bbr_packets_in_net_at_edt`: in flight now, plus the next
-/// departure's TSO burst (`tso_segs_goal`) when probing up, less the packets
-/// the bottleneck drains at bandwidth `bw` (packets/µs << `BW_SCALE`)
-/// before that departure.
-pub fn packets_in_net_at_edt(
-    tp: &TcpSock,
-    bw: u64,
-    inflight_now: u32,
-    probing_up: bool,
-    tso_segs_goal: impl FnOnce() -> u32,
-) -> u32 {
-    // Linux: whole microseconds of the difference of two ns clocks.
-    let edt = tp.wstamp.max(tp.now);
-    let interval_us = (edt.ps() / PS_PER_NS - tp.now.ps() / PS_PER_NS) / NS_PER_US;
-    let delivered = (bw as u128 * interval_us as u128) >> BW_SCALE;
-    let burst = if probing_up { tso_segs_goal() } else { 0 };
-    let at_edt = inflight_now.saturating_add(burst);
-    if delivered >= at_edt as u128 {
-        0
-    } else {
-        at_edt - delivered as u32
+/// The estimates each version keeps in its own way, and what both compute
+/// from them the same way (Linux `bbr_inflight`,
+/// `bbr_packets_in_net_at_edt`).
+pub trait Estimates {
+    /// Linux `bbr_bw`: the bandwidth estimate in use, packets/µs <<
+    /// `BW_SCALE`.
+    fn bw(&self) -> u64;
+    /// Linux `bbr_tso_segs_goal`: the segments of one TSO burst.
+    fn tso_segs_goal(&self, tp: &TcpSock) -> u32;
+    /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ packets.
+    fn bdp(&self, bw: u64, gain: u32) -> u32;
+    /// Linux `bbr_quantization_budget`: a cwnd with room for the TSO bursts.
+    fn quantization_budget(&self, tp: &TcpSock, cwnd: u32) -> u32;
+    /// The pacing gain is above 1: probing for more bandwidth.
+    fn probing_up(&self) -> bool;
+
+    /// Linux `bbr_inflight`: the quantized BDP at `bw` and `gain`.
+    fn inflight(&self, tp: &TcpSock, bw: u64, gain: u32) -> u32 {
+        self.quantization_budget(tp, self.bdp(bw, gain))
+    }
+
+    /// Linux `bbr_packets_in_net_at_edt`: in flight now, plus the next
+    /// departure's TSO burst when probing up, less the packets the
+    /// bottleneck drains at the estimate before that departure.
+    fn packets_in_net_at_edt(&self, tp: &TcpSock, inflight_now: u32) -> u32 {
+        // Linux: whole microseconds of the difference of two ns clocks.
+        let edt = tp.wstamp.max(tp.now);
+        let interval_us = (edt.ps() / PS_PER_NS - tp.now.ps() / PS_PER_NS) / NS_PER_US;
+        let delivered = (self.bw() as u128 * interval_us as u128) >> BW_SCALE;
+        let burst = if self.probing_up() {
+            self.tso_segs_goal(tp)
+        } else {
+            0
+        };
+        let at_edt = inflight_now.saturating_add(burst);
+        if delivered >= at_edt as u128 {
+            0
+        } else {
+            at_edt - delivered as u32
+        }
     }
 }
 
