@@ -75,6 +75,8 @@ def test_counts_by_cause_before_and_after(output: str) -> None:
     assert "| differs (paper) | 0 | 1 | +1 |" in counts
     assert "| differs (testbed) | 1 | 1 | 0 |" in counts
     assert "| **rows** | 5 | 5 | +0 |" in counts
+    assert "Before: 1 agrees, 4 differ (2 model, 1 ours, 1 testbed) (5 rows)." in counts
+    assert "After: 2 agree, 3 differ (1 model, 1 paper, 1 testbed) (5 rows)." in counts
 
 
 def test_moved_rows_with_relative_change_and_verdict(output: str) -> None:

@@ -125,6 +125,28 @@ def counts(rows: list[Row]) -> Counter[str]:
     return Counter(verdict_cause(r) for r in rows)
 
 
+# The order the reproductions' reports count verdicts in.
+VERDICT_ORDER = ("agrees", "differs", "calibrated", "by construction", "not measurable", "not run at this scale")
+
+
+def count_sentence(rows: list[Row]) -> str:
+    """"15 agree, 67 differ (53 testbed, 13 model, 1 ours), 5 by construction (87 rows)": the
+    closing note's form of the counts."""
+    verdicts = Counter(r.get("verdict", "") for r in rows)
+    causes = Counter(r.get("cause", "") or "no cause" for r in rows if r.get("verdict") == "differs")
+    parts = []
+    for v in sorted(verdicts, key=lambda v: (VERDICT_ORDER.index(v) if v in VERDICT_ORDER else len(VERDICT_ORDER), v)):
+        n = verdicts[v]
+        if v == "agrees":
+            parts.append(f"{n} {'agrees' if n == 1 else 'agree'}")
+        elif v == "differs":
+            by = ", ".join(f"{causes[k]} {k}" for k in sorted(causes, key=lambda c: (-causes[c], c)))
+            parts.append(f"{n} {'differs' if n == 1 else 'differ'} ({by})")
+        else:
+            parts.append(f"{n} {v or 'no verdict'}")
+    return f"{', '.join(parts)} ({len(rows)} rows)"
+
+
 def fmt_number(text: str) -> str:
     x = as_float(text)
     if x is None:
@@ -143,6 +165,7 @@ def counts_section(before: list[Row], after: list[Row]) -> list[str]:
         d = ca[name] - cb[name]
         out.append(f"| {name} | {cb[name]} | {ca[name]} | {d:+d} |" if d else f"| {name} | {cb[name]} | {ca[name]} | 0 |")
     out.append(f"| **rows** | {len(before)} | {len(after)} | {len(after) - len(before):+d} |")
+    out += ["", f"Before: {count_sentence(before)}. After: {count_sentence(after)}."]
     return out
 
 
