@@ -98,10 +98,9 @@ KNOWN: list[Known] = [
           condition="RAFLE RR's σ above the paper's and above both our drop-tail's and our RAFLE PrioSched's σ "
                     "in the bin",
           reason="RAFLE calls most packets short, so under round robin the long queue is a fast lane and each "
-                 "file's completion is set by how often RAFLE sent its packets there; with the hosts of the "
-                 "paper's era (DupThresh, its reordering adaptation) that spreads the bin (ours above our "
-                 "drop-tail's and our RAFLE PrioSched's in the same bin); with RACK's reordering window the "
-                 "spread falls below the paper's (tools/rafle_bin_trace.py --rack on)",
+                 "file's completion is set by how often RAFLE sent its packets there: the bin spreads more than "
+                 "under our drop-tail or our RAFLE PrioSched; how far depends on how the hosts' loss detection "
+                 "answers the reordering (the kernel era: traced with tools/rafle_bin_trace.py, not in this run)",
           doc=_doc("rafle-rrs-spread-above-the-first-bin")),
     Known({"part": "simultaneous", "bin_kb": lambda b: b not in ("0-100", "all"),
            "metric": lambda m: m in ("fct_mean_s", "fct_std_s")}, cause="testbed",
