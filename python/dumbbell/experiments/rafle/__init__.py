@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..._rooms import forward
-from ..known import Condition, Known, above, across_sensitivity, below, doc, number
-from ..papers import Paper
 from .accounts import paper_uptick, rafle_rr_spread, within_own_scatter
+from ..._rooms import forward
+from ..known import Condition, Known, above, across_sensitivity, below, doc, number, ratio_in
+from ..papers import Paper
 
 NAME = "rafle"
 PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "memory-sensitivity", "web")
