@@ -367,6 +367,8 @@ def test_an_upper_bin_account_holds_only_where_its_state_does(doc):
     row = next(p for p in doc["paper"] if p["classifier"] == "droptail" and p["bin_kb"] == "400-500"
                and p["metric"] == "fct_mean_s")
     moved = {k: v for k, v in row.items() if k not in ("verdict", "cause", "reason", "doc")}
-    moved |= {"ours": 769.1, "ours_loo_lo": 590.0, "ours_loo_hi": 913.0, "ours_se": 60.0, "sensitivity": None}
+    # (and the buffer part's range above the paper's value: 600-900 s)
+    moved |= {"ours": 769.1, "ours_loo_lo": 590.0, "ours_loo_hi": 913.0, "ours_se": 60.0, "sensitivity": None,
+              "sensitivity_lo": 600.0, "sensitivity_hi": 900.0}
     out = judge("rafle", "quick", pl.DataFrame([moved], infer_schema_length=None)).row(0, named=True)
     assert (out["verdict"], out["cause"]) == ("differs", "ours"), out
