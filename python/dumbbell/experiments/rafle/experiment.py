@@ -58,7 +58,10 @@ Parts (``PARTS``):
   the paper's own method, which gives its "Padrão" column exactly.
 - ``closed-loop`` (§6): 300 tasks active at all times, a random file of the
   base started whenever one completes, 4000 s; ``files_served`` per bin in
-  [1000 s, 4000 s] and the first bin's gain over drop-tail (Table 4).
+  [1000 s, 4000 s] and the first bin's gain over drop-tail (Table 4); the
+  ``all`` rows add what Table 4's accounts check (tasks transferring, the
+  dialogue's duration, the file data the slots hold, retransmissions;
+  ``rafle.closed_loop``).
 - ``memory`` (§4.1): the simultaneous transfer with RAFLE at N = 10, 30, 40,
   50, 60, 100 under both schedulers; PA_c, PE_c, PA_l, PE_l and PA_c·PA_l
   of the router's client-bound port, every packet counted (Table 1).
@@ -74,6 +77,10 @@ Parts (``PARTS``):
   setting changed (``setting``): the scheduler the memory part does not
   run, hosts of ``linux-6.12`` (RACK, TLP), a lossless router
   (``rafle.sensitivity``); each Table 1 claim prints ours under each.
+- ``closed-loop-sensitivity``: the closed loop (same draws) with every
+  router queue at 250, 500 or 2000 packets or lossless, or hosts of
+  ``linux-6.12``; rows carry ``setting``; each Table 4 claim prints its
+  gain under each.
 - ``web`` (beyond the paper, its future work): Poisson arrivals of
   web-search flows (DCTCP's distribution, ``dumbbell.scenario.workloads.load_cdf``),
   no FTP dialogue, on a two-hop path at 1 Gb/s: ``server1`` — ``r1`` —
@@ -99,7 +106,9 @@ RAFLE reorders flows (one flow's packets in both queues), which under
 round robin costs retransmissions and raises Table 1's PA_l (part
 ``memory-sensitivity``); in the closed loop the FTP dialogue crosses the
 router's FIFO six times under drop-tail, while routers that prioritize it
-let all 300 tasks transfer at once and pile up large files.
+let all 300 tasks transfer at once and pile up large files (measured on
+the run; part ``closed-loop-sensitivity`` shows what the router's buffer
+and the hosts' era move).
 """
 
 from __future__ import annotations
