@@ -32,7 +32,7 @@ from ..repeat import Outcome, by_point, mean_ci
 from .sensitivity import ERA_ALT, buffer_label
 from .tasks import BIN_BYTES, bin_label, tasks_of
 
-__all__ = ["PART", "SENSITIVITY_PART", "LOOP_BUFFERS", "WIRE_BYTES", "MECHANISM", "loop_arms", "mechanism",
+__all__ = ["PART", "SENSITIVITY_PART", "LOOP_BUFFERS", "WIRE_BYTES", "MECHANISM", "CLAIM_SCHEMA", "loop_arms", "mechanism",
            "closed_loop_rows", "loop_claim_fields", "loop_sensitivity", "closed_loop_lines"]
 
 PART = "closed-loop"
