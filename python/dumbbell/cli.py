@@ -30,6 +30,7 @@ be checked is checked before the simulation starts, and only then is
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import sys
@@ -994,6 +995,23 @@ def bench_cmd(
             _print_json(results)
 
 
+def _only_named(typer_app: typer.Typer, args: list[str]) -> typer.Typer:
+    """The app with only the command ``args`` names (``dumbbell run ...``
+    builds ``run`` alone: typer reads every command's signature and help to
+    build the whole group, 15 ms of a run's start, issue 29); the whole app
+    for anything else (``--help``, ``--version``, a group, a misspelt
+    command). What the command parses and prints is the same."""
+    if not args or args[0].startswith("-"):
+        return typer_app
+    named = [info for info in typer_app.registered_commands if info.name == args[0]]
+    if len(named) != 1:
+        return typer_app
+    only = copy.copy(typer_app)
+    only.registered_commands = named
+    only.registered_groups = []
+    return only
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point. Click's usage errors (an unknown option, a
     bad option value, a missing argument) become one line on stderr and exit
@@ -1002,7 +1020,7 @@ def main(argv: list[str] | None = None) -> None:
     from .scenario.plausible import one_line_warnings
 
     one_line_warnings()  # `dumbbell: warning: links[0].rate_bps: ...`, one line each
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(_only_named(app, sys.argv[1:] if argv is None else argv))
     try:
         code = command.main(args=argv, prog_name="dumbbell", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as e:
