@@ -30,12 +30,14 @@ class Model(BaseModel):
     floats are finite, a value assigned after construction is parsed and
     checked as at construction (``link.rate_bps = "50Mbps"``), and a
     validation failure is raised as one
-    :class:`ConfigError` naming its field. Models added later inherit all of
+    :class:`ConfigError` naming its field. A model's validator is built
+    when it is first used (``defer_build``: a scenario names a few of the
+    component models, :mod:`.lazy_union`). Models added later inherit all of
     it; give every numeric field its range (both bounds) in its ``Field``, with
     its unit in the name or the description (``tests/test_robust.py`` checks,
     and ``docs/scenario.md`` is generated from them)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_assignment=True, defer_build=True)
 
     @model_validator(mode="wrap")
     @classmethod

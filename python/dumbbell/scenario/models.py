@@ -48,15 +48,16 @@ import json
 import tomllib
 from collections import deque
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..controls import CongestionControl
 from ..errors import ConfigError
 from ..kmod import KernelModuleCc, module_id
 from ..suggest import did_you_mean
 from .base import Model as _Model, U64_MAX, kind_of as _kind_of
+from .lazy_union import lazy_union
 from .network import Link, Netem, Node, Pipeline
 from .queues import (
     Cake, CoDel, Codel, DropTail, DualPi2, FqCoDel, FqCodel, Hysteresis, Pie, QueueConfig, Red, Return, Step, red_wlog_for_burst,
@@ -175,10 +176,7 @@ class UdpFlow(_FlowBase):
         return {**self._core_common(index), "rate_bps": self.rate_bps, "payload_bytes": self.payload_bytes}
 
 
-Flow = Annotated[
-    Union[Annotated[TcpFlow, Tag("tcp")], Annotated[UdpFlow, Tag("udp")]],
-    Discriminator(_kind_of("tcp")),
-]
+Flow = lazy_union({"tcp": TcpFlow, "udp": UdpFlow}, _kind_of("tcp"))
 """A flow, tagged by ``kind`` (default ``tcp``)."""
 
 

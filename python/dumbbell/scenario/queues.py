@@ -5,13 +5,14 @@ CoDel, FQ-CoDel, PIE and CAKE, the packet-return feature (``Return``), and
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from ..errors import ConfigError
 from .core_params import choice as _choice, field as _core_field
 from .base import Model as _Model, U32_MAX, U64_MAX, kind_of as _kind_of
+from .lazy_union import lazy_union
 from .ranges import Rate, Seconds
 from .twoclass import Classifier, Scheduler
 from .units import parse_rate_bps, seconds_to_ps
@@ -475,21 +476,16 @@ FqCoDel = FqCodel
 _QUEUE_KINDS = ("droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "cake", "dualpi2")
 
 
-QueueConfig = Annotated[
-    Union[
-        Annotated[DropTail, Tag("droptail")],
-        Annotated[Red, Tag("red")],
-        Annotated[Step, Tag("step")],
-        Annotated[Hysteresis, Tag("hysteresis")],
-        Annotated[Codel, Tag("codel")],
-        Annotated[FqCodel, Tag("fq_codel")],
-        Annotated[Pie, Tag("pie")],
-        Annotated[Cake, Tag("cake")],
-        Annotated[DualPi2, Tag("dualpi2")],
-    ],
-    Discriminator(_kind_of("droptail")),
-]
-"""A queue discipline, tagged by ``kind`` (default ``droptail``)."""
+QueueConfig = lazy_union(
+    {"droptail": DropTail, "red": Red, "step": Step, "hysteresis": Hysteresis, "codel": Codel, "fq_codel": FqCodel,
+     "pie": Pie, "cake": Cake, "dualpi2": DualPi2},
+    _kind_of("droptail"),
+)
+"""A queue discipline, tagged by ``kind`` (default ``droptail``); each
+built on first use (:mod:`.lazy_union`)."""
 
-for _q in (DropTail, Red, Step, Hysteresis, Codel, FqCodel, Pie, Cake, DualPi2):
-    _q.model_rebuild()
+for _q in (_QueueBase, DropTail, Red, Step, Hysteresis):
+    # ``long_queue`` names QueueConfig before it exists; pydantic resolves it
+    # when the model is first built. Until then, those who read the fields
+    # (the documentation, ``dumbbell list``) see the union, not a ForwardRef.
+    _q.model_fields["long_queue"].annotation = Optional[QueueConfig]

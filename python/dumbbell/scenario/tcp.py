@@ -6,10 +6,10 @@ shorthand) and ``TcpOptions``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_serializer, field_validator, model_validator,
+    BeforeValidator, ConfigDict, Field, field_serializer, field_validator, model_validator,
 )
 
 from ..controls import CongestionControl, check_control
@@ -18,6 +18,7 @@ from ..kmod import KernelModuleCc
 from ..suggest import did_you_mean
 from .core_params import choice as _choice, core_default as _core_default, field as _core_field, item as _item
 from .base import Model as _Model, U32_MAX, kind_of as _kind_of
+from .lazy_union import lazy_union
 from .ranges import (
     MAX_DELACK_S, MAX_DUPTHRESH, MAX_HEADER_BYTES, MAX_INIT_CWND_PKTS, MAX_MSS_BYTES, MAX_RTO_S, MAX_RWND_BYTES,
     MAX_TSQ_BYTES, MIN_DELACK_S, MIN_MSS_BYTES, MIN_RTO_S, Rate, Seconds,
@@ -407,24 +408,13 @@ def _cc_tag(v: Any) -> str | None:
     return "registered" if kind in REGISTERED and kind not in BUILTIN_CONTROLS else kind
 
 
-CcConfig = Annotated[
-    Union[
-        Annotated[Reno, Tag("reno")],
-        Annotated[Cubic, Tag("cubic")],
-        Annotated[Dctcp, Tag("dctcp")],
-        Annotated[Linear, Tag("linear")],
-        Annotated[Fractional, Tag("fractional")],
-        Annotated[Expolinear, Tag("expolinear")],
-        Annotated[Bbr, Tag("bbr")],
-        Annotated[HighSpeed, Tag("highspeed")],
-        Annotated[Vegas, Tag("vegas")],
-        Annotated[PythonCc, Tag("python")],
-        Annotated[KernelModuleCc, Tag("module")],
-        Annotated[Registered, Tag("registered")],
-    ],
-    Discriminator(_cc_tag),
+CcConfig = lazy_union(
+    {"reno": Reno, "cubic": Cubic, "dctcp": Dctcp, "linear": Linear, "fractional": Fractional,
+     "expolinear": Expolinear, "bbr": Bbr, "highspeed": HighSpeed, "vegas": Vegas, "python": PythonCc,
+     "module": KernelModuleCc, "registered": Registered},
+    _cc_tag,
     BeforeValidator(_cc_shorthand),
-]
+)
 """A congestion control: a name (``"dctcp"``), a table with ``kind`` and
 parameters, a Linux module's C source (``{module = "tcp_cubic.c"}``,
 :func:`dumbbell.KernelModule`), or (in Python) an instance of a subclass of
