@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_
 from ..errors import ConfigError, from_validation_error
 from ..suggest import did_you_mean
 
-__all__ = ["Model", "kind_of", "U32_MAX", "U64_MAX"]
+__all__ = ["Model", "kind_of", "BUILT_AT_IMPORT", "U32_MAX", "U64_MAX"]
 
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
@@ -92,6 +92,13 @@ class Model(BaseModel):
             return super().model_validate(obj, **kwargs)
         except ValidationError as e:
             raise from_validation_error(e) from None
+
+
+BUILT_AT_IMPORT = ConfigDict(defer_build=False)
+"""``model_config`` of the models every scenario holds (``Node``, ``Link``,
+``TcpOptions``, ``Record``): built when defined, so that the models holding
+them reuse their validators instead of building them again inside their own
+(a model built first on use is built anew inside each model that holds it)."""
 
 
 @functools.cache

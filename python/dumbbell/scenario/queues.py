@@ -3,8 +3,6 @@ CoDel, FQ-CoDel, PIE and CAKE, the packet-return feature (``Return``), and
 ``QueueConfig``, the union a link's ``queue_ab``/``queue_ba`` takes.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal, Optional
 
 from pydantic import BeforeValidator, Field, model_validator
@@ -86,7 +84,7 @@ class Return(_Model):
     header_only: bool = Field(False, description="64-byte copies instead of full-size ones.")
 
     @model_validator(mode="after")
-    def _check(self) -> Return:
+    def _check(self) -> "Return":
         hyst = self.upper_pkts is not None or self.lower_pkts is not None
         if (self.k_pkts is not None) == hyst:
             raise ConfigError("k_pkts", "give either k_pkts (a step) or upper_pkts and lower_pkts (hysteresis)")
@@ -150,7 +148,7 @@ class _QueueBase(_QueueLimits):
         None, description="Makes this a two-class port (see dumbbell.scenario.twoclass): ideal, run2c or rafle."
     )
     scheduler: Scheduler | None = Field(None, description="Two-class ports only: prio (default), rr or drr.")
-    long_queue: QueueConfig | None = Field(
+    long_queue: "QueueConfig | None" = Field(
         None, description="Two-class ports only: the long-flow queue (default: a copy of this one)."
     )
 
@@ -219,7 +217,7 @@ class Red(_QueueBase):
     bandwidth_bps: Rate | None = _red("bandwidth_bps", default=None, description="For idle decay; unset: the link's rate.")
 
     @model_validator(mode="after")
-    def _check(self) -> Red:
+    def _check(self) -> "Red":
         if self.max_th <= self.min_th:
             raise ConfigError("max_th", f"must exceed min_th ({self.max_th:g} <= {self.min_th:g})")
         if self.wlog is not None and self.burst_pkts is not None:
@@ -270,7 +268,7 @@ class Step(_QueueBase):
     at: _StepAt = _step("at")
 
     @model_validator(mode="after")
-    def _check(self) -> Step:
+    def _check(self) -> "Step":
         if (self.k_pkts is None) == (self.k_bytes is None):
             raise ConfigError("k_pkts", "give exactly one of k_pkts and k_bytes")
         return self
@@ -289,7 +287,7 @@ class Hysteresis(_QueueBase):
     at: _HysteresisAt = _hysteresis("at")
 
     @model_validator(mode="after")
-    def _check(self) -> Hysteresis:
+    def _check(self) -> "Hysteresis":
         if self.lower_pkts >= self.upper_pkts:
             raise ConfigError(
                 "lower_pkts",

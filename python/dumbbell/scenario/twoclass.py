@@ -24,8 +24,6 @@ The run's ``classification`` table counts every decision against the truth
 (PA_c, PE_c, PA_l, PE_l and PA_c·PA_l, the paper's Table 1).
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field

@@ -19,8 +19,6 @@ A task's completion time runs from its start to the file's last byte at the
 client; the run's ``tasks`` table has one row per task (``docs/output.md``).
 """
 
-from __future__ import annotations
-
 import csv
 from importlib import resources
 from pathlib import Path
@@ -161,7 +159,7 @@ CDFS = {
 """The shipped flow-size distributions (see the files' headers for their sources)."""
 
 
-def load_cdf(name_or_path: str | Path) -> Cdf:
+def load_cdf(name_or_path: str | Path) -> "Cdf":
     """A shipped CDF by name (``"websearch"``, ``"datamining"``) or a CSV
     file of ``size_bytes,cdf`` rows (``#`` starts a comment)."""
     if isinstance(name_or_path, str) and name_or_path in CDFS:
