@@ -41,6 +41,7 @@ from typing import Annotated, Any, Optional
 import click
 import typer
 
+from . import startup_gc
 from .errors import ConfigError
 from .exits import _err, _exit_codes, _exit_now, _progress, _to_stderr
 from .jsondoc import json_safe
@@ -214,20 +215,21 @@ def run_cmd(
     than a second when stderr is a terminal.
     """
     with _exit_codes():
-        from .errors import Interrupted, SimulationError
-        from .sweep.outdir import check_out_dir
-        from .run.runner import run
-        from .scenario.models import Scenario
+        with startup_gc.paused():  # the models' import and build: no collection, then frozen
+            from .errors import Interrupted, SimulationError
+            from .sweep.outdir import check_out_dir
+            from .run.runner import run
+            from .scenario.models import Scenario
 
-        _check_seed(seed)
-        out_dir = check_out_dir(out, "--out")
-        if plot and out_dir is None:
-            raise ConfigError("--plot", "writes the figures beside the Parquet files: give --out DIR too")
-        if json_out:
-            _check_stdout()
-        s = Scenario.from_toml(scenario)
-        config_seed = s.to_core(seed)["seed"]  # every check of the model, before announcing
-        _warn_peak(s, seed)
+            _check_seed(seed)
+            out_dir = check_out_dir(out, "--out")
+            if plot and out_dir is None:
+                raise ConfigError("--plot", "writes the figures beside the Parquet files: give --out DIR too")
+            if json_out:
+                _check_stdout()
+            s = Scenario.from_toml(scenario)
+            config_seed = s.to_core(seed)["seed"]  # every check of the model, before announcing
+            _warn_peak(s, seed)
         announcer = _Announcer(f"dumbbell: running {s.name!r} ({s.duration_s:g} s simulated, seed {config_seed}) ...")
         try:
             res = run(s, seed=seed, progress=announcer, progress_every_s=0.1)
