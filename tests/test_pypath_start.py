@@ -97,3 +97,13 @@ def test_the_command_line_builds_only_the_command_named() -> None:
     assert len(app.registered_commands) > 1  # the app itself is untouched
     for args in ([], ["--help"], ["--version"], ["store", "ls"], ["rn", "x.toml"]):
         assert _only_named(app, args) is app
+
+
+def test_the_json_schema_is_the_discriminated_unions() -> None:
+    schema = db.Scenario.model_json_schema()
+    defs = schema["$defs"]
+    queues = ["DropTail", "Red", "Step", "Hysteresis", "Codel", "FqCodel", "Pie", "Cake", "DualPi2"]
+    for where in (defs["Link"]["properties"]["queue_ab"], defs["DropTail"]["properties"]["long_queue"]):
+        union = where["anyOf"][0]["oneOf"]
+        assert union == [{"$ref": f"#/$defs/{name}"} for name in queues]
+    assert set(queues) | {"Cubic", "Bbr", "TcpFlow", "UdpFlow", "Rafle", "Cdf"} <= set(defs)

@@ -13,7 +13,8 @@ returns and reports is the discriminated union's: the member's errors keep
 their location below the field, an unknown tag is ``union_tag_invalid``
 with the known tags, a missing one ``union_tag_not_found``; only the tag
 itself is no longer a step of the location (``field_path`` removed it).
-Serialized values are the member's own serialization.
+Serialized values are the member's own serialization; the JSON schema is
+the discriminated union's.
 """
 
 from __future__ import annotations
@@ -38,12 +39,32 @@ class _ByTag:
         self.members = members
         self.pick = pick
         self.expected = ", ".join(repr(t) for t in members)
+        self.generating: list[str] | None = None  # the members' refs while its JSON schema is made
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> core_schema.CoreSchema:
         # The members' schemas are not asked for (`handler` is not called).
         return core_schema.no_info_plain_validator_function(
             self.validate, serialization=core_schema.plain_serializer_function_ser_schema(_same)
         )
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> Any:
+        # The discriminated union's JSON schema (every member built). Inside a
+        # member (a queue's `long_queue`) the members are being defined:
+        # they are referred to, as pydantic does for a recursive union.
+        if self.generating is not None:
+            return {"oneOf": [handler(core_schema.definition_reference_schema(ref)) for ref in self.generating]}
+        from pydantic import Discriminator, TypeAdapter
+
+        union = Union[tuple(Annotated[m, Tag(t)] for t, m in self.members.items())]  # type: ignore[valid-type]
+        whole = TypeAdapter(Annotated[union, Discriminator(self.pick)]).core_schema
+        refs: set[str] = set()
+        _refs(whole, refs)
+        self.generating = [r for m in self.members.values() for r in sorted(refs)
+                           if r.startswith(f"{m.__module__}.{m.__qualname__}:")]
+        try:
+            return handler(whole)
+        finally:
+            self.generating = None
 
     def validate(self, value: Any) -> Any:
         tag = self.pick(value)
@@ -56,6 +77,19 @@ class _ByTag:
                 {"discriminator": f"{self.pick.__name__}()", "tag": str(tag), "expected_tags": self.expected},
             )
         return member.__pydantic_validator__.validate_python(value)
+
+
+def _refs(schema: Any, out: set[str]) -> None:
+    """Every core ref a core schema defines or names."""
+    if isinstance(schema, dict):
+        for key in ("ref", "schema_ref"):
+            if isinstance(schema.get(key), str):
+                out.add(schema[key])
+        for value in schema.values():
+            _refs(value, out)
+    elif isinstance(schema, (list, tuple)):
+        for value in schema:
+            _refs(value, out)
 
 
 def lazy_union(members: dict[str, type], pick: Callable[[Any], Any], *metadata: Any) -> Any:
