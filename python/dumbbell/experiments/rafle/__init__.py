@@ -21,7 +21,7 @@ from ..known import Condition, Known, above, across_sensitivity, below, doc, num
 from ..papers import Paper
 
 NAME = "rafle"
-PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "memory-sensitivity", "web")
+PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "memory-sensitivity", "era", "web")
 """The parts ``--parts`` may name, in the order they run."""
 
 PAPER = Paper(
