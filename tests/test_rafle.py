@@ -442,3 +442,41 @@ def test_the_era_reaches_every_claim_it_moves(doc):
             assert p["sensitivity_lo"] <= p["sensitivity_hi"]
     model = [p for p in doc["paper"] if p["cause"] == "model" and p["part"] in ("simultaneous", "memory")]
     assert model and all(p["sensitivity"] for p in model), [p for p in model if not p["sensitivity"]]
+
+
+def test_the_closed_loop_sensitivity_part(doc):
+    from dumbbell.experiments.rafle.closed_loop import SENSITIVITY_PART, loop_arms
+
+    arms = loop_arms(e4.ROUTER_BUFFER_PKTS, e4.TCP_PROFILE)
+    sens = rows(doc, part=SENSITIVITY_PART, bin_kb="all")
+    assert {(r["setting"], r["classifier"], r["scheduler"]) for r in sens} == {
+        (a[0], c, s) for a in arms for c, s in e4.COMBOS}
+    for r in sens:
+        assert r["buffer_pkts"] == next(buf for setting, buf, _ in arms if setting == r["setting"]), r
+        assert 0 < r["in_transfer"] <= 300 and r["files_served"] > 0, r
+
+    def at(setting, cls, sch, part=SENSITIVITY_PART):
+        return one(doc, part=part, setting=setting, classifier=cls, scheduler=sch, bin_kb="all")
+
+    # The dialogue crosses drop-tail's FIFO six times: the deeper the FIFO,
+    # the longer it takes (lossless: minutes) and the fewer tasks transfer;
+    # RuN2C puts every dialogue in its short queue, so its tasks all
+    # transfer whatever the buffer.
+    base = one(doc, part="closed-loop", classifier="droptail", scheduler="fifo", bin_kb="all")
+    deep = at("router lossless", "droptail", "fifo")
+    assert at("router 250 pkts", "droptail", "fifo")["dialogue_s"] < base["dialogue_s"] < deep["dialogue_s"]
+    assert deep["dialogue_s"] > 300 and deep["in_transfer"] < base["in_transfer"]
+    assert deep["retransmits"] < base["retransmits"] < at("router 250 pkts", "droptail", "fifo")["retransmits"]
+    for setting, _, _ in arms:
+        assert at(setting, "run2c", "prio")["dialogue_s"] < 1.0 and at(setting, "run2c", "prio")["in_transfer"] > 295
+    # Every Table 4 claim carries its gain under every setting, its own among them.
+    for p in (p for p in doc["paper"] if p["part"] == "closed-loop"):
+        assert p["sensitivity"].startswith(f"Table 4's settings (part {SENSITIVITY_PART}): router 1000 pkts"), p
+        assert all(a[0] in p["sensitivity"] for a in arms), p
+        gains = [one(doc, part=SENSITIVITY_PART, setting=a[0], classifier=p["classifier"], scheduler=p["scheduler"],
+                     bin_kb="0-100")["gain"] for a in arms]
+        assert p["sensitivity_lo"] == min(gains + [p["ours"]]) and p["sensitivity_hi"] == max(gains + [p["ours"]])
+        # ... and the measures its accounts check, of its router and of drop-tail.
+        assert p["dt_in_transfer"] == base["in_transfer"] and p["dt_retransmits"] == round(base["retransmits"]), p
+        assert p["ours_in_transfer"] == at(None, p["classifier"], p["scheduler"], "closed-loop")["in_transfer"]
+    assert f"[{SENSITIVITY_PART}]" in doc["_stderr"] and "router lossless" in doc["_stderr"]

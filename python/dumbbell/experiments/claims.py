@@ -468,6 +468,9 @@ _VALUE_COLUMNS = frozenset(
     {"relation", "value", "value_ci", "ours", "ours_ci", "ours_ci95", "source", "verdict", "cause", "reason", "doc",
      "rel_error", "rel_err", "role", "std_bps", "ours_std_bps", "metric", "basis", "basis_note", "not_run",
      "sensitivity", "sensitivity_lo", "sensitivity_hi", "paper_se", "ours_alt", "first_start_frac"}
+    # rafle's closed loop: the measures its Table 4 accounts check, of the claim's router and of drop-tail.
+    | {f"{who}_{k}" for who in ("ours", "dt")
+       for k in ("in_transfer", "dialogue_s", "inventory_mb", "retransmits", "retx_pct")}
 )
 
 

@@ -19,9 +19,10 @@ from .accounts import paper_uptick, rafle_rr_spread, within_own_scatter
 from ..._rooms import forward
 from ..known import Condition, Known, above, across_sensitivity, below, doc, number, ratio_in
 from ..papers import Paper
+from .closed_loop_accounts import LOOP_KNOWN
 
 NAME = "rafle"
-PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "memory-sensitivity", "era", "web")
+PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "memory-sensitivity", "closed-loop-sensitivity", "era", "web")
 """The parts ``--parts`` may name, in the order they run."""
 
 PAPER = Paper(
@@ -157,20 +158,7 @@ KNOWN: list[Known] = [
           reason="Table 3's gains are ratios to our drop-tail, whose first bin is several times faster than "
                  "the paper's",
           doc=_doc("drop-tails-first-bin-and-table-3s-gains")),
-    Known({"part": "closed-loop", "scheduler": "prio"}, cause="model",
-          when=below(1.0), condition="a gain below the paper's under strict priority",
-          reason="the FTP dialogue crosses the router's FIFO six times, so drop-tail keeps many tasks out of "
-                 "transfer; routers that prioritize it let all 300 transfer and pile up large files",
-          doc=_doc("closed-loop-table-4"), scales=("paper",)),
-    Known({"part": "closed-loop", "scheduler": "rr", "classifier": "rafle"}, cause="model",
-          when=below(1.0), condition="a gain below the paper's for RAFLE with round robin",
-          reason="RAFLE with round robin spends the link on reordering retransmissions",
-          doc=_doc("closed-loop-table-4"), scales=("paper",)),
-    Known({"part": "closed-loop", "scheduler": "rr"}, cause="model",
-          when=below(1.0), condition="a gain below the paper's under round robin",
-          reason="the FTP dialogue crosses the router's FIFO six times, so drop-tail keeps many tasks out of "
-                 "transfer; routers that prioritize it let all 300 transfer and pile up large files",
-          doc=_doc("closed-loop-table-4"), scales=("paper",)),
+    *LOOP_KNOWN,
     Known({"part": "simultaneous", "classifier": "rafle", "scheduler": "rr", "metric": "fct_mean_s"},
           cause="model", when=above(1.0), condition="RAFLE RR slower than the paper's",
           reason="RAFLE splits flows across the queues; the reordering costs spurious retransmissions",

@@ -54,6 +54,10 @@ QUICK_ROUTERS: tuple[tuple[str, str], ...] = (("droptail", "fifo"), ("run2c", "p
 the routers whose claims carry a ``model`` account (RAFLE's two, RuN2C
 with priority); paper scale runs every router."""
 
+_ORDER = ("droptail", "ideal", "run2c", "rafle")
+"""The classifiers in the experiment's order (``COMBOS``; within one,
+``prio`` before ``rr``)."""
+
 _METRICS = ("fct_mean_s", "fct_std_s", "gain", "gain_std", "fig5_peak")
 
 
@@ -109,6 +113,9 @@ def era_rows(outcomes: list[Outcome], buffer_rows: Callable[[list[Outcome]], lis
     ``buffer_rows`` is the buffer part's row maker (it groups by the key's
     fourth element, here the era)."""
     mine = [Outcome(("buffer", *o.key[1:]), o.job, o.record) for o in outcomes if o.key[0] == "era"]
+    # The run shared with part memory-sensitivity comes last among the
+    # outcomes: the routers in the experiment's order.
+    mine.sort(key=lambda o: (_ORDER.index(o.key[1]), o.key[2]))
     if not mine:
         return []
     acc: dict[tuple[str, str, str], dict[str, list[float]]] = {}
