@@ -375,9 +375,10 @@ def test_an_upper_bin_account_holds_only_where_its_state_does(doc):
 
 
 def test_the_era_part_reruns_the_routers_under_each_era(doc):
-    from dumbbell.experiments.rafle.era import ERAS, QUICK_ROUTERS
+    from dumbbell.experiments.rafle.era import ERAS, QUICK_ROUTERS, RAFLE_N
     from dumbbell.experiments.rafle.sensitivity import ERA_ALT
 
+    assert RAFLE_N == e4.RAFLE_N
     era = rows(doc, part="era")
     assert {(r["setting"], r["classifier"], r["scheduler"]) for r in era} == {
         (label, c, s) for label, _, _ in ERAS for c, s in QUICK_ROUTERS}

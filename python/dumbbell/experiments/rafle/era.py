@@ -22,7 +22,7 @@ leaves open, not chosen to reach its numbers.
 
 Light on the experiment: :mod:`.experiment` calls :func:`era_jobs`,
 :func:`era_aliases`, :func:`era_rows`, :func:`add_era_sensitivity` and
-:func:`era_lines`, each one line there.
+:func:`era_lines`, each a line or two there.
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ from .sensitivity import ERA_ALT, memory_arms
 
 __all__ = ["ERAS", "OURS", "QUICK_ROUTERS", "era_jobs", "era_aliases", "era_rows", "era_sensitivity",
            "add_era_sensitivity", "era_lines"]
+
+RAFLE_N = 40
+"""The simultaneous part's RAFLE memory (``experiment.RAFLE_N``; this
+module does not import the experiment, which imports it)."""
 
 OURS = "linux-3.2"
 """The experiment's own era (its simultaneous part's runs)."""
@@ -67,8 +71,9 @@ def _routers(scale: str, combos: tuple[tuple[str, str], ...]) -> tuple[tuple[str
 
 def _shared(cfg: dict[str, Any], parts: tuple[str, ...]) -> str | None:
     """The scheduler whose RAFLE at the simultaneous part's N under
-    :data:`ERA_ALT` part ``memory-sensitivity`` runs (its era arm), or None."""
-    if "memory-sensitivity" not in parts or 40 not in cfg["memory"]["n"]:
+    :data:`ERA_ALT` part ``memory-sensitivity`` runs (its era arm at
+    :data:`RAFLE_N`), or None."""
+    if "memory-sensitivity" not in parts or RAFLE_N not in cfg["memory"]["n"]:
         return None
     return next((sch for arm, sch, _ in memory_arms(cfg["memory"]["schedulers"]) if arm == "era"), None)
 
@@ -102,7 +107,7 @@ def era_aliases(outcomes: list[Outcome], cfg: dict[str, Any], parts: tuple[str, 
     if "era" not in parts or shared is None:
         return []
     return [Outcome(("era", "rafle", shared, ERA_ALT, o.key[4]), o.job, o.record) for o in outcomes
-            if o.key[:4] == ("memory-sensitivity", f"era {ERA_ALT}", shared, 40)]
+            if o.key[:4] == ("memory-sensitivity", f"era {ERA_ALT}", shared, RAFLE_N)]
 
 
 def era_rows(outcomes: list[Outcome], buffer_rows: Callable[[list[Outcome]], list[dict[str, Any]]],
@@ -146,7 +151,7 @@ def era_sensitivity(rows: pl.DataFrame, claim: dict[str, Any]) -> str | None:
     if part == "simultaneous":
         metric = "fig5_peak" if metric.startswith("max finished") else metric
         where = (pl.col("bin_kb") == ("all" if metric == "fig5_peak" else claim["bin_kb"]))
-    elif part == "memory" and metric in ("pa_c", "pa_l") and claim["n"] == 40:
+    elif part == "memory" and metric in ("pa_c", "pa_l") and claim["n"] == RAFLE_N:
         where = pl.col("bin_kb") == "all"
     else:
         return None
