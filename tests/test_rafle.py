@@ -374,6 +374,77 @@ def test_an_upper_bin_account_holds_only_where_its_state_does(doc):
     assert (out["verdict"], out["cause"]) == ("differs", "ours"), out
 
 
+def test_the_era_part_reruns_the_routers_under_each_era(doc):
+    from dumbbell.experiments.rafle.era import ERAS, QUICK_ROUTERS, RAFLE_N
+    from dumbbell.experiments.rafle.sensitivity import ERA_ALT
+
+    assert RAFLE_N == e4.RAFLE_N
+    era = rows(doc, part="era")
+    assert {(r["setting"], r["classifier"], r["scheduler"]) for r in era} == {
+        (label, c, s) for label, _, _ in ERAS for c, s in QUICK_ROUTERS}
+    for r in era:
+        assert r["buffer_pkts"] == e4.ROUTER_BUFFER_PKTS, r
+    for label, _, _ in ERAS:
+        for c, s in QUICK_ROUTERS:
+            got = [r for r in era if (r["setting"], r["classifier"], r["scheduler"]) == (label, c, s)]
+            # Table 2's bins and every task (each completes: the rows refuse
+            # an unfinished task) in every era.
+            assert {r["bin_kb"] for r in got} == {*e4._T2_BINS, "all"}, (label, c, s)
+            assert next(r["files"] for r in got if r["bin_kb"] == "all") == 564, (label, c, s)
+    # RAFLE's run under linux-6.12 with the scored scheduler at N = 40 is
+    # part memory-sensitivity's era arm: the very run, made once.
+    arm = one(doc, part="memory-sensitivity", setting=f"era {ERA_ALT}", n=40)
+    mine = one(doc, part="era", setting=ERA_ALT, classifier="rafle", scheduler=arm["scheduler"], bin_kb="all")
+    assert (mine["pa_c"], mine["pa_l"]) == (arm["pa_c"], arm["pa_l"])
+    assert "[era]" in doc["_stderr"] and "linux-3.2 + RACK" in doc["_stderr"]
+
+
+def _upper_sigma(doc, part, **where):
+    got = [r["fct_std_s"] for r in rows(doc, part=part, classifier="rafle", scheduler="rr", **where)
+           if r["bin_kb"] in e4._T2_BINS[1:]]
+    assert len(got) == 4
+    return sum(got) / len(got)
+
+
+def test_time_based_loss_detection_narrows_rafle_rrs_spread(doc):
+    # RAFLE with round robin sends one flow's packets through both queues;
+    # linux-3.2's hosts answer the reordering with DupThresh (and its
+    # adaptation), so a file's completion depends on how often its packets
+    # took the fast lane. RACK's time-based detection (linux-6.12, or 3.2
+    # with RACK on) retransmits the reordered segments sooner and spreads
+    # Table 2's upper bins less (the account rafle_rr_spread).
+    ours = _upper_sigma(doc, "simultaneous")
+    for label in ("linux-6.12", "linux-3.2 + RACK"):
+        assert _upper_sigma(doc, "era", setting=label) < ours, label
+
+
+def test_the_era_reaches_every_claim_it_moves(doc):
+    from dumbbell.experiments.rafle.era import ERAS
+
+    for p in doc["paper"]:
+        moved = (p["part"] == "simultaneous" and p["classifier"] in ("droptail", "run2c", "rafle")
+                 and (p["classifier"], p["scheduler"]) != ("run2c", "rr")) or (
+            p["part"] == "memory" and p["n"] == 40)
+        text = p["sensitivity"] or ""
+        assert ("kernel era (part era)" in text) == moved, p
+        if not moved:
+            continue
+        # Ours first (its own value), then each era's, each the era rows' own.
+        era_part = text.split("the hosts' kernel era (part era): ")[1]
+        assert era_part.startswith(f"linux-3.2 (ours) {p['ours']:.4g}, "), p
+        for label, _, _ in ERAS:
+            assert f", {label} " in era_part, (label, p)
+        if p["part"] == "simultaneous" and p["metric"] in ("fct_mean_s", "fct_std_s") and p["bin_kb"] == "0-100":
+            r = one(doc, part="era", setting="linux-6.12", classifier=p["classifier"], scheduler=p["scheduler"],
+                    bin_kb="0-100")
+            assert f"linux-6.12 {r[p['metric']]:.4g}" in era_part, p
+            # Both sensitivities readable, the buffer range untouched by the era's.
+            assert text.startswith("router buffer (part buffer): ") and "; the hosts' kernel era" in text, p
+            assert p["sensitivity_lo"] <= p["sensitivity_hi"]
+    model = [p for p in doc["paper"] if p["cause"] == "model" and p["part"] in ("simultaneous", "memory")]
+    assert model and all(p["sensitivity"] for p in model), [p for p in model if not p["sensitivity"]]
+
+
 def test_the_closed_loop_sensitivity_part(doc):
     from dumbbell.experiments.rafle.closed_loop import SENSITIVITY_PART, loop_arms
 

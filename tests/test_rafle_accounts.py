@@ -114,3 +114,25 @@ def test_the_sigma_below_account_claims_no_untraced_number():
     acc = next(k for k in KNOWN if k.condition == "our σ below the paper's")
     assert acc.holds({"ours": 98.0, "value": 126.1}) and not acc.holds({"ours": 209.7, "value": 127.4})
     assert "1 %" not in acc.reason
+
+
+def test_the_era_text_joins_the_buffer_text_and_keeps_its_range():
+    from dumbbell.experiments.rafle.era import add_era_sensitivity
+
+    era = pl.DataFrame([{"part": "era", "setting": s, "classifier": "rafle", "scheduler": "rr", "bin_kb": b,
+                         "fct_std_s": v, "pa_c": None, "pa_l": None, "fct_mean_s": None, "gain": None,
+                         "gain_std": None, "fig5_peak": None}
+                        for s, b, v in (("linux-6.12", "200-300", 85.8), ("linux-3.2 + RACK", "200-300", 79.1),
+                                        ("linux-6.12", "all", None))])
+    claim = {"part": "simultaneous", "classifier": "rafle", "scheduler": "rr", "n": 40, "bin_kb": "200-300",
+             "metric": "fct_std_s", "ours": 209.7, "sensitivity": "router buffer (part buffer): 250 pkts 120",
+             "sensitivity_lo": 120.0, "sensitivity_hi": 209.7}
+    other = {**claim, "bin_kb": "300-400", "sensitivity": None}
+    table1 = {"part": "memory", "classifier": "rafle", "scheduler": "rr", "n": 10, "bin_kb": None, "metric": "pa_l",
+              "ours": 0.2, "sensitivity": "x"}
+    add_era_sensitivity(era, [claim, other, table1])
+    assert claim["sensitivity"] == ("router buffer (part buffer): 250 pkts 120; the hosts' kernel era (part era): "
+                                    "linux-3.2 (ours) 209.7, linux-6.12 85.8, linux-3.2 + RACK 79.1")
+    assert (claim["sensitivity_lo"], claim["sensitivity_hi"]) == (120.0, 209.7)
+    # No era run of that bin, and no era run at that N: nothing added.
+    assert other["sensitivity"] is None and table1["sensitivity"] == "x"

@@ -22,7 +22,7 @@ from ..papers import Paper
 from .closed_loop_accounts import LOOP_KNOWN
 
 NAME = "rafle"
-PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "memory-sensitivity", "closed-loop-sensitivity", "web")
+PARTS = ("simultaneous", "closed-loop", "memory", "buffer", "memory-sensitivity", "closed-loop-sensitivity", "era", "web")
 """The parts ``--parts`` may name, in the order they run."""
 
 PAPER = Paper(
@@ -101,7 +101,8 @@ KNOWN: list[Known] = [
           reason="RAFLE calls most packets short, so under round robin the long queue is a fast lane and each "
                  "file's completion is set by how often RAFLE sent its packets there: the bin spreads more than "
                  "under our drop-tail or our RAFLE PrioSched; how far depends on how the hosts' loss detection "
-                 "answers the reordering (the kernel era: traced with tools/rafle_bin_trace.py, not in this run)",
+                 "answers the reordering (the kernel era: part era reruns the bin with the hosts of linux-6.12 and "
+                 "of linux-3.2 with RACK on)",
           doc=_doc("rafle-rrs-spread-above-the-first-bin")),
     Known({"part": "simultaneous", "bin_kb": lambda b: b not in ("0-100", "all"),
            "metric": lambda m: m in ("fct_mean_s", "fct_std_s")}, cause="testbed",

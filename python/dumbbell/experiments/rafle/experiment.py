@@ -81,6 +81,8 @@ Parts (``PARTS``):
   router queue at 250, 500 or 2000 packets or lossless, or hosts of
   ``linux-6.12``; rows carry ``setting``; each Table 4 claim prints its
   gain under each.
+- ``era``: the simultaneous transfer with the hosts of another kernel era
+  (``rafle.era``); each claim it moves prints ours under each era.
 - ``web`` (beyond the paper, its future work): Poisson arrivals of
   web-search flows (DCTCP's distribution, ``dumbbell.scenario.workloads.load_cdf``),
   no FTP dialogue, on a two-hop path at 1 Gb/s: ``server1`` — ``r1`` —
@@ -134,6 +136,7 @@ from ..repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
 from . import NAME, PARTS
 from .sensitivity import ERA_ALT, buffer_label, buffer_sensitivity as _buffer_sensitivity, \
     memory_arm_aliases, memory_arms, memory_sensitivity, memory_sensitivity_lines
+from .era import add_era_sensitivity, era_aliases, era_jobs, era_lines, era_rows
 from .spread import leave_one_out, leave_one_out_claim, mean_ranges
 from .tasks import bin_label, tasks_of as _tasks
 from .closed_loop import CLAIM_SCHEMA as _LOOP_CLAIM_SCHEMA, MECHANISM as _LOOP_MECHANISM, \
@@ -386,7 +389,7 @@ def _with_memory_aliases(outcomes: list[Outcome], scale: str, parts: tuple[str, 
         extra += [Outcome(("memory-sensitivity", label, sch, RAFLE_N, o.key[4]), o.job, o.record) for o in outcomes
                   for label, sch, buf in memory_arm_aliases(POINTS[scale], parts)
                   if o.key[:4] == ((("simultaneous", "rafle", sch, None) if buf else ("buffer", "rafle", sch, None)))]
-    return outcomes + extra
+    return outcomes + extra + era_aliases(outcomes, POINTS[scale], parts)
 
 
 
@@ -443,6 +446,8 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
                                                buffer_pkts=None if arm == "router" else ROUTER_BUFFER_PKTS,
                                                profile=ERA_ALT if arm == "era" else TCP_PROFILE)
                     jobs.append(Job(("memory-sensitivity", label, sch, n, r), sc, s_sim))
+        jobs += era_jobs(scale, cfg, parts, COMBOS, r, s_sim, lambda c, sch, pr: simultaneous_scenario(
+            c, sch, files, duration_s=cfg["simultaneous"]["duration_s"], profile=pr))
         if "web" in parts:
             p = cfg["web"]
             for cls, sch in COMBOS:
@@ -764,6 +769,7 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
         r["sensitivity"], r["sensitivity_lo"], r["sensitivity_hi"] = (
             memory_sensitivity(rows, r) if r["part"] == "memory" else
             loop_sensitivity(rows, r, ROUTER_BUFFER_PKTS) if r["part"] == "closed-loop" else _buffer_sensitivity(rows, r))
+    add_era_sensitivity(rows, out)
     schema = {"part": pl.String, "classifier": pl.String, "scheduler": pl.String, "n": pl.Int64,
               "bin_kb": pl.String, "metric": pl.String, "relation": pl.String, "value": pl.Float64,
               "ours": pl.Float64, "ours_ci95": pl.Float64, "ours_other": pl.Float64, "rel_err": pl.Float64,
@@ -822,6 +828,7 @@ def run(
     arms = {setting: buf for setting, buf, _ in loop_arms(ROUTER_BUFFER_PKTS, TCP_PROFILE)}
     rows += [r | {"buffer_pkts": arms[r["setting"]]} for r in loop if r["part"] == _LOOP_SENS]
     rows += _buffer_rows(outcomes, ps) + _web_rows(outcomes)
+    rows += era_rows(outcomes, lambda o: _buffer_rows(o, ps), ROUTER_BUFFER_PKTS)
     frame = pl.DataFrame(rows, schema=_SCHEMA)
     data = _figure_data(outcomes, cfg)
     data["fair_share"] = np.sort(ps["completions"])
@@ -1134,7 +1141,7 @@ def report(result: ExperimentResult) -> str:
             body.append([str(r["n"]), r["scheduler"], *(
                 f"{r[k]:.3f} [{pv[i]:.3f}]" if pv else f"{r[k]:.3f}" for i, k in enumerate(("pa_c", "pe_c", "pa_l", "pe_l", "index")))])
         lines += _table(["N", "sched", "PA_c", "PE_c", "PA_l", "PE_l", "PA_c·PA_l"], body)
-    lines += memory_sensitivity_lines(rows, PAPER_TABLES["table1"])
+    lines += memory_sensitivity_lines(rows, PAPER_TABLES["table1"]) + era_lines(rows)
     w = rows.filter(pl.col("part") == "web")
     if w.height:
         lines += ["", "[web] beyond the paper: web-search flows, two hops, 70 % load; completion in ms"]
