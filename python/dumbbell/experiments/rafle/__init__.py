@@ -17,7 +17,7 @@ from typing import Any
 
 from .accounts import paper_uptick, rafle_rr_spread, within_own_scatter
 from ..._rooms import forward
-from ..known import Condition, Known, above, across_sensitivity, below, doc, number, ratio_in
+from ..known import Condition, Known, above, across_sensitivity, below, doc, number
 from ..papers import Paper
 from .closed_loop_accounts import LOOP_KNOWN
 
