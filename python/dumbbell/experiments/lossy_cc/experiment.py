@@ -39,6 +39,19 @@ point, 99 % confidence intervals. The five parts, as dumbbell runs them:
   GSO and GRO on) would apply them, instead of per packet
   (:mod:`dumbbell.experiments.lossy_cc.netem_gso`); rows carry
   ``netem_unit`` and ``gso_part``, and those claims name ours per skb.
+- ``adaptive-count`` (a sensitivity part): the ``loss`` part's cells with
+  the adaptive Linear counting eq. 3's lost/sent over two rounds of data
+  (``linear-adaptive-round``), the third way of counting beside the
+  ``loss`` part's per window and per ACK, since the paper leaves the span of
+  the count open (:mod:`dumbbell.experiments.lossy_cc.adaptive_count`); the
+  two C3 claims name the ratio to Linear-50 under each count.
+- ``run-length`` (a sensitivity part): the ``loss-rtt`` part's cell at
+  20 ms and 20 % loss for the final controls at other run lengths (quick:
+  12.5, 25 and the paper's 50 s; paper: 4, 12.5, 100 and 200 s), since BBR's
+  collapse there weighs by how long the run lasts
+  (:mod:`dumbbell.experiments.lossy_cc.run_length`); rows carry
+  ``duration_s``, and the claims of that cell which compare with BBR (C12,
+  C14) name ours at each run length.
 
 The network (``network``): clients ``a`` and ``b`` reach router ``r`` over
 10 Gb/s virtual links (25 µs, with up to 5 µs of per-packet host jitter,
