@@ -387,3 +387,20 @@ def test_sensitivity_accounts_fail_when_their_condition_does_not(quick, metric, 
     moved = paper.with_columns(*(pl.lit(v, dtype=pl.Float64).alias(k) for k, v in set_to.items()))
     j = judge(e3.NAME, scale, moved).row(0, named=True)
     assert j["verdict"] == "differs" and j["cause"] == "ours", j["reason"]
+
+
+@pytest.mark.parametrize("metric, point", [("linear-adaptive / linear-50", "mean over losses"),
+                                           ("linear / best other final control", "rtt_ms=20, loss=0.2"),
+                                           ("expolinear / bbr", "rtt_ms=20, loss=0.2")])
+def test_without_its_sensitivity_part_a_row_says_the_part_did_not_run(quick, metric, point):
+    """``--parts`` without adaptive-count or run-length: the row keeps its
+    traced account, which names the part that would show how far the
+    setting moves it."""
+    from dumbbell.experiments.claims import judge
+
+    paper = quick.paper.filter((pl.col("metric") == metric) & (pl.col("point") == point)).with_columns(
+        pl.lit(None, dtype=pl.String).alias("sensitivity"), pl.lit(None, dtype=pl.Float64).alias("sensitivity_lo"),
+        pl.lit(None, dtype=pl.Float64).alias("sensitivity_hi"))
+    j = judge(e3.NAME, "quick", paper).row(0, named=True)
+    assert j["cause"] == "model" and "Sensitivity," not in j["reason"], j["reason"]
+    assert "not run here" in j["reason"], j["reason"]

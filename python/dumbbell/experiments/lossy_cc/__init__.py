@@ -89,6 +89,7 @@ def _above_under_every_count(r: Mapping[str, Any]) -> bool:
     v, lo = number(r.get("value")), number(r.get("sensitivity_lo"))
     return above(1.0)(r) and v is not None and lo is not None and lo > v
 
+
 KNOWN: list[Known] = [
     # Runs with the authors' modules (--module-dir): claim rows say impl=module.
     Known({"impl": "module", "metric": "goodput / link rate"}, cause="paper",
@@ -166,7 +167,8 @@ KNOWN: list[Known] = [
           condition="the adaptive variant above Linear-50, part adaptive-count not run",
           reason="traced R averages 19.3-21.4 % counted over the current window (eq. 3), 17.5-22.2 % over two "
                  "rounds and 32.6-34.0 % per loss-reporting ACK at 1-20 % loss, never near the fixed 50 %, so the "
-                 "adaptive variant keeps {ratio} times the paper's ratio",
+                 "adaptive variant keeps {ratio} times the paper's ratio (part adaptive-count, not run here, shows "
+                 "how far the count moves it)",
           doc=_doc("the-adaptive-reduction-never-nears-50-")),
     Known({"part": "delay", "cc": "fractional"}, cause="testbed",
           when=above(1.0), condition="Fractional's ratio above the paper's bound (not last)",
@@ -189,7 +191,7 @@ KNOWN: list[Known] = [
           when=lambda r: below(1.0)(r) and _no_sensitivity(r), scales=("quick",),
           condition="Linear below the best other control in a 4 s run, part run-length not run",
           reason=_QUICK_BEFORE_BBR_COLLAPSE + ", so BBR leads Linear; the paper's 50 s runs are --scale paper's "
-                 "(part run-length shows the run length moving it)",
+                 "(part run-length, not run here, shows the run length moving it)",
           doc=_doc("bbr-under-heavy-loss")),
     Known({"metric": "bbr / min(expolinear, linear)"}, cause="model",
           when=above(1.0), condition="BBR above Expolinear or Linear",
