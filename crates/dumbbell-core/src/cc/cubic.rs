@@ -711,14 +711,29 @@ mod tests {
         C * (t_secs - k).powi(3) + w_max
     }
 
-    #[test]
-    fn after_a_loss_cwnd_follows_the_cubic_curve() {
-        let rtt = Dur::from_ms(100);
+    /// HyStart's verdict (`hystart_found`) after two rounds of slow start
+    /// from 10 packets.
+    fn hystart_found_in_two_rounds(p: CubicParams, rtt: Dur) -> f64 {
+        let mut f = Flow::new(p, 10, INFINITE_SSTHRESH);
+        f.round(rtt, None);
+        f.round(rtt, None);
+        f.var("hystart_found")
+    }
+
+    /// A flow with one RTT sample (for delay_min), then a loss at
+    /// W_max = 1000.
+    fn after_a_loss_at_1000(rtt: Dur) -> Flow {
         let mut f = Flow::new(params(), 1000, 800);
-        // One sample for delay_min, then a loss at W_max = 1000.
         f.ack(Time::ZERO + Dur::from_ms(1), rtt);
         f.tp.snd_cwnd = 1000;
         f.loss(rtt);
+        f
+    }
+
+    #[test]
+    fn after_a_loss_cwnd_follows_the_cubic_curve() {
+        let rtt = Dur::from_ms(100);
+        let mut f = after_a_loss_at_1000(rtt);
         assert_eq!(f.tp.snd_ssthresh, 700); // 1000·717/1024
         assert!((f.tp.snd_cwnd as f64 - BETA * 1000.0).abs() <= 1.0);
         assert_eq!(f.cc.w_max(), 1000);
@@ -757,10 +772,7 @@ mod tests {
     #[test]
     fn first_cnt_aims_one_min_rtt_ahead() {
         let rtt = Dur::from_ms(100);
-        let mut f = Flow::new(params(), 1000, 800);
-        f.ack(Time::ZERO + Dur::from_ms(1), rtt);
-        f.tp.snd_cwnd = 1000;
-        f.loss(rtt);
+        let mut f = after_a_loss_at_1000(rtt);
         // First ACK of the epoch: target = W(delay_min), 0.1 s ahead, on
         // the curve through the K the control took (Linux's approximate
         // cube root: the target 0.1 s ahead is sensitive to it).
@@ -954,18 +966,12 @@ mod tests {
         // A wider ACK spacing than hystart_ack_delta_us is not a train.
         let mut p = params();
         p.hystart_ack_delta_us = 500;
-        let mut f = Flow::new(p, 10, INFINITE_SSTHRESH);
-        f.round(rtt, None);
-        f.round(rtt, None);
-        assert_eq!(f.var("hystart_found"), 0.0);
+        assert_eq!(hystart_found_in_two_rounds(p, rtt), 0.0);
 
         // Below hystart_low_window HyStart does not look.
         let mut p = params();
         p.hystart_low_window = 64;
-        let mut f = Flow::new(p, 10, INFINITE_SSTHRESH);
-        f.round(rtt, None);
-        f.round(rtt, None);
-        assert_eq!(f.var("hystart_found"), 0.0);
+        assert_eq!(hystart_found_in_two_rounds(p, rtt), 0.0);
     }
 
     #[test]

@@ -398,12 +398,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn entering_recovery_halves_the_window_as_reno() {
+    /// An ECN connection with a window of 100 packets and DCTCP started
+    /// at `alpha_init`.
+    fn ecn_at_100(alpha_init: f64) -> (TcpSock, Dctcp) {
         let mut tp = TcpSock::new(1448, 100);
         tp.ecn_ok = true;
-        let mut cc = Dctcp::new(params(0.0));
+        let mut cc = Dctcp::new(params(alpha_init));
         cc.init(&mut tp);
+        (tp, cc)
+    }
+
+    #[test]
+    fn entering_recovery_halves_the_window_as_reno() {
+        let (mut tp, mut cc) = ecn_at_100(0.0);
         // The stack: ssthresh() on entering the reduction, then set_state.
         tp.snd_ssthresh = cc.ssthresh(&tp);
         assert_eq!(tp.snd_ssthresh, 100); // alpha 0: no ECN cut
@@ -429,10 +436,7 @@ mod tests {
 
     #[test]
     fn undo_restores_the_window_before_the_reduction() {
-        let mut tp = TcpSock::new(1448, 100);
-        tp.ecn_ok = true;
-        let mut cc = Dctcp::new(params(1.0));
-        cc.init(&mut tp);
+        let (mut tp, mut cc) = ecn_at_100(1.0);
         tp.snd_ssthresh = cc.ssthresh(&tp);
         assert_eq!(tp.snd_ssthresh, 50);
         tp.snd_cwnd = 50;

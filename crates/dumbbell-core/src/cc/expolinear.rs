@@ -230,10 +230,6 @@ impl Law for ExpolinearLaw {
         (st.threshold_pkts as u64).saturating_add(floor_mul(self.p.eta_a, t_ms as f64))
     }
 
-    fn wrap_seq(&self) -> bool {
-        self.p.wrap_seq.unwrap_or(self.p.module_hook)
-    }
-
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("delta_pkts", self.delta_pkts as f64);
     }
@@ -242,14 +238,12 @@ impl Law for ExpolinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::Drive;
+    use crate::cc::loss_phases::testkit::{law_with, Drive};
     use crate::cc::loss_phases::Phase;
     use crate::cc::CongestionControl;
 
     fn expolinear(f: impl FnOnce(&mut ExpolinearParams)) -> ExpolinearLaw {
-        let mut p = ExpolinearParams::default();
-        f(&mut p);
-        Expolinear::new(p).law
+        law_with(Expolinear::new, f)
     }
 
     fn default() -> ExpolinearLaw {

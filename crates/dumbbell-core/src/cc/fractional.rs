@@ -262,14 +262,12 @@ impl Law for FractionalLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::Drive;
+    use crate::cc::loss_phases::testkit::{law_with, Drive};
     use crate::cc::loss_phases::Phase;
     use crate::cc::CongestionControl;
 
     fn fractional(f: impl FnOnce(&mut FractionalParams)) -> FractionalLaw {
-        let mut p = FractionalParams::default();
-        f(&mut p);
-        Fractional::new(p).law
+        law_with(Fractional::new, f)
     }
 
     fn default() -> FractionalLaw {
@@ -291,12 +289,15 @@ mod tests {
         assert_eq!(d.ack(50), 13);
     }
 
+    /// Fractional with the paper's cubic-time slow start, from 10 packets.
+    fn cubic_time_from_10() -> Drive<FractionalLaw> {
+        let law = fractional(|p| p.slow_start = FractionalSlowStart::CubicTime);
+        Drive::new(law, 10)
+    }
+
     #[test]
     fn cubic_time_slow_start_adds_two_t_cubed_at_least_one() {
-        let mut d = Drive::new(
-            fractional(|p| p.slow_start = FractionalSlowStart::CubicTime),
-            10,
-        );
+        let mut d = cubic_time_from_10();
         let mut cwnd: u64 = 10;
         for t in [0u64, 0, 1, 3, 7, 20] {
             // J += max(2·t³, 1): 1, 1, 2, 54, 686, 16000.
@@ -462,10 +463,7 @@ mod tests {
 
     #[test]
     fn slow_start_after_an_rto_restarts_from_t_zero() {
-        let mut d = Drive::new(
-            fractional(|p| p.slow_start = FractionalSlowStart::CubicTime),
-            10,
-        );
+        let mut d = cubic_time_from_10();
         // RTO at 500 ms: ssthresh() = 5, then the stack sets cwnd = 1.
         d.at(500);
         d.tp.snd_ssthresh = d.cc.ssthresh(&d.tp);

@@ -274,10 +274,6 @@ impl Law for LinearLaw {
         (st.threshold_pkts as u64).saturating_add(floor_mul(self.p.beta_a, t_ms as f64))
     }
 
-    fn wrap_seq(&self) -> bool {
-        self.p.wrap_seq.unwrap_or(self.p.module_hook)
-    }
-
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("reduction_pct", self.last_reduction_pct);
     }
@@ -286,14 +282,12 @@ impl Law for LinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::{Drive, MSS};
+    use crate::cc::loss_phases::testkit::{law_with, Drive, MSS};
     use crate::cc::loss_phases::Phase;
     use crate::cc::{CongestionControl, INFINITE_SSTHRESH};
 
     fn linear(f: impl FnOnce(&mut LinearParams)) -> LinearLaw {
-        let mut p = LinearParams::default();
-        f(&mut p);
-        Linear::new(p).law
+        law_with(Linear::new, f)
     }
 
     fn default() -> LinearLaw {
@@ -392,17 +386,20 @@ mod tests {
         assert_eq!(d.loss(0, 1), 1);
     }
 
+    /// Adaptive reduction counting two rounds, from a window of `cwnd`.
+    fn adaptive_over_rounds(cwnd: u32) -> Drive<LinearLaw> {
+        let law = linear(|p| {
+            p.adaptive = true;
+            p.adaptive_count = AdaptiveCount::Round;
+        });
+        Drive::new(law, cwnd)
+    }
+
     #[test]
     fn adaptive_reduction_is_15_plus_35_lost_over_sent() {
         // Round 1 (no previous round): 9 ACKs of 2 packets in slow start at
         // t = 0 (+2 each), then an ACK reporting 2 losses.
-        let mut d = Drive::new(
-            linear(|p| {
-                p.adaptive = true;
-                p.adaptive_count = AdaptiveCount::Round;
-            }),
-            1000,
-        );
+        let mut d = adaptive_over_rounds(1000);
         for _ in 0..9 {
             d.ack(0);
         }
@@ -418,13 +415,7 @@ mod tests {
         // snd_una reaches the snd_nxt of the start (1000 packets): 499 ACKs
         // of 2 packets; the 500th ACK reaches it and opens round 2 (it
         // belongs to round 2), whose end is the snd_nxt of that moment.
-        let mut d = Drive::new(
-            linear(|p| {
-                p.adaptive = true;
-                p.adaptive_count = AdaptiveCount::Round;
-            }),
-            500,
-        );
+        let mut d = adaptive_over_rounds(500);
         for _ in 0..499 {
             d.ack(0);
         }
@@ -443,13 +434,7 @@ mod tests {
         );
 
         // Everything lost: R = 50 %.
-        let mut d = Drive::new(
-            linear(|p| {
-                p.adaptive = true;
-                p.adaptive_count = AdaptiveCount::Round;
-            }),
-            1000,
-        );
+        let mut d = adaptive_over_rounds(1000);
         d.loss(0, 5);
         assert_eq!(d.var("reduction_pct"), 50.0);
         assert_eq!(d.tp.snd_cwnd, 500);
@@ -530,13 +515,7 @@ mod tests {
         d.ack_lost(1, 1, 1);
         assert_eq!(d.var("reduction_pct"), 32.5);
         // The round count sees 1 lost of 4: 23.75 %.
-        let mut d = Drive::new(
-            linear(|p| {
-                p.adaptive = true;
-                p.adaptive_count = AdaptiveCount::Round;
-            }),
-            1000,
-        );
+        let mut d = adaptive_over_rounds(1000);
         d.ack(0);
         d.ack_lost(1, 1, 1);
         assert_eq!(d.var("reduction_pct"), 15.0 + 35.0 / 4.0);

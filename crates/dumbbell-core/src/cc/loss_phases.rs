@@ -350,9 +350,9 @@ pub fn floor_mul(x: f64, t: f64) -> u64 {
 }
 
 /// The [`Law`] accessors of a law whose parameters `self.p` hold
-/// `module_hook`, `ss_alpha`, `ss_min_pkts`, `initial_threshold_pkts` and
-/// `initial_base_pkts` under those names (Linear's and Expolinear's;
-/// Fractional's are fixed by its module).
+/// `module_hook`, `ss_alpha`, `ss_min_pkts`, `initial_threshold_pkts`,
+/// `initial_base_pkts` and `wrap_seq` (unset: as `module_hook`) under those
+/// names (Linear's and Expolinear's; Fractional's are fixed by its module).
 macro_rules! law_reads_params {
     () => {
         fn hook_enters_recovery(&self) -> bool {
@@ -369,6 +369,9 @@ macro_rules! law_reads_params {
         }
         fn initial_base_pkts(&self) -> u32 {
             self.p.initial_base_pkts
+        }
+        fn wrap_seq(&self) -> bool {
+            self.p.wrap_seq.unwrap_or(self.p.module_hook)
         }
     };
 }
@@ -616,6 +619,17 @@ pub(crate) mod testkit {
     pub struct Drive<L: Law> {
         pub tp: TcpSock,
         pub cc: PhaseMachine<L>,
+    }
+
+    /// The law a control builds from its default parameters changed by
+    /// `f` (`new`: the control's constructor).
+    pub fn law_with<P: Default, L: Law>(
+        new: fn(P) -> PhaseMachine<L>,
+        f: impl FnOnce(&mut P),
+    ) -> L {
+        let mut p = P::default();
+        f(&mut p);
+        new(p).law
     }
 
     impl<L: Law> Drive<L> {

@@ -53,7 +53,7 @@ pub use cobalt::{CobaltParams, CobaltVars};
 pub use shaper::Shaper;
 
 use super::codel::{AQM_TIME, MTU_BYTES};
-use super::flow_queues::flow_queue_accessors;
+use super::flow_queues::{fattest, flow_queue_accessors};
 use super::Registration;
 use super::{Dequeued, DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PktId;
@@ -488,14 +488,7 @@ impl Cake {
     /// largest backlog, which BLUE hears of. Returns the packet and its
     /// queue.
     fn drop_from_fattest(&mut self, now: Time, pool: &crate::packet::PacketPool) -> (PktId, usize) {
-        let mut idx = 0;
-        let mut max = 0;
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.backlog > max {
-                max = f.backlog;
-                idx = i;
-            }
-        }
+        let (idx, _) = fattest(self.flows.iter().map(|f| f.backlog));
         let f = &mut self.flows[idx];
         let (pkt, _) =
             f.q.pop_front()

@@ -33,7 +33,7 @@
 
 use super::codel::{check_times, INTERVAL, TARGET};
 use super::codel::{CodelParams, CodelSource, CodelVars};
-use super::flow_queues::flow_queue_accessors;
+use super::flow_queues::{fattest, flow_queue_accessors};
 use super::Registration;
 use super::{Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use crate::packet::{Packet, PacketPool, PktId};
@@ -272,14 +272,7 @@ impl FqCodel {
     /// Returns true if `arriving` was among them (it is then not reported
     /// through `take_drop`: the caller's verdict drops it).
     fn drop_from_fattest(&mut self, arriving: PktId, pool: &PacketPool) -> bool {
-        let mut idx = 0;
-        let mut max = 0;
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.backlog > max {
-                max = f.backlog;
-                idx = i;
-            }
-        }
+        let (idx, max) = fattest(self.flows.iter().map(|f| f.backlog));
         let threshold = max / 2;
         let f = &mut self.flows[idx];
         let (mut freed, mut n, mut own) = (0u64, 0u32, false);
