@@ -82,8 +82,7 @@ pub const MAX_DCTCP_SHIFT_G: u32 = 31;
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &DctcpParams) -> Result<(), ParamError> {
-    param::param(PARAMS, "shift_g").int(p.shift_g)?;
-    param::param(PARAMS, "alpha_init").float(p.alpha_init)
+    param::check_fields!(PARAMS, p, [shift_g, alpha_init])
 }
 
 /// `cc = "dctcp"`: a variant of its own.
@@ -91,12 +90,8 @@ pub const REGISTRATION: Registration = Registration {
     name: "dctcp",
     about: "DCTCP (RFC 8257; Linux tcp_dctcp.c): reduces in proportion to the fraction of ECN-marked packets; needs ECN.",
     params: PARAMS,
-    defaults: || param::encode(&DctcpParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(Dctcp::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    defaults: param::defaults::<DctcpParams>,
+    make: |params, _rng| super::made(params, check, Dctcp::new),
 };
 
 /// Alpha of 1.0 in fixed point (Linux `DCTCP_MAX_ALPHA`).

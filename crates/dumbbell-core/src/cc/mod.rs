@@ -114,6 +114,18 @@ pub type MakeFn = fn(&Params, Rng) -> Result<Box<dyn CongestionControl>, ParamEr
 /// own; [`registry`] lists them).
 pub type Registration = crate::param::Registration<MakeFn>;
 
+/// What a control's `make` does: decodes its parameters (unset ones at
+/// their defaults), checks them, and builds the control from them.
+pub fn made<T: serde::de::DeserializeOwned, C: CongestionControl + 'static>(
+    params: &Params,
+    check: fn(&T) -> Result<(), ParamError>,
+    build: impl FnOnce(T) -> C,
+) -> Result<Box<dyn CongestionControl>, ParamError> {
+    crate::param::made(params, check, |p| {
+        Box::new(build(p)) as Box<dyn CongestionControl>
+    })
+}
+
 /// Linux `enum tcp_ca_state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 #[repr(u8)]

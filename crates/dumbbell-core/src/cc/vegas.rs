@@ -125,12 +125,8 @@ pub const REGISTRATION: Registration = Registration {
     name: "vegas",
     about: "TCP Vegas (Brakmo and Peterson 1995; Linux tcp_vegas.c): keeps alpha to beta packets queued.",
     params: PARAMS,
-    defaults: || param::encode(&VegasParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(Vegas::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    defaults: param::defaults::<VegasParams>,
+    make: |params, _rng| super::made(params, check, Vegas::new),
 };
 
 /// "No sample yet" for `base_rtt` and `min_rtt` (Linux 0x7fffffff).
