@@ -199,12 +199,13 @@ pub fn check(p: &CubicParams) -> Result<(), ParamError> {
 }
 
 /// `cc = "cubic"`: a variant of its own ([`CcConfig::Cubic`](super::registry::CcConfig)).
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "cubic",
     about: "Cubic (RFC 9438; Linux tcp_cubic.c, with HyStart): the default.",
     params: PARAMS,
-    defaults: param::defaults::<CubicParams>,
-    make: |params, _rng| super::made(params, check, Cubic::new),
+    config: CubicParams,
+    check: check,
+    build: |p, _rng| Cubic::new(p),
 };
 
 /// Jiffies per second of Debian's kernel (`CONFIG_HZ=250` in its

@@ -86,12 +86,13 @@ pub fn check(p: &DctcpParams) -> Result<(), ParamError> {
 }
 
 /// `cc = "dctcp"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "dctcp",
     about: "DCTCP (RFC 8257; Linux tcp_dctcp.c): reduces in proportion to the fraction of ECN-marked packets; needs ECN.",
     params: PARAMS,
-    defaults: param::defaults::<DctcpParams>,
-    make: |params, _rng| super::made(params, check, Dctcp::new),
+    config: DctcpParams,
+    check: check,
+    build: |p, _rng| Dctcp::new(p),
 };
 
 /// Alpha of 1.0 in fixed point (Linux `DCTCP_MAX_ALPHA`).

@@ -170,12 +170,13 @@ pub fn check(p: &ExpolinearParams) -> Result<(), ParamError> {
 }
 
 /// `cc = "expolinear"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "expolinear",
     about: "Expolinear (Madeira and Mattos; expolin01.c): exponential recovery, linear avoidance.",
     params: PARAMS,
-    defaults: param::defaults::<ExpolinearParams>,
-    make: |params, rng| super::made(params, check, |p| Expolinear::new(p).with_isn(isn(rng))),
+    config: ExpolinearParams,
+    check: check,
+    build: |p, rng| Expolinear::new(p).with_isn(isn(rng)),
 };
 
 /// 1.0 in the module's fixed point for 2^(−k) (`FIXED_POINT_SCALE`).

@@ -147,13 +147,13 @@ pub fn check(p: &FractionalParams) -> Result<(), ParamError> {
 }
 
 /// `cc = "fractional"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "fractional",
-    about:
-        "Fractional (Madeira and Mattos; frac01.c): recovery by fractions of the last reduction.",
+    about: "Fractional (Madeira and Mattos; frac01.c): recovery by fractions of the last reduction.",
     params: PARAMS,
-    defaults: param::defaults::<FractionalParams>,
-    make: |params, rng| super::made(params, check, |p| Fractional::new(p).with_isn(isn(rng))),
+    config: FractionalParams,
+    check: check,
+    build: |p, rng| Fractional::new(p).with_isn(isn(rng)),
 };
 
 /// The module's `snd_second_thresh` before any reduction. Recovery is only

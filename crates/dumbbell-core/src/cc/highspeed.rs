@@ -177,12 +177,13 @@ pub fn check(p: &HighSpeedParams) -> Result<(), ParamError> {
 }
 
 /// `cc = "highspeed"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "highspeed",
     about: "HighSpeed TCP (RFC 3649; Linux tcp_highspeed.c): a(w) and b(w) grow with the window.",
     params: PARAMS,
-    defaults: param::defaults::<HighSpeedParams>,
-    make: |params, _rng| super::made(params, check, HighSpeed::new),
+    config: HighSpeedParams,
+    check: check,
+    build: |p, _rng| HighSpeed::new(p),
 };
 
 /// RFC 3649 appendix B as Linux `hstcp_aimd_vals` has it: for row `ai`,

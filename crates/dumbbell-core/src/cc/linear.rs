@@ -204,13 +204,13 @@ pub fn check(p: &LinearParams) -> Result<(), ParamError> {
 }
 
 /// `cc = "linear"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "linear",
-    about:
-        "Linear (Madeira and Mattos; linha01.c): windows linear in the time since the last loss.",
+    about: "Linear (Madeira and Mattos; linha01.c): windows linear in the time since the last loss.",
     params: PARAMS,
-    defaults: param::defaults::<LinearParams>,
-    make: |params, rng| super::made(params, check, |p| Linear::new(p).with_isn(isn(rng))),
+    config: LinearParams,
+    check: check,
+    build: |p, rng| Linear::new(p).with_isn(isn(rng)),
 };
 
 /// Linear's law; the control is [`Linear`].

@@ -114,6 +114,30 @@ pub type MakeFn = fn(&Params, Rng) -> Result<Box<dyn CongestionControl>, ParamEr
 /// own; [`registry`] lists them).
 pub type Registration = crate::param::Registration<MakeFn>;
 
+/// A built-in control's [`Registration`], as its file declares it: its
+/// name and sentence, its parameters (the `PARAMS` table, the struct whose
+/// `Default` holds the defaults, and the `check` of its ranges and rules)
+/// and how it is built from them and the connection's random stream.
+macro_rules! registration {
+    {
+        name: $name:literal,
+        about: $about:literal,
+        params: $params:expr,
+        config: $config:ty,
+        check: $check:expr,
+        build: $build:expr $(,)?
+    } => {
+        $crate::cc::Registration {
+            name: $name,
+            about: $about,
+            params: $params,
+            defaults: $crate::param::defaults::<$config>,
+            make: |params, rng| $crate::cc::made::<$config, _>(params, $check, |p| ($build)(p, rng)),
+        }
+    };
+}
+pub(crate) use registration;
+
 /// What a control's `make` does: decodes its parameters (unset ones at
 /// their defaults), checks them, and builds the control from them.
 pub fn made<T: serde::de::DeserializeOwned, C: CongestionControl + 'static>(

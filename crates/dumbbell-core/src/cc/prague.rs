@@ -132,12 +132,13 @@ pub fn check(p: &PragueParams) -> Result<(), ParamError> {
 }
 
 /// `cc = "prague"`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "prague",
     about: "TCP Prague (L4S, RFC 9331; the L4S team's tcp_prague.c): ECT(1), Accurate ECN, a DCTCP-like per-RTT response, pacing, classic ECN fallback; needs ecn=True.",
     params: PARAMS,
-    defaults: param::defaults::<PragueParams>,
-    make: |params, _rng| super::made(params, check, Prague::new),
+    config: PragueParams,
+    check: check,
+    build: |p, _rng| Prague::new(p),
 };
 
 /// IPv4 and TCP headers with timestamps, as Linux's `tcp_mss_to_mtu`.

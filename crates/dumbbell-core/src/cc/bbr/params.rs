@@ -180,11 +180,11 @@ pub fn check(p: &BbrParams) -> Result<(), ParamError> {
 }
 
 /// `cc = "bbr"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = crate::cc::registration! {
     name: "bbr",
-    about:
-        "BBR v1 (Cardwell et al. 2016; Linux tcp_bbr.c): paces at the estimated bottleneck rate.",
+    about: "BBR v1 (Cardwell et al. 2016; Linux tcp_bbr.c): paces at the estimated bottleneck rate.",
     params: PARAMS,
-    defaults: param::defaults::<BbrParams>,
-    make: |params, rng| crate::cc::made(params, check, |p| Bbr::new(p, rng)),
+    config: BbrParams,
+    check: check,
+    build: Bbr::new,
 };

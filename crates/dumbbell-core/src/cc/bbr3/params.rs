@@ -375,10 +375,11 @@ pub fn check(p: &Bbr3Params) -> Result<(), ParamError> {
 }
 
 /// `cc = "bbr3"`, or `cc = {kind = "bbr3", beta = 0.5}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = crate::cc::registration! {
     name: "bbr3",
     about: "BBRv3 (Cardwell et al., IETF draft-ietf-ccwg-bbr; google/bbr v3 tcp_bbr.c): BBR with loss/ECN bounds inflight_hi/inflight_lo.",
     params: PARAMS,
-    defaults: param::defaults::<Bbr3Params>,
-    make: |params, rng| crate::cc::made(params, check, |p| Bbr3::new(p, rng)),
+    config: Bbr3Params,
+    check: check,
+    build: Bbr3::new,
 };
