@@ -386,6 +386,23 @@ pub struct Registration<M: 'static> {
 }
 
 impl<M> Registration<M> {
+    /// A component whose parameters are `T`, their defaults `T::default()`
+    /// (the `registration!` macros of `cc` and `queue` write this).
+    pub const fn new<T: Default + serde::Serialize>(
+        name: &'static str,
+        about: &'static str,
+        params: &'static [Param],
+        make: M,
+    ) -> Self {
+        Registration {
+            name,
+            about,
+            params,
+            defaults: defaults::<T>,
+            make,
+        }
+    }
+
     /// The schema entry: name, about, parameters.
     pub fn describe(&self) -> serde_json::Value {
         let defaults = (self.defaults)();

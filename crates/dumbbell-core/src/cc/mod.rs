@@ -119,21 +119,11 @@ pub type Registration = crate::param::Registration<MakeFn>;
 /// `Default` holds the defaults, and the `check` of its ranges and rules)
 /// and how it is built from them and the connection's random stream.
 macro_rules! registration {
-    {
-        name: $name:literal,
-        about: $about:literal,
-        params: $params:expr,
-        config: $config:ty,
-        check: $check:expr,
-        build: $build:expr $(,)?
-    } => {
-        $crate::cc::Registration {
-            name: $name,
-            about: $about,
-            params: $params,
-            defaults: $crate::param::defaults::<$config>,
-            make: |params, rng| $crate::cc::made::<$config, _>(params, $check, |p| ($build)(p, rng)),
-        }
+    { name: $name:literal, about: $about:literal, params: $params:expr, config: $config:ty,
+      check: $check:expr, build: $build:expr $(,)? } => {
+        $crate::cc::Registration::new::<$config>($name, $about, $params, |params, rng| {
+            $crate::cc::made::<$config, _>(params, $check, |p| ($build)(p, rng))
+        })
     };
 }
 pub(crate) use registration;

@@ -124,28 +124,19 @@ pub type Registration = crate::param::Registration<MakeFn>;
 /// required parameters gives, as `required`, a valid value for each (the
 /// schema shows them without a default).
 macro_rules! registration {
-    {
-        name: $name:literal,
-        about: $about:literal,
-        params: $params:expr,
-        config: $config:ty,
-        $(required: $required:tt,)?
-        check: $check:expr,
-        variant: $variant:path $(,)?
-    } => {
+    { name: $name:literal, about: $about:literal, params: $params:expr, config: $config:ty,
+      check: $check:expr, variant: $variant:path $(,)? } => {
+        $crate::queue::Registration::new::<$config>($name, $about, $params, |params| {
+            $crate::param::made::<$config, _>(params, $check, $variant)
+        })
+    };
+    { name: $name:literal, about: $about:literal, params: $params:expr, config: $config:ty,
+      required: $required:tt, check: $check:expr, variant: $variant:path $(,)? } => {
         $crate::queue::Registration {
-            name: $name,
-            about: $about,
-            params: $params,
-            defaults: $crate::queue::registration!(@defaults $config $(, $required)?),
+            name: $name, about: $about, params: $params,
+            defaults: || $crate::param::defaults_beside_required::<$config>(serde_json::json!($required)),
             make: |params| $crate::param::made::<$config, _>(params, $check, $variant),
         }
-    };
-    (@defaults $config:ty) => {
-        $crate::param::defaults::<$config>
-    };
-    (@defaults $config:ty, $required:tt) => {
-        || $crate::param::defaults_beside_required::<$config>(serde_json::json!($required))
     };
 }
 pub(crate) use registration;
