@@ -205,7 +205,7 @@ pub const REGISTRATION: Registration = super::registration! {
     params: PARAMS,
     config: CubicParams,
     check: check,
-    build: |p, _rng| Cubic::new(p),
+    new: Cubic::new,
 };
 
 /// Jiffies per second of Debian's kernel (`CONFIG_HZ=250` in its

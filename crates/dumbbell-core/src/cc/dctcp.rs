@@ -92,7 +92,7 @@ pub const REGISTRATION: Registration = super::registration! {
     params: PARAMS,
     config: DctcpParams,
     check: check,
-    build: |p, _rng| Dctcp::new(p),
+    new: Dctcp::new,
 };
 
 /// Alpha of 1.0 in fixed point (Linux `DCTCP_MAX_ALPHA`).

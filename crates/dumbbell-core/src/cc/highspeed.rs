@@ -183,7 +183,7 @@ pub const REGISTRATION: Registration = super::registration! {
     params: PARAMS,
     config: HighSpeedParams,
     check: check,
-    build: |p, _rng| HighSpeed::new(p),
+    new: HighSpeed::new,
 };
 
 /// RFC 3649 appendix B as Linux `hstcp_aimd_vals` has it: for row `ai`,

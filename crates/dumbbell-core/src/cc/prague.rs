@@ -138,7 +138,7 @@ pub const REGISTRATION: Registration = super::registration! {
     params: PARAMS,
     config: PragueParams,
     check: check,
-    build: |p, _rng| Prague::new(p),
+    new: Prague::new,
 };
 
 /// IPv4 and TCP headers with timestamps, as Linux's `tcp_mss_to_mtu`.

@@ -127,7 +127,7 @@ pub const REGISTRATION: Registration = super::registration! {
     params: PARAMS,
     config: VegasParams,
     check: check,
-    build: |p, _rng| Vegas::new(p),
+    new: Vegas::new,
 };
 
 /// "No sample yet" for `base_rtt` and `min_rtt` (Linux 0x7fffffff).
