@@ -93,7 +93,7 @@ mod tests {
 
     fn control(json: &str) -> Result<Box<dyn CongestionControl>, ParamError> {
         let v: serde_json::Value = serde_json::from_str(json).unwrap();
-        make(v.as_object().unwrap(), rng_for(0, "t"))
+        (REGISTRATION.make)(v.as_object().unwrap(), rng_for(0, "t"))
     }
 
     #[test]
