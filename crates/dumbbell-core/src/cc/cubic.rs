@@ -195,22 +195,17 @@ pub const MAX_CUBIC_C: f64 = 100.0;
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &CubicParams) -> Result<(), ParamError> {
-    param::param(PARAMS, "beta").float(p.beta)?;
-    param::param(PARAMS, "c").float(p.c)?;
-    param::param(PARAMS, "hz").int(p.hz as u128)
+    param::check_fields!(PARAMS, p, [beta, c, hz])
 }
 
 /// `cc = "cubic"`: a variant of its own ([`CcConfig::Cubic`](super::registry::CcConfig)).
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "cubic",
     about: "Cubic (RFC 9438; Linux tcp_cubic.c, with HyStart): the default.",
     params: PARAMS,
-    defaults: || param::encode(&CubicParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(Cubic::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    config: CubicParams,
+    check: check,
+    new: Cubic::new,
 };
 
 /// Jiffies per second of Debian's kernel (`CONFIG_HZ=250` in its

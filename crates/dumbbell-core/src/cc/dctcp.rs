@@ -82,21 +82,17 @@ pub const MAX_DCTCP_SHIFT_G: u32 = 31;
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &DctcpParams) -> Result<(), ParamError> {
-    param::param(PARAMS, "shift_g").int(p.shift_g)?;
-    param::param(PARAMS, "alpha_init").float(p.alpha_init)
+    param::check_fields!(PARAMS, p, [shift_g, alpha_init])
 }
 
 /// `cc = "dctcp"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "dctcp",
     about: "DCTCP (RFC 8257; Linux tcp_dctcp.c): reduces in proportion to the fraction of ECN-marked packets; needs ECN.",
     params: PARAMS,
-    defaults: || param::encode(&DctcpParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(Dctcp::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    config: DctcpParams,
+    check: check,
+    new: Dctcp::new,
 };
 
 /// Alpha of 1.0 in fixed point (Linux `DCTCP_MAX_ALPHA`).

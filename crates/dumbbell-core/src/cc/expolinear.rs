@@ -154,27 +154,29 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &ExpolinearParams) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("ss_alpha").float(p.ss_alpha)?;
-    at("reduction_pct").int(p.reduction_pct)?;
-    at("eta_r").float(p.eta_r)?;
-    at("sigma_per_ms").float(p.sigma_per_ms)?;
-    at("eta_a").float(p.eta_a)?;
-    at("initial_threshold_pkts").int(p.initial_threshold_pkts)?;
-    at("initial_base_pkts").int(p.initial_base_pkts)
+    param::check_fields!(
+        PARAMS,
+        p,
+        [
+            ss_alpha,
+            reduction_pct,
+            eta_r,
+            sigma_per_ms,
+            eta_a,
+            initial_threshold_pkts,
+            initial_base_pkts,
+        ]
+    )
 }
 
 /// `cc = "expolinear"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "expolinear",
     about: "Expolinear (Madeira and Mattos; expolin01.c): exponential recovery, linear avoidance.",
     params: PARAMS,
-    defaults: || param::encode(&ExpolinearParams::default()),
-    make: |params, rng| {
-        param::made(params, check, |p| {
-            Box::new(Expolinear::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
-        })
-    },
+    config: ExpolinearParams,
+    check: check,
+    build: |p, rng| Expolinear::new(p).with_isn(isn(rng)),
 };
 
 /// 1.0 in the module's fixed point for 2^(−k) (`FIXED_POINT_SCALE`).

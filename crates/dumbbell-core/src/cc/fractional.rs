@@ -139,31 +139,21 @@ pub const MAX_GAMMA: u32 = 1000;
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &FractionalParams) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("ss_alpha").float(p.ss_alpha)?;
-    at("reduction_pct").int(p.reduction_pct)?;
-    at("delta_pct").int(p.delta_pct)?;
+    param::check_fields!(PARAMS, p, [ss_alpha, reduction_pct, delta_pct])?;
     if p.gamma_r.is_empty() {
         return Err(ParamError::new("gamma_r", "needs at least one multiplier"));
     }
-    for &g in &p.gamma_r {
-        at("gamma_r").int(g)?;
-    }
-    at("gamma_a_pct").int(p.gamma_a_pct)
+    param::check_fields!(PARAMS, p, [gamma_r, gamma_a_pct])
 }
 
 /// `cc = "fractional"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "fractional",
-    about:
-        "Fractional (Madeira and Mattos; frac01.c): recovery by fractions of the last reduction.",
+    about: "Fractional (Madeira and Mattos; frac01.c): recovery by fractions of the last reduction.",
     params: PARAMS,
-    defaults: || param::encode(&FractionalParams::default()),
-    make: |params, rng| {
-        param::made(params, check, |p| {
-            Box::new(Fractional::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
-        })
-    },
+    config: FractionalParams,
+    check: check,
+    build: |p, rng| Fractional::new(p).with_isn(isn(rng)),
 };
 
 /// The module's `snd_second_thresh` before any reduction. Recovery is only

@@ -162,33 +162,28 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &HighSpeedParams) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("low_window").int(p.low_window)?;
+    param::check_fields!(PARAMS, p, [low_window])?;
     if p.high_window <= p.low_window {
         return Err(ParamError::new(
             "high_window",
             "high_window must be above low_window",
         ));
     }
-    at("low_p").float(p.low_p)?;
-    at("high_p").float(p.high_p)?;
+    param::check_fields!(PARAMS, p, [low_p, high_p])?;
     if p.high_p >= p.low_p {
         return Err(ParamError::new("high_p", "high_p must be in (0, low_p)"));
     }
-    at("high_decrease").float(p.high_decrease)
+    param::check_fields!(PARAMS, p, [high_decrease])
 }
 
 /// `cc = "highspeed"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "highspeed",
     about: "HighSpeed TCP (RFC 3649; Linux tcp_highspeed.c): a(w) and b(w) grow with the window.",
     params: PARAMS,
-    defaults: || param::encode(&HighSpeedParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(HighSpeed::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    config: HighSpeedParams,
+    check: check,
+    new: HighSpeed::new,
 };
 
 /// RFC 3649 appendix B as Linux `hstcp_aimd_vals` has it: for row `ai`,

@@ -182,35 +182,35 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &LinearParams) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("ss_alpha").float(p.ss_alpha)?;
-    at("beta_r").float(p.beta_r)?;
-    at("beta_a").float(p.beta_a)?;
-    at("reduction_pct").int(p.reduction_pct)?;
-    at("adaptive_min_pct").int(p.adaptive_min_pct)?;
-    at("adaptive_span_pct").int(p.adaptive_span_pct)?;
+    param::check_fields!(
+        PARAMS,
+        p,
+        [
+            ss_alpha,
+            beta_r,
+            beta_a,
+            reduction_pct,
+            adaptive_min_pct,
+            adaptive_span_pct,
+        ]
+    )?;
     if p.adaptive_min_pct.saturating_add(p.adaptive_span_pct) > 99 {
         return Err(ParamError::new(
             "adaptive_span_pct",
             "adaptive_min_pct + adaptive_span_pct must be at most 99",
         ));
     }
-    at("initial_threshold_pkts").int(p.initial_threshold_pkts)?;
-    at("initial_base_pkts").int(p.initial_base_pkts)
+    param::check_fields!(PARAMS, p, [initial_threshold_pkts, initial_base_pkts])
 }
 
 /// `cc = "linear"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "linear",
-    about:
-        "Linear (Madeira and Mattos; linha01.c): windows linear in the time since the last loss.",
+    about: "Linear (Madeira and Mattos; linha01.c): windows linear in the time since the last loss.",
     params: PARAMS,
-    defaults: || param::encode(&LinearParams::default()),
-    make: |params, rng| {
-        param::made(params, check, |p| {
-            Box::new(Linear::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
-        })
-    },
+    config: LinearParams,
+    check: check,
+    build: |p, rng| Linear::new(p).with_isn(isn(rng)),
 };
 
 /// Linear's law; the control is [`Linear`].

@@ -124,24 +124,21 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &PragueParams) -> Result<(), ParamError> {
-    let at = |n| param::param(PARAMS, n);
-    at("shift_g").int(p.shift_g)?;
-    at("alpha_init").float(p.alpha_init)?;
-    at("rtt_target_ps").time(p.rtt_target_ps)?;
-    at("classic_depth_ps").time(p.classic_depth_ps)
+    param::check_fields!(
+        PARAMS,
+        p,
+        [shift_g, alpha_init, rtt_target_ps, classic_depth_ps]
+    )
 }
 
 /// `cc = "prague"`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "prague",
     about: "TCP Prague (L4S, RFC 9331; the L4S team's tcp_prague.c): ECT(1), Accurate ECN, a DCTCP-like per-RTT response, pacing, classic ECN fallback; needs ecn=True.",
     params: PARAMS,
-    defaults: || param::encode(&PragueParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(Prague::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    config: PragueParams,
+    check: check,
+    new: Prague::new,
 };
 
 /// IPv4 and TCP headers with timestamps, as Linux's `tcp_mss_to_mtu`.

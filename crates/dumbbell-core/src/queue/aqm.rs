@@ -126,25 +126,24 @@ pub fn check_thresholds(table: &'static [Param], upper: u32, lower: u32) -> Resu
 }
 
 /// `aqm = {kind = "step", k_pkts = ...}`.
-pub const STEP: Registration = Registration {
+pub const STEP: Registration = super::registration! {
     name: "step",
     about: "Step marking at K (DCTCP, RFC 8257 section 3.1): CE on every ECT packet while the queue is at or above K.",
     params: STEP_PARAMS,
-    defaults: || param::encode(&StepConfig::default()),
-    make: |params| param::made(params, check_step, super::AqmConfig::Step),
+    config: StepConfig,
+    check: check_step,
+    variant: super::AqmConfig::Step,
 };
 
 /// `aqm = {kind = "hysteresis", upper_pkts = ..., lower_pkts = ...}`.
-pub const HYSTERESIS: Registration = Registration {
+pub const HYSTERESIS: Registration = super::registration! {
     name: "hysteresis",
     about: "Hysteresis marking (DCTCP with hysteresis in P4 switches): mark from L_S up, keep marking down to L_I.",
     params: HYSTERESIS_PARAMS,
-    defaults: || {
-        param::defaults_beside_required::<HysteresisConfig>(
-            serde_json::json!({"upper_pkts": 2, "lower_pkts": 1}),
-        )
-    },
-    make: |params| param::made(params, check_hysteresis, super::AqmConfig::Hysteresis),
+    config: HysteresisConfig,
+    required: {"upper_pkts": 2, "lower_pkts": 1},
+    check: check_hysteresis,
+    variant: super::AqmConfig::Hysteresis,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

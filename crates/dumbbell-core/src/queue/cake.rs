@@ -233,20 +233,21 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &CakeConfig) -> Result<(), ParamError> {
-    param::param(PARAMS, "rate_bps").int(c.rate_bps)?;
-    param::param(PARAMS, "target_ps").time(c.target_ps)?;
-    param::param(PARAMS, "interval_ps").time(c.interval_ps)?;
-    param::param(PARAMS, "overhead_bytes").int(c.overhead_bytes)?;
-    param::param(PARAMS, "mpu_bytes").int(c.mpu_bytes)
+    param::check_fields!(
+        PARAMS,
+        c,
+        [rate_bps, target_ps, interval_ps, overhead_bytes, mpu_bytes]
+    )
 }
 
 /// `aqm = {kind = "cake"}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "cake",
     about: "CAKE (Hoiland-Jorgensen, Taht, Morton, LANMAN 2018; Linux sch_cake): shaper, set-associative flow queues, host isolation, COBALT.",
     params: PARAMS,
-    defaults: || param::encode(&CakeConfig::default()),
-    make: |params| param::made(params, check, super::AqmConfig::Cake),
+    config: CakeConfig,
+    check: check,
+    variant: super::AqmConfig::Cake,
 };
 
 /// What the discipline is built from: the configuration, the port's

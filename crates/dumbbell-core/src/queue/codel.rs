@@ -97,26 +97,17 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &CodelConfig) -> Result<(), ParamError> {
-    check_times(PARAMS, c.target_ps, c.interval_ps)
-}
-
-/// CoDel's two times (here and in FQ-CoDel).
-pub fn check_times(
-    table: &'static [Param],
-    target_ps: u64,
-    interval_ps: u64,
-) -> Result<(), ParamError> {
-    param::param(table, "target_ps").time(target_ps)?;
-    param::param(table, "interval_ps").time(interval_ps)
+    param::check_fields!(PARAMS, c, [target_ps, interval_ps])
 }
 
 /// `aqm = {kind = "codel"}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "codel",
     about: "CoDel (RFC 8289; Linux sch_codel): drops at dequeue while the sojourn time stays above target.",
     params: PARAMS,
-    defaults: || param::encode(&CodelConfig::default()),
-    make: |params| param::made(params, check, super::AqmConfig::Codel),
+    config: CodelConfig,
+    check: check,
+    variant: super::AqmConfig::Codel,
 };
 
 /// An Ethernet device's MTU as Linux's `psched_mtu` counts it: 1500 bytes

@@ -151,24 +151,30 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &DualPi2Config) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("target_ps").time(c.target_ps)?;
-    at("tupdate_ps").time(c.tupdate_ps)?;
-    at("alpha").float(c.alpha)?;
-    at("beta").float(c.beta)?;
-    at("step_thresh_ps").time(c.step_thresh_ps)?;
-    at("min_qlen_step").int(c.min_qlen_step)?;
-    at("k").float(c.k)?;
-    at("c_protection_pct").int(c.c_protection_pct)
+    param::check_fields!(
+        PARAMS,
+        c,
+        [
+            target_ps,
+            tupdate_ps,
+            alpha,
+            beta,
+            step_thresh_ps,
+            min_qlen_step,
+            k,
+            c_protection_pct,
+        ]
+    )
 }
 
 /// `aqm = {kind = "dualpi2"}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "dualpi2",
     about: "DualPI2 (RFC 9332; Linux sch_dualpi2): an L4S queue (ECT(1), CE) with a 1 ms step and a classic queue with PI2, coupled by k.",
     params: PARAMS,
-    defaults: || param::encode(&DualPi2Config::default()),
-    make: |params| param::made(params, check, super::AqmConfig::Dualpi2),
+    config: DualPi2Config,
+    check: check,
+    variant: super::AqmConfig::Dualpi2,
 };
 
 /// Which of the two queues.

@@ -31,8 +31,8 @@
 //! Linux's `memory_limit` (32 MB) counts buffer truesize; no byte limit
 //! unless one is configured. The hash is ours (a 64-bit mix), not jhash.
 
-use super::codel::{check_times, INTERVAL, TARGET};
 use super::codel::{CodelParams, CodelSource, CodelVars};
+use super::codel::{INTERVAL, TARGET};
 use super::flow_queues::{fattest, flow_queue_accessors};
 use super::Registration;
 use super::{Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
@@ -93,18 +93,17 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &FqCodelConfig) -> Result<(), ParamError> {
-    check_times(PARAMS, c.target_ps, c.interval_ps)?;
-    param::param(PARAMS, "flows").int(c.flows)?;
-    param::param(PARAMS, "quantum_bytes").int(c.quantum_bytes)
+    param::check_fields!(PARAMS, c, [target_ps, interval_ps, flows, quantum_bytes])
 }
 
 /// `aqm = {kind = "fq_codel"}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "fq_codel",
     about: "FQ-CoDel (RFC 8290; Linux sch_fq_codel): CoDel per flow queue, served by deficit round robin.",
     params: PARAMS,
-    defaults: || param::encode(&FqCodelConfig::default()),
-    make: |params| param::made(params, check, super::AqmConfig::FqCodel),
+    config: FqCodelConfig,
+    check: check,
+    variant: super::AqmConfig::FqCodel,
 };
 
 /// Linux `fq_codel_init` defaults.

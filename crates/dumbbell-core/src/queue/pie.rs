@@ -127,21 +127,21 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &PieConfig) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("target_ps").time(c.target_ps)?;
-    at("tupdate_ps").time(c.tupdate_ps)?;
-    at("max_burst_ps").time(c.max_burst_ps)?;
-    at("alpha").float(c.alpha)?;
-    at("beta").float(c.beta)
+    param::check_fields!(
+        PARAMS,
+        c,
+        [target_ps, tupdate_ps, max_burst_ps, alpha, beta]
+    )
 }
 
 /// `aqm = {kind = "pie"}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "pie",
     about: "PIE (RFC 8033; Linux sch_pie): drops at enqueue with a probability driven by the queue delay.",
     params: PARAMS,
-    defaults: || param::encode(&PieConfig::default()),
-    make: |params| param::made(params, check, super::AqmConfig::Pie),
+    config: PieConfig,
+    check: check,
+    variant: super::AqmConfig::Pie,
 };
 
 /// Linux `pie_params_init` / `pie_vars_init` defaults.

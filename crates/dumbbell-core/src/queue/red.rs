@@ -131,32 +131,25 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &RedConfig) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("min_th").float(c.min_th)?;
-    at("max_th").float(c.max_th)?;
+    param::check_fields!(PARAMS, c, [min_th, max_th])?;
     if c.max_th <= c.min_th {
         return Err(ParamError::new(
             "max_th",
             format!("must exceed min_th ({} <= {})", c.max_th, c.min_th),
         ));
     }
-    at("max_p").float(c.max_p)?;
-    at("wlog").int(c.wlog)?;
-    at("avpkt_bytes").int(c.avpkt_bytes)?;
-    at("bandwidth_bps").int(c.bandwidth_bps)
+    param::check_fields!(PARAMS, c, [max_p, wlog, avpkt_bytes, bandwidth_bps])
 }
 
 /// `aqm = {kind = "red", ...}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "red",
     about: "RED (Floyd and Jacobson 1993; Linux sch_red): early drop or mark on the average queue.",
     params: PARAMS,
-    defaults: || {
-        param::defaults_beside_required::<RedConfig>(
-            serde_json::json!({"min_th": 1, "max_th": 2, "max_p": 0.1, "wlog": 1}),
-        )
-    },
-    make: |params| param::made(params, check, super::AqmConfig::Red),
+    config: RedConfig,
+    required: {"min_th": 1, "max_th": 2, "max_p": 0.1, "wlog": 1},
+    check: check,
+    variant: super::AqmConfig::Red,
 };
 
 #[derive(Clone, Debug, PartialEq)]

@@ -160,32 +160,31 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &BbrParams) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("high_gain").float(p.high_gain)?;
-    if let Some(g) = p.drain_gain {
-        at("drain_gain").float(g)?;
-    }
-    at("cwnd_gain").float(p.cwnd_gain)?;
-    at("probe_bw_up_gain").float(p.probe_bw_up_gain)?;
-    at("probe_bw_down_gain").float(p.probe_bw_down_gain)?;
-    at("bw_win_rounds").int(p.bw_win_rounds)?;
-    at("min_rtt_win_s").float(p.min_rtt_win_s)?;
-    at("probe_rtt_mode_ms").float(p.probe_rtt_mode_ms)?;
-    at("full_bw_thresh").float(p.full_bw_thresh)?;
-    at("full_bw_cnt").int(p.full_bw_cnt)?;
-    at("pacing_margin_percent").int(p.pacing_margin_percent)
+    param::check_fields!(
+        PARAMS,
+        p,
+        [
+            high_gain,
+            drain_gain,
+            cwnd_gain,
+            probe_bw_up_gain,
+            probe_bw_down_gain,
+            bw_win_rounds,
+            min_rtt_win_s,
+            probe_rtt_mode_ms,
+            full_bw_thresh,
+            full_bw_cnt,
+            pacing_margin_percent,
+        ]
+    )
 }
 
 /// `cc = "bbr"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = crate::cc::registration! {
     name: "bbr",
-    about:
-        "BBR v1 (Cardwell et al. 2016; Linux tcp_bbr.c): paces at the estimated bottleneck rate.",
+    about: "BBR v1 (Cardwell et al. 2016; Linux tcp_bbr.c): paces at the estimated bottleneck rate.",
     params: PARAMS,
-    defaults: || param::encode(&BbrParams::default()),
-    make: |params, rng| {
-        param::made(params, check, |p| {
-            Box::new(Bbr::new(p, rng)) as Box<dyn super::CongestionControl>
-        })
-    },
+    config: BbrParams,
+    check: check,
+    build: Bbr::new,
 };

@@ -327,46 +327,41 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &Bbr3Params) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    let floats = [
-        ("startup_pacing_gain", p.startup_pacing_gain),
-        ("startup_cwnd_gain", p.startup_cwnd_gain),
-        ("drain_gain", p.drain_gain),
-        ("cwnd_gain", p.cwnd_gain),
-        ("probe_up_gain", p.probe_up_gain),
-        ("probe_down_gain", p.probe_down_gain),
-        ("beta", p.beta),
-        ("loss_thresh", p.loss_thresh),
-        ("ecn_thresh", p.ecn_thresh),
-        ("ecn_factor", p.ecn_factor),
-        ("ecn_alpha_gain", p.ecn_alpha_gain),
-        ("ecn_alpha_init", p.ecn_alpha_init),
-        ("ecn_reprobe_gain", p.ecn_reprobe_gain),
-        ("ecn_max_rtt_ms", p.ecn_max_rtt_ms),
-        ("inflight_headroom", p.inflight_headroom),
-        ("full_bw_thresh", p.full_bw_thresh),
-        ("bw_probe_base_s", p.bw_probe_base_s),
-        ("bw_probe_rand_s", p.bw_probe_rand_s),
-        ("min_rtt_win_s", p.min_rtt_win_s),
-        ("probe_rtt_win_ms", p.probe_rtt_win_ms),
-        ("probe_rtt_mode_ms", p.probe_rtt_mode_ms),
-        ("probe_rtt_cwnd_gain", p.probe_rtt_cwnd_gain),
-    ];
-    for (name, v) in floats {
-        at(name).float(v)?;
-    }
-    let ints = [
-        ("probe_up_cwnd_quarters", p.probe_up_cwnd_quarters),
-        ("full_loss_cnt", p.full_loss_cnt),
-        ("full_ecn_cnt", p.full_ecn_cnt),
-        ("full_bw_cnt", p.full_bw_cnt),
-        ("bw_probe_max_rounds", p.bw_probe_max_rounds),
-        ("bw_probe_rand_rounds", p.bw_probe_rand_rounds),
-        ("pacing_margin_percent", p.pacing_margin_percent),
-    ];
-    for (name, v) in ints {
-        at(name).int(v)?;
-    }
+    param::check_fields!(
+        PARAMS,
+        p,
+        [
+            startup_pacing_gain,
+            startup_cwnd_gain,
+            drain_gain,
+            cwnd_gain,
+            probe_up_gain,
+            probe_down_gain,
+            beta,
+            loss_thresh,
+            ecn_thresh,
+            ecn_factor,
+            ecn_alpha_gain,
+            ecn_alpha_init,
+            ecn_reprobe_gain,
+            ecn_max_rtt_ms,
+            inflight_headroom,
+            full_bw_thresh,
+            bw_probe_base_s,
+            bw_probe_rand_s,
+            min_rtt_win_s,
+            probe_rtt_win_ms,
+            probe_rtt_mode_ms,
+            probe_rtt_cwnd_gain,
+            probe_up_cwnd_quarters,
+            full_loss_cnt,
+            full_ecn_cnt,
+            full_bw_cnt,
+            bw_probe_max_rounds,
+            bw_probe_rand_rounds,
+            pacing_margin_percent,
+        ]
+    )?;
     if p.probe_rtt_win_ms > p.min_rtt_win_s * 1e3 {
         return Err(ParamError::new(
             "probe_rtt_win_ms",
@@ -380,14 +375,11 @@ pub fn check(p: &Bbr3Params) -> Result<(), ParamError> {
 }
 
 /// `cc = "bbr3"`, or `cc = {kind = "bbr3", beta = 0.5}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = crate::cc::registration! {
     name: "bbr3",
     about: "BBRv3 (Cardwell et al., IETF draft-ietf-ccwg-bbr; google/bbr v3 tcp_bbr.c): BBR with loss/ECN bounds inflight_hi/inflight_lo.",
     params: PARAMS,
-    defaults: || param::encode(&Bbr3Params::default()),
-    make: |params, rng| {
-        param::made(params, check, |p| {
-            Box::new(Bbr3::new(p, rng)) as Box<dyn crate::cc::CongestionControl>
-        })
-    },
+    config: Bbr3Params,
+    check: check,
+    build: Bbr3::new,
 };
