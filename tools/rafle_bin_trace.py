@@ -39,23 +39,12 @@ import dumbbell as db
 from dumbbell.experiments import fairshare, filebase
 from dumbbell.experiments import rafle as e4
 from dumbbell.experiments.repeat import round_seed
+from rafle_trace import flow_of_size  # tools/, beside this script
 
 FAST_SOJOURN_S = 1.0
 """A packet that waited less than this went through the long queue (a
 packet takes 12 ms on the 1 Mb/s link; under round robin the short queue
 holds seconds of packets, the long one a few)."""
-
-
-def _flow_of_size(p: pl.DataFrame, sizes: list[int]) -> dict[int, int]:
-    """The data connection of each file size: the one flow whose stream
-    ends within 100 B above that size."""
-    top = p.filter(pl.col("seq") > 0).group_by("flow").agg((pl.col("seq") + pl.col("size_bytes")).max().alias("top"))
-    out = {}
-    for size in sizes:
-        fl = top.filter((pl.col("top") >= size) & (pl.col("top") <= size + 100))["flow"].to_list()
-        if len(fl) == 1:
-            out[size] = int(fl[0])
-    return out
 
 
 def flow_queues(p: pl.DataFrame, flow: int) -> dict[str, float]:
@@ -113,7 +102,7 @@ def trace(router: str, bin_kb: str, realizations: int, buffer: int | None, profi
             print(f"  realization {r + 1}: {int((soj < FAST_SOJOURN_S).sum())} packets waited "
                   f"< {FAST_SOJOURN_S:g} s, RAFLE called {called_long} long (the check of the sojourn split)")
         sel = t.filter((pl.col("size_bytes") > lo) & (pl.col("size_bytes") <= hi)).sort("size_bytes")
-        flows = _flow_of_size(p, sel["size_bytes"].to_list())
+        flows = flow_of_size(p, sel["size_bytes"].to_list())
         for row in sel.iter_rows(named=True):
             q = flow_queues(p, flows[row["size_bytes"]]) if row["size_bytes"] in flows else None
             qc = (f"{q['arrivals']:8d} {q['drops']:5d} | {q['long']:6.0%} {q['switches']:5d} | "
@@ -128,7 +117,7 @@ def trace(router: str, bin_kb: str, realizations: int, buffer: int | None, profi
         pkts = [max(1, -(-s // 1448)) for s in big["size_bytes"]]
         retx_rate += [x / n for x, n in zip(big["retransmits"], pkts)]
         rtos += big["timeouts"].to_list()
-        big_flows = _flow_of_size(p, big["size_bytes"].to_list())
+        big_flows = flow_of_size(p, big["size_bytes"].to_list())
         fast += [flow_queues(p, big_flows[s])["long"] if s in big_flows else float("nan") for s in big["size_bytes"]]
     print(f"bin {bin_kb} KB per realization: mean " + ", ".join(f"{m:.1f}" for m in means)
           + "; σ " + ", ".join(f"{s:.1f}" for s in stds) + f"; σ over realizations' mean {np.mean(stds):.1f}")
