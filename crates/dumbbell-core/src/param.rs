@@ -216,6 +216,26 @@ impl Param {
         }
     }
 
+    /// A boolean switch (no range).
+    pub const fn flag(name: &'static str, about: &'static str) -> Param {
+        Param::new(name, Ty::Bool, Range::Any, about)
+    }
+
+    /// An integer in `range`.
+    pub const fn int_in(name: &'static str, range: Range, about: &'static str) -> Param {
+        Param::new(name, Ty::Int, range, about)
+    }
+
+    /// A float in `range`.
+    pub const fn float_in(name: &'static str, range: Range, about: &'static str) -> Param {
+        Param::new(name, Ty::Float, range, about)
+    }
+
+    /// A time (picoseconds) in `range`.
+    pub const fn time_in(name: &'static str, range: Range, about: &'static str) -> Param {
+        Param::new(name, Ty::Time, range, about)
+    }
+
     /// Checks an integer against the declared range.
     pub fn int<T: Into<u128> + Copy + Display>(&self, v: T) -> Result<(), ParamError> {
         match self.range {

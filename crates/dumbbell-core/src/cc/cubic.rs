@@ -81,7 +81,7 @@ use super::{
     slow_start_then_avoid, tcp_cong_avoid_ai, AckSample, CaEvent, CaState, CongestionControl,
     TcpSock,
 };
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::{Time, PS_PER_S, PS_PER_US};
 use serde::{Deserialize, Serialize};
 
@@ -128,64 +128,29 @@ impl Default for CubicParams {
 
 /// Cubic's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
-        "beta",
-        Ty::Float,
-        Range::float(0.0, true, 1.0, true),
+    Param::float_in("beta", Range::float(0.0, true, 1.0, true),
         "Multiplicative decrease factor (Linux 717/1024).",
     ),
-    Param::new(
-        "c",
-        Ty::Float,
-        Range::float(0.0, true, MAX_CUBIC_C, false),
+    Param::float_in("c", Range::float(0.0, true, MAX_CUBIC_C, false),
         "Cubic constant C, packets/s^3 (Linux 0.4).",
     ),
-    Param::new(
-        "fast_convergence",
-        Ty::Bool,
-        Range::Any,
-        "Release bandwidth faster when the window shrinks.",
+    Param::flag("fast_convergence", "Release bandwidth faster when the window shrinks.",
     ),
-    Param::new(
-        "tcp_friendliness",
-        Ty::Bool,
-        Range::Any,
-        "Grow at least as fast as Reno would.",
+    Param::flag("tcp_friendliness", "Grow at least as fast as Reno would.",
     ),
-    Param::new(
-        "hystart",
-        Ty::Bool,
-        Range::Any,
-        "HyStart: leave slow start before the first loss.",
+    Param::flag("hystart", "HyStart: leave slow start before the first loss.",
     ),
-    Param::new(
-        "hystart_ack_train",
-        Ty::Bool,
-        Range::Any,
-        "HyStart's ACK-train detector.",
+    Param::flag("hystart_ack_train", "HyStart's ACK-train detector.",
     ),
-    Param::new(
-        "hystart_delay",
-        Ty::Bool,
-        Range::Any,
-        "HyStart's delay-increase detector.",
+    Param::flag("hystart_delay", "HyStart's delay-increase detector.",
     ),
-    Param::new(
-        "hystart_low_window",
-        Ty::Int,
-        Range::U32,
+    Param::int_in("hystart_low_window", Range::U32,
         "HyStart is active from this window on, packets.",
     ),
-    Param::new(
-        "hystart_ack_delta_us",
-        Ty::Int,
-        Range::U32,
+    Param::int_in("hystart_ack_delta_us", Range::U32,
         "ACK-train spacing threshold, microseconds.",
     ),
-    Param::new(
-        "hz",
-        Ty::Int,
-        Range::int(1, MAX_HZ as u128, " Hz"),
+    Param::int_in("hz", Range::int(1, MAX_HZ as u128, " Hz"),
         "Jiffies per second of Cubic's clock (Linux CONFIG_HZ; 250 = Debian's kernel, 1000 = Fedora's).",
     ),
 ];

@@ -39,7 +39,7 @@
 
 use super::Registration;
 use super::{tcp_reno_cong_avoid, tcp_reno_ssthresh, CaEvent, CaState, CongestionControl, TcpSock};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use serde::{Deserialize, Serialize};
 
 /// DCTCP (RFC 8257, Linux `tcp_dctcp.c`).
@@ -63,15 +63,13 @@ impl Default for DctcpParams {
 
 /// DCTCP's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::int_in(
         "shift_g",
-        Ty::Int,
         Range::int(0, MAX_DCTCP_SHIFT_G as u128, ""),
         "Gain g = 2^-shift_g of the alpha estimate (Linux 4).",
     ),
-    Param::new(
+    Param::float_in(
         "alpha_init",
-        Ty::Float,
         Range::float(0.0, false, 1.0, false),
         "Initial alpha in [0, 1] (Linux 1).",
     ),

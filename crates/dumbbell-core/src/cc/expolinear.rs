@@ -40,7 +40,7 @@ use super::loss_phases::{
 };
 use super::loss_phases::{MAX_SIGMA_PER_MS, PERCENT, SLOPE};
 use super::{isn, Registration};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use serde::{Deserialize, Serialize};
 
 /// Expolinear (Madeira and Mattos §4, eq. 1, 7, 8; `expolin01.c`).
@@ -105,48 +105,39 @@ impl Default for ExpolinearParams {
 pub const PARAMS: &[Param] = &[
     SS_ALPHA_ROW,
     SS_MIN_PKTS_ROW,
-    Param::new(
+    Param::int_in(
         "reduction_pct",
-        Ty::Int,
         PERCENT,
         "Reduction on loss, percent (module: 20).",
     ),
-    Param::new(
+    Param::float_in(
         "eta_r",
-        Ty::Float,
         SLOPE,
         "Recovery gain eta_r on Delta_r (module: 1).",
     ),
-    Param::new(
+    Param::float_in(
         "sigma_per_ms",
-        Ty::Float,
         Range::float(0.0, true, MAX_SIGMA_PER_MS, false),
         "sigma in 2^(-floor(sigma*t)), per ms (module: 1/4).",
     ),
-    Param::new(
+    Param::float_in(
         "eta_a",
-        Ty::Float,
         SLOPE,
         "Avoidance slope: J = b_A + eta_A*t, packets/ms (module: 2).",
     ),
     INITIAL_THRESHOLD_ROW,
     INITIAL_BASE_ROW,
-    Param::new(
+    Param::int_in(
         "initial_delta_pkts",
-        Ty::Int,
         Range::U32,
         "Delta_r before any reduction, packets (module: 1).",
     ),
-    Param::new(
+    Param::flag(
         "shift_mod_32",
-        Ty::Bool,
-        Range::Any,
         "2^(-k) with the shift count modulo 32, as x86 executes the module.",
     ),
-    Param::new(
+    Param::flag(
         "module_hook",
-        Ty::Bool,
-        Range::Any,
         "The ssthresh hook enters recovery as expolin01.c's does.",
     ),
     WRAP_SEQ_ROW,

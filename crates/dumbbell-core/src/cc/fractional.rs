@@ -125,13 +125,13 @@ impl Default for FractionalParams {
 /// Fractional's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
     Param::new("slow_start", Ty::Choice(&["per_ack", "cubic_time"]), Range::Any, "The compiled module's one segment per ACK event, or the paper's alpha*t^3."),
-    Param::new("ss_alpha", Ty::Float, SLOPE, "Slow start adds alpha*t^3 per ACK event with cubic_time, packets/ms^3 (source: 2)."),
-    Param::new("ss_min_pkts", Ty::Int, Range::U32, "Smallest slow-start step per ACK event, packets (module: 1)."),
-    Param::new("reduction_pct", Ty::Int, PERCENT, "Reduction on loss, percent (module: 20)."),
-    Param::new("delta_pct", Ty::Int, Range::int(1, 100, ""), "Delta_r as a percentage of the last reduction (module: 10)."),
+    Param::float_in("ss_alpha", SLOPE, "Slow start adds alpha*t^3 per ACK event with cubic_time, packets/ms^3 (source: 2)."),
+    Param::int_in("ss_min_pkts", Range::U32, "Smallest slow-start step per ACK event, packets (module: 1)."),
+    Param::int_in("reduction_pct", PERCENT, "Reduction on loss, percent (module: 20)."),
+    Param::int_in("delta_pct", Range::int(1, 100, ""), "Delta_r as a percentage of the last reduction (module: 10)."),
     Param::new("gamma_r", Ty::IntList, Range::int(0, MAX_GAMMA as u128, ""), "Recovery multipliers gamma_r, one per ACK event, cycled; not empty (module: [0, 4, 5, 1])."),
-    Param::new("gamma_a_pct", Ty::Int, Range::int(0, MAX_GAMMA as u128, ""), "Avoidance growth gamma_A per ACK event, percent of cwnd (module: 5)."),
-    Param::new("wrap_seq", Ty::Bool, Range::Any, "32-bit sequence comparison of the reduction gate, as the module in Linux."),
+    Param::int_in("gamma_a_pct", Range::int(0, MAX_GAMMA as u128, ""), "Avoidance growth gamma_A per ACK event, percent of cwnd (module: 5)."),
+    Param::flag("wrap_seq", "32-bit sequence comparison of the reduction gate, as the module in Linux."),
 ];
 
 /// Largest recovery multiplier and avoidance growth (percent).

@@ -128,33 +128,28 @@ pub const PARAMS: &[Param] = &[
         Range::Any,
         "RFC 3649's formulas, or Linux's 72-row table (which ignores the rest).",
     ),
-    Param::new(
+    Param::int_in(
         "low_window",
-        Ty::Int,
         Range::int(1, u32::MAX as u128, " packets"),
         "At and below this window the control is standard TCP, packets (38).",
     ),
-    Param::new(
+    Param::int_in(
         "high_window",
-        Ty::Int,
         Range::U32,
         "Window reached at loss rate high_p, packets, above low_window (83000).",
     ),
-    Param::new(
+    Param::float_in(
         "low_p",
-        Ty::Float,
         Range::float(0.0, true, 1.0, true),
         "Loss rate at low_window (1e-3).",
     ),
-    Param::new(
+    Param::float_in(
         "high_p",
-        Ty::Float,
         Range::float(0.0, true, 1.0, true),
         "Loss rate at high_window, below low_p (1e-7).",
     ),
-    Param::new(
+    Param::float_in(
         "high_decrease",
-        Ty::Float,
         Range::float(0.0, true, STANDARD_B, false),
         "Decrease factor b(w) at high_window (0.1).",
     ),

@@ -127,39 +127,32 @@ impl Default for LinearParams {
 pub const PARAMS: &[Param] = &[
     SS_ALPHA_ROW,
     SS_MIN_PKTS_ROW,
-    Param::new(
+    Param::float_in(
         "beta_r",
-        Ty::Float,
         SLOPE,
         "Recovery slope: J = b_r + beta_r*t, packets/ms (module: 1).",
     ),
-    Param::new(
+    Param::float_in(
         "beta_a",
-        Ty::Float,
         SLOPE,
         "Avoidance slope: J = b_A + beta_A*t, packets/ms (module: 2).",
     ),
-    Param::new(
+    Param::int_in(
         "reduction_pct",
-        Ty::Int,
         PERCENT,
         "Fixed reduction on loss, percent (module: 10).",
     ),
-    Param::new(
+    Param::flag(
         "adaptive",
-        Ty::Bool,
-        Range::Any,
         "Adaptive reduction R = min + span*lost/sent (paper eq. 3).",
     ),
-    Param::new(
+    Param::int_in(
         "adaptive_min_pct",
-        Ty::Int,
         PERCENT,
         "R's floor, percent (paper: 15).",
     ),
-    Param::new(
+    Param::int_in(
         "adaptive_span_pct",
-        Ty::Int,
         Range::int(0, 98, ""),
         "R's span, percent; min + span <= 99 (paper: 35).",
     ),
@@ -171,10 +164,8 @@ pub const PARAMS: &[Param] = &[
     ),
     INITIAL_THRESHOLD_ROW,
     INITIAL_BASE_ROW,
-    Param::new(
+    Param::flag(
         "module_hook",
-        Ty::Bool,
-        Range::Any,
         "The ssthresh hook enters recovery as linha01.c's does.",
     ),
     WRAP_SEQ_ROW,

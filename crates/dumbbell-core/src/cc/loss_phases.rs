@@ -568,30 +568,26 @@ pub const POSITIVE: Range = Range::int(1, u32::MAX as u128, "");
 
 // The parameter rows Linear and Expolinear share, word for word.
 /// The `ss_alpha` row of Linear's and Expolinear's `PARAMS`.
-pub const SS_ALPHA_ROW: Param = Param::new(
+pub const SS_ALPHA_ROW: Param = Param::float_in(
     "ss_alpha",
-    Ty::Float,
     SLOPE,
     "Slow start adds alpha*t^3 per ACK event, packets/ms^3 (module: 2).",
 );
 /// The `ss_min_pkts` row of Linear's and Expolinear's `PARAMS`.
-pub const SS_MIN_PKTS_ROW: Param = Param::new(
+pub const SS_MIN_PKTS_ROW: Param = Param::int_in(
     "ss_min_pkts",
-    Ty::Int,
     Range::U32,
     "Smallest slow-start step per ACK event, packets (module: 2).",
 );
 /// The `initial_threshold_pkts` row of Linear's and Expolinear's `PARAMS`.
-pub const INITIAL_THRESHOLD_ROW: Param = Param::new(
+pub const INITIAL_THRESHOLD_ROW: Param = Param::int_in(
     "initial_threshold_pkts",
-    Ty::Int,
     POSITIVE,
     "Upper threshold before any reduction, packets (module: 200).",
 );
 /// The `initial_base_pkts` row of Linear's and Expolinear's `PARAMS`.
-pub const INITIAL_BASE_ROW: Param = Param::new(
+pub const INITIAL_BASE_ROW: Param = Param::int_in(
     "initial_base_pkts",
-    Ty::Int,
     POSITIVE,
     "Recovery base b_r before any reduction, packets (module: 1).",
 );

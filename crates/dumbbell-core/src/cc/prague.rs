@@ -44,7 +44,7 @@
 
 use super::Registration;
 use super::{tcp_reno_cong_avoid, tcp_reno_ssthresh, CaEvent, CaState, CongestionControl, TcpSock};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::{Dur, PS_PER_S};
 use serde::{Deserialize, Serialize};
 
@@ -84,40 +84,20 @@ const TIME: Range = Range::Time {
 
 /// Prague's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
-        "shift_g",
-        Ty::Int,
-        Range::int(0, 10, ""),
+    Param::int_in("shift_g", Range::int(0, 10, ""),
         "Gain g = 2^-shift_g of the alpha estimate (Linux 4: g = 1/16).",
     ),
-    Param::new(
-        "alpha_init",
-        Ty::Float,
-        Range::float(0.0, false, 1.0, false),
+    Param::float_in("alpha_init", Range::float(0.0, false, 1.0, false),
         "Initial alpha in [0, 1] (Linux 1).",
     ),
-    Param::new(
-        "rtt_independence",
-        Ty::Bool,
-        Range::Any,
-        "Scale the additive increase by (srtt/rtt_target)² below the target (Linux RTT_CONTROL_RATE).",
+    Param::flag("rtt_independence", "Scale the additive increase by (srtt/rtt_target)² below the target (Linux RTT_CONTROL_RATE).",
     ),
-    Param::new(
-        "rtt_target_ps",
-        Ty::Time,
-        TIME,
+    Param::time_in("rtt_target_ps", TIME,
         "The RTT independence's target RTT (Linux 25 ms).",
     ),
-    Param::new(
-        "classic_fallback",
-        Ty::Bool,
-        Range::Any,
-        "Detect a classic ECN bottleneck (queue depth) and halve on marks there (RFC 9331 §4.3).",
+    Param::flag("classic_fallback", "Detect a classic ECN bottleneck (queue depth) and halve on marks there (RFC 9331 §4.3).",
     ),
-    Param::new(
-        "classic_depth_ps",
-        Ty::Time,
-        TIME,
+    Param::time_in("classic_depth_ps", TIME,
         "Queue depth (srtt − min_rtt) above which a marked round counts as classic (2 ms).",
     ),
 ];

@@ -11,7 +11,7 @@
 //! the same tables bit for bit.
 
 use super::{slow_start_then_avoid, tcp_cong_avoid_ai, CongestionControl, Registration, TcpSock};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use serde::{Deserialize, Serialize};
 
 /// Linux `TCP_SCALABLE_AI_CNT` and `TCP_SCALABLE_MD_SCALE`.
@@ -36,15 +36,13 @@ impl Default for ScalableParams {
 /// The parameters' types and ranges, declared once: the checks below and
 /// the schema (`_native.schema()`) read them.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::int_in(
         "ai_cnt",
-        Ty::Int,
         Range::int(1, 1 << 20, " packets"),
         "Above this window growth is 1/ai_cnt packet per ACK (Linux 100).",
     ),
-    Param::new(
+    Param::int_in(
         "md_shift",
-        Ty::Int,
         Range::int(1, 16, ""),
         "A reduction removes cwnd >> md_shift packets (Linux 3: 1/8).",
     ),

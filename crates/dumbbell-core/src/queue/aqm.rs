@@ -76,15 +76,13 @@ pub const STEP_PARAMS: &[Param] = &[
 
 /// Hysteresis marking's parameters.
 pub const HYSTERESIS_PARAMS: &[Param] = &[
-    Param::new(
+    Param::int_in(
         "upper_pkts",
-        Ty::Int,
         Range::int(1, u32::MAX as u128, " packets"),
         "Upper threshold L_S: marking starts here, packets.",
     ),
-    Param::new(
+    Param::int_in(
         "lower_pkts",
-        Ty::Int,
         Range::U32,
         "Lower threshold L_I: marking goes on down to here, packets; below upper_pkts.",
     ),

@@ -187,9 +187,8 @@ const FLOW_MODES: Ty = Ty::Choice(&[
 
 /// CAKE's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::int_in(
         "rate_bps",
-        Ty::Int,
         Range::int(0, MAX_RATE_BPS as u128, " b/s"),
         "Shaped rate, bits per second (Linux bandwidth); 0: unlimited.",
     ),
@@ -199,27 +198,23 @@ pub const PARAMS: &[Param] = &[
         Range::Any,
         "Host and flow isolation (Linux default triple_isolate).",
     ),
-    Param::new(
+    Param::time_in(
         "target_ps",
-        Ty::Time,
         AQM_TIME,
         "COBALT's target sojourn time (Linux 5 ms).",
     ),
-    Param::new(
+    Param::time_in(
         "interval_ps",
-        Ty::Time,
         AQM_TIME,
         "COBALT's interval, Linux's rtt (100 ms).",
     ),
-    Param::new(
+    Param::int_in(
         "overhead_bytes",
-        Ty::Int,
         Range::int(0, 256, " bytes"),
         "Framing bytes the shaper adds to each packet (Linux overhead; 0).",
     ),
-    Param::new(
+    Param::int_in(
         "mpu_bytes",
-        Ty::Int,
         Range::int(0, 256, " bytes"),
         "Least length the shaper charges per packet (Linux mpu; 0).",
     ),

@@ -37,7 +37,7 @@ use super::timed_fifo::timed_fifo_accessors;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use super::{Registration, MAX_AQM_TIME_PS, MIN_AQM_TIME_PS};
 use crate::packet::{PacketPool, PktId};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -69,16 +69,14 @@ pub const AQM_TIME: Range = Range::Time {
 };
 
 /// CoDel's target (here and in FQ-CoDel).
-pub const TARGET: Param = Param::new(
+pub const TARGET: Param = Param::time_in(
     "target_ps",
-    Ty::Time,
     AQM_TIME,
     "Acceptable standing queue delay (Linux 5 ms).",
 );
 /// CoDel's interval (here and in FQ-CoDel).
-pub const INTERVAL: Param = Param::new(
+pub const INTERVAL: Param = Param::time_in(
     "interval_ps",
-    Ty::Time,
     AQM_TIME,
     "Window over which the delay must stay above target (Linux 100 ms).",
 );
@@ -87,12 +85,7 @@ pub const INTERVAL: Param = Param::new(
 pub const PARAMS: &[Param] = &[
     TARGET,
     INTERVAL,
-    Param::new(
-        "ecn",
-        Ty::Bool,
-        Range::Any,
-        "Mark ECN-capable packets instead of dropping them.",
-    ),
+    Param::flag("ecn", "Mark ECN-capable packets instead of dropping them."),
 ];
 
 /// Refuses out-of-range parameters, naming the one at fault.

@@ -37,7 +37,7 @@ use super::flow_queues::{fattest, flow_queue_accessors};
 use super::Registration;
 use super::{Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use crate::packet::{Packet, PacketPool, PktId};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -71,21 +71,17 @@ impl Default for FqCodelConfig {
 pub const PARAMS: &[Param] = &[
     TARGET,
     INTERVAL,
-    Param::new(
+    Param::flag(
         "ecn",
-        Ty::Bool,
-        Range::Any,
         "Mark ECN-capable packets instead of dropping them (Linux: on).",
     ),
-    Param::new(
+    Param::int_in(
         "flows",
-        Ty::Int,
         Range::int(1, MAX_FLOWS as u128, " queues"),
         "Flow queues (Linux 1024).",
     ),
-    Param::new(
+    Param::int_in(
         "quantum_bytes",
-        Ty::Int,
         Range::int(MIN_QUANTUM_BYTES as u128, 1 << 20, " bytes"),
         "DRR quantum, bytes (Linux 1514).",
     ),

@@ -49,7 +49,7 @@ use super::timed_fifo::timed_fifo_accessors;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use super::{Registration, MAX_AQM_TIME_PS};
 use crate::packet::PktId;
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::{Dur, Rng, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -84,43 +84,32 @@ const GAIN: Range = Range::float(0.0, false, MAX_GAIN, false);
 
 /// PIE's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
-        "target_ps",
-        Ty::Time,
-        AQM_TIME,
-        "Target queue delay (Linux 15 ms).",
-    ),
-    Param::new(
+    Param::time_in("target_ps", AQM_TIME, "Target queue delay (Linux 15 ms)."),
+    Param::time_in(
         "tupdate_ps",
-        Ty::Time,
         AQM_TIME,
         "Period of the probability update (Linux 15 ms).",
     ),
-    Param::new(
+    Param::float_in(
         "alpha",
-        Ty::Float,
         GAIN,
         "Gain on the delay's distance to target, per second (Linux 2/16).",
     ),
-    Param::new(
+    Param::float_in(
         "beta",
-        Ty::Float,
         GAIN,
         "Gain on the delay's change, per second (Linux 20/16).",
     ),
-    Param::new(
+    Param::time_in(
         "max_burst_ps",
-        Ty::Time,
         Range::Time {
             lo: 0,
             hi: MAX_AQM_TIME_PS,
         },
         "Burst allowance (Linux 150 ms); 0: none.",
     ),
-    Param::new(
+    Param::flag(
         "ecn",
-        Ty::Bool,
-        Range::Any,
         "Mark ECN-capable packets while the probability is at most 10 %.",
     ),
 ];

@@ -23,7 +23,7 @@
 use super::Registration;
 use super::{set_ce, AqmAction, DropReason, Occupancy, QueueCtx};
 use crate::packet::PktId;
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::MAX_RATE_BPS;
 use crate::sim::{Time, PS_PER_S};
 use serde::{Deserialize, Serialize};
@@ -67,63 +67,40 @@ pub const MAX_AVPKT_BYTES: u32 = 65_535;
 
 /// RED's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::float_in(
         "min_th",
-        Ty::Float,
         Range::float(0.0, false, MAX_RED_TH, false),
         "Lower threshold, bytes (bytes_mode) or packets.",
     ),
-    Param::new(
+    Param::float_in(
         "max_th",
-        Ty::Float,
         Range::float(0.0, true, MAX_RED_TH, false),
         "Upper threshold, bytes (bytes_mode) or packets; above min_th.",
     ),
-    Param::new(
+    Param::float_in(
         "max_p",
-        Ty::Float,
         Range::float(0.0, true, 1.0, false),
         "Marking probability at max_th.",
     ),
-    Param::new(
+    Param::int_in(
         "wlog",
-        Ty::Int,
         Range::int(1, 31, ""),
         "EWMA weight of the average queue, W = 2^-wlog.",
     ),
-    Param::new(
-        "ecn",
-        Ty::Bool,
-        Range::Any,
-        "Mark ECN-capable packets instead of dropping them.",
-    ),
-    Param::new(
-        "harddrop",
-        Ty::Bool,
-        Range::Any,
-        "Above max_th drop even ECN-capable packets.",
-    ),
-    Param::new(
+    Param::flag("ecn", "Mark ECN-capable packets instead of dropping them."),
+    Param::flag("harddrop", "Above max_th drop even ECN-capable packets."),
+    Param::flag(
         "gentle",
-        Ty::Bool,
-        Range::Any,
         "Between max_th and 2 max_th the probability rises to 1 (gentle RED).",
     ),
-    Param::new(
-        "bytes_mode",
-        Ty::Bool,
-        Range::Any,
-        "Thresholds in bytes (Linux), or in packets.",
-    ),
-    Param::new(
+    Param::flag("bytes_mode", "Thresholds in bytes (Linux), or in packets."),
+    Param::int_in(
         "avpkt_bytes",
-        Ty::Int,
         Range::int(1, MAX_AVPKT_BYTES as u128, " bytes"),
         "Average packet size, for idle decay, bytes.",
     ),
-    Param::new(
+    Param::int_in(
         "bandwidth_bps",
-        Ty::Int,
         Range::int(0, MAX_RATE_BPS as u128, " bit/s"),
         "Rate for idle decay, bit/s; 0: the link's rate.",
     ),
