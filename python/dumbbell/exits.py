@@ -1,18 +1,16 @@
 """How the ``dumbbell`` command speaks and ends: one line per message on
 stderr (never stdout, which may carry ``--json``), and the exit codes: bad
 input 2 with one line naming the field, any other failure 1, Ctrl-C 130.
-Shared by :mod:`dumbbell.cli` and :mod:`dumbbell.kmod_cli`."""
+Shared by :mod:`dumbbell.cli`, :mod:`dumbbell.kmod_cli` and the fast
+start of ``dumbbell run`` (:mod:`dumbbell.entry`), which does not load click:
+click is imported here only when it is already loaded."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
-import traceback
 from collections.abc import Iterator
-
-import click
-import typer
 
 from .errors import ConfigError, SimulationError
 
@@ -42,15 +40,15 @@ def _exit_codes() -> Iterator[None]:
     """Bad input → exit 2 with one line; anything else that fails → exit 1."""
     try:
         yield
-    except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
-        raise
     except ConfigError as e:
         _err(f"dumbbell: error: {e}")
-        raise typer.Exit(2) from None
+        raise _exit(2) from None
     except KeyboardInterrupt:
         _err("dumbbell: interrupted")
         _exit_now(130)
     except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
+        if _is_click(e):  # click's own ending (an Exit, an Abort, a usage error) goes on to click
+            raise
         if _is_interrupt(e):
             _err("dumbbell: interrupted")
             _exit_now(130)
@@ -58,12 +56,29 @@ def _exit_codes() -> Iterator[None]:
 
         if is_disk_full(e):  # a write no writer named: the path the error knows
             _err(f"dumbbell: error: {DiskFull(path_of(e, 'a file being written') or 'a file being written')}")
-            raise typer.Exit(2) from None
+            raise _exit(2) from None
         if os.environ.get("DUMBBELL_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         kind = "internal error" if isinstance(e, SimulationError) else f"internal error ({type(e).__name__})"
         _err(f"dumbbell: {kind}: {e}")
-        raise typer.Exit(1) from None
+        raise _exit(1) from None
+
+
+def _exit(code: int) -> BaseException:
+    """What ends the command with status ``code``: click's ``Exit`` (typer's)
+    under the click app, which returns it as the status; ``SystemExit`` on
+    the fast start of ``dumbbell run`` (:mod:`dumbbell.entry`), which has not
+    loaded click and takes either."""
+    click = sys.modules.get("click")
+    return click.exceptions.Exit(code) if click is not None else SystemExit(code)
+
+
+def _is_click(e: BaseException) -> bool:
+    """One of click's exceptions (only possible once click is loaded)."""
+    click = sys.modules.get("click")
+    return click is not None and isinstance(e, (click.exceptions.Exit, click.exceptions.Abort, click.ClickException))
 
 
 def _is_interrupt(e: BaseException) -> bool:
