@@ -19,17 +19,19 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
 from . import _native
 from .errors import ConfigError, LimitError, ModuleCrash, SimulationError
 from .scenario.base import Model
+
+if TYPE_CHECKING:
+    import subprocess
 
 PREFIX = "kmod:"
 """The prefix of a module control's core id (its spec follows, as JSON)."""
@@ -192,6 +194,7 @@ def _child(request: dict[str, Any], key: str) -> Any:
     """Runs ``request`` in ``python -m dumbbell._kmod_child``; returns the
     reply's ``key``, or raises its error (a crash as one SimulationError)."""
     import pickle
+    import subprocess  # here, not at import: a scenario's start does not need it (issue 29)
 
     proc = subprocess.run(
         [sys.executable, "-m", "dumbbell._kmod_child"],
@@ -255,6 +258,8 @@ def kernel_sources(version: str = "6.12") -> tuple[Path | None, str]:
     (a kernel tree, or a directory of those files), else the files taken
     once from Debian's ``linux-source-<version>`` tarball into the module
     cache. Nothing of the kernel is kept in the repository."""
+    import subprocess
+
     env = os.environ.get("DUMBBELL_KERNEL_SRC")
     if env:
         for d in (Path(env) / "net" / "ipv4", Path(env)):
