@@ -93,3 +93,25 @@ def test_the_fast_start_loads_neither_click_nor_typer(tmp_path: Path) -> None:
                        timeout=300)
     assert p.returncode == 2 and "No such option: --jsn" in p.stderr
     assert p.stderr.splitlines()[-1] == "['click', 'typer']"
+
+
+def test_an_internal_error_ends_both_ways_alike(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Status 1 and the bug-report line, through click and straight (here
+    click is loaded, so the straight start gets click's ``Exit``)."""
+    import dumbbell as db
+    from dumbbell import cli, entry
+
+    def broken(*args, **kwargs):
+        raise db.SimulationError("packet conservation violated (simulated)")
+
+    good = tmp_path / "good.toml"
+    good.write_text(MINIMAL_TOML.format(rate="100Mbps", cc="reno"))
+    monkeypatch.setattr(sys.modules["dumbbell.run.runner"], "run", broken)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    ends = []
+    for main in (cli.main, entry.main):
+        with pytest.raises(SystemExit) as info:
+            main(["run", str(good), "--seed", "9"])
+        ends.append((info.value.code, capsys.readouterr().err))
+    assert ends[0] == ends[1]
+    assert ends[0][0] == 1 and "dumbbell: internal error: packet conservation violated" in ends[0][1]
