@@ -2,8 +2,8 @@
 //! defaults, their ranges (declared once, read by [`check`] and the
 //! schema) and the registration.
 
-use super::{Bbr, Registration, MAX_GAIN};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use super::{Bbr, MAX_GAIN};
+use crate::param::{Param, Range, Ty};
 use serde::{Deserialize, Serialize};
 
 /// BBR v1 (Linux `tcp_bbr.c`). Gains are rounded to Linux's 1/256 units.
@@ -139,33 +139,15 @@ pub const PARAMS: &[Param] = &[
     ),
 ];
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(p: &BbrParams) -> Result<(), ParamError> {
-    param::check_fields!(
-        PARAMS,
-        p,
-        [
-            high_gain,
-            drain_gain,
-            cwnd_gain,
-            probe_bw_up_gain,
-            probe_bw_down_gain,
-            bw_win_rounds,
-            min_rtt_win_s,
-            probe_rtt_mode_ms,
-            full_bw_thresh,
-            full_bw_cnt,
-            pacing_margin_percent,
-        ]
-    )
-}
-
-/// `cc = "bbr"`: a variant of its own.
-pub const REGISTRATION: Registration = crate::cc::registration! {
+crate::cc::registration! {
+    /// `cc = "bbr"`: a variant of its own.
     name: "bbr",
     about: "BBR v1 (Cardwell et al. 2016; Linux tcp_bbr.c): paces at the estimated bottleneck rate.",
     params: PARAMS,
     config: BbrParams,
-    check: check,
+    ranges: [
+        high_gain, drain_gain, cwnd_gain, probe_bw_up_gain, probe_bw_down_gain, bw_win_rounds,
+        min_rtt_win_s, probe_rtt_mode_ms, full_bw_thresh, full_bw_cnt, pacing_margin_percent,
+    ],
     build: Bbr::new,
-};
+}
