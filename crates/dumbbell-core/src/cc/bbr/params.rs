@@ -3,6 +3,7 @@
 //! schema) and the registration.
 
 use super::{Bbr, MAX_GAIN};
+use crate::cc::bbr_common::rows;
 use crate::param::{Param, Range, Ty};
 use serde::{Deserialize, Serialize};
 
@@ -99,14 +100,8 @@ pub const PARAMS: &[Param] = &[
         Range::int(1, u32::MAX as u128, ""),
         "Window of the max-bandwidth filter, rounds (Linux 10).",
     ),
-    Param::float_in(
-        "min_rtt_win_s",
-        Range::float(0.0, true, 1e6, false),
-        "Window of the min-RTT filter, seconds (Linux 10).",
-    ),
-    Param::float_in(
-        "probe_rtt_mode_ms",
-        Range::float(0.0, false, 1e9, false),
+    rows::min_rtt_win("Window of the min-RTT filter, seconds (Linux 10)."),
+    rows::probe_rtt_mode(
         "Least time at 4 packets in ProbeRTT, ms (Linux 200); 0 disables ProbeRTT.",
     ),
     Param::float_in(
@@ -119,11 +114,7 @@ pub const PARAMS: &[Param] = &[
         Range::int(1, u32::MAX as u128, ""),
         "Rounds without such growth that end Startup (Linux 3).",
     ),
-    Param::int_in(
-        "pacing_margin_percent",
-        Range::int(0, 99, " %"),
-        "Pacing below the estimate, percent (Linux 1).",
-    ),
+    rows::pacing_margin("Pacing below the estimate, percent (Linux 1)."),
     Param::int_in(
         "min_tso_rate_bps",
         Range::U64,
