@@ -385,6 +385,28 @@ macro_rules! check_fields {
 }
 pub(crate) use check_fields;
 
+/// The statement form of the `registration!` of `cc` and `queue` (`$kind`),
+/// for a component whose only rules are its declared ranges: given
+/// `ranges: [beta, c, hz]` in place of `check:`, it writes the component's
+/// `check` (each field named against its row of `PARAMS`, in this order,
+/// the first refused naming its parameter: [`check_fields!`]) and its
+/// `REGISTRATION` with that check. A component with a rule across fields
+/// writes its `check` itself, around `check_fields!`.
+macro_rules! ranged_registration {
+    { $kind:ident, $(#[$doc:meta])* name: $name:literal, about: $about:literal, params: $params:expr,
+      config: $config:ty, ranges: [$($field:ident),+ $(,)?], $($make:tt)+ } => {
+        /// Refuses out-of-range parameters, naming the one at fault.
+        pub fn check(p: &$config) -> Result<(), $crate::param::ParamError> {
+            $crate::param::check_fields!($params, p, [$($field),+])
+        }
+        $(#[$doc])*
+        pub const REGISTRATION: $crate::$kind::Registration = $crate::$kind::registration! {
+            name: $name, about: $about, params: $params, config: $config, check: check, $($make)+
+        };
+    };
+}
+pub(crate) use ranged_registration;
+
 /// A registration's `defaults`: the parameters' `Default`, as a table.
 pub fn defaults<T: Default + serde::Serialize>() -> Params {
     encode(&T::default())

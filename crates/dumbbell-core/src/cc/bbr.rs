@@ -133,7 +133,6 @@
 //! `full_bw_reached`, `round` (packet-timed rounds), `lt_use_bw`,
 //! `lt_bw_pps`, `extra_acked_pkts`, `prior_cwnd`.
 
-use super::Registration;
 use super::{CaEvent, CaState, CongestionControl, RateSample, TcpSock, INFINITE_SSTHRESH};
 use crate::sim::{Dur, Rng, Time, PS_PER_S, PS_PER_US};
 

@@ -316,3 +316,29 @@ impl AckAggregation {
         self.extra_acked[0].max(self.extra_acked[1])
     }
 }
+
+/// The rows of BBR v1's and BBRv3's `PARAMS` that are the same parameter
+/// in both, its name and range written once; each version keeps its own
+/// line about it (Linux's default or v3's).
+pub mod rows {
+    use crate::param::{Param, Range};
+
+    /// `min_rtt_win_s`: the min-RTT filter's window, seconds.
+    pub const fn min_rtt_win(about: &'static str) -> Param {
+        Param::float_in("min_rtt_win_s", Range::float(0.0, true, 1e6, false), about)
+    }
+
+    /// `probe_rtt_mode_ms`: the least time in ProbeRTT, ms (0: none).
+    pub const fn probe_rtt_mode(about: &'static str) -> Param {
+        Param::float_in(
+            "probe_rtt_mode_ms",
+            Range::float(0.0, false, 1e9, false),
+            about,
+        )
+    }
+
+    /// `pacing_margin_percent`: pacing below the bandwidth estimate.
+    pub const fn pacing_margin(about: &'static str) -> Param {
+        Param::int_in("pacing_margin_percent", Range::int(0, 99, " %"), about)
+    }
+}

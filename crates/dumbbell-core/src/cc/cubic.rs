@@ -76,12 +76,11 @@
 //! is 0 when the stack leaves it at 0.
 
 use super::cubic_root::cubic_root;
-use super::Registration;
 use super::{
     slow_start_then_avoid, tcp_cong_avoid_ai, AckSample, CaEvent, CaState, CongestionControl,
     TcpSock,
 };
-use crate::param::{self, Param, ParamError, Range};
+use crate::param::{Param, Range};
 use crate::sim::{Time, PS_PER_S, PS_PER_US};
 use serde::{Deserialize, Serialize};
 
@@ -158,20 +157,15 @@ pub const PARAMS: &[Param] = &[
 /// Largest Cubic C, packets/s³ (Linux's default 0.4, `bic_scale` 41).
 pub const MAX_CUBIC_C: f64 = 100.0;
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(p: &CubicParams) -> Result<(), ParamError> {
-    param::check_fields!(PARAMS, p, [beta, c, hz])
-}
-
-/// `cc = "cubic"`: a variant of its own ([`CcConfig::Cubic`](super::registry::CcConfig)).
-pub const REGISTRATION: Registration = super::registration! {
+super::registration! {
+    /// `cc = "cubic"`: a variant of its own ([`CcConfig::Cubic`](super::registry::CcConfig)).
     name: "cubic",
     about: "Cubic (RFC 9438; Linux tcp_cubic.c, with HyStart): the default.",
     params: PARAMS,
     config: CubicParams,
-    check: check,
+    ranges: [beta, c, hz],
     new: Cubic::new,
-};
+}
 
 /// Jiffies per second of Debian's kernel (`CONFIG_HZ=250` in its
 /// `linux-image` config): the default of [`CubicParams::hz`].

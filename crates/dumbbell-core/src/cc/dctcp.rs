@@ -37,9 +37,8 @@
 //! the flow label and has no meaning on our static routes, and the receiver
 //! side (`dctcp_ece_ack_update`), which lives in `tcp::receiver`.
 
-use super::Registration;
 use super::{tcp_reno_cong_avoid, tcp_reno_ssthresh, CaEvent, CaState, CongestionControl, TcpSock};
-use crate::param::{self, Param, ParamError, Range};
+use crate::param::{Param, Range};
 use serde::{Deserialize, Serialize};
 
 /// DCTCP (RFC 8257, Linux `tcp_dctcp.c`).
@@ -78,20 +77,15 @@ pub const PARAMS: &[Param] = &[
 /// Largest DCTCP gain exponent, g = 2^-shift_g (Linux's default 4).
 pub const MAX_DCTCP_SHIFT_G: u32 = 31;
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(p: &DctcpParams) -> Result<(), ParamError> {
-    param::check_fields!(PARAMS, p, [shift_g, alpha_init])
-}
-
-/// `cc = "dctcp"`: a variant of its own.
-pub const REGISTRATION: Registration = super::registration! {
+super::registration! {
+    /// `cc = "dctcp"`: a variant of its own.
     name: "dctcp",
     about: "DCTCP (RFC 8257; Linux tcp_dctcp.c): reduces in proportion to the fraction of ECN-marked packets; needs ECN.",
     params: PARAMS,
     config: DctcpParams,
-    check: check,
+    ranges: [shift_g, alpha_init],
     new: Dctcp::new,
-};
+}
 
 /// Alpha of 1.0 in fixed point (Linux `DCTCP_MAX_ALPHA`).
 pub const DCTCP_MAX_ALPHA: u32 = 1024;

@@ -34,13 +34,13 @@
 //! packets (b_r + ⌊Δ_r·(1 − 2^(−k))⌋ + 1) until a loss reported after new
 //! data was sent makes a reduction (the module does the same).
 
+use super::isn;
 use super::loss_phases::{floor_mul, law_reads_params, Law, PhaseMachine, State};
 use super::loss_phases::{
     INITIAL_BASE_ROW, INITIAL_THRESHOLD_ROW, SS_ALPHA_ROW, SS_MIN_PKTS_ROW, WRAP_SEQ_ROW,
 };
 use super::loss_phases::{MAX_SIGMA_PER_MS, PERCENT, SLOPE};
-use super::{isn, Registration};
-use crate::param::{self, Param, ParamError, Range};
+use crate::param::{Param, Range};
 use serde::{Deserialize, Serialize};
 
 /// Expolinear (Madeira and Mattos §4, eq. 1, 7, 8; `expolin01.c`).
@@ -143,32 +143,18 @@ pub const PARAMS: &[Param] = &[
     WRAP_SEQ_ROW,
 ];
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(p: &ExpolinearParams) -> Result<(), ParamError> {
-    param::check_fields!(
-        PARAMS,
-        p,
-        [
-            ss_alpha,
-            reduction_pct,
-            eta_r,
-            sigma_per_ms,
-            eta_a,
-            initial_threshold_pkts,
-            initial_base_pkts,
-        ]
-    )
-}
-
-/// `cc = "expolinear"`: a variant of its own.
-pub const REGISTRATION: Registration = super::registration! {
+super::registration! {
+    /// `cc = "expolinear"`: a variant of its own.
     name: "expolinear",
     about: "Expolinear (Madeira and Mattos; expolin01.c): exponential recovery, linear avoidance.",
     params: PARAMS,
     config: ExpolinearParams,
-    check: check,
+    ranges: [
+        ss_alpha, reduction_pct, eta_r, sigma_per_ms, eta_a, initial_threshold_pkts,
+        initial_base_pkts,
+    ],
     build: |p, rng| Expolinear::new(p).with_isn(isn(rng)),
-};
+}
 
 /// 1.0 in the module's fixed point for 2^(−k) (`FIXED_POINT_SCALE`).
 const FIXED_ONE: u64 = 1 << 16;

@@ -118,7 +118,10 @@ pub type Registration = crate::param::Registration<MakeFn>;
 /// name and sentence, its parameters (the `PARAMS` table, the struct whose
 /// `Default` holds the defaults, and the `check` of its ranges and rules)
 /// and how it is built: `new` from the parameters alone, or `build` from
-/// them and the connection's random stream.
+/// them and the connection's random stream. A control whose only rules are
+/// its ranges gives `ranges: [field, ...]` in place of `check` and writes
+/// the macro as a statement: it writes `check` and `REGISTRATION` both
+/// (`param::ranged_registration!`).
 macro_rules! registration {
     { name: $name:literal, about: $about:literal, params: $params:expr, config: $config:ty,
       check: $check:expr, build: $build:expr $(,)? } => {
@@ -131,6 +134,9 @@ macro_rules! registration {
         $crate::cc::registration! { name: $name, about: $about, params: $params, config: $config,
             check: $check, build: |p, _rng| $new(p) }
     };
+    // `ranges: [...]` in place of `check:`: a statement that writes the
+    // `check` of those ranges and the `REGISTRATION` (param.rs).
+    { $($item:tt)+ } => { $crate::param::ranged_registration! { cc, $($item)+ } };
 }
 pub(crate) use registration;
 

@@ -42,9 +42,8 @@
 //! the additive increase during CWR ("unsaturated marking"), GSO burst
 //! sizing, and the AccECN TCP option (see `tcp::accecn`).
 
-use super::Registration;
 use super::{tcp_reno_cong_avoid, tcp_reno_ssthresh, CaEvent, CaState, CongestionControl, TcpSock};
-use crate::param::{self, Param, ParamError, Range};
+use crate::param::{Param, Range};
 use crate::sim::{Dur, PS_PER_S};
 use serde::{Deserialize, Serialize};
 
@@ -102,24 +101,15 @@ pub const PARAMS: &[Param] = &[
     ),
 ];
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(p: &PragueParams) -> Result<(), ParamError> {
-    param::check_fields!(
-        PARAMS,
-        p,
-        [shift_g, alpha_init, rtt_target_ps, classic_depth_ps]
-    )
-}
-
-/// `cc = "prague"`.
-pub const REGISTRATION: Registration = super::registration! {
+super::registration! {
+    /// `cc = "prague"`.
     name: "prague",
     about: "TCP Prague (L4S, RFC 9331; the L4S team's tcp_prague.c): ECT(1), Accurate ECN, a DCTCP-like per-RTT response, pacing, classic ECN fallback; needs ecn=True.",
     params: PARAMS,
     config: PragueParams,
-    check: check,
+    ranges: [shift_g, alpha_init, rtt_target_ps, classic_depth_ps],
     new: Prague::new,
-};
+}
 
 /// IPv4 and TCP headers with timestamps, as Linux's `tcp_mss_to_mtu`.
 const MTU_OVERHEAD_BYTES: u128 = 52;

@@ -10,8 +10,8 @@
 //! `registry::REGISTRY`; `tests/test_controls.py` checks that the two give
 //! the same tables bit for bit.
 
-use super::{slow_start_then_avoid, tcp_cong_avoid_ai, CongestionControl, Registration, TcpSock};
-use crate::param::{self, Param, ParamError, Range};
+use super::{slow_start_then_avoid, tcp_cong_avoid_ai, CongestionControl, TcpSock};
+use crate::param::{Param, Range};
 use serde::{Deserialize, Serialize};
 
 /// Linux `TCP_SCALABLE_AI_CNT` and `TCP_SCALABLE_MD_SCALE`.
@@ -48,19 +48,14 @@ pub const PARAMS: &[Param] = &[
     ),
 ];
 
-/// The registration: `cc = "scalable"`, or `{kind = "scalable", ai_cnt = 50}`.
-pub const REGISTRATION: Registration = super::registration! {
+super::registration! {
+    /// The registration: `cc = "scalable"`, or `{kind = "scalable", ai_cnt = 50}`.
     name: "scalable",
     about: "Scalable TCP (Kelly 2003; Linux tcp_scalable.c): +1 packet per ai_cnt (100) acked above ai_cnt, -1/8 on loss.",
     params: PARAMS,
     config: ScalableParams,
-    check: check,
+    ranges: [ai_cnt, md_shift],
     build: |p, _rng| Scalable { p },
-};
-
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(p: &ScalableParams) -> Result<(), ParamError> {
-    param::check_fields!(PARAMS, p, [ai_cnt, md_shift])
 }
 
 #[derive(Clone, Debug)]
@@ -87,6 +82,7 @@ impl CongestionControl for Scalable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::param::ParamError;
     use crate::sim::rng_for;
 
     fn control(json: &str) -> Result<Box<dyn CongestionControl>, ParamError> {

@@ -54,10 +54,9 @@ pub use shaper::Shaper;
 
 use super::codel::{AQM_TIME, MTU_BYTES};
 use super::flow_queues::{fattest, flow_queue_accessors};
-use super::Registration;
 use super::{Dequeued, DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PktId;
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{Param, Range, Ty};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -226,24 +225,15 @@ pub const PARAMS: &[Param] = &[
     ),
 ];
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(c: &CakeConfig) -> Result<(), ParamError> {
-    param::check_fields!(
-        PARAMS,
-        c,
-        [rate_bps, target_ps, interval_ps, overhead_bytes, mpu_bytes]
-    )
-}
-
-/// `aqm = {kind = "cake"}`.
-pub const REGISTRATION: Registration = super::registration! {
+super::registration! {
+    /// `aqm = {kind = "cake"}`.
     name: "cake",
     about: "CAKE (Hoiland-Jorgensen, Taht, Morton, LANMAN 2018; Linux sch_cake): shaper, set-associative flow queues, host isolation, COBALT.",
     params: PARAMS,
     config: CakeConfig,
-    check: check,
+    ranges: [rate_bps, target_ps, interval_ps, overhead_bytes, mpu_bytes],
     variant: super::AqmConfig::Cake,
-};
+}
 
 /// What the discipline is built from: the configuration, the port's
 /// limits and the hash key.

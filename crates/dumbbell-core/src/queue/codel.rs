@@ -35,9 +35,9 @@
 
 use super::timed_fifo::timed_fifo_accessors;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
-use super::{Registration, MAX_AQM_TIME_PS, MIN_AQM_TIME_PS};
+use super::{MAX_AQM_TIME_PS, MIN_AQM_TIME_PS};
 use crate::packet::{PacketPool, PktId};
-use crate::param::{self, Param, ParamError, Range};
+use crate::param::{Param, Range};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -88,20 +88,15 @@ pub const PARAMS: &[Param] = &[
     Param::flag("ecn", "Mark ECN-capable packets instead of dropping them."),
 ];
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(c: &CodelConfig) -> Result<(), ParamError> {
-    param::check_fields!(PARAMS, c, [target_ps, interval_ps])
-}
-
-/// `aqm = {kind = "codel"}`.
-pub const REGISTRATION: Registration = super::registration! {
+super::registration! {
+    /// `aqm = {kind = "codel"}`.
     name: "codel",
     about: "CoDel (RFC 8289; Linux sch_codel): drops at dequeue while the sojourn time stays above target.",
     params: PARAMS,
     config: CodelConfig,
-    check: check,
+    ranges: [target_ps, interval_ps],
     variant: super::AqmConfig::Codel,
-};
+}
 
 /// An Ethernet device's MTU as Linux's `psched_mtu` counts it: 1500 bytes
 /// of IP packet and a 14-byte header.

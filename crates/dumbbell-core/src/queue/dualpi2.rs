@@ -39,9 +39,9 @@
 //! queues together; Linux's memory limit is not modelled.
 
 use super::codel::{AQM_TIME, MTU_BYTES};
-use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Registration, Verdict};
+use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use crate::packet::{Ecn, PktId};
-use crate::param::{self, Param, ParamError, Range};
+use crate::param::{Param, Range};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -139,33 +139,17 @@ pub const PARAMS: &[Param] = &[
     ),
 ];
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(c: &DualPi2Config) -> Result<(), ParamError> {
-    param::check_fields!(
-        PARAMS,
-        c,
-        [
-            target_ps,
-            tupdate_ps,
-            alpha,
-            beta,
-            step_thresh_ps,
-            min_qlen_step,
-            k,
-            c_protection_pct,
-        ]
-    )
-}
-
-/// `aqm = {kind = "dualpi2"}`.
-pub const REGISTRATION: Registration = super::registration! {
+super::registration! {
+    /// `aqm = {kind = "dualpi2"}`.
     name: "dualpi2",
     about: "DualPI2 (RFC 9332; Linux sch_dualpi2): an L4S queue (ECT(1), CE) with a 1 ms step and a classic queue with PI2, coupled by k.",
     params: PARAMS,
     config: DualPi2Config,
-    check: check,
+    ranges: [
+        target_ps, tupdate_ps, alpha, beta, step_thresh_ps, min_qlen_step, k, c_protection_pct,
+    ],
     variant: super::AqmConfig::Dualpi2,
-};
+}
 
 /// Which of the two queues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -34,10 +34,9 @@
 use super::codel::{CodelParams, CodelSource, CodelVars};
 use super::codel::{INTERVAL, TARGET};
 use super::flow_queues::{fattest, flow_queue_accessors};
-use super::Registration;
 use super::{Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use crate::packet::{Packet, PacketPool, PktId};
-use crate::param::{self, Param, ParamError, Range};
+use crate::param::{Param, Range};
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -87,20 +86,15 @@ pub const PARAMS: &[Param] = &[
     ),
 ];
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(c: &FqCodelConfig) -> Result<(), ParamError> {
-    param::check_fields!(PARAMS, c, [target_ps, interval_ps, flows, quantum_bytes])
-}
-
-/// `aqm = {kind = "fq_codel"}`.
-pub const REGISTRATION: Registration = super::registration! {
+super::registration! {
+    /// `aqm = {kind = "fq_codel"}`.
     name: "fq_codel",
     about: "FQ-CoDel (RFC 8290; Linux sch_fq_codel): CoDel per flow queue, served by deficit round robin.",
     params: PARAMS,
     config: FqCodelConfig,
-    check: check,
+    ranges: [target_ps, interval_ps, flows, quantum_bytes],
     variant: super::AqmConfig::FqCodel,
-};
+}
 
 /// Linux `fq_codel_init` defaults.
 pub const DEFAULT_FLOWS: u32 = 1024;

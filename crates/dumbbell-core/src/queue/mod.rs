@@ -122,7 +122,10 @@ pub type Registration = crate::param::Registration<MakeFn>;
 /// whose `Default` holds the defaults, and the `check` of its ranges and
 /// rules) and the [`AqmConfig`] variant it makes. A discipline with
 /// required parameters gives, as `required`, a valid value for each (the
-/// schema shows them without a default).
+/// schema shows them without a default). A discipline whose only rules are
+/// its ranges gives `ranges: [field, ...]` in place of `check` and writes
+/// the macro as a statement: it writes `check` and `REGISTRATION` both
+/// (`param::ranged_registration!`).
 macro_rules! registration {
     { name: $name:literal, about: $about:literal, params: $params:expr, config: $config:ty,
       check: $check:expr, variant: $variant:path $(,)? } => {
@@ -138,6 +141,9 @@ macro_rules! registration {
             make: |params| $crate::param::made::<$config, _>(params, $check, $variant),
         }
     };
+    // `ranges: [...]` in place of `check:`: a statement that writes the
+    // `check` of those ranges and the `REGISTRATION` (param.rs).
+    { $($item:tt)+ } => { $crate::param::ranged_registration! { queue, $($item)+ } };
 }
 pub(crate) use registration;
 

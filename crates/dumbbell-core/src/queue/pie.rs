@@ -46,10 +46,10 @@
 use super::codel::AQM_TIME;
 use super::codel::MTU_BYTES;
 use super::timed_fifo::timed_fifo_accessors;
+use super::MAX_AQM_TIME_PS;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
-use super::{Registration, MAX_AQM_TIME_PS};
 use crate::packet::PktId;
-use crate::param::{self, Param, ParamError, Range};
+use crate::param::{Param, Range};
 use crate::sim::{Dur, Rng, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -114,24 +114,15 @@ pub const PARAMS: &[Param] = &[
     ),
 ];
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(c: &PieConfig) -> Result<(), ParamError> {
-    param::check_fields!(
-        PARAMS,
-        c,
-        [target_ps, tupdate_ps, max_burst_ps, alpha, beta]
-    )
-}
-
-/// `aqm = {kind = "pie"}`.
-pub const REGISTRATION: Registration = super::registration! {
+super::registration! {
+    /// `aqm = {kind = "pie"}`.
     name: "pie",
     about: "PIE (RFC 8033; Linux sch_pie): drops at enqueue with a probability driven by the queue delay.",
     params: PARAMS,
     config: PieConfig,
-    check: check,
+    ranges: [target_ps, tupdate_ps, max_burst_ps, alpha, beta],
     variant: super::AqmConfig::Pie,
-};
+}
 
 /// Linux `pie_params_init` / `pie_vars_init` defaults.
 pub const DEFAULT_TARGET: Dur = Dur::from_ms(15);

@@ -2,8 +2,9 @@
 //! defaults, their ranges (declared once, read by [`check`] and the
 //! schema) and the registration.
 
-use super::{Bbr, Registration, MAX_GAIN};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use super::{Bbr, MAX_GAIN};
+use crate::cc::bbr_common::rows;
+use crate::param::{Param, Range, Ty};
 use serde::{Deserialize, Serialize};
 
 /// BBR v1 (Linux `tcp_bbr.c`). Gains are rounded to Linux's 1/256 units.
@@ -99,14 +100,8 @@ pub const PARAMS: &[Param] = &[
         Range::int(1, u32::MAX as u128, ""),
         "Window of the max-bandwidth filter, rounds (Linux 10).",
     ),
-    Param::float_in(
-        "min_rtt_win_s",
-        Range::float(0.0, true, 1e6, false),
-        "Window of the min-RTT filter, seconds (Linux 10).",
-    ),
-    Param::float_in(
-        "probe_rtt_mode_ms",
-        Range::float(0.0, false, 1e9, false),
+    rows::min_rtt_win("Window of the min-RTT filter, seconds (Linux 10)."),
+    rows::probe_rtt_mode(
         "Least time at 4 packets in ProbeRTT, ms (Linux 200); 0 disables ProbeRTT.",
     ),
     Param::float_in(
@@ -119,11 +114,7 @@ pub const PARAMS: &[Param] = &[
         Range::int(1, u32::MAX as u128, ""),
         "Rounds without such growth that end Startup (Linux 3).",
     ),
-    Param::int_in(
-        "pacing_margin_percent",
-        Range::int(0, 99, " %"),
-        "Pacing below the estimate, percent (Linux 1).",
-    ),
+    rows::pacing_margin("Pacing below the estimate, percent (Linux 1)."),
     Param::int_in(
         "min_tso_rate_bps",
         Range::U64,
@@ -139,33 +130,15 @@ pub const PARAMS: &[Param] = &[
     ),
 ];
 
-/// Refuses out-of-range parameters, naming the one at fault.
-pub fn check(p: &BbrParams) -> Result<(), ParamError> {
-    param::check_fields!(
-        PARAMS,
-        p,
-        [
-            high_gain,
-            drain_gain,
-            cwnd_gain,
-            probe_bw_up_gain,
-            probe_bw_down_gain,
-            bw_win_rounds,
-            min_rtt_win_s,
-            probe_rtt_mode_ms,
-            full_bw_thresh,
-            full_bw_cnt,
-            pacing_margin_percent,
-        ]
-    )
-}
-
-/// `cc = "bbr"`: a variant of its own.
-pub const REGISTRATION: Registration = crate::cc::registration! {
+crate::cc::registration! {
+    /// `cc = "bbr"`: a variant of its own.
     name: "bbr",
     about: "BBR v1 (Cardwell et al. 2016; Linux tcp_bbr.c): paces at the estimated bottleneck rate.",
     params: PARAMS,
     config: BbrParams,
-    check: check,
+    ranges: [
+        high_gain, drain_gain, cwnd_gain, probe_bw_up_gain, probe_bw_down_gain, bw_win_rounds,
+        min_rtt_win_s, probe_rtt_mode_ms, full_bw_thresh, full_bw_cnt, pacing_margin_percent,
+    ],
     build: Bbr::new,
-};
+}

@@ -4,6 +4,7 @@
 //! schema) and the registration.
 
 use super::Bbr3;
+use crate::cc::bbr_common::rows;
 use crate::cc::Registration;
 use crate::param::{self, Param, ParamError, Range};
 use serde::{Deserialize, Serialize};
@@ -249,31 +250,19 @@ pub const PARAMS: &[Param] = &[
         Range::float(0.0, false, 3600.0, false),
         "Random part of that wait, below this, s (v3 1).",
     ),
-    Param::float_in(
-        "min_rtt_win_s",
-        Range::float(0.0, true, 1e6, false),
-        "Window of the min-RTT filter, s (v3 10).",
-    ),
+    rows::min_rtt_win("Window of the min-RTT filter, s (v3 10)."),
     Param::float_in(
         "probe_rtt_win_ms",
         Range::float(0.0, true, 1e9, false),
         "ProbeRTT comes at most this often, ms (v3 5000).",
     ),
-    Param::float_in(
-        "probe_rtt_mode_ms",
-        Range::float(0.0, false, 1e9, false),
-        "Least time in ProbeRTT, ms (v3 200); 0 disables.",
-    ),
+    rows::probe_rtt_mode("Least time in ProbeRTT, ms (v3 200); 0 disables."),
     Param::float_in(
         "probe_rtt_cwnd_gain",
         GAIN_TO_1,
         "ProbeRTT cwnd as a fraction of the BDP (v3 1/2).",
     ),
-    Param::int_in(
-        "pacing_margin_percent",
-        Range::int(0, 99, " %"),
-        "Pacing below the estimate, percent (v3 1).",
-    ),
+    rows::pacing_margin("Pacing below the estimate, percent (v3 1)."),
     Param::flag("extra_acked", "The ACK-aggregation allowance."),
 ];
 
