@@ -32,6 +32,11 @@ The design, in order of what a run goes through:
   experiment, not the executor. A store that holds a run with that identity
   and status ``ok`` serves it instead of computing it; a failed run is
   computed again.
+- **Order.** The runs to compute go to the workers longest first, by a
+  guess from each document (:func:`dumbbell.sweep.cost.estimate`: packets
+  at its slowest link's rate over its simulated time), so a long run does
+  not start last and leave one worker alone at the end. The order changes
+  when a run finishes, never what it computes.
 - **Executors.** ``local`` (default) runs on a thread pool: the core releases
   the GIL, so every local core is busy without pickling. ``dask`` starts a
   ``distributed.LocalCluster`` of single-threaded worker processes, or
@@ -86,6 +91,7 @@ import polars as pl
 from ..errors import ConfigError
 from ..jsondoc import json_safe
 from ..scenario.models import Scenario
+from .cost import order as cost_order
 from .display import Display, LineDisplay, RichDisplay
 from .executors import _DaskPool, _LocalPool
 from .grid import expand_grid, set_path
@@ -242,6 +248,8 @@ def execute(specs: Sequence[RunSpec], *, label: str = "runs", workers: int | Non
         out = {"status": "failed", "error": spec.error, "summary": {}, "metrics": {}, "tables": {}, "wall_s": 0.0}
         _finish(ctx, stats, store, spec, out, version, todo.pop(rid), records, count=False)
     pending = [(rid, specs[idx[0]].config, specs[idx[0]].controls) for rid, idx in todo.items()]
+    # longest first (sweep/cost.py), so no long run starts last; records keep the specs' order
+    pending = [pending[i] for i in cost_order([cfg for _, cfg, _ in pending])]
     if ctx.executor != "local":
         for _, _, controls in pending:
             _refuse_remote(controls, ctx.executor)
