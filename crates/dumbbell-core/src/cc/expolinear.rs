@@ -231,17 +231,10 @@ impl Law for ExpolinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::{law_with, Drive};
+    use crate::cc::loss_phases::testkit::{self, law_builders, Drive};
     use crate::cc::loss_phases::Phase;
-    use crate::cc::CongestionControl;
 
-    fn expolinear(f: impl FnOnce(&mut ExpolinearParams)) -> ExpolinearLaw {
-        law_with(Expolinear::new, f)
-    }
-
-    fn default() -> ExpolinearLaw {
-        expolinear(|_| {})
-    }
+    law_builders!(expolinear: Expolinear(ExpolinearParams) -> ExpolinearLaw);
 
     /// Eq. 7 in real numbers: b_r + ⌊η·Δ·(1 − 2^(−⌊σt⌋))⌋ + 1 (equal to
     /// the module's fixed point while ⌊σt⌋ ≤ 16).
@@ -416,10 +409,6 @@ mod tests {
 
     #[test]
     fn undo_keeps_the_window_but_at_least_two() {
-        let mut d = Drive::new(default(), 1);
-        assert_eq!(d.cc.undo_cwnd(&d.tp), 2);
-        d.tp.snd_cwnd = 70;
-        assert_eq!(d.cc.undo_cwnd(&d.tp), 70);
-        assert_eq!(d.cc.name(), "expolinear");
+        testkit::check_undo_and_name(default(), "expolinear");
     }
 }

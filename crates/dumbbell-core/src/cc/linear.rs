@@ -273,17 +273,11 @@ impl Law for LinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::{law_with, Drive, MSS};
+    use crate::cc::loss_phases::testkit::{self, law_builders, Drive, MSS};
     use crate::cc::loss_phases::Phase;
     use crate::cc::{CongestionControl, INFINITE_SSTHRESH};
 
-    fn linear(f: impl FnOnce(&mut LinearParams)) -> LinearLaw {
-        law_with(Linear::new, f)
-    }
-
-    fn default() -> LinearLaw {
-        linear(|_| {})
-    }
+    law_builders!(linear: Linear(LinearParams) -> LinearLaw);
 
     /// A flow in recovery after one reduction of `cwnd` at `ms`, driven
     /// without the `ssthresh` hook (losses reported while the stack is
@@ -673,10 +667,7 @@ mod tests {
 
     #[test]
     fn undo_keeps_the_window_but_at_least_two() {
-        let mut d = Drive::new(default(), 1);
-        assert_eq!(d.cc.undo_cwnd(&d.tp), 2);
-        d.tp.snd_cwnd = 700;
-        assert_eq!(d.cc.undo_cwnd(&d.tp), 700);
+        testkit::check_undo_and_name(default(), "linear");
     }
 
     #[test]

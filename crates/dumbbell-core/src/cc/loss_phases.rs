@@ -628,6 +628,33 @@ pub(crate) mod testkit {
         new(p).law
     }
 
+    /// The two builders each control's tests start from:
+    /// `law_builders!(linear: Linear(LinearParams) -> LinearLaw)` writes
+    /// `linear(f)`, the law from the default parameters changed by `f`
+    /// ([`law_with`]), and `default()`, the law from the defaults.
+    macro_rules! law_builders {
+        ($name:ident: $control:ident($params:ty) -> $law:ty) => {
+            fn $name(f: impl FnOnce(&mut $params)) -> $law {
+                $crate::cc::loss_phases::testkit::law_with($control::new, f)
+            }
+
+            fn default() -> $law {
+                $name(|_| {})
+            }
+        };
+    }
+    pub(crate) use law_builders;
+
+    /// The machine's `undo_cwnd`, whatever the law: as the modules, the
+    /// window, but at least two packets; and the control's `name`.
+    pub fn check_undo_and_name<L: Law>(law: L, name: &str) {
+        let mut d = Drive::new(law, 1);
+        assert_eq!(d.cc.undo_cwnd(&d.tp), 2);
+        d.tp.snd_cwnd = 700;
+        assert_eq!(d.cc.undo_cwnd(&d.tp), 700);
+        assert_eq!(d.cc.name(), name);
+    }
+
     impl<L: Law> Drive<L> {
         pub fn new(law: L, cwnd: u32) -> Self {
             let mut tp = TcpSock::new(MSS as u32, cwnd);
