@@ -788,22 +788,13 @@ impl Bbr {
             self.save_cwnd(tp);
             self.probe_rtt.done_stamp = None;
         }
-        if self.mode == Mode::ProbeRtt {
-            // At 4 packets in flight.
-            let (target, duration) = (CWND_MIN_TARGET, self.p.probe_rtt_mode);
-            let (round_start, next) = (self.round_start, &mut self.next_rtt_delivered);
-            if self
-                .probe_rtt
-                .on_ack(tp, target, duration, round_start, next)
-            {
-                self.check_probe_rtt_done(tp);
-            }
-        }
-        // A restart from idle ends with the first ACK of new data.
-        if rs.delivered.is_some_and(|d| d > 0) {
-            self.idle_restart = false;
-        }
+        // ProbeRTT at 4 packets in flight.
+        self.update_probe_rtt(tp, rs, |s, tp| {
+            (CWND_MIN_TARGET, tp.now + s.p.probe_rtt_mode)
+        });
     }
+
+    super::bbr_common::update_probe_rtt!(Time);
 
     /// Linux `bbr_update_gains`.
     fn update_gains(&mut self) {
