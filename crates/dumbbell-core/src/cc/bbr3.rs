@@ -89,24 +89,19 @@ pub use params::{check, Bbr3Params, MAX_GAIN, PARAMS, REGISTRATION};
 const NO_BOUND: u32 = u32::MAX;
 /// Unbounded bw_lo.
 const NO_BW_BOUND: u64 = u64::MAX;
-/// Least packets in flight (Linux `bbr_cwnd_min_target`).
-const CWND_MIN_TARGET: u32 = 4;
-/// TSO: 64 KB less headers (`GSO_LEGACY_MAX_SIZE − 1 − MAX_TCP_HEADER`),
-/// the RTT halving step (2^9 µs), `sk_pacing_shift`, `tcp_min_tso_segs`.
+/// TSO (with v1's `GSO_MAX_BYTES` and `PACING_SHIFT`): 64 KB
+/// (`GSO_LEGACY_MAX_SIZE`), the RTT halving step (2^9 µs),
+/// `tcp_min_tso_segs`.
 const GSO_LEGACY_MAX: u64 = 65_536;
-const GSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
 const TSO_RTT_SHIFT: u32 = 9;
-const PACING_SHIFT: u32 = 10;
 const MIN_TSO_SEGS: u32 = 2;
-// ACK aggregation (as v1).
-const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-const EXTRA_ACKED_MAX_US: u64 = 100_000;
 
 /// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable: v1's.
 pub use super::bbr_common::Mode;
 use super::bbr_common::{
     saved_cwnd, stamp_us, whole_us, AckAggregation, Estimates, Pacer, Pacing, ProbeRtt, BBR_SCALE,
-    BBR_UNIT, BW_SCALE, BW_UNIT,
+    BBR_UNIT, BW_SCALE, BW_UNIT, CWND_MIN_TARGET, EXTRA_ACKED_MAX_US, EXTRA_ACKED_WIN_RTTS,
+    GSO_MAX_BYTES, PACING_SHIFT,
 };
 
 /// ProbeBW's phases (Linux `enum bbr_pacing_gain_phase`), the `phase`

@@ -17,6 +17,20 @@ pub const BBR_UNIT: u32 = 1 << BBR_SCALE;
 pub const BW_SCALE: u32 = 24;
 pub const BW_UNIT: u64 = 1 << BW_SCALE;
 
+/// Packets kept in flight at least, and in ProbeRTT (Linux
+/// `bbr_cwnd_min_target`): two delayed-ACK pairs.
+pub const CWND_MIN_TARGET: u32 = 4;
+/// Largest TSO burst in bytes: `GSO_LEGACY_MAX_SIZE − 1 − MAX_TCP_HEADER`
+/// of a typical x86-64 build (65536 − 1 − 320).
+pub const GSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
+/// Linux `sk_pacing_shift`: the TSO quantum is about 2^-10 s of pacing.
+pub const PACING_SHIFT: u32 = 10;
+/// ACK aggregation: each of the two max-filter slots lasts this many
+/// rounds (`bbr_extra_acked_win_rtts`), and the allowance is at most
+/// 100 ms of bandwidth (`bbr_extra_acked_max_us`).
+pub const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+pub const EXTRA_ACKED_MAX_US: u64 = 100_000;
+
 /// Picoseconds per nanosecond, nanoseconds per microsecond.
 const PS_PER_NS: u64 = 1_000;
 const NS_PER_US: u64 = 1_000;
