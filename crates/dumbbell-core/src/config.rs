@@ -221,41 +221,38 @@ pub enum NetemUnit {
     Gso,
 }
 
+/// A port's queue. A field the document leaves out takes its value in
+/// [`QueueConfig::unset`]; a link's queue the document leaves out is
+/// [`QueueConfig::default`], a drop-tail of 1000 packets.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default = "QueueConfig::unset")]
 pub struct QueueConfig {
-    #[serde(default)]
     pub limit_pkts: Option<u32>,
-    #[serde(default)]
     pub limit_bytes: Option<u64>,
-    #[serde(default)]
     pub aqm: AqmConfig,
     /// Two classes at this port (`queue::twoclass`): the classifier that
     /// splits arrivals between a short-flow queue (this one) and a long-flow
     /// queue. None: one queue.
-    #[serde(default)]
     pub classifier: Option<ClassifierConfig>,
     /// Which class sends next; default strict priority. Only with a
     /// classifier.
-    #[serde(default)]
     pub scheduler: Option<SchedulerConfig>,
     /// The long-flow queue's limit and marking policy; default: the same as
     /// this (short-flow) queue's. Only with a classifier; no nesting.
-    #[serde(default)]
     pub long_queue: Option<Box<QueueConfig>>,
     /// Packet return at this queue (switch ports only; `queue::feedback`).
-    #[serde(default)]
     pub feedback: Option<FeedbackConfig>,
     /// Egress service rate in packets per second, below the link rate
     /// (bmv2 `set_queue_rate`); None: the link rate.
-    #[serde(default)]
     pub service_pps: Option<f64>,
 }
 
-impl Default for QueueConfig {
-    fn default() -> Self {
+impl QueueConfig {
+    /// Every field as when the document leaves it out: no AQM, the rest
+    /// `None`.
+    pub fn unset() -> QueueConfig {
         QueueConfig {
-            limit_pkts: Some(1000),
+            limit_pkts: None,
             limit_bytes: None,
             aqm: AqmConfig::None,
             classifier: None,
@@ -263,6 +260,15 @@ impl Default for QueueConfig {
             long_queue: None,
             feedback: None,
             service_pps: None,
+        }
+    }
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig {
+            limit_pkts: Some(1000),
+            ..QueueConfig::unset()
         }
     }
 }

@@ -18,5 +18,6 @@ pub mod queue;
 pub mod sim;
 pub mod tcp;
 pub mod trace;
+mod u8_enum;
 pub mod validate;
 pub mod world;

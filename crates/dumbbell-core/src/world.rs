@@ -410,7 +410,9 @@ impl World {
                 Event::Arrive { port } => self.arrive(port),
                 Event::ArriveLate { port } => self.arrive_late(port),
                 Event::NetemRelease { port } => self.netem_release(port),
-                Event::TcpTimer { conn, kind } => self.tcp_timer(conn, TimerKind::from_u8(kind)),
+                Event::TcpTimer { conn, kind } => {
+                    self.tcp_timer(conn, TimerKind::from_u8(kind).unwrap_or(TimerKind::Start))
+                }
                 Event::UdpSend { flow } => self.udp_send(flow),
                 Event::Sample => self.sample_flows(),
                 Event::Warmup => self.note_warmup(),
@@ -521,7 +523,11 @@ impl World {
             Event::TxDone { port: p } => format!("{} (end of a transmission)", port(p)),
             Event::Arrive { port: p } => format!("the link of {} (an arrival)", port(p)),
             Event::TcpTimer { conn, kind } => {
-                format!("{} (TCP timer {:?})", flow(conn), TimerKind::from_u8(kind))
+                format!(
+                    "{} (TCP timer {:?})",
+                    flow(conn),
+                    TimerKind::from_u8(kind).unwrap_or(TimerKind::Start)
+                )
             }
             Event::UdpSend { flow: f } => format!("{} (UDP send)", flow(f)),
             Event::Sample => "record.flow_sample_ps (a sampling tick)".into(),

@@ -140,6 +140,7 @@ mod params;
 pub use super::bbr_common::Mode;
 use super::bbr_common::{
     saved_cwnd, stamp_us, whole_us, AckAggregation, Estimates, Pacer, Pacing, ProbeRtt,
+    CWND_MIN_TARGET, EXTRA_ACKED_MAX_US, EXTRA_ACKED_WIN_RTTS, GSO_MAX_BYTES, PACING_SHIFT,
 };
 pub use params::{check, BbrParams, PARAMS, REGISTRATION};
 
@@ -171,18 +172,11 @@ fn div_ceil_wide(n: u128, d: u64) -> u128 {
 }
 /// The starting phase is drawn among this many (Linux `bbr_cycle_rand`).
 const CYCLE_RAND: u64 = 7;
-/// Packets kept in flight at least, and in ProbeRTT (Linux
-/// `bbr_cwnd_min_target`): two delayed-ACK pairs.
-pub const CWND_MIN_TARGET: u32 = 4;
 /// Linux `TCP_INIT_CWND`: the cwnd cap before any RTT sample, and the
 /// delivered count below which Startup always grows.
 const TCP_INIT_CWND: u32 = 10;
-/// Largest TSO burst in bytes: `GSO_MAX_SIZE − 1 − MAX_TCP_HEADER` of a
-/// typical x86-64 build (65536 − 1 − 320), and in segments (`0x7F`).
-const GSO_MAX_BYTES: u64 = 65_215;
+/// Largest TSO burst in segments (`0x7F`; in bytes, `GSO_MAX_BYTES`).
 const TSO_MAX_SEGS: u32 = 0x7f;
-/// Linux `sk_pacing_shift`: the TSO quantum is about 2^-10 s of pacing.
-const PACING_SHIFT: u32 = 10;
 
 // Long-term (policer) sampling, Linux's constants.
 /// Least rounds in a sampling interval (`bbr_lt_intvl_min_rtts`).
@@ -196,13 +190,9 @@ const LT_BW_DIFF_BYTES_PER_S: u64 = 4000 / 8;
 /// Rounds of ProbeBW spent on the long-term rate (`bbr_lt_bw_max_rtts`).
 const LT_BW_MAX_RTTS: u32 = 48;
 
-// ACK aggregation, Linux's constants.
+// ACK aggregation, Linux's constants (its windows: `bbr_common`).
 /// Gain on the aggregation estimate (`bbr_extra_acked_gain`).
 const EXTRA_ACKED_GAIN: u64 = BBR_UNIT as u64;
-/// Each of the two max-filter slots lasts this many rounds.
-const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-/// The allowance is at most 100 ms of bandwidth (`bbr_extra_acked_max_us`).
-const EXTRA_ACKED_MAX_US: u64 = 100_000;
 
 /// Largest gain the configuration accepts (Linux's 10-bit fields stop at
 /// about 4; larger gains are a research knob and stay well inside `u128`).
@@ -787,22 +777,13 @@ impl Bbr {
             self.save_cwnd(tp);
             self.probe_rtt.done_stamp = None;
         }
-        if self.mode == Mode::ProbeRtt {
-            // At 4 packets in flight.
-            let (target, duration) = (CWND_MIN_TARGET, self.p.probe_rtt_mode);
-            let (round_start, next) = (self.round_start, &mut self.next_rtt_delivered);
-            if self
-                .probe_rtt
-                .on_ack(tp, target, duration, round_start, next)
-            {
-                self.check_probe_rtt_done(tp);
-            }
-        }
-        // A restart from idle ends with the first ACK of new data.
-        if rs.delivered.is_some_and(|d| d > 0) {
-            self.idle_restart = false;
-        }
+        // ProbeRTT at 4 packets in flight.
+        self.update_probe_rtt(tp, rs, |s, tp| {
+            (CWND_MIN_TARGET, tp.now + s.p.probe_rtt_mode)
+        });
     }
+
+    super::bbr_common::update_probe_rtt!(Time);
 
     /// Linux `bbr_update_gains`.
     fn update_gains(&mut self) {

@@ -89,24 +89,19 @@ pub use params::{check, Bbr3Params, MAX_GAIN, PARAMS, REGISTRATION};
 const NO_BOUND: u32 = u32::MAX;
 /// Unbounded bw_lo.
 const NO_BW_BOUND: u64 = u64::MAX;
-/// Least packets in flight (Linux `bbr_cwnd_min_target`).
-const CWND_MIN_TARGET: u32 = 4;
-/// TSO: 64 KB less headers (`GSO_LEGACY_MAX_SIZE − 1 − MAX_TCP_HEADER`),
-/// the RTT halving step (2^9 µs), `sk_pacing_shift`, `tcp_min_tso_segs`.
+/// TSO (with v1's `GSO_MAX_BYTES` and `PACING_SHIFT`): 64 KB
+/// (`GSO_LEGACY_MAX_SIZE`), the RTT halving step (2^9 µs),
+/// `tcp_min_tso_segs`.
 const GSO_LEGACY_MAX: u64 = 65_536;
-const GSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
 const TSO_RTT_SHIFT: u32 = 9;
-const PACING_SHIFT: u32 = 10;
 const MIN_TSO_SEGS: u32 = 2;
-// ACK aggregation (as v1).
-const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-const EXTRA_ACKED_MAX_US: u64 = 100_000;
 
 /// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable: v1's.
 pub use super::bbr_common::Mode;
 use super::bbr_common::{
-    saved_cwnd, stamp_us, whole_us, AckAggregation, Estimates, Pacer, Pacing, BBR_SCALE, BBR_UNIT,
-    BW_SCALE, BW_UNIT,
+    saved_cwnd, stamp_us, whole_us, AckAggregation, Estimates, Pacer, Pacing, ProbeRtt, BBR_SCALE,
+    BBR_UNIT, BW_SCALE, BW_UNIT, CWND_MIN_TARGET, EXTRA_ACKED_MAX_US, EXTRA_ACKED_WIN_RTTS,
+    GSO_MAX_BYTES, PACING_SHIFT,
 };
 
 /// ProbeBW's phases (Linux `enum bbr_pacing_gain_phase`), the `phase`
@@ -243,8 +238,7 @@ pub struct Bbr3 {
     min_rtt_stamp: u64,
     probe_rtt_min: Dur,
     probe_rtt_min_stamp: u64,
-    probe_rtt_done_stamp: Option<u64>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRtt<u64>,
     // Rounds.
     next_rtt_delivered: u64,
     round_start: bool,
@@ -324,8 +318,7 @@ impl Bbr3 {
             min_rtt_stamp: 0,
             probe_rtt_min: Dur::MAX,
             probe_rtt_min_stamp: 0,
-            probe_rtt_done_stamp: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRtt::default(),
             next_rtt_delivered: 0,
             round_start: false,
             rounds: 0,
@@ -543,29 +536,16 @@ impl Bbr3 {
         {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd(tp);
-            self.probe_rtt_done_stamp = None;
+            self.probe_rtt.done_stamp = None;
             self.ack_phase = AckPhase::ProbeStopping;
             self.next_rtt_delivered = tp.delivered;
         }
-        if self.mode == Mode::ProbeRtt {
-            tp.app_limited = (tp.delivered + tp.in_flight() as u64).max(1);
-            if self.probe_rtt_done_stamp.is_none() && tp.in_flight() <= self.probe_rtt_cwnd() {
-                self.probe_rtt_done_stamp = Some(now + self.p.probe_rtt_mode);
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = tp.delivered;
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(tp);
-                }
-            }
-        }
-        if rs.delivered.is_some_and(|d| d > 0) {
-            self.idle_restart = false;
-        }
+        self.update_probe_rtt(tp, rs, |s, _| {
+            (s.probe_rtt_cwnd(), now + s.p.probe_rtt_mode)
+        });
     }
+
+    super::bbr_common::update_probe_rtt!(u64);
 
     /// Linux v3 `bbr_update_gains`.
     fn update_gains(&mut self) {
@@ -660,7 +640,7 @@ impl Pacing for Bbr3 {
 
     /// Linux `bbr_check_probe_rtt_done`.
     fn check_probe_rtt_done(&mut self, tp: &mut TcpSock) {
-        match self.probe_rtt_done_stamp {
+        match self.probe_rtt.done_stamp {
             Some(done) if jiffies(tp.now) > done => {}
             _ => return,
         }

@@ -17,6 +17,20 @@ pub const BBR_UNIT: u32 = 1 << BBR_SCALE;
 pub const BW_SCALE: u32 = 24;
 pub const BW_UNIT: u64 = 1 << BW_SCALE;
 
+/// Packets kept in flight at least, and in ProbeRTT (Linux
+/// `bbr_cwnd_min_target`): two delayed-ACK pairs.
+pub const CWND_MIN_TARGET: u32 = 4;
+/// Largest TSO burst in bytes: `GSO_LEGACY_MAX_SIZE − 1 − MAX_TCP_HEADER`
+/// of a typical x86-64 build (65536 − 1 − 320).
+pub const GSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
+/// Linux `sk_pacing_shift`: the TSO quantum is about 2^-10 s of pacing.
+pub const PACING_SHIFT: u32 = 10;
+/// ACK aggregation: each of the two max-filter slots lasts this many
+/// rounds (`bbr_extra_acked_win_rtts`), and the allowance is at most
+/// 100 ms of bandwidth (`bbr_extra_acked_max_us`).
+pub const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+pub const EXTRA_ACKED_MAX_US: u64 = 100_000;
+
 /// Picoseconds per nanosecond, nanoseconds per microsecond.
 const PS_PER_NS: u64 = 1_000;
 const NS_PER_US: u64 = 1_000;
@@ -199,35 +213,71 @@ macro_rules! pacing_state_fields {
 }
 pub(crate) use pacing_state_fields;
 
+/// `update_probe_rtt(tp, rs, target_and_end)`: the end of Linux
+/// `bbr_update_min_rtt`, v1's and v3's alike, for a control whose fields
+/// `mode`, `probe_rtt` (a [`ProbeRtt`] on the clock `$clock`),
+/// `round_start`, `next_rtt_delivered` and `idle_restart` are named alike.
+/// In ProbeRTT, one ACK of its timing ([`ProbeRtt::on_ack`], with the
+/// in-flight target and the end `target_and_end` gives), then
+/// `check_probe_rtt_done` when it may be over; a restart from idle ends
+/// with the first ACK of new data.
+macro_rules! update_probe_rtt {
+    ($clock:ty) => {
+        fn update_probe_rtt(
+            &mut self,
+            tp: &mut TcpSock,
+            rs: &RateSample,
+            target_and_end: impl FnOnce(&Self, &TcpSock) -> (u32, $clock),
+        ) {
+            if self.mode == Mode::ProbeRtt {
+                let (target, done_at) = target_and_end(self, tp);
+                let (round_start, next) = (self.round_start, &mut self.next_rtt_delivered);
+                if self
+                    .probe_rtt
+                    .on_ack(tp, target, done_at, round_start, next)
+                {
+                    self.check_probe_rtt_done(tp);
+                }
+            }
+            if rs.delivered.is_some_and(|d| d > 0) {
+                self.idle_restart = false;
+            }
+        }
+    };
+}
+pub(crate) use update_probe_rtt;
+
 /// ProbeRTT's timing (Linux `probe_rtt_done_stamp`,
 /// `probe_rtt_round_done`): it lasts until in flight has been at its
-/// target for the mode's duration and at least one round.
+/// target for the mode's duration and at least one round. `T` is the
+/// clock of the stamp: v1's [`Time`], BBRv3's jiffies (`u64`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ProbeRtt {
+pub struct ProbeRtt<T = Time> {
     /// When ProbeRTT may end; set once in flight came down to the target.
-    pub done_stamp: Option<Time>,
+    pub done_stamp: Option<T>,
     /// A round has passed since.
     pub round_done: bool,
 }
 
-impl ProbeRtt {
-    /// One ACK in ProbeRTT (the second half of `bbr_update_min_rtt`):
-    /// samples at the target say nothing of the bandwidth (the connection
-    /// counts as app-limited); the clock starts once in flight is at most
-    /// `target`, and a new round starts at `next_rtt_delivered`. True when
+impl<T: Copy> ProbeRtt<T> {
+    /// One ACK in ProbeRTT (the second half of `bbr_update_min_rtt`, v1's
+    /// and v3's): samples at the target say nothing of the bandwidth (the
+    /// connection counts as app-limited); the clock starts once in flight
+    /// is at most `target`, to end at `done_at` (now plus the mode's
+    /// duration), and a new round starts at `next_rtt_delivered`. True when
     /// ProbeRTT may be over: the caller then checks `done_stamp` against
     /// the time (`bbr_check_probe_rtt_done`).
     pub fn on_ack(
         &mut self,
         tp: &mut TcpSock,
         target: u32,
-        duration: Dur,
+        done_at: T,
         round_start: bool,
         next_rtt_delivered: &mut u64,
     ) -> bool {
         tp.app_limited = (tp.delivered + tp.in_flight() as u64).max(1);
         if self.done_stamp.is_none() && tp.in_flight() <= target {
-            self.done_stamp = Some(tp.now + duration);
+            self.done_stamp = Some(done_at);
             self.round_done = false;
             *next_rtt_delivered = tp.delivered;
             false

@@ -35,69 +35,34 @@
 //! data was sent makes a reduction (the module does the same).
 
 use super::isn;
-use super::loss_phases::{floor_mul, law_reads_params, Law, PhaseMachine, State};
+use super::loss_phases::{floor_mul, law_reads_params, module_params, Law, PhaseMachine, State};
 use super::loss_phases::{
     INITIAL_BASE_ROW, INITIAL_THRESHOLD_ROW, SS_ALPHA_ROW, SS_MIN_PKTS_ROW, WRAP_SEQ_ROW,
 };
 use super::loss_phases::{MAX_SIGMA_PER_MS, PERCENT, SLOPE};
 use crate::param::{Param, Range};
-use serde::{Deserialize, Serialize};
 
-/// Expolinear (Madeira and Mattos §4, eq. 1, 7, 8; `expolin01.c`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct ExpolinearParams {
-    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
-    pub ss_alpha: f64,
-    /// Smallest slow-start step per ACK event, packets (module: 2).
-    pub ss_min_pkts: u32,
-    /// Reduction on loss, percent, 1..=99 (module: 20).
-    pub reduction_pct: u32,
-    /// Recovery gain η_r on Δ_r (module: 1).
-    pub eta_r: f64,
-    /// σ in 2^(−⌊σ·t⌋), per ms, > 0 (module: 1/4, i.e. ⌊t/4⌋).
-    pub sigma_per_ms: f64,
-    /// Avoidance slope: J = b_A + η_A·t, packets/ms (module: 2).
-    pub eta_a: f64,
-    /// Upper threshold before any reduction, packets (module: 200).
-    pub initial_threshold_pkts: u32,
-    /// Recovery base b_r before any reduction, packets (module: 1).
-    pub initial_base_pkts: u32,
-    /// Δ_r before any reduction, packets (module: 1).
-    pub initial_delta_pkts: u32,
-    /// 2^(−k) is the module's `65536 >> k` with the shift count taken
-    /// modulo 32, as x86 executes it (a shift by 32 or more is undefined in
-    /// C; GCC emits `sar %cl`, which masks the count): the recovery window
-    /// falls back to b_r + 1 every 128 ms of t (k = 32, 64, ...). False:
-    /// 2^(−k) = 0 from k = 17 on, the exponential the paper means.
-    pub shift_mod_32: bool,
-    /// The `ssthresh` hook enters recovery as `expolin01.c`'s does (see
-    /// `cc::loss_phases`); false (default): a loss reduces the window as the
-    /// paper's equations say.
-    pub module_hook: bool,
-    /// The reduction gate's 32-bit sequence comparison, exactly as
-    /// Linear's ([`LinearParams::wrap_seq`](super::linear::LinearParams::wrap_seq)):
-    /// unset (default), as `module_hook`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wrap_seq: Option<bool>,
-}
-
-impl Default for ExpolinearParams {
-    fn default() -> Self {
-        ExpolinearParams {
-            ss_alpha: 2.0,
-            ss_min_pkts: 2,
-            reduction_pct: 20,
-            eta_r: 1.0,
-            sigma_per_ms: 0.25,
-            eta_a: 2.0,
-            initial_threshold_pkts: 200,
-            initial_base_pkts: 1,
-            initial_delta_pkts: 1,
-            shift_mod_32: true,
-            module_hook: false,
-            wrap_seq: None,
-        }
+module_params! {
+    /// Expolinear (Madeira and Mattos §4, eq. 1, 7, 8; `expolin01.c`).
+    pub struct ExpolinearParams("expolin01.c") {
+        /// Reduction on loss, percent, 1..=99 (module: 20).
+        reduction_pct: u32 = 20,
+        /// Recovery gain η_r on Δ_r (module: 1).
+        eta_r: f64 = 1.0,
+        /// σ in 2^(−⌊σ·t⌋), per ms, > 0 (module: 1/4, i.e. ⌊t/4⌋).
+        sigma_per_ms: f64 = 0.25,
+        /// Avoidance slope: J = b_A + η_A·t, packets/ms (module: 2).
+        eta_a: f64 = 2.0,
+    }
+    after_base {
+        /// Δ_r before any reduction, packets (module: 1).
+        initial_delta_pkts: u32 = 1,
+        /// 2^(−k) is the module's `65536 >> k` with the shift count taken
+        /// modulo 32, as x86 executes it (a shift by 32 or more is undefined in
+        /// C; GCC emits `sar %cl`, which masks the count): the recovery window
+        /// falls back to b_r + 1 every 128 ms of t (k = 32, 64, ...). False:
+        /// 2^(−k) = 0 from k = 17 on, the exponential the paper means.
+        shift_mod_32: bool = true,
     }
 }
 
@@ -217,17 +182,10 @@ impl Law for ExpolinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::{law_with, Drive};
+    use crate::cc::loss_phases::testkit::{self, law_builders, Drive};
     use crate::cc::loss_phases::Phase;
-    use crate::cc::CongestionControl;
 
-    fn expolinear(f: impl FnOnce(&mut ExpolinearParams)) -> ExpolinearLaw {
-        law_with(Expolinear::new, f)
-    }
-
-    fn default() -> ExpolinearLaw {
-        expolinear(|_| {})
-    }
+    law_builders!(expolinear: Expolinear(ExpolinearParams) -> ExpolinearLaw);
 
     /// Eq. 7 in real numbers: b_r + ⌊η·Δ·(1 − 2^(−⌊σt⌋))⌋ + 1 (equal to
     /// the module's fixed point while ⌊σt⌋ ≤ 16).
@@ -402,10 +360,6 @@ mod tests {
 
     #[test]
     fn undo_keeps_the_window_but_at_least_two() {
-        let mut d = Drive::new(default(), 1);
-        assert_eq!(d.cc.undo_cwnd(&d.tp), 2);
-        d.tp.snd_cwnd = 70;
-        assert_eq!(d.cc.undo_cwnd(&d.tp), 70);
-        assert_eq!(d.cc.name(), "expolinear");
+        testkit::check_undo_and_name(default(), "expolinear");
     }
 }

@@ -252,17 +252,11 @@ impl Law for FractionalLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::{law_with, Drive};
+    use crate::cc::loss_phases::testkit::{self, law_builders, Drive};
     use crate::cc::loss_phases::Phase;
     use crate::cc::CongestionControl;
 
-    fn fractional(f: impl FnOnce(&mut FractionalParams)) -> FractionalLaw {
-        law_with(Fractional::new, f)
-    }
-
-    fn default() -> FractionalLaw {
-        fractional(|_| {})
-    }
+    law_builders!(fractional: Fractional(FractionalParams) -> FractionalLaw);
 
     #[test]
     fn slow_start_adds_one_segment_per_ack_event_as_compiled() {
@@ -465,10 +459,6 @@ mod tests {
 
     #[test]
     fn undo_keeps_the_window_but_at_least_two() {
-        let mut d = Drive::new(default(), 1);
-        assert_eq!(d.cc.undo_cwnd(&d.tp), 2);
-        d.tp.snd_cwnd = 33;
-        assert_eq!(d.cc.undo_cwnd(&d.tp), 33);
-        assert_eq!(d.cc.name(), "fractional");
+        testkit::check_undo_and_name(default(), "fractional");
     }
 }

@@ -25,7 +25,7 @@
 //! The adaptive reduction has no published module; the paper reports that
 //! it behaved like the fixed 50 %.
 
-use super::loss_phases::{floor_mul, law_reads_params, Law, PhaseMachine, State};
+use super::loss_phases::{floor_mul, law_reads_params, module_params, Law, PhaseMachine, State};
 use super::loss_phases::{
     INITIAL_BASE_ROW, INITIAL_THRESHOLD_ROW, SS_ALPHA_ROW, SS_MIN_PKTS_ROW, WRAP_SEQ_ROW,
 };
@@ -56,71 +56,27 @@ pub enum AdaptiveCount {
     Ack,
 }
 
-/// Linear (Madeira and Mattos §4, eq. 1–4; `linha01.c`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct LinearParams {
-    /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
-    pub ss_alpha: f64,
-    /// Smallest slow-start step per ACK event, packets (module: 2).
-    pub ss_min_pkts: u32,
-    /// Recovery slope: J = b_r + β_r·t, packets/ms (module: 1).
-    pub beta_r: f64,
-    /// Avoidance slope: J = b_A + β_A·t, packets/ms (module: 2).
-    pub beta_a: f64,
-    /// Fixed reduction on loss, percent, 1..=99 (module: 10; the paper's
-    /// variants: 20, 50).
-    pub reduction_pct: u32,
-    /// Adaptive reduction R = min + span·lost/sent (paper eq. 3) instead of
-    /// `reduction_pct`.
-    pub adaptive: bool,
-    /// R's floor, percent (paper: 15).
-    pub adaptive_min_pct: u32,
-    /// R's span, percent; min + span ≤ 99 (paper: 35).
-    pub adaptive_span_pct: u32,
-    /// What lost/sent counts (see [`AdaptiveCount`]).
-    pub adaptive_count: AdaptiveCount,
-    /// Upper threshold before any reduction, packets (module: 200).
-    pub initial_threshold_pkts: u32,
-    /// Recovery base b_r before any reduction, packets (module: 1).
-    pub initial_base_pkts: u32,
-    /// The `ssthresh` hook enters recovery as `linha01.c`'s does (see
-    /// `cc::loss_phases`); false (default): a loss reduces the window as the
-    /// paper's equations say.
-    pub module_hook: bool,
-    /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
-    /// sequence numbers from a random initial one, as the module's `u32`
-    /// comparison does in Linux: once per 4 GiB sent, a recovery point just
-    /// below the wrap keeps the gate shut until the point moves again.
-    /// False: 64-bit, never wraps. Unset (default): as `module_hook`. The
-    /// module's hook moves the point at every Recovery entry, which bounds
-    /// a wrap's effect to milliseconds; without the hook only a reduction
-    /// moves it, and the hook's reset of t (which keeps the recovery window
-    /// at b_r under frequent losses) can keep the gate shut for 4 GiB of
-    /// data: a state neither the module nor the paper's equations reach
-    /// (`cc::loss_phases`, "The compiled modules against their source", 3).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wrap_seq: Option<bool>,
-}
-
-impl Default for LinearParams {
-    fn default() -> Self {
-        LinearParams {
-            ss_alpha: 2.0,
-            ss_min_pkts: 2,
-            beta_r: 1.0,
-            beta_a: 2.0,
-            reduction_pct: 10,
-            adaptive: false,
-            adaptive_min_pct: 15,
-            adaptive_span_pct: 35,
-            adaptive_count: AdaptiveCount::Window,
-            initial_threshold_pkts: 200,
-            initial_base_pkts: 1,
-            module_hook: false,
-            wrap_seq: None,
-        }
+module_params! {
+    /// Linear (Madeira and Mattos §4, eq. 1–4; `linha01.c`).
+    pub struct LinearParams("linha01.c") {
+        /// Recovery slope: J = b_r + β_r·t, packets/ms (module: 1).
+        beta_r: f64 = 1.0,
+        /// Avoidance slope: J = b_A + β_A·t, packets/ms (module: 2).
+        beta_a: f64 = 2.0,
+        /// Fixed reduction on loss, percent, 1..=99 (module: 10; the paper's
+        /// variants: 20, 50).
+        reduction_pct: u32 = 10,
+        /// Adaptive reduction R = min + span·lost/sent (paper eq. 3) instead of
+        /// `reduction_pct`.
+        adaptive: bool = false,
+        /// R's floor, percent (paper: 15).
+        adaptive_min_pct: u32 = 15,
+        /// R's span, percent; min + span ≤ 99 (paper: 35).
+        adaptive_span_pct: u32 = 35,
+        /// What lost/sent counts (see [`AdaptiveCount`]).
+        adaptive_count: AdaptiveCount = AdaptiveCount::Window,
     }
+    after_base {}
 }
 
 /// Linear's parameters: types, ranges, one line each.
@@ -273,17 +229,11 @@ impl Law for LinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::{law_with, Drive, MSS};
+    use crate::cc::loss_phases::testkit::{self, law_builders, Drive, MSS};
     use crate::cc::loss_phases::Phase;
     use crate::cc::{CongestionControl, INFINITE_SSTHRESH};
 
-    fn linear(f: impl FnOnce(&mut LinearParams)) -> LinearLaw {
-        law_with(Linear::new, f)
-    }
-
-    fn default() -> LinearLaw {
-        linear(|_| {})
-    }
+    law_builders!(linear: Linear(LinearParams) -> LinearLaw);
 
     /// A flow in recovery after one reduction of `cwnd` at `ms`, driven
     /// without the `ssthresh` hook (losses reported while the stack is
@@ -673,10 +623,7 @@ mod tests {
 
     #[test]
     fn undo_keeps_the_window_but_at_least_two() {
-        let mut d = Drive::new(default(), 1);
-        assert_eq!(d.cc.undo_cwnd(&d.tp), 2);
-        d.tp.snd_cwnd = 700;
-        assert_eq!(d.cc.undo_cwnd(&d.tp), 700);
+        testkit::check_undo_and_name(default(), "linear");
     }
 
     #[test]

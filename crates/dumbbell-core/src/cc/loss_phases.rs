@@ -377,6 +377,74 @@ macro_rules! law_reads_params {
 }
 pub(crate) use law_reads_params;
 
+/// The parameters of a law that [`law_reads_params!`] reads (Linear's and
+/// Expolinear's), written once with their docs and the modules' defaults
+/// around the law's own: the struct (serde: missing fields from `Default`,
+/// unknown ones refused) and its `Default`. The law's own fields, each
+/// `name: type = default,`, come after `ss_min_pkts`, and those in
+/// `after_base { ... }` after `initial_base_pkts`; `$module` is the
+/// module's source file.
+macro_rules! module_params {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident ($module:literal) {
+            $( $(#[$a_meta:meta])* $a:ident: $a_ty:ty = $a_default:expr, )*
+        }
+        after_base {
+            $( $(#[$b_meta:meta])* $b:ident: $b_ty:ty = $b_default:expr, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct $name {
+            /// Slow start adds α·t³ per ACK event, packets/ms³ (module: 2).
+            pub ss_alpha: f64,
+            /// Smallest slow-start step per ACK event, packets (module: 2).
+            pub ss_min_pkts: u32,
+            $( $(#[$a_meta])* pub $a: $a_ty, )*
+            /// Upper threshold before any reduction, packets (module: 200).
+            pub initial_threshold_pkts: u32,
+            /// Recovery base b_r before any reduction, packets (module: 1).
+            pub initial_base_pkts: u32,
+            $( $(#[$b_meta])* pub $b: $b_ty, )*
+            #[doc = concat!("The `ssthresh` hook enters recovery as `", $module, "`'s does (see")]
+            /// `cc::loss_phases`); false (default): a loss reduces the window as the
+            /// paper's equations say.
+            pub module_hook: bool,
+            /// The reduction gate `snd_nxt > recovery_point` compares 32-bit
+            /// sequence numbers from a random initial one, as the module's `u32`
+            /// comparison does in Linux: once per 4 GiB sent, a recovery point just
+            /// below the wrap keeps the gate shut until the point moves again.
+            /// False: 64-bit, never wraps. Unset (default): as `module_hook`. The
+            /// module's hook moves the point at every Recovery entry, which bounds
+            /// a wrap's effect to milliseconds; without the hook only a reduction
+            /// moves it, and the hook's reset of t (which keeps the recovery window
+            /// at b_r under frequent losses) can keep the gate shut for 4 GiB of
+            /// data: a state neither the module nor the paper's equations reach
+            /// (`cc::loss_phases`, "The compiled modules against their source", 3).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub wrap_seq: Option<bool>,
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name {
+                    ss_alpha: 2.0,
+                    ss_min_pkts: 2,
+                    $( $a: $a_default, )*
+                    initial_threshold_pkts: 200,
+                    initial_base_pkts: 1,
+                    $( $b: $b_default, )*
+                    module_hook: false,
+                    wrap_seq: None,
+                }
+            }
+        }
+    };
+}
+pub(crate) use module_params;
+
 /// What distinguishes Linear, Fractional and Expolinear.
 pub trait Law: Send {
     /// The control's name (Linux module name for Linear and Expolinear).
@@ -626,6 +694,33 @@ pub(crate) mod testkit {
         let mut p = P::default();
         f(&mut p);
         new(p).law
+    }
+
+    /// The two builders each control's tests start from:
+    /// `law_builders!(linear: Linear(LinearParams) -> LinearLaw)` writes
+    /// `linear(f)`, the law from the default parameters changed by `f`
+    /// ([`law_with`]), and `default()`, the law from the defaults.
+    macro_rules! law_builders {
+        ($name:ident: $control:ident($params:ty) -> $law:ty) => {
+            fn $name(f: impl FnOnce(&mut $params)) -> $law {
+                $crate::cc::loss_phases::testkit::law_with($control::new, f)
+            }
+
+            fn default() -> $law {
+                $name(|_| {})
+            }
+        };
+    }
+    pub(crate) use law_builders;
+
+    /// The machine's `undo_cwnd`, whatever the law: as the modules, the
+    /// window, but at least two packets; and the control's `name`.
+    pub fn check_undo_and_name<L: Law>(law: L, name: &str) {
+        let mut d = Drive::new(law, 1);
+        assert_eq!(d.cc.undo_cwnd(&d.tp), 2);
+        d.tp.snd_cwnd = 700;
+        assert_eq!(d.cc.undo_cwnd(&d.tp), 700);
+        assert_eq!(d.cc.name(), name);
     }
 
     impl<L: Law> Drive<L> {

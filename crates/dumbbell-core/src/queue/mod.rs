@@ -152,56 +152,30 @@ pub(crate) use registration;
 pub const MIN_AQM_TIME_PS: u64 = PS_PER_US;
 pub const MAX_AQM_TIME_PS: u64 = 3600 * PS_PER_S;
 
-/// Why a packet was dropped. Fixed and small: counters are indexed by it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum DropReason {
-    /// The queue's packet or byte limit was reached.
-    Overflow = 0,
-    /// RED's probabilistic drop between its thresholds (non-ECT packet).
-    RedEarly = 1,
-    /// RED's forced drop above its maximum threshold.
-    RedForced = 2,
-    /// Random loss on the link (Bernoulli).
-    LinkLoss = 3,
-    /// No route to the destination.
-    NoRoute = 4,
-    /// A software switch's packet-processing pipeline was full (`net::pipeline`).
-    Pipeline = 5,
-    /// CoDel's control law dropped a queued packet at dequeue (CoDel and
-    /// FQ-CoDel; Linux `drop_count`).
-    Codel = 6,
-    /// PIE's probabilistic early drop at enqueue (Linux `pie_drop_early`).
-    Pie = 7,
-    /// DualPI2's drop at dequeue, classic (p'²) or L on overload.
-    DualPi2 = 8,
-}
-
-impl DropReason {
-    pub const ALL: [DropReason; 9] = [
-        DropReason::Overflow,
-        DropReason::RedEarly,
-        DropReason::RedForced,
-        DropReason::LinkLoss,
-        DropReason::NoRoute,
-        DropReason::Pipeline,
-        DropReason::Codel,
-        DropReason::Pie,
-        DropReason::DualPi2,
-    ];
-    pub const COUNT: usize = 9;
-    pub fn name(self) -> &'static str {
-        match self {
-            DropReason::Overflow => "overflow",
-            DropReason::RedEarly => "red_early",
-            DropReason::RedForced => "red_forced",
-            DropReason::LinkLoss => "link_loss",
-            DropReason::NoRoute => "no_route",
-            DropReason::Pipeline => "pipeline",
-            DropReason::Codel => "codel",
-            DropReason::Pie => "pie",
-            DropReason::DualPi2 => "dualpi2",
-        }
+crate::u8_enum::u8_enum! {
+    /// Why a packet was dropped. Fixed and small: counters are indexed by it;
+    /// its name is the `reason` in the drop log and the packet trace.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum DropReason {
+        /// The queue's packet or byte limit was reached.
+        Overflow = "overflow",
+        /// RED's probabilistic drop between its thresholds (non-ECT packet).
+        RedEarly = "red_early",
+        /// RED's forced drop above its maximum threshold.
+        RedForced = "red_forced",
+        /// Random loss on the link (Bernoulli).
+        LinkLoss = "link_loss",
+        /// No route to the destination.
+        NoRoute = "no_route",
+        /// A software switch's packet-processing pipeline was full (`net::pipeline`).
+        Pipeline = "pipeline",
+        /// CoDel's control law dropped a queued packet at dequeue (CoDel and
+        /// FQ-CoDel; Linux `drop_count`).
+        Codel = "codel",
+        /// PIE's probabilistic early drop at enqueue (Linux `pie_drop_early`).
+        Pie = "pie",
+        /// DualPI2's drop at dequeue, classic (p'²) or L on overload.
+        DualPi2 = "dualpi2",
     }
 }
 

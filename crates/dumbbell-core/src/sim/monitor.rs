@@ -17,16 +17,18 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 /// Events between two polls of the monitor.
 pub const POLL_EVERY_EVENTS: u32 = 1024;
 
-/// What a run is doing, as seen from outside.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Phase {
-    /// Decoding, validating and building the world.
-    Building = 0,
-    /// The event loop runs.
-    Running = 1,
-    /// The event loop has returned (finished, stopped or failed).
-    Done = 2,
+crate::u8_enum::u8_enum! {
+    /// What a run is doing, as seen from outside (kept in an atomic as its
+    /// code).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Phase {
+        /// Decoding, validating and building the world.
+        Building,
+        /// The event loop runs.
+        Running,
+        /// The event loop has returned (finished, stopped or failed).
+        Done,
+    }
 }
 
 /// A snapshot of a run's progress.
@@ -111,11 +113,7 @@ impl RunMonitor {
     }
 
     pub fn progress(&self) -> Progress {
-        let phase = match self.phase.load(Ordering::Acquire) {
-            0 => Phase::Building,
-            1 => Phase::Running,
-            _ => Phase::Done,
-        };
+        let phase = Phase::from_u8(self.phase.load(Ordering::Acquire)).unwrap_or(Phase::Done);
         Progress {
             phase,
             now_ps: self.now_ps.load(Ordering::Relaxed),

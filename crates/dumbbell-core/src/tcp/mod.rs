@@ -43,24 +43,14 @@ pub fn ts_before(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0
 }
 
-/// Timers of a connection (the `kind` of `Event::TcpTimer`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum TimerKind {
-    Rto = 0,
-    DelAck = 1,
-    Pacing = 2,
-    Start = 3,
-}
-
-impl TimerKind {
-    pub fn from_u8(k: u8) -> TimerKind {
-        match k {
-            0 => TimerKind::Rto,
-            1 => TimerKind::DelAck,
-            2 => TimerKind::Pacing,
-            _ => TimerKind::Start,
-        }
+crate::u8_enum::u8_enum! {
+    /// Timers of a connection (the `kind` of `Event::TcpTimer`, its code).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum TimerKind {
+        Rto,
+        DelAck,
+        Pacing,
+        Start,
     }
 }
 

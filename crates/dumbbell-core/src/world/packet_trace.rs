@@ -12,17 +12,17 @@ use super::*;
 /// Bytes a row takes in the core's columns (`packets` table).
 pub const PACKET_ROW_BYTES: u64 = 8 + 4 + 1 + 4 + 8 + 4 + 8 + 16;
 
-/// What happened to the packet.
-#[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub(super) enum PacketEvent {
-    Enqueue = 0,
-    Dequeue = 1,
-    Drop = 2,
-    Mark = 3,
+crate::u8_enum::u8_enum! {
+    /// What happened to the packet (the `event` column: its code, and its
+    /// name in the column's dictionary).
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub(super) enum PacketEvent {
+        Enqueue = "enqueue",
+        Dequeue = "dequeue",
+        Drop = "drop",
+        Mark = "mark",
+    }
 }
-
-const EVENT_NAMES: [&str; 4] = ["enqueue", "dequeue", "drop", "mark"];
 
 /// `enq_ps` of a packet not queued at a traced port.
 const NOT_QUEUED: u64 = u64::MAX;
@@ -147,7 +147,7 @@ impl PacketTrace {
                     "event",
                     Column::Dict(
                         self.event.iter().map(|&e| e as u32).collect(),
-                        EVENT_NAMES.iter().map(|s| s.to_string()).collect(),
+                        PacketEvent::NAMES.iter().map(|s| s.to_string()).collect(),
                     ),
                 )
                 .with("flow", Column::U32(self.flow))

@@ -67,18 +67,17 @@ fn default_rafle_n() -> u32 {
     rafle::DEFAULT_N as u32
 }
 
-/// The two classes of a two-class port. The discriminant indexes the port's
-/// queues and counters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Class {
-    Short = 0,
-    Long = 1,
+crate::u8_enum::u8_enum! {
+    /// The two classes of a two-class port. The code indexes the port's
+    /// queues and counters.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Class {
+        Short = "short",
+        Long = "long",
+    }
 }
 
 impl Class {
-    pub const BOTH: [Class; 2] = [Class::Short, Class::Long];
-
     pub fn of_long(long: bool) -> Class {
         if long {
             Class::Long
@@ -89,13 +88,6 @@ impl Class {
 
     pub fn index(self) -> usize {
         self as usize
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Class::Short => "short",
-            Class::Long => "long",
-        }
     }
 }
 
