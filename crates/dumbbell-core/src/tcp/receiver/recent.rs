@@ -2,15 +2,15 @@
 //! segment that triggered the ACK first, then the most recently reported
 //! others, each a range of the out-of-order set.
 //!
-//! The blocks are kept as the start points of their ranges, refreshed
-//! against the set when it changes. On a lossy path nearly every segment
-//! lands above a hole and either extends one range in place or adds one;
-//! then no other range moved, and the ranges already found stay exact.
-//! They are kept with their start points (`exact`), so that such a segment
-//! and the ACK it triggers search the set for nothing. Any other change of
-//! the set (a merge, the cumulative point trimming it) clears `exact`, and
-//! the next segment above a hole looks every start point up again, as
-//! before. Either way the order and the blocks are the same.
+//! The blocks are kept as the ranges last found for them; their starts are
+//! the start points, looked up in the set again when it changes. On a lossy
+//! path nearly every segment lands above a hole and either extends one
+//! range in place or adds one; then no other range moved, and the ranges
+//! kept stay exact (`exact`), so that such a segment and the ACK it
+//! triggers search the set for nothing. Any other change of the set (a
+//! merge, the cumulative point trimming it) clears `exact`, and the next
+//! segment above a hole looks every start point up again, as the receiver
+//! always did. Either way the order and the blocks are the same.
 
 use crate::net::packet::{SackBlock, MAX_SACK_BLOCKS};
 use crate::tcp::ranges::RangeSet;
@@ -21,10 +21,9 @@ const KEPT: usize = MAX_SACK_BLOCKS + 1;
 
 #[derive(Clone, Debug)]
 pub(super) struct RecentBlocks {
-    /// Start points, most recent first.
-    start: [Option<u64>; KEPT],
-    /// When `exact`: `start[..n]` are the starts of distinct ranges of the
-    /// set, `rng[..n]` those ranges, and `start[n..]` are `None`.
+    /// `rng[..n]`: the blocks, most recent first. Their starts are the
+    /// start points; the ranges themselves are those of the set when
+    /// `exact`, and may be stale (merged, trimmed) otherwise.
     rng: [(u64, u64); KEPT],
     n: usize,
     exact: bool,
@@ -33,7 +32,6 @@ pub(super) struct RecentBlocks {
 impl Default for RecentBlocks {
     fn default() -> Self {
         RecentBlocks {
-            start: [None; KEPT],
             rng: [(0, 0); KEPT],
             n: 0,
             exact: true,
@@ -53,42 +51,36 @@ impl RecentBlocks {
     /// have gone; otherwise every range but `idx` is as it was.
     pub(super) fn touch(&mut self, ooo: &RangeSet, idx: usize, merged: bool) {
         let (lo, hi) = ooo.ranges()[idx];
-        let mut start = [None; KEPT];
+        if self.exact && !merged {
+            // The others are unchanged. The one range `idx` grew from, if
+            // any, leaves its place; those before it move down one.
+            let p = self.rng[..self.n]
+                .iter()
+                .position(|&(rs, _)| rs >= lo && rs < hi)
+                .unwrap_or(self.n);
+            self.rng.copy_within(0..p.min(KEPT - 1), 1);
+            self.rng[0] = (lo, hi);
+            if p == self.n {
+                self.n = (self.n + 1).min(KEPT);
+            }
+            return;
+        }
         let mut rng = [(0, 0); KEPT];
-        start[0] = Some(lo);
         rng[0] = (lo, hi);
         let mut n = 1;
-        if self.exact && !merged {
-            // The others are unchanged; the one range `idx` grew from (if
-            // any) now starts at `lo` and is already first.
-            for &(rs, re) in &self.rng[..self.n] {
-                if n == KEPT {
-                    break;
-                }
-                if rs >= lo && rs < hi {
-                    continue;
-                }
-                start[n] = Some(rs);
-                rng[n] = (rs, re);
-                n += 1;
+        for &(old, _) in &self.rng[..self.n] {
+            if n == KEPT {
+                break;
             }
-        } else {
-            for old in self.start.iter().flatten() {
-                if n == KEPT {
-                    break;
-                }
-                let Some((rs, re)) = ooo.containing(*old) else {
-                    continue;
-                };
-                if rs == lo || start[..n].contains(&Some(rs)) {
-                    continue;
-                }
-                start[n] = Some(rs);
-                rng[n] = (rs, re);
-                n += 1;
+            let Some((rs, re)) = ooo.containing(old) else {
+                continue;
+            };
+            if rs == lo || rng[..n].iter().any(|&(x, _)| x == rs) {
+                continue;
             }
+            rng[n] = (rs, re);
+            n += 1;
         }
-        self.start = start;
         self.rng = rng;
         self.n = n;
         self.exact = true;
@@ -108,11 +100,11 @@ impl RecentBlocks {
             }
             return n;
         }
-        for start in self.start.iter().flatten() {
+        for &(start, _) in &self.rng[..self.n] {
             if n == MAX_SACK_BLOCKS {
                 break;
             }
-            if let Some((rs, re)) = ooo.containing(*start) {
+            if let Some((rs, re)) = ooo.containing(start) {
                 let b = SackBlock { start: rs, end: re };
                 if !sack[first..n].contains(&b) {
                     sack[n] = b;
