@@ -213,7 +213,7 @@ impl Receiver {
             }
             if had_holes {
                 self.ooo.trim_below(self.rcv_nxt);
-                self.recent.invalidate();
+                self.recent.trimmed(self.rcv_nxt);
                 immediate = true; // filled (part of) a hole
             }
         } else {

@@ -7,10 +7,11 @@
 //! path nearly every segment lands above a hole and either extends one
 //! range in place or adds one; then no other range moved, and the ranges
 //! kept stay exact (`exact`), so that such a segment and the ACK it
-//! triggers search the set for nothing. Any other change of the set (a
-//! merge, the cumulative point trimming it) clears `exact`, and the next
-//! segment above a hole looks every start point up again, as the receiver
-//! always did. Either way the order and the blocks are the same.
+//! triggers search the set for nothing; so do the ranges that the
+//! cumulative point, trimming the set, leaves whole. A merge clears
+//! `exact`, and the next segment above a hole looks every start point up
+//! again, as the receiver always did. Either way the order and the blocks
+//! are the same.
 
 use crate::net::packet::{SackBlock, MAX_SACK_BLOCKS};
 use crate::tcp::ranges::RangeSet;
@@ -40,10 +41,20 @@ impl Default for RecentBlocks {
 }
 
 impl RecentBlocks {
-    /// The set changed other than by [`RecentBlocks::touch`]'s insert.
-    #[inline]
-    pub(super) fn invalidate(&mut self) {
-        self.exact = false;
+    /// The set was trimmed below `point` (the cumulative ACK moved). A
+    /// range starting at or above it is as it was; one starting below it
+    /// is gone or clipped, so no range holds its start point any more and
+    /// a lookup would drop it: it is dropped now, and exact ranges stay
+    /// exact.
+    pub(super) fn trimmed(&mut self, point: u64) {
+        let mut m = 0;
+        for k in 0..self.n {
+            if self.rng[k].0 >= point {
+                self.rng[m] = self.rng[k];
+                m += 1;
+            }
+        }
+        self.n = m;
     }
 
     /// Range `idx` of `ooo` holds the segment just received: it goes first.
@@ -183,7 +194,7 @@ mod tests {
                     // The cumulative point moves: the set is trimmed.
                     point = (point + a % 20).min(330);
                     ooo.trim_below(point);
-                    fast.invalidate();
+                    fast.trimmed(point);
                 } else {
                     let s = point + 1 + a;
                     let before = ooo.ranges().len();
