@@ -48,6 +48,24 @@ impl RangeSet {
     /// [`RangeSet::ranges`]) of the range that now contains `[s, e)`.
     pub fn insert(&mut self, s: u64, e: u64, mut new_part: impl FnMut(u64, u64)) -> usize {
         debug_assert!(s < e);
+        // At the top of the set, where both users mostly insert (new data
+        // above the highest hole, the newest SACK block): a range beyond
+        // the last one, or one that starts within the last and reaches
+        // past it. What follows would do the same, after a search.
+        let len = self.r.len();
+        if len > self.head {
+            let (ls, le) = self.r[len - 1];
+            if s > le {
+                new_part(s, e);
+                self.r.push((s, e));
+                return len - self.head;
+            }
+            if s >= ls && e > le {
+                new_part(le, e);
+                self.r[len - 1].1 = e;
+                return len - 1 - self.head;
+            }
+        }
         // First range whose end reaches s (touching ranges merge).
         let i = self.search(|re| re < s);
         let h = self.head;

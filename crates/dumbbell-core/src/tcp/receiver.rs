@@ -34,8 +34,9 @@
 use super::ranges::RangeSet;
 use super::{ts_before, ts_ms, Endpoints, Out, TimerKind};
 use crate::config::TcpConfig;
-use crate::net::packet::{flags, Ecn, Packet, Proto, SackBlock, MAX_SACK_BLOCKS};
+use crate::net::packet::{flags, Ecn, Packet, Proto, SackBlock};
 use crate::sim::{Dur, LazyTimer, Time};
+use recent::RecentBlocks;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EcnEcho {
@@ -67,9 +68,8 @@ pub struct Receiver {
     /// rcv_nxt advertised in the last ACK sent.
     rcv_wup: u64,
     ooo: RangeSet,
-    /// Blocks in SACK order, most recent first (their start points; refreshed
-    /// against `ooo` when used).
-    recent: [Option<u64>; MAX_SACK_BLOCKS + 1],
+    /// Blocks in SACK order, most recent first (`receiver/recent.rs`).
+    recent: RecentBlocks,
     quickacks: u32,
     delack: LazyTimer,
     /// Classic: ECE demanded until CWR. Accurate: CE state of the last data.
@@ -110,7 +110,7 @@ impl Receiver {
             rcv_nxt: 0,
             rcv_wup: 0,
             ooo: RangeSet::new(),
-            recent: [None; MAX_SACK_BLOCKS + 1],
+            recent: RecentBlocks::default(),
             quickacks: cfg.quickack_segments,
             delack: LazyTimer::default(),
             ece: false,
@@ -211,8 +211,9 @@ impl Receiver {
                     self.rcv_nxt = self.rcv_nxt.max(re);
                 }
             }
-            self.ooo.trim_below(self.rcv_nxt);
             if had_holes {
+                self.ooo.trim_below(self.rcv_nxt);
+                self.recent.trimmed(self.rcv_nxt);
                 immediate = true; // filled (part of) a hole
             }
         } else {
@@ -220,18 +221,19 @@ impl Receiver {
             // nothing new was already held (inserting it changed nothing),
             // which one search tells, instead of a lookup before the insert.
             let mut fresh = false;
+            let before = self.ooo.ranges().len();
             let idx = self.ooo.insert(s, e, |_, _| fresh = true);
-            let start = self.ooo.ranges()[idx].0;
+            let merged = self.ooo.ranges().len() < before;
             if !fresh {
                 // Already held out of order: the block holding it goes first
                 // after the D-SACK (RFC 2883 §4.2: so the sender can tell).
                 self.set_dsack(s, e);
-                self.touch_recent(start);
+                self.recent.touch(&self.ooo, idx, merged);
                 self.send_ack(now, out);
                 return;
             }
             self.ooo_received += 1;
-            self.touch_recent(start);
+            self.recent.touch(&self.ooo, idx, merged);
             immediate = true;
         }
         if p.has(flags::FIN) {
@@ -270,26 +272,6 @@ impl Receiver {
         if self.dsack {
             self.dsack_block = Some(SackBlock { start, end });
         }
-    }
-
-    fn touch_recent(&mut self, start: u64) {
-        let mut next = [None; MAX_SACK_BLOCKS + 1];
-        next[0] = Some(start);
-        let mut n = 1;
-        for old in self.recent.iter().flatten() {
-            if n == next.len() {
-                break;
-            }
-            let Some((rs, _)) = self.ooo.containing(*old) else {
-                continue;
-            };
-            if rs == start || next[..n].contains(&Some(rs)) {
-                continue;
-            }
-            next[n] = Some(rs);
-            n += 1;
-        }
-        self.recent = next;
     }
 
     fn send_ack(&mut self, now: Time, out: &mut Out) {
@@ -334,20 +316,8 @@ impl Receiver {
             p.sack[0] = d;
             n = 1;
         }
-        let first = n;
         if self.sack && !self.ooo.is_empty() {
-            for start in self.recent.iter().flatten() {
-                if n == MAX_SACK_BLOCKS {
-                    break;
-                }
-                if let Some((rs, re)) = self.ooo.containing(*start) {
-                    let b = SackBlock { start: rs, end: re };
-                    if !p.sack[first..n].contains(&b) {
-                        p.sack[n] = b;
-                        n += 1;
-                    }
-                }
-            }
+            n = self.recent.write(&self.ooo, &mut p.sack, n);
         }
         p.n_sack = n as u8;
         self.acks_sent += 1;
@@ -358,5 +328,6 @@ impl Receiver {
     }
 }
 
+mod recent;
 #[cfg(test)]
 mod tests;

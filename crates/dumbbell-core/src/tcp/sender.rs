@@ -260,6 +260,8 @@ pub struct Sender {
     pub phase: Phase,
     segs: VecDeque<Seg>,
     sacked: RangeSet,
+    /// The previous ACK's SACK blocks (`sender/sack_cache.rs`).
+    sack_cache: sack_cache::SackCache,
     scratch: Vec<(u64, u64)>,
     pub rtt: RttEstimator,
     /// The retransmission timer, in mode `xmit_mode`.
@@ -435,6 +437,7 @@ impl Sender {
             phase: Phase::Idle,
             segs: VecDeque::with_capacity(256),
             sacked: RangeSet::new(),
+            sack_cache: Default::default(),
             scratch: Vec::with_capacity(8),
             rtt,
             rto_timer: LazyTimer::default(),
@@ -702,6 +705,7 @@ impl Sender {
 mod input;
 mod output;
 mod recovery;
+mod sack_cache;
 mod timers;
 mod tso;
 

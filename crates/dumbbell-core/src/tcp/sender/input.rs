@@ -243,14 +243,21 @@ impl Sender {
             self.dsack_block(blocks[0].start, blocks[0].end, prior_una, f);
         }
         self.scratch.clear();
+        let mut taken = [(0, 0); crate::net::packet::MAX_SACK_BLOCKS];
+        let mut n_taken = 0;
         for b in &blocks[dsack as usize..] {
             let s = b.start.max(self.tp.snd_una);
             let e = b.end.min(self.tp.snd_nxt);
             if s < e {
-                let scratch = &mut self.scratch;
-                self.sacked.insert(s, e, |x, y| scratch.push((x, y)));
+                if !self.sack_cache.covers(s, e) {
+                    let scratch = &mut self.scratch;
+                    self.sacked.insert(s, e, |x, y| scratch.push((x, y)));
+                }
+                taken[n_taken] = (s, e);
+                n_taken += 1;
             }
         }
+        self.sack_cache.replace(taken, n_taken);
         let mss = self.cfg.mss_bytes as u64;
         for k in 0..self.scratch.len() {
             let (x, y) = self.scratch[k];
