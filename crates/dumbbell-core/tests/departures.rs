@@ -97,14 +97,15 @@ fn late_dequeues_give_the_results_of_dequeue_events() {
 /// bottleneck) and an ACK two (the receiver's NIC, the switch's port toward
 /// the sender): with every end of transmission an event, 4 events per
 /// packet of either kind (an arrival and a departure per port); without,
-/// 3 per data packet (the sender's NIC, whose sender learns when its packet
-/// left, keeps its departure event) and 2 per ACK. Timers add a few more,
-/// packets dropped or still in flight at the end a few less.
+/// 2 of either (the sender's NIC, ten times the bottleneck's rate, seldom
+/// holds a sender in TCP small queues, so it seldom raises a wake). Timers
+/// add a few more, packets dropped or still in flight at the end a few
+/// less.
 #[test]
-fn departures_cost_no_event_but_at_a_tcp_senders_nic() {
+fn departures_cost_no_event_but_arrivals() {
     let q = json!({"limit_pkts": 100});
     for delayed_ack in [false, true] {
-        for (watched, per_data, per_ack) in [(true, 4, 4), (false, 3, 2)] {
+        for (watched, per_data, per_ack) in [(true, 4, 4), (false, 2, 2)] {
             let out = run(q.clone(), "reno", delayed_ack, watched);
             let data = out.summary_u64("data_packets_sent");
             let acks = out.summary_u64("ack_packets_sent");
@@ -117,4 +118,75 @@ fn departures_cost_no_event_but_at_a_tcp_senders_nic() {
             );
         }
     }
+}
+
+/// The sender's NIC is the bottleneck, so TCP small queues hold its
+/// senders (`world/tsq_wake.rs`): two flows from `snd` share the NIC (one
+/// paced BBR, one Cubic), and a third sends the other way, so that `snd`
+/// also puts ACKs on that NIC. `watched`: with the drop log (every port
+/// keeps its `TxDone` events); `tsq_bytes`: TSQ's cap (0: off).
+fn run_tsq(watched: bool, tsq_bytes: u64) -> dumbbell_core::world::RunOutput {
+    let tcp = json!({"tsq_bytes": tsq_bytes});
+    let nodes = vec![
+        json!({"name": "snd", "kind": "host"}),
+        json!({"name": "r", "kind": "switch"}),
+        json!({"name": "rcv", "kind": "host"}),
+    ];
+    let links = vec![
+        json!({"a": "snd", "b": "r", "rate_bps": 100_000_000u64, "delay_ps": MS,
+               "queue_ab": {"limit_pkts": 100000}, "queue_ba": {"limit_pkts": 200}}),
+        json!({"a": "r", "b": "rcv", "rate_bps": 1_000_000_000u64, "delay_ps": 4 * MS,
+               "queue_ab": {"limit_pkts": 1000}}),
+    ];
+    let flows = vec![
+        json!({"kind": "tcp", "name": "a", "src": "snd", "dst": "rcv", "cc": {"kind": "bbr"},
+               "tcp": tcp}),
+        json!({"kind": "tcp", "name": "b", "src": "snd", "dst": "rcv", "cc": {"kind": "cubic"},
+               "start_ps": 37 * MS + 123, "tcp": tcp}),
+        json!({"kind": "tcp", "name": "c", "src": "rcv", "dst": "snd", "cc": {"kind": "reno"},
+               "start_ps": 11 * MS, "tcp": tcp}),
+    ];
+    go(&config(
+        5,
+        2 * S,
+        nodes,
+        links,
+        flows,
+        json!({"drop_log": watched}),
+    ))
+}
+
+/// A TCP sender's NIC without events while no sender is held, and with a
+/// wake at each end of transmission while TCP small queues hold one, gives
+/// every flow and every port the results of a NIC that raises an event per
+/// packet, with fewer events. TSQ did hold: the NIC, the bottleneck of two
+/// bulk flows, kept a fraction of the queue it holds without TSQ.
+#[test]
+fn a_tcp_senders_nic_wakes_only_held_senders() {
+    let tsq = 128 * 1024;
+    let lazy = run_tsq(false, tsq);
+    let events = run_tsq(true, tsq);
+    for table in ["flows", "queues"] {
+        assert_eq!(
+            lazy.table(table),
+            events.table(table),
+            "the {table} table differs between a lazy NIC and TxDone events"
+        );
+    }
+    let (el, ee) = (lazy.summary_u64("events"), events.summary_u64("events"));
+    assert!(
+        el < ee,
+        "{el} events with a lazy NIC, {ee} with TxDone events"
+    );
+    // Port 0 is snd -> r, the NIC: busy nearly all the run.
+    let util = col_f64(&lazy, "queues", "utilization")[0];
+    assert!(util > 0.9, "the NIC was busy {util} of the run");
+    let held = col_u32(&lazy, "queues", "max_pkts")[0];
+    let free = col_u32(&run_tsq(false, 0), "queues", "max_pkts")[0];
+    assert!(
+        4 * held < free,
+        "the NIC queue reached {held} packets with TSQ, {free} without"
+    );
+    let delivered = col_u64(&lazy, "flows", "bytes_delivered");
+    assert!(delivered.iter().all(|&b| b > 1_000_000), "{delivered:?}");
 }

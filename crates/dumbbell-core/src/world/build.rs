@@ -306,6 +306,7 @@ impl World {
             cap,
             pkts,
             rtts: rtt_samples::RttSamples::new(cfg.record.rtt_samples),
+            tsq: Default::default(),
             created: 0,
             delivered: 0,
             dropped: 0,

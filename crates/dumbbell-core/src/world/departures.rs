@@ -24,20 +24,22 @@
 //! service rate or shaper), no return policy, no queue trace, no blocking
 //! input buffer downstream, no netem stage counting GSO skbs, and no
 //! per-packet or pcap capture or drop log in the run (their rows would come
-//! out of time order); and not a NIC of a host that sends TCP, whose sender
-//! learns at that instant that its packet left (TCP small queues,
-//! `Sender::on_nic_tx`).
+//! out of time order). The NIC of a host that sends TCP is lazy too when it
+//! is the host's one port: its senders learn of their packets' departures
+//! when they next act, and one that TCP small queues hold gets an event
+//! (`world/tsq_wake.rs`).
 
 use super::*;
 
 impl World {
     /// Marks the ports whose departures need no event (see the module).
     pub(super) fn mark_lazy_ports(&mut self, cfg: &RunConfig) {
+        let mut tcp_sender = vec![false; self.node_names.len()];
         let watched = self.cap.on || self.pkts.on || self.rec.drop_log;
         if watched {
+            self.mark_tsq_nics(&tcp_sender);
             return;
         }
-        let mut tcp_sender = vec![false; self.node_names.len()];
         let mut mark = |name: &str| {
             if let Some(i) = self.node_names.iter().position(|n| n == name) {
                 tcp_sender[i] = true;
@@ -61,9 +63,9 @@ impl World {
                 && p.feedback.is_none()
                 && p.trace.is_none()
                 && p.gate == crate::net::port::NO_GATE
-                && p.netem.as_ref().is_none_or(|n| n.gso.is_none())
-                && !tcp_sender[p.node as usize];
+                && p.netem.as_ref().is_none_or(|n| n.gso.is_none());
         }
+        self.mark_tsq_nics(&tcp_sender);
     }
 
     /// `pkt` (of `size` bytes) leaves `port`'s queue now and holds the
@@ -103,7 +105,7 @@ impl World {
         let now = self.now;
         loop {
             let p = &mut self.ports[port as usize];
-            let Some((_, started)) = p.tx else { break };
+            let Some((pkt, started)) = p.tx else { break };
             if p.busy_until > t {
                 break;
             }
@@ -111,12 +113,14 @@ impl World {
             p.tx = None;
             p.stats.busy += done.since(started);
             p.stats.tx_bytes += p.tx_size as u64;
+            self.now = done;
+            // A TCP sender's NIC tells the sender (`world/tsq_wake.rs`).
+            self.nic_departure(port, pkt, done);
             // An empty FIFO has nothing to start; any other discipline is
             // asked, as `tx_done` asks it (CoDel may drop at that dequeue).
-            if p.fifo_empty() {
+            if self.ports[port as usize].fifo_empty() {
                 break;
             }
-            self.now = done;
             self.start_tx(port);
         }
         self.now = now;
