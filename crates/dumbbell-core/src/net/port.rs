@@ -184,6 +184,9 @@ pub struct Port {
     /// ends, and the packet's size.
     pub busy_until: Time,
     pub tx_size: u32,
+    /// A lazy port that is the NIC of a host sending TCP: each departure
+    /// tells its packet's sender (`world/tsq_wake.rs`).
+    pub tells_senders: bool,
 }
 
 /// `Port::gate` of a port that feeds no blocking input buffer.
@@ -305,6 +308,7 @@ mod tests {
             lazy: false,
             busy_until: Time::ZERO,
             tx_size: 0,
+            tells_senders: false,
         }
     }
 

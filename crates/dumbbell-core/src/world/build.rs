@@ -446,6 +446,7 @@ fn build_ports(
                 lazy: false,
                 busy_until: Time::ZERO,
                 tx_size: 0,
+                tells_senders: false,
             });
             aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
         }

@@ -103,6 +103,8 @@ impl World {
     #[inline(never)]
     fn catch_up_slow(&mut self, port: u32, t: Time) {
         let now = self.now;
+        let p = &self.ports[port as usize];
+        let (nic, node) = (p.tells_senders, p.node);
         loop {
             let p = &mut self.ports[port as usize];
             let Some((pkt, started)) = p.tx else { break };
@@ -113,12 +115,15 @@ impl World {
             p.tx = None;
             p.stats.busy += done.since(started);
             p.stats.tx_bytes += p.tx_size as u64;
-            self.now = done;
-            // A TCP sender's NIC tells the sender (`world/tsq_wake.rs`).
-            self.nic_departure(port, pkt, done);
             // An empty FIFO has nothing to start; any other discipline is
             // asked, as `tx_done` asks it (CoDel may drop at that dequeue).
-            if self.ports[port as usize].fifo_empty() {
+            let idle = p.fifo_empty();
+            self.now = done;
+            if nic {
+                // A TCP sender's NIC tells the sender (`world/tsq_wake.rs`).
+                self.nic_departure(port, node, pkt, done);
+            }
+            if idle {
                 break;
             }
             self.start_tx(port);

@@ -67,6 +67,7 @@ impl World {
             let port = only[node];
             if ports_of[node] == 1 && self.ports[port as usize].lazy {
                 self.tsq.nic[node] = port;
+                self.ports[port as usize].tells_senders = true;
             } else if port != NO_NIC {
                 for p in self.ports.iter_mut().filter(|p| p.node == node as u32) {
                     p.lazy = false;
@@ -75,14 +76,10 @@ impl World {
         }
     }
 
-    /// A departure of `pkt` from a lazy `port` at `done` (the clock is
-    /// set to it): tells the packet's TCP sender, if the port is its NIC.
+    /// A departure of `pkt` at `done` (the clock is set to it) from the
+    /// NIC `port` of `node`: tells the packet's TCP sender.
     #[inline]
-    pub(super) fn nic_departure(&mut self, port: u32, pkt: PktId, done: Time) {
-        let node = self.ports[port as usize].node;
-        if self.tsq.nic[node as usize] != port {
-            return;
-        }
+    pub(super) fn nic_departure(&mut self, port: u32, node: u32, pkt: PktId, done: Time) {
         let (size, src, flow, proto) = {
             let k = self.pool.get(pkt);
             (k.size_bytes, k.src, k.flow, k.proto)
