@@ -84,8 +84,11 @@ def test_python_path_against_the_core_alone():
     assert r["first_run_cpu_s"] == r["run_cpu_s_all"][0] and r["later_run_cpu_s"] == r["run_cpu_s_all"][1]
     assert r["first_vs_core"] == r["first_run_cpu_s"] / r["core_cpu_s"]
     assert r["later_vs_core"] == r["later_run_cpu_s"] / r["core_cpu_s"]
+    assert len(r["command_cpu_s_all"]) == 2 and r["command_cpu_s"] > r["import_cpu_s"] > 0
+    assert r["command_vs_core"] == (r["command_cpu_s"] - r["import_cpu_s"]) / r["core_cpu_s"]
     line = bench.python_path_line(r)
     assert f"({r['first_vs_core']:.2f}x the core)" in line and "same events: True" in line
+    assert f"dumbbell run {r['command_cpu_s']:.3f} s, {r['command_vs_core']:.2f}x the core" in line
 
 
 def test_python_path_is_named_only_on_request():

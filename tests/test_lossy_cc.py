@@ -304,3 +304,103 @@ def test_netem_gso_part_reruns_its_cells_per_skb(quick):
         # The claims this scale measures (quick runs two of the five losses).
         claims = claims.filter(pl.col("ours_droptail" if part == "cordiality" else "ours").is_not_null())
         assert claims.height and all("per skb" in t for t in claims["sensitivity"]), part
+
+
+def test_adaptive_count_part_counts_eq3_over_two_rounds(quick):
+    """The ``adaptive-count`` part runs the adaptive Linear counting eq. 3's
+    lost/sent over two rounds of data on the loss part's cells (its seeds,
+    its run length), and both C3 claims name the ratio to Linear-50 under
+    every count: per window and per ACK from the loss part, per two rounds
+    from this part, computed as the claim is (mean over the losses)."""
+    from dumbbell.experiments.lossy_cc import adaptive_count as ac
+
+    rows = quick.rows
+    a = rows.filter(pl.col("part") == ac.PART)
+    q = e3.POINTS["quick"]
+    assert set(a["cc"]) == {ac.LABEL} and set(a["loss"]) == set(q["loss"]["losses"])
+    assert (a["duration_s"] == q["loss"]["duration_s"]).all() and (a["rate_bps"] == q["loss"]["rate_bps"]).all()
+    # Counted over two rounds, R stays near 15 + 35·p: a smaller cut than
+    # Linear-50's, so more goodput at every loss.
+    for r in a.iter_rows(named=True):
+        assert r["goodput_bps"] > g(rows, part="loss", cc="linear-50", loss=r["loss"])["goodput_bps"], r
+    fifty = rows.filter((pl.col("part") == "loss") & (pl.col("cc") == "linear-50"))["goodput_bps"].mean()
+    per_round = a["goodput_bps"].mean() / fifty
+    claims = quick.paper.filter(pl.col("metric").is_in(ac.METRICS))
+    assert claims.height == 2
+    window, ack = (claims.filter(pl.col("metric") == m)["ours"][0] for m in ac.METRICS)
+    for c in claims.iter_rows(named=True):
+        assert f"per two rounds of data {per_round:.3g}" in c["sensitivity"], c["sensitivity"]
+        assert f"per window (eq. 3's current window) {window:.3g}" in c["sensitivity"]
+        assert f"per loss-reporting ACK {ack:.3g}" in c["sensitivity"]
+        assert c["sensitivity_lo"] == pytest.approx(min(window, ack, per_round))
+        assert c["sensitivity_hi"] == pytest.approx(max(window, ack, per_round))
+        assert c["verdict"] == "differs" and c["cause"] == "model"
+        assert "Sensitivity, how eq. 3 counts" in c["reason"] and "part adaptive-count" not in c["reason"]
+
+
+def test_run_length_part_shows_bbr_collapsing_as_runs_lengthen(quick):
+    """The ``run-length`` part reruns the loss-rtt cell at 20 ms and 20 %
+    loss for the final controls at longer runs, up to the paper's 50 s: BBR's
+    mean falls as its collapse under random loss lasts longer, Linear's and
+    Expolinear's much less, and the two claims of that cell that compare
+    with BBR name ours at each run length."""
+    from dumbbell.experiments.lossy_cc import run_length as rl
+
+    rows = quick.rows
+    b = rows.filter(pl.col("part") == rl.PART)
+    durations = rl.POINTS["quick"]["durations_s"]
+    assert set(b["duration_s"]) == set(durations) and set(b["cc"]) == set(e3.FINAL)
+    assert (b["rtt_ms"] == rl.RTT_MS).all() and (b["loss"] == rl.LOSS).all()
+    cell = dict(part="loss-rtt", rtt_ms=rl.RTT_MS, loss=rl.LOSS)
+    longest = max(durations)
+    bbr_short, bbr_long = g(rows, cc="bbr", **cell)["goodput_bps"], g(b, cc="bbr", duration_s=longest)["goodput_bps"]
+    lin_short, lin_long = (g(rows, cc="linear", **cell)["goodput_bps"],
+                           g(b, cc="linear", duration_s=longest)["goodput_bps"])
+    assert bbr_long < 0.5 * bbr_short, (bbr_short, bbr_long)
+    assert bbr_long / bbr_short < lin_long / lin_short
+    point = f"rtt_ms={rl.RTT_MS:g}, loss={rl.LOSS:g}"
+    for metric in rl.KEY_METRICS:
+        c = quick.paper.filter((pl.col("metric") == metric) & (pl.col("point") == point)).row(0, named=True)
+        assert all(f"{d:g} s: " in c["sensitivity"] for d in durations), c["sensitivity"]
+        assert c["sensitivity_lo"] <= c["ours"] <= c["sensitivity_hi"]
+        assert c["verdict"] == "differs" and c["cause"] == "model" and "part run-length" in c["reason"]
+    expo = g(b, cc="expolinear", duration_s=longest)["goodput_bps"]
+    c = quick.paper.filter((pl.col("metric") == "expolinear / bbr") & (pl.col("point") == point)).row(0, named=True)
+    assert f"{longest:g} s: {expo / bbr_long:.3g}" in c["sensitivity"]
+
+
+@pytest.mark.parametrize("metric, point, scale, set_to", [
+    # An adaptive count at or below Linear-50: "above under every count" fails.
+    ("linear-adaptive / linear-50", "mean over losses", "quick", {"sensitivity_lo": 0.9}),
+    # No longer run reaching the paper's bound: "the run length crosses it" fails.
+    ("linear / best other final control", "rtt_ms=20, loss=0.2", "quick", {"sensitivity_hi": 0.9}),
+    # A longer run at ten times BBR: "still below ten" fails, at either scale.
+    ("expolinear / bbr", "rtt_ms=20, loss=0.2", "quick", {"sensitivity_hi": 12.0}),
+    ("expolinear / bbr", "rtt_ms=20, loss=0.2", "paper", {"sensitivity_hi": 12.0}),
+])
+def test_sensitivity_accounts_fail_when_their_condition_does_not(quick, metric, point, scale, set_to):
+    from dumbbell.experiments.claims import judge
+
+    paper = quick.paper.filter((pl.col("metric") == metric) & (pl.col("point") == point))
+    assert paper.height == 1
+    assert judge(e3.NAME, scale, paper)["cause"][0] == "model"
+    moved = paper.with_columns(*(pl.lit(v, dtype=pl.Float64).alias(k) for k, v in set_to.items()))
+    j = judge(e3.NAME, scale, moved).row(0, named=True)
+    assert j["verdict"] == "differs" and j["cause"] == "ours", j["reason"]
+
+
+@pytest.mark.parametrize("metric, point", [("linear-adaptive / linear-50", "mean over losses"),
+                                           ("linear / best other final control", "rtt_ms=20, loss=0.2"),
+                                           ("expolinear / bbr", "rtt_ms=20, loss=0.2")])
+def test_without_its_sensitivity_part_a_row_says_the_part_did_not_run(quick, metric, point):
+    """``--parts`` without adaptive-count or run-length: the row keeps its
+    traced account, which names the part that would show how far the
+    setting moves it."""
+    from dumbbell.experiments.claims import judge
+
+    paper = quick.paper.filter((pl.col("metric") == metric) & (pl.col("point") == point)).with_columns(
+        pl.lit(None, dtype=pl.String).alias("sensitivity"), pl.lit(None, dtype=pl.Float64).alias("sensitivity_lo"),
+        pl.lit(None, dtype=pl.Float64).alias("sensitivity_hi"))
+    j = judge(e3.NAME, "quick", paper).row(0, named=True)
+    assert j["cause"] == "model" and "Sensitivity," not in j["reason"], j["reason"]
+    assert "not run here" in j["reason"], j["reason"]

@@ -367,6 +367,117 @@ def test_an_upper_bin_account_holds_only_where_its_state_does(doc):
     row = next(p for p in doc["paper"] if p["classifier"] == "droptail" and p["bin_kb"] == "400-500"
                and p["metric"] == "fct_mean_s")
     moved = {k: v for k, v in row.items() if k not in ("verdict", "cause", "reason", "doc")}
-    moved |= {"ours": 769.1, "ours_loo_lo": 590.0, "ours_loo_hi": 913.0, "ours_se": 60.0, "sensitivity": None}
+    # (and the buffer part's range above the paper's value: 600-900 s)
+    moved |= {"ours": 769.1, "ours_loo_lo": 590.0, "ours_loo_hi": 913.0, "ours_se": 60.0, "sensitivity": None,
+              "sensitivity_lo": 600.0, "sensitivity_hi": 900.0}
     out = judge("rafle", "quick", pl.DataFrame([moved], infer_schema_length=None)).row(0, named=True)
     assert (out["verdict"], out["cause"]) == ("differs", "ours"), out
+
+
+def test_the_era_part_reruns_the_routers_under_each_era(doc):
+    from dumbbell.experiments.rafle.era import ERAS, QUICK_ROUTERS, RAFLE_N
+    from dumbbell.experiments.rafle.sensitivity import ERA_ALT
+
+    assert RAFLE_N == e4.RAFLE_N
+    era = rows(doc, part="era")
+    assert {(r["setting"], r["classifier"], r["scheduler"]) for r in era} == {
+        (label, c, s) for label, _, _ in ERAS for c, s in QUICK_ROUTERS}
+    for r in era:
+        assert r["buffer_pkts"] == e4.ROUTER_BUFFER_PKTS, r
+    for label, _, _ in ERAS:
+        for c, s in QUICK_ROUTERS:
+            got = [r for r in era if (r["setting"], r["classifier"], r["scheduler"]) == (label, c, s)]
+            # Table 2's bins and every task (each completes: the rows refuse
+            # an unfinished task) in every era.
+            assert {r["bin_kb"] for r in got} == {*e4._T2_BINS, "all"}, (label, c, s)
+            assert next(r["files"] for r in got if r["bin_kb"] == "all") == 564, (label, c, s)
+    # RAFLE's run under linux-6.12 with the scored scheduler at N = 40 is
+    # part memory-sensitivity's era arm: the very run, made once.
+    arm = one(doc, part="memory-sensitivity", setting=f"era {ERA_ALT}", n=40)
+    mine = one(doc, part="era", setting=ERA_ALT, classifier="rafle", scheduler=arm["scheduler"], bin_kb="all")
+    assert (mine["pa_c"], mine["pa_l"]) == (arm["pa_c"], arm["pa_l"])
+    assert "[era]" in doc["_stderr"] and "linux-3.2 + RACK" in doc["_stderr"]
+
+
+def _upper_sigma(doc, part, **where):
+    got = [r["fct_std_s"] for r in rows(doc, part=part, classifier="rafle", scheduler="rr", **where)
+           if r["bin_kb"] in e4._T2_BINS[1:]]
+    assert len(got) == 4
+    return sum(got) / len(got)
+
+
+def test_time_based_loss_detection_narrows_rafle_rrs_spread(doc):
+    # RAFLE with round robin sends one flow's packets through both queues;
+    # linux-3.2's hosts answer the reordering with DupThresh (and its
+    # adaptation), so a file's completion depends on how often its packets
+    # took the fast lane. RACK's time-based detection (linux-6.12, or 3.2
+    # with RACK on) retransmits the reordered segments sooner and spreads
+    # Table 2's upper bins less (the account rafle_rr_spread).
+    ours = _upper_sigma(doc, "simultaneous")
+    for label in ("linux-6.12", "linux-3.2 + RACK"):
+        assert _upper_sigma(doc, "era", setting=label) < ours, label
+
+
+def test_the_era_reaches_every_claim_it_moves(doc):
+    from dumbbell.experiments.rafle.era import ERAS
+
+    for p in doc["paper"]:
+        moved = (p["part"] == "simultaneous" and p["classifier"] in ("droptail", "run2c", "rafle")
+                 and (p["classifier"], p["scheduler"]) != ("run2c", "rr")) or (
+            p["part"] == "memory" and p["n"] == 40)
+        text = p["sensitivity"] or ""
+        assert ("kernel era (part era)" in text) == moved, p
+        if not moved:
+            continue
+        # Ours first (its own value), then each era's, each the era rows' own.
+        era_part = text.split("the hosts' kernel era (part era): ")[1]
+        assert era_part.startswith(f"linux-3.2 (ours) {p['ours']:.4g}, "), p
+        for label, _, _ in ERAS:
+            assert f", {label} " in era_part, (label, p)
+        if p["part"] == "simultaneous" and p["metric"] in ("fct_mean_s", "fct_std_s") and p["bin_kb"] == "0-100":
+            r = one(doc, part="era", setting="linux-6.12", classifier=p["classifier"], scheduler=p["scheduler"],
+                    bin_kb="0-100")
+            assert f"linux-6.12 {r[p['metric']]:.4g}" in era_part, p
+            # Both sensitivities readable, the buffer range untouched by the era's.
+            assert text.startswith("router buffer (part buffer): ") and "; the hosts' kernel era" in text, p
+            assert p["sensitivity_lo"] <= p["sensitivity_hi"]
+    model = [p for p in doc["paper"] if p["cause"] == "model" and p["part"] in ("simultaneous", "memory")]
+    assert model and all(p["sensitivity"] for p in model), [p for p in model if not p["sensitivity"]]
+
+
+def test_the_closed_loop_sensitivity_part(doc):
+    from dumbbell.experiments.rafle.closed_loop import SENSITIVITY_PART, loop_arms
+
+    arms = loop_arms(e4.ROUTER_BUFFER_PKTS, e4.TCP_PROFILE)
+    sens = rows(doc, part=SENSITIVITY_PART, bin_kb="all")
+    assert {(r["setting"], r["classifier"], r["scheduler"]) for r in sens} == {
+        (a[0], c, s) for a in arms for c, s in e4.COMBOS}
+    for r in sens:
+        assert r["buffer_pkts"] == next(buf for setting, buf, _ in arms if setting == r["setting"]), r
+        assert 0 < r["in_transfer"] <= 300 and r["files_served"] > 0, r
+
+    def at(setting, cls, sch, part=SENSITIVITY_PART):
+        return one(doc, part=part, setting=setting, classifier=cls, scheduler=sch, bin_kb="all")
+
+    # The dialogue crosses drop-tail's FIFO six times: the deeper the FIFO,
+    # the longer it takes (lossless: minutes) and the fewer tasks transfer;
+    # RuN2C puts every dialogue in its short queue, so its tasks all
+    # transfer whatever the buffer.
+    base = one(doc, part="closed-loop", classifier="droptail", scheduler="fifo", bin_kb="all")
+    deep = at("router lossless", "droptail", "fifo")
+    assert at("router 250 pkts", "droptail", "fifo")["dialogue_s"] < base["dialogue_s"] < deep["dialogue_s"]
+    assert deep["dialogue_s"] > 300 and deep["in_transfer"] < base["in_transfer"]
+    assert deep["retransmits"] < base["retransmits"] < at("router 250 pkts", "droptail", "fifo")["retransmits"]
+    for setting, _, _ in arms:
+        assert at(setting, "run2c", "prio")["dialogue_s"] < 1.0 and at(setting, "run2c", "prio")["in_transfer"] > 295
+    # Every Table 4 claim carries its gain under every setting, its own among them.
+    for p in (p for p in doc["paper"] if p["part"] == "closed-loop"):
+        assert p["sensitivity"].startswith(f"Table 4's settings (part {SENSITIVITY_PART}): router 1000 pkts"), p
+        assert all(a[0] in p["sensitivity"] for a in arms), p
+        gains = [one(doc, part=SENSITIVITY_PART, setting=a[0], classifier=p["classifier"], scheduler=p["scheduler"],
+                     bin_kb="0-100")["gain"] for a in arms]
+        assert p["sensitivity_lo"] == min(gains + [p["ours"]]) and p["sensitivity_hi"] == max(gains + [p["ours"]])
+        # ... and the measures its accounts check, of its router and of drop-tail.
+        assert p["dt_in_transfer"] == base["in_transfer"] and p["dt_retransmits"] == round(base["retransmits"]), p
+        assert p["ours_in_transfer"] == at(None, p["classifier"], p["scheduler"], "closed-loop")["in_transfer"]
+    assert f"[{SENSITIVITY_PART}]" in doc["_stderr"] and "router lossless" in doc["_stderr"]

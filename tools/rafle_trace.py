@@ -192,7 +192,7 @@ def loss() -> None:
                   flush=True)
 
 
-def _flow_of_size(p: pl.DataFrame, sizes: list[int]) -> dict[int, int]:
+def flow_of_size(p: pl.DataFrame, sizes: list[int]) -> dict[int, int]:
     """Data connection of each file size: the one flow whose stream ends
     within 100 B above that size (its FIN and offset)."""
     top = p.filter(pl.col("seq") > 0).group_by("flow").agg((pl.col("seq") + pl.col("size_bytes")).max().alias("top"))
@@ -239,7 +239,7 @@ def one_bin(router: str, bin_kb: str) -> None:
           f"sojourn {soj.mean():.1f} s (full: {(BUFFER or 0) * 1488 * 8 / e4.LINK_BPS:.1f} s), "
           f"{r.summary['packets_dropped']} packets dropped")
     sel = t.filter((pl.col("size_bytes") > lo) & (pl.col("size_bytes") <= hi)).sort("size_bytes")
-    flows = _flow_of_size(p, sel["size_bytes"].to_list())
+    flows = flow_of_size(p, sel["size_bytes"].to_list())
     print(f"bin {bin_kb} KB, file by file:")
     print("    size   fct  fair | dialogue syn_rtx | arrivals drops  loss | window at loss | <=2 queued | "
           "retransmits timeouts recoveries")

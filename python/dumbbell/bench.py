@@ -37,7 +37,8 @@ builds it, 1.1-1.25x faster; the results are the same either way).
   the report adds its cost relative to ``cubic-1g``;
 - ``python-path-1g`` (only with ``--only``): ``cubic-1g`` through
   :func:`dumbbell.run` and through the core alone, alternating in one
-  process: the CPU the Python path adds, its first run apart
+  process: the CPU the Python path adds, its first run apart, then
+  ``dumbbell run`` on it as TOML in fresh processes
   (:mod:`dumbbell.bench_pypath`; its record has its own fields);
 - ``htsim-equal-work`` (run when htsim's ``htsim_compare``, built by
   ``tools/htsim/compare.sh``, is there): ``compare.sh``'s three scenarios
@@ -223,7 +224,9 @@ def python_path_line(r: dict[str, Any]) -> str:
     """The line ``dumbbell bench`` prints for ``python-path-1g``'s record."""
     return (f"bench: {PYTHON_PATH}: the core alone {r['core_cpu_s']:.3f} s CPU; dumbbell.run first in the process "
             f"{r['first_run_cpu_s']:.3f} s ({r['first_vs_core']:.2f}x the core), later runs "
-            f"{r['later_run_cpu_s']:.3f} s ({r['later_vs_core']:.2f}x); same events: {r['same_events']}")
+            f"{r['later_run_cpu_s']:.3f} s ({r['later_vs_core']:.2f}x); dumbbell run {r['command_cpu_s']:.3f} s, "
+            f"{r['command_vs_core']:.2f}x the core beyond import dumbbell ({r['import_cpu_s']:.3f} s); "
+            f"same events: {r['same_events']}")
 
 
 def _run_python_path() -> dict[str, Any]:

@@ -11,9 +11,14 @@ counted. Reported: ``core_cpu_s`` (median of the core's runs),
 ``first_run_cpu_s`` (the process's first :func:`~dumbbell.run`: lazy imports
 and first-touch costs land here), ``later_run_cpu_s`` (median of the
 others), and their ratios to the core, ``first_vs_core`` and
-``later_vs_core`` (the goal, issue 29: at most 1.1 both). Every run is
-checked to give the same ``events`` as the core's. Wall times on a loaded
-machine say little; tests never assert on these numbers.
+``later_vs_core`` (the goal, issue 29: at most 1.1 both). Then the command,
+``RUNS`` times, alternating with ``python -c 'import dumbbell'``, each a
+fresh process (``python -m dumbbell run FILE.toml --json`` on the scenario
+written as TOML): ``command_cpu_s`` (median, the whole process),
+``import_cpu_s`` (median) and ``command_vs_core``, the command's CPU beyond
+``import dumbbell`` over the core's (the same goal). Every run is checked
+to give the same ``events`` as the core's. Wall times on a loaded machine
+say little; tests never assert on these numbers.
 """
 
 from __future__ import annotations
@@ -21,7 +26,10 @@ from __future__ import annotations
 import json
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 __all__ = ["measure"]
@@ -38,6 +46,31 @@ def _events_of(raw: Any) -> int:
     from .run.tables import rows_of
 
     return int(rows_of(raw["summary"])[0]["events"])
+
+
+def _child_cpu(args: list[str]) -> tuple[float, str]:
+    """A child process's CPU time (user + system) and its stdout."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(args, capture_output=True, text=True, check=True)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime), proc.stdout
+
+
+def _command(s: Any, runs: int) -> tuple[list[float], list[float], set[int]]:
+    """``dumbbell run`` on ``s`` as TOML and ``import dumbbell``, alternating,
+    ``runs`` fresh processes each: their CPU times, and the runs' events."""
+    cpu: list[float] = []
+    imports: list[float] = []
+    events: set[int] = set()
+    with tempfile.TemporaryDirectory(prefix="dumbbell-pypath-") as tmp:
+        path = Path(tmp) / f"{s.name}.toml"
+        path.write_text(s.to_toml())
+        for _ in range(runs):
+            t, out = _child_cpu([sys.executable, "-m", "dumbbell", "run", str(path), "--seed", "1", "--json"])
+            cpu.append(t)
+            events.add(int(json.loads(out)["summary"]["events"]))
+            imports.append(_child_cpu([sys.executable, "-c", "import dumbbell"])[0])
+    return cpu, imports, events
 
 
 def measure(runs: int = RUNS, bench: str = "cubic-1g") -> dict[str, Any]:
@@ -64,8 +97,11 @@ def measure(runs: int = RUNS, bench: str = "cubic-1g") -> dict[str, Any]:
         core.append(_cpu() - c0)
         events.add(_events_of(raw))
         del raw
+    command, imports, command_events = _command(s, runs)
+    events |= command_events
     core_s = statistics.median(core)
     later_s = statistics.median(py[1:]) if len(py) > 1 else py[0]
+    command_s, import_s = statistics.median(command), statistics.median(imports)
     return {
         "name": PYTHON_PATH,
         "scenario": bench,
@@ -77,6 +113,10 @@ def measure(runs: int = RUNS, bench: str = "cubic-1g") -> dict[str, Any]:
         "run_cpu_s_all": py,
         "first_vs_core": py[0] / core_s if core_s > 0 else None,
         "later_vs_core": later_s / core_s if core_s > 0 else None,
+        "command_cpu_s": command_s,
+        "command_cpu_s_all": command,
+        "import_cpu_s": import_s,
+        "command_vs_core": (command_s - import_s) / core_s if core_s > 0 else None,
         "same_events": len(events) == 1,
         "events": events.pop() if len(events) == 1 else None,
     }

@@ -15,10 +15,8 @@ time.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import pickle
 import shutil
 import signal
 import subprocess
@@ -87,6 +85,8 @@ class KernelModuleCc(Model):
             data = path.read_bytes()
         except OSError as e:
             raise ConfigError(f"{at}.module", f"cannot read {self.module}: {e.strerror or e}") from None
+        import hashlib  # here: the scenario models import this file, and few scenarios hold a module
+
         return {
             "at": at,
             "source": str(path.resolve()),
@@ -191,6 +191,8 @@ def compare(
 def _child(request: dict[str, Any], key: str) -> Any:
     """Runs ``request`` in ``python -m dumbbell._kmod_child``; returns the
     reply's ``key``, or raises its error (a crash as one SimulationError)."""
+    import pickle
+
     proc = subprocess.run(
         [sys.executable, "-m", "dumbbell._kmod_child"],
         input=pickle.dumps(request),

@@ -583,13 +583,10 @@ pub struct PortRef {
 
 /// One capture point of `record.pcap`: either `host`, or `node` and `peer`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct CaptureConfig {
-    #[serde(default)]
     pub node: Option<String>,
-    #[serde(default)]
     pub peer: Option<String>,
-    #[serde(default)]
     pub host: Option<String>,
 }
 

@@ -216,6 +216,26 @@ impl Param {
         }
     }
 
+    /// A boolean switch (no range).
+    pub const fn flag(name: &'static str, about: &'static str) -> Param {
+        Param::new(name, Ty::Bool, Range::Any, about)
+    }
+
+    /// An integer in `range`.
+    pub const fn int_in(name: &'static str, range: Range, about: &'static str) -> Param {
+        Param::new(name, Ty::Int, range, about)
+    }
+
+    /// A float in `range`.
+    pub const fn float_in(name: &'static str, range: Range, about: &'static str) -> Param {
+        Param::new(name, Ty::Float, range, about)
+    }
+
+    /// A time (picoseconds) in `range`.
+    pub const fn time_in(name: &'static str, range: Range, about: &'static str) -> Param {
+        Param::new(name, Ty::Time, range, about)
+    }
+
     /// Checks an integer against the declared range.
     pub fn int<T: Into<u128> + Copy + Display>(&self, v: T) -> Result<(), ParamError> {
         match self.range {
@@ -294,6 +314,82 @@ pub fn param(table: &'static [Param], name: &str) -> &'static Param {
         .unwrap_or_else(|| panic!("no parameter {name}"))
 }
 
+/// A field of a component's parameter struct, as its row of the `PARAMS`
+/// table reads it: an integer against an integer range (a time range for
+/// picoseconds), a float against a float range, an unset option not at
+/// all, a list element by element.
+pub trait Value {
+    /// Checks the value against `p`'s declared range.
+    fn check(&self, p: &Param) -> Result<(), ParamError>;
+}
+
+macro_rules! int_value {
+    ($($t:ty),+) => {$(
+        impl Value for $t {
+            fn check(&self, p: &Param) -> Result<(), ParamError> {
+                match p.range {
+                    Range::Any => Ok(()),
+                    Range::Time { .. } => p.time(u64::from(*self)),
+                    _ => p.int(*self),
+                }
+            }
+        }
+    )+};
+}
+int_value!(u8, u16, u32, u64);
+
+impl Value for f64 {
+    fn check(&self, p: &Param) -> Result<(), ParamError> {
+        match p.range {
+            Range::Any => Ok(()),
+            _ => p.float(*self),
+        }
+    }
+}
+
+impl<T: Value> Value for Option<T> {
+    fn check(&self, p: &Param) -> Result<(), ParamError> {
+        self.as_ref().map_or(Ok(()), |v| v.check(p))
+    }
+}
+
+impl<T: Value> Value for Vec<T> {
+    fn check(&self, p: &Param) -> Result<(), ParamError> {
+        self.iter().try_for_each(|v| v.check(p))
+    }
+}
+
+/// Each named value checked against its row of `table`, in order; the
+/// first refused names its parameter. Written through [`check_fields!`].
+pub fn check_each(
+    table: &'static [Param],
+    fields: &[(&str, &dyn Value)],
+) -> Result<(), ParamError> {
+    fields
+        .iter()
+        .try_for_each(|(name, v)| v.check(param(table, name)))
+}
+
+/// `check_fields!(PARAMS, p, [beta, c, hz])`: the range checks of a
+/// component's `check` in one call: each field of `p` named here against
+/// the row of `PARAMS` with its name, in this order, the first refused
+/// naming its parameter. The `check` keeps only its cross-field rules
+/// beside it; the registry's tests hold every declared range to a check.
+macro_rules! check_fields {
+    ($table:expr, $p:expr, [$($field:ident),+ $(,)?]) => {
+        $crate::param::check_each(
+            $table,
+            &[$((stringify!($field), &$p.$field as &dyn $crate::param::Value)),+],
+        )
+    };
+}
+pub(crate) use check_fields;
+
+/// A registration's `defaults`: the parameters' `Default`, as a table.
+pub fn defaults<T: Default + serde::Serialize>() -> Params {
+    encode(&T::default())
+}
+
 /// One component as a configuration names it: `make` turns its parameters
 /// (a table, unset ones at their defaults) into what the run builds from,
 /// or says which parameter is refused.
@@ -310,6 +406,23 @@ pub struct Registration<M: 'static> {
 }
 
 impl<M> Registration<M> {
+    /// A component whose parameters are `T`, their defaults `T::default()`
+    /// (the `registration!` macros of `cc` and `queue` write this).
+    pub const fn new<T: Default + serde::Serialize>(
+        name: &'static str,
+        about: &'static str,
+        params: &'static [Param],
+        make: M,
+    ) -> Self {
+        Registration {
+            name,
+            about,
+            params,
+            defaults: defaults::<T>,
+            make,
+        }
+    }
+
     /// The schema entry: name, about, parameters.
     pub fn describe(&self) -> serde_json::Value {
         let defaults = (self.defaults)();

@@ -217,9 +217,7 @@ struct FlowRows {
 
 impl FlowRows {
     fn table(self, name: &str) -> Table {
-        Table::new(name)
-            .with("time_ps", Column::U64(self.time))
-            .with("flow", Column::U32(self.flow))
+        Table::events(name, self.time, "flow", self.flow)
             .with("delivered_bytes", Column::U64(self.delivered))
             .with("cwnd_pkts", Column::U32(self.cwnd))
             .with("ssthresh_pkts", Column::U32(self.ssthresh))
@@ -235,15 +233,7 @@ impl FlowRows {
     }
 
     fn make_room(&mut self) -> Result<(), std::collections::TryReserveError> {
-        use crate::trace::headroom;
-        headroom(&mut self.time)?;
-        headroom(&mut self.flow)?;
-        headroom(&mut self.delivered)?;
-        headroom(&mut self.cwnd)?;
-        headroom(&mut self.ssthresh)?;
-        headroom(&mut self.srtt)?;
-        headroom(&mut self.in_flight)?;
-        headroom(&mut self.state)
+        crate::trace::headroom_of!(self: time, flow, delivered, cwnd, ssthresh, srtt, in_flight, state)
     }
 }
 
@@ -273,24 +263,11 @@ impl Recorders {
     }
 
     fn make_room(&mut self) -> Result<(), std::collections::TryReserveError> {
-        use crate::trace::headroom;
         self.samples.make_room()?;
         self.cwnd.make_room()?;
-        headroom(&mut self.var_time)?;
-        headroom(&mut self.var_flow)?;
-        headroom(&mut self.var_id)?;
-        headroom(&mut self.var_value)?;
-        headroom(&mut self.q_time)?;
-        headroom(&mut self.q_port)?;
-        headroom(&mut self.q_pkts)?;
-        headroom(&mut self.q_bytes)?;
-        headroom(&mut self.d_time)?;
-        headroom(&mut self.d_port)?;
-        headroom(&mut self.d_size)?;
-        headroom(&mut self.x_time)?;
-        headroom(&mut self.x_port)?;
-        headroom(&mut self.x_flow)?;
-        headroom(&mut self.x_reason)
+        crate::trace::headroom_of!(self: var_time, var_flow, var_id, var_value,
+            q_time, q_port, q_pkts, q_bytes, d_time, d_port, d_size,
+            x_time, x_port, x_flow, x_reason)
     }
 }
 
@@ -825,14 +802,14 @@ mod tests {
         let cfg = config(flows);
         let full = run(&cfg, RunOptions::default()).unwrap();
         let m = RunMonitor::with_event_limit(10_000);
-        let part = run(
-            &cfg,
-            RunOptions {
-                monitor: Some(&m),
+        let monitored = |m: &RunMonitor| {
+            let opts = RunOptions {
+                monitor: Some(m),
                 ..Default::default()
-            },
-        )
-        .unwrap();
+            };
+            run(&cfg, opts).unwrap()
+        };
+        let part = monitored(&m);
         let summary = |o: &RunOutput, c: &str| o.summary_u64(c);
         let stopped = |o: &RunOutput| o.stopped;
         assert!(!stopped(&full) && stopped(&part));
@@ -850,14 +827,7 @@ mod tests {
         // A stop requested before the loop starts: nothing runs.
         let m = RunMonitor::new();
         m.request_stop();
-        let none = run(
-            &cfg,
-            RunOptions {
-                monitor: Some(&m),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let none = monitored(&m);
         assert_eq!(summary(&none, "events"), 0);
         assert!(stopped(&none));
     }

@@ -464,11 +464,19 @@ def interval(mean: float | None, half: float | None, n: int | None, level: float
     return f"{fmt.format(m)} [{fmt.format(m - d)}..{fmt.format(m + d)}]"
 
 
+ACCOUNT_MEASURES = frozenset(
+    # rafle's closed loop: the measures its Table 4 accounts check, of the claim's router and of drop-tail.
+    f"{who}_{k}" for who in ("ours", "dt")
+    for k in ("in_transfer", "dialogue_s", "inventory_mb", "retransmits", "retx_pct")
+)
+"""Claim columns that only feed an account's condition and reason: values, never
+labels, and not shown as columns of the HTML claims table (the reason prints them)."""
+
 _VALUE_COLUMNS = frozenset(
     {"relation", "value", "value_ci", "ours", "ours_ci", "ours_ci95", "source", "verdict", "cause", "reason", "doc",
      "rel_error", "rel_err", "role", "std_bps", "ours_std_bps", "metric", "basis", "basis_note", "not_run",
      "sensitivity", "sensitivity_lo", "sensitivity_hi", "paper_se", "ours_alt", "first_start_frac"}
-)
+) | ACCOUNT_MEASURES
 
 
 def _num(v: Any) -> str:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_
 from ..errors import ConfigError, from_validation_error
 from ..suggest import did_you_mean
 
-__all__ = ["Model", "kind_of", "U32_MAX", "U64_MAX"]
+__all__ = ["Model", "kind_of", "BUILT_AT_IMPORT", "U32_MAX", "U64_MAX"]
 
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
@@ -30,12 +30,14 @@ class Model(BaseModel):
     floats are finite, a value assigned after construction is parsed and
     checked as at construction (``link.rate_bps = "50Mbps"``), and a
     validation failure is raised as one
-    :class:`ConfigError` naming its field. Models added later inherit all of
+    :class:`ConfigError` naming its field. A model's validator is built
+    when it is first used (``defer_build``: a scenario names a few of the
+    component models, :mod:`.lazy_union`). Models added later inherit all of
     it; give every numeric field its range (both bounds) in its ``Field``, with
     its unit in the name or the description (``tests/test_robust.py`` checks,
     and ``docs/scenario.md`` is generated from them)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_assignment=True, defer_build=True)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -90,6 +92,13 @@ class Model(BaseModel):
             return super().model_validate(obj, **kwargs)
         except ValidationError as e:
             raise from_validation_error(e) from None
+
+
+BUILT_AT_IMPORT = ConfigDict(defer_build=False)
+"""``model_config`` of the models every scenario holds (``Node``, ``Link``,
+``TcpOptions``, ``Record``): built when defined, so that the models holding
+them reuse their validators instead of building them again inside their own
+(a model built first on use is built anew inside each model that holds it)."""
 
 
 @functools.cache

@@ -42,21 +42,20 @@ A scenario in TOML::
     cc = "dctcp"
 """
 
-from __future__ import annotations
-
 import json
 import tomllib
 from collections import deque
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..controls import CongestionControl
 from ..errors import ConfigError
 from ..kmod import KernelModuleCc, module_id
 from ..suggest import did_you_mean
-from .base import Model as _Model, U64_MAX, kind_of as _kind_of
+from .base import BUILT_AT_IMPORT, Model as _Model, U64_MAX, kind_of as _kind_of
+from .lazy_union import lazy_union
 from .network import Link, Netem, Node, Pipeline
 from .queues import (
     Cake, CoDel, Codel, DropTail, DualPi2, FqCoDel, FqCodel, Hysteresis, Pie, QueueConfig, Red, Return, Step, red_wlog_for_burst,
@@ -175,10 +174,7 @@ class UdpFlow(_FlowBase):
         return {**self._core_common(index), "rate_bps": self.rate_bps, "payload_bytes": self.payload_bytes}
 
 
-Flow = Annotated[
-    Union[Annotated[TcpFlow, Tag("tcp")], Annotated[UdpFlow, Tag("udp")]],
-    Discriminator(_kind_of("tcp")),
-]
+Flow = lazy_union({"tcp": TcpFlow, "udp": UdpFlow}, _kind_of("tcp"))
 """A flow, tagged by ``kind`` (default ``tcp``)."""
 
 
@@ -206,7 +202,7 @@ class Workload(_Model):
     tcp: TcpOptions = Field(default_factory=TcpOptions)
 
     @model_validator(mode="after")
-    def _check(self) -> Workload:
+    def _check(self) -> "Workload":
         if self.stop_s is not None and self.stop_s <= self.start_s:
             raise ConfigError("stop_s", f"must be after start_s ({self.stop_s:g} <= {self.start_s:g})")
         if self.arrivals.kind == "all_at_once" and self.sizes.kind == "cdf" and self.max_tasks is None:
@@ -260,7 +256,7 @@ class QueueRecord(_Model):
         return _sample_period(v)
 
     @model_validator(mode="after")
-    def _window(self) -> QueueRecord:
+    def _window(self) -> "QueueRecord":
         if self.to_s is not None and self.to_s <= self.from_s:
             raise ConfigError("to_s", f"must be after from_s ({self.to_s:g} <= {self.from_s:g})")
         return self
@@ -286,7 +282,7 @@ class PcapPoint(_Model):
     host: Annotated[str, Field(min_length=1)] | None = None
 
     @model_validator(mode="after")
-    def _one_kind(self) -> PcapPoint:
+    def _one_kind(self) -> "PcapPoint":
         if not ((self.host is not None and self.node is None and self.peer is None)
                 or (self.host is None and self.node is not None and self.peer is not None)):
             raise ConfigError("host", "give either host (every packet a host sends and receives) "
@@ -311,6 +307,8 @@ class PacketRecord(_Model):
 class Record(_Model):
     """What to record. Everything is off unless asked (the summary, flows and
     queues tables are always there)."""
+
+    model_config = BUILT_AT_IMPORT
 
     flow_sample_s: Seconds = Field(0.0, description="Per-flow sampling period, s (0: off; at least 1 ns).")
     cwnd_every_ack: bool = False
@@ -357,7 +355,7 @@ class Record(_Model):
         return _sample_period(v)
 
     @model_validator(mode="after")
-    def _tcp_vars_sampled(self) -> Record:
+    def _tcp_vars_sampled(self) -> "Record":
         if self.tcp_vars and not self.flow_sample_s and not self.cwnd_every_ack:
             raise ConfigError("tcp_vars", "traces at each flow sample or ACK: set flow_sample_s or cwnd_every_ack too")
         return self
@@ -434,7 +432,7 @@ class Scenario(_Model):
         return expand_nodes(data)
 
     @model_validator(mode="after")
-    def _check_graph(self) -> Scenario:
+    def _check_graph(self) -> "Scenario":
         self.check_graph()
         return self
 
@@ -530,7 +528,7 @@ class Scenario(_Model):
             if q.peer not in adj[q.node]:
                 raise ConfigError(f"record.queues[{i}].peer", f"no link between {q.node!r} and {q.peer!r}")
 
-    def validated(self) -> Scenario:
+    def validated(self) -> "Scenario":
         """A fresh, fully validated copy (catches edits made after construction)."""
         return type(self).model_validate(self.model_dump(mode="python", round_trip=True))
 
@@ -560,7 +558,7 @@ class Scenario(_Model):
                 return n
         raise KeyError(f"no node {name!r}")
 
-    def add_workload(self, workload: Workload) -> Workload:
+    def add_workload(self, workload: Workload) -> "Workload":
         """Appends ``workload`` (file-transfer tasks) and returns it."""
         self.workloads.append(workload)
         return workload
@@ -573,14 +571,14 @@ class Scenario(_Model):
     # -- in and out -------------------------------------------------------
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Scenario:
+    def from_dict(cls, data: dict[str, Any]) -> "Scenario":
         """From plain data (as in a TOML file). Raises :class:`ConfigError`."""
         if not isinstance(data, dict):
             raise ConfigError("scenario", f"expected a table of fields, got {type(data).__name__}")
         return cls.model_validate(data)
 
     @classmethod
-    def from_toml(cls, path: str | Path) -> Scenario:
+    def from_toml(cls, path: str | Path) -> "Scenario":
         """Loads a TOML file. Every error is a :class:`ConfigError` whose field
         starts with the file's path (missing file, malformed TOML, bad field)."""
         p = Path(path)

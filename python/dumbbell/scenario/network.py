@@ -2,14 +2,12 @@
 processing ``Pipeline``), links and their ``Netem`` stages.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
 from ..errors import ConfigError
-from .base import Model as _Model, U32_MAX
+from .base import BUILT_AT_IMPORT, Model as _Model, U32_MAX
 from .queues import QueueConfig
 from .ranges import MAX_LINK_DELAY_S, Rate, Seconds
 from .units import seconds_to_ps
@@ -39,7 +37,7 @@ class Pipeline(_Model):
     )
 
     @model_validator(mode="after")
-    def _blocking_needs_a_place(self) -> Pipeline:
+    def _blocking_needs_a_place(self) -> "Pipeline":
         if self.blocking and self.buffer_pkts < 1:
             raise ConfigError("buffer_pkts", "a blocking input buffer needs at least 1 place")
         return self
@@ -55,6 +53,8 @@ class Node(_Model):
     """A host (TCP/UDP endpoint) or a switch/router. A switch may model a
     software switch's shared ``pipeline``; without one it forwards in zero
     time."""
+
+    model_config = BUILT_AT_IMPORT
 
     name: Annotated[str, Field(min_length=1)]
     kind: Literal["host", "switch"] = "host"
@@ -128,6 +128,8 @@ class Link(_Model):
     port instead (loss at arrival, a delay line, one limit).
     """
 
+    model_config = BUILT_AT_IMPORT
+
     a: Annotated[str, Field(min_length=1)]
     b: Annotated[str, Field(min_length=1)]
     rate_bps: Rate
@@ -152,7 +154,7 @@ class Link(_Model):
     netem_ba: Netem | None = None
 
     @model_validator(mode="after")
-    def _reorder_delay(self) -> Link:
+    def _reorder_delay(self) -> "Link":
         if (self.reorder_ab or self.reorder_ba) and self.reorder_delay_s <= 0:
             raise ConfigError("reorder_delay_s", "reordering needs a positive extra delay")
         return self

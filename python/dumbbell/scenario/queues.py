@@ -3,15 +3,14 @@ CoDel, FQ-CoDel, PIE and CAKE, the packet-return feature (``Return``), and
 ``QueueConfig``, the union a link's ``queue_ab``/``queue_ba`` takes.
 """
 
-from __future__ import annotations
+from typing import Annotated, Any, Literal, Optional
 
-from typing import Annotated, Any, Literal, Union
-
-from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from ..errors import ConfigError
 from .core_params import choice as _choice, field as _core_field
 from .base import Model as _Model, U32_MAX, U64_MAX, kind_of as _kind_of
+from .lazy_union import lazy_union
 from .ranges import Rate, Seconds
 from .twoclass import Classifier, Scheduler
 from .units import parse_rate_bps, seconds_to_ps
@@ -85,7 +84,7 @@ class Return(_Model):
     header_only: bool = Field(False, description="64-byte copies instead of full-size ones.")
 
     @model_validator(mode="after")
-    def _check(self) -> Return:
+    def _check(self) -> "Return":
         hyst = self.upper_pkts is not None or self.lower_pkts is not None
         if (self.k_pkts is not None) == hyst:
             raise ConfigError("k_pkts", "give either k_pkts (a step) or upper_pkts and lower_pkts (hysteresis)")
@@ -149,7 +148,7 @@ class _QueueBase(_QueueLimits):
         None, description="Makes this a two-class port (see dumbbell.scenario.twoclass): ideal, run2c or rafle."
     )
     scheduler: Scheduler | None = Field(None, description="Two-class ports only: prio (default), rr or drr.")
-    long_queue: QueueConfig | None = Field(
+    long_queue: "QueueConfig | None" = Field(
         None, description="Two-class ports only: the long-flow queue (default: a copy of this one)."
     )
 
@@ -218,7 +217,7 @@ class Red(_QueueBase):
     bandwidth_bps: Rate | None = _red("bandwidth_bps", default=None, description="For idle decay; unset: the link's rate.")
 
     @model_validator(mode="after")
-    def _check(self) -> Red:
+    def _check(self) -> "Red":
         if self.max_th <= self.min_th:
             raise ConfigError("max_th", f"must exceed min_th ({self.max_th:g} <= {self.min_th:g})")
         if self.wlog is not None and self.burst_pkts is not None:
@@ -269,7 +268,7 @@ class Step(_QueueBase):
     at: _StepAt = _step("at")
 
     @model_validator(mode="after")
-    def _check(self) -> Step:
+    def _check(self) -> "Step":
         if (self.k_pkts is None) == (self.k_bytes is None):
             raise ConfigError("k_pkts", "give exactly one of k_pkts and k_bytes")
         return self
@@ -288,7 +287,7 @@ class Hysteresis(_QueueBase):
     at: _HysteresisAt = _hysteresis("at")
 
     @model_validator(mode="after")
-    def _check(self) -> Hysteresis:
+    def _check(self) -> "Hysteresis":
         if self.lower_pkts >= self.upper_pkts:
             raise ConfigError(
                 "lower_pkts",
@@ -475,21 +474,16 @@ FqCoDel = FqCodel
 _QUEUE_KINDS = ("droptail", "red", "step", "hysteresis", "codel", "fq_codel", "pie", "cake", "dualpi2")
 
 
-QueueConfig = Annotated[
-    Union[
-        Annotated[DropTail, Tag("droptail")],
-        Annotated[Red, Tag("red")],
-        Annotated[Step, Tag("step")],
-        Annotated[Hysteresis, Tag("hysteresis")],
-        Annotated[Codel, Tag("codel")],
-        Annotated[FqCodel, Tag("fq_codel")],
-        Annotated[Pie, Tag("pie")],
-        Annotated[Cake, Tag("cake")],
-        Annotated[DualPi2, Tag("dualpi2")],
-    ],
-    Discriminator(_kind_of("droptail")),
-]
-"""A queue discipline, tagged by ``kind`` (default ``droptail``)."""
+QueueConfig = lazy_union(
+    {"droptail": DropTail, "red": Red, "step": Step, "hysteresis": Hysteresis, "codel": Codel, "fq_codel": FqCodel,
+     "pie": Pie, "cake": Cake, "dualpi2": DualPi2},
+    _kind_of("droptail"),
+)
+"""A queue discipline, tagged by ``kind`` (default ``droptail``); each
+built on first use (:mod:`.lazy_union`)."""
 
-for _q in (DropTail, Red, Step, Hysteresis, Codel, FqCodel, Pie, Cake, DualPi2):
-    _q.model_rebuild()
+for _q in (_QueueBase, DropTail, Red, Step, Hysteresis):
+    # ``long_queue`` names QueueConfig before it exists; pydantic resolves it
+    # when the model is first built. Until then, those who read the fields
+    # (the documentation, ``dumbbell list``) see the union, not a ForwardRef.
+    _q.model_fields["long_queue"].annotation = Optional[QueueConfig]

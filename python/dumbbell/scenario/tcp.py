@@ -4,12 +4,10 @@ controls registered in the core, Python controls, kernel modules),
 shorthand) and ``TcpOptions``.
 """
 
-from __future__ import annotations
-
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_serializer, field_validator, model_validator,
+    BeforeValidator, ConfigDict, Field, field_serializer, field_validator, model_validator,
 )
 
 from ..controls import CongestionControl, check_control
@@ -17,7 +15,8 @@ from ..errors import ConfigError
 from ..kmod import KernelModuleCc
 from ..suggest import did_you_mean
 from .core_params import choice as _choice, core_default as _core_default, field as _core_field, item as _item
-from .base import Model as _Model, U32_MAX, kind_of as _kind_of
+from .base import BUILT_AT_IMPORT, Model as _Model, U32_MAX, kind_of as _kind_of
+from .lazy_union import lazy_union
 from .ranges import (
     MAX_DELACK_S, MAX_DUPTHRESH, MAX_HEADER_BYTES, MAX_INIT_CWND_PKTS, MAX_MSS_BYTES, MAX_RTO_S, MAX_RWND_BYTES,
     MAX_TSQ_BYTES, MIN_DELACK_S, MIN_MSS_BYTES, MIN_RTO_S, Rate, Seconds,
@@ -142,7 +141,7 @@ class Linear(_Model):
     wrap_seq: bool | None = _linear("wrap_seq")
 
     @model_validator(mode="after")
-    def _check(self) -> Linear:
+    def _check(self) -> "Linear":
         lo = _set_or_core(self, "adaptive_min_pct")
         span = _set_or_core(self, "adaptive_span_pct")
         if lo + span > 99:
@@ -255,7 +254,7 @@ class HighSpeed(_Model):
     high_decrease: float | None = _highspeed("high_decrease")
 
     @model_validator(mode="after")
-    def _order(self) -> HighSpeed:
+    def _order(self) -> "HighSpeed":
         low_w, high_w = _set_or_core(self, "low_window"), _set_or_core(self, "high_window")
         low_p, high_p = _set_or_core(self, "low_p"), _set_or_core(self, "high_p")
         if high_w <= low_w:
@@ -278,7 +277,7 @@ class Vegas(_Model):
     gamma: int | None = _vegas("gamma")
 
     @model_validator(mode="after")
-    def _order(self) -> Vegas:
+    def _order(self) -> "Vegas":
         alpha, beta = _set_or_core(self, "alpha"), _set_or_core(self, "beta")
         if alpha > beta:
             raise ConfigError("beta", f"must be at least alpha ({beta} < {alpha})")
@@ -407,24 +406,13 @@ def _cc_tag(v: Any) -> str | None:
     return "registered" if kind in REGISTERED and kind not in BUILTIN_CONTROLS else kind
 
 
-CcConfig = Annotated[
-    Union[
-        Annotated[Reno, Tag("reno")],
-        Annotated[Cubic, Tag("cubic")],
-        Annotated[Dctcp, Tag("dctcp")],
-        Annotated[Linear, Tag("linear")],
-        Annotated[Fractional, Tag("fractional")],
-        Annotated[Expolinear, Tag("expolinear")],
-        Annotated[Bbr, Tag("bbr")],
-        Annotated[HighSpeed, Tag("highspeed")],
-        Annotated[Vegas, Tag("vegas")],
-        Annotated[PythonCc, Tag("python")],
-        Annotated[KernelModuleCc, Tag("module")],
-        Annotated[Registered, Tag("registered")],
-    ],
-    Discriminator(_cc_tag),
+CcConfig = lazy_union(
+    {"reno": Reno, "cubic": Cubic, "dctcp": Dctcp, "linear": Linear, "fractional": Fractional,
+     "expolinear": Expolinear, "bbr": Bbr, "highspeed": HighSpeed, "vegas": Vegas, "python": PythonCc,
+     "module": KernelModuleCc, "registered": Registered},
+    _cc_tag,
     BeforeValidator(_cc_shorthand),
-]
+)
 """A congestion control: a name (``"dctcp"``), a table with ``kind`` and
 parameters, a Linux module's C source (``{module = "tcp_cubic.c"}``,
 :func:`dumbbell.KernelModule`), or (in Python) an instance of a subclass of
@@ -452,6 +440,8 @@ class TcpOptions(_Model):
     by name, the receive window and send buffer of the era's
     ``tcp_rmem``/``tcp_wmem`` maxima (:mod:`dumbbell.scenario.tcp_profiles`);
     options set explicitly win."""
+
+    model_config = BUILT_AT_IMPORT
 
     mss_bytes: Annotated[int, Field(ge=MIN_MSS_BYTES, le=MAX_MSS_BYTES)] | None = Field(
         None, description="Segment payload, bytes (1448)."
@@ -526,7 +516,7 @@ class TcpOptions(_Model):
         return None if v is None else check_profile(v)
 
     @model_validator(mode="after")
-    def _order(self) -> TcpOptions:
+    def _order(self) -> "TcpOptions":
         # Unset values are the core's defaults.
         lo = 0.2 if self.min_rto_s is None else self.min_rto_s
         hi = 120.0 if self.max_rto_s is None else self.max_rto_s

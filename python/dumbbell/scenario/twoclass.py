@@ -24,13 +24,12 @@ The run's ``classification`` table counts every decision against the truth
 (PA_c, PE_c, PA_l, PE_l and PA_c·PA_l, the paper's Table 1).
 """
 
-from __future__ import annotations
+from typing import Annotated, Any, Literal
 
-from typing import Annotated, Any, Literal, Union
-
-from pydantic import BeforeValidator, Discriminator, Field, Tag
+from pydantic import BeforeValidator, Field
 
 from .base import U32_MAX, U64_MAX, Model, kind_of
+from .lazy_union import lazy_union
 from ..suggest import did_you_mean
 
 __all__ = [
@@ -126,16 +125,12 @@ def _shorthand(known: tuple[str, ...], what: str):
     return expand
 
 
-Classifier = Annotated[
-    Union[Annotated[Ideal, Tag("ideal")], Annotated[Run2c, Tag("run2c")], Annotated[Rafle, Tag("rafle")]],
-    Discriminator(kind_of(None)),
-    BeforeValidator(_shorthand(CLASSIFIERS, "classifier")),
-]
+Classifier = lazy_union(
+    {"ideal": Ideal, "run2c": Run2c, "rafle": Rafle}, kind_of(None), BeforeValidator(_shorthand(CLASSIFIERS, "classifier"))
+)
 """A classifier: a name (``"rafle"``) or a table with ``kind`` and parameters."""
 
-Scheduler = Annotated[
-    Union[Annotated[StrictPriority, Tag("prio")], Annotated[RoundRobin, Tag("rr")], Annotated[Drr, Tag("drr")]],
-    Discriminator(kind_of(None)),
-    BeforeValidator(_shorthand(SCHEDULERS, "scheduler")),
-]
+Scheduler = lazy_union(
+    {"prio": StrictPriority, "rr": RoundRobin, "drr": Drr}, kind_of(None), BeforeValidator(_shorthand(SCHEDULERS, "scheduler"))
+)
 """A scheduler: ``"prio"``, ``"rr"`` or ``"drr"`` (or a table with parameters)."""

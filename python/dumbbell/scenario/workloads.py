@@ -19,17 +19,16 @@ A task's completion time runs from its start to the file's last byte at the
 client; the run's ``tasks`` table has one row per task (``docs/output.md``).
 """
 
-from __future__ import annotations
-
 import csv
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Discriminator, Field, Tag, field_validator
+from pydantic import BeforeValidator, Field, field_validator
 
 from ..errors import ConfigError
 from .base import U32_MAX, U64_MAX, Model, kind_of
+from .lazy_union import lazy_union
 
 __all__ = ["Files", "Cdf", "AllAtOnce", "ClosedLoop", "Poisson", "Control", "Sizes", "Arrivals",
            "load_cdf", "CDFS"]
@@ -147,14 +146,10 @@ class Control(Model):
         return self.model_dump()
 
 
-Sizes = Annotated[Union[Annotated[Files, Tag("files")], Annotated[Cdf, Tag("cdf")]], Discriminator(kind_of("files"))]
+Sizes = lazy_union({"files": Files, "cdf": Cdf}, kind_of("files"))
 """Task sizes: a file base or an empirical CDF, tagged by ``kind``."""
 
-Arrivals = Annotated[
-    Union[Annotated[AllAtOnce, Tag("all_at_once")], Annotated[ClosedLoop, Tag("closed_loop")],
-          Annotated[Poisson, Tag("poisson")]],
-    Discriminator(kind_of("all_at_once")),
-]
+Arrivals = lazy_union({"all_at_once": AllAtOnce, "closed_loop": ClosedLoop, "poisson": Poisson}, kind_of("all_at_once"))
 """When tasks start, tagged by ``kind``."""
 
 CDFS = {
@@ -164,7 +159,7 @@ CDFS = {
 """The shipped flow-size distributions (see the files' headers for their sources)."""
 
 
-def load_cdf(name_or_path: str | Path) -> Cdf:
+def load_cdf(name_or_path: str | Path) -> "Cdf":
     """A shipped CDF by name (``"websearch"``, ``"datamining"``) or a CSV
     file of ``size_bytes,cdf`` rows (``#`` starts a comment)."""
     if isinstance(name_or_path, str) and name_or_path in CDFS:

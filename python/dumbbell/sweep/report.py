@@ -157,7 +157,7 @@ _CLASS = {"agrees": "agree", "differs": "differ", "calibrated": "basis", "by con
 def _paper_table(paper: Sequence[Mapping[str, Any]], experiment: str = "") -> tuple[str, dict[str, int]]:
     """The claims as an HTML table, and the counts of :func:`dumbbell.experiments.claims.counts`
     (each verdict, and each cause of ``differs``)."""
-    from ..experiments.claims import counts, not_scored_of
+    from ..experiments.claims import ACCOUNT_MEASURES, counts, not_scored_of
 
     n = counts(paper)
     not_scored = not_scored_of(experiment)
@@ -168,7 +168,8 @@ def _paper_table(paper: Sequence[Mapping[str, Any]], experiment: str = "") -> tu
                                               "cause", "reason", "doc", "basis", "basis_note", "not_run",
                                               # printed in the reason (claims.judge appends them)
                                               "sensitivity", "sensitivity_lo", "sensitivity_hi", "ours_alt",
-                                              "paper_se", "first_start_frac")]
+                                              "paper_se", "first_start_frac")
+            and k not in ACCOUNT_MEASURES]
     head = "".join(f"<th>{_head(k)}</th>" for k in keys)
     head += "<th>paper</th><th>ours</th><th>relative error</th><th>verdict</th><th>source</th>"
     body = []

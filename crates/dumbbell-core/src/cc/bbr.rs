@@ -139,7 +139,9 @@ use crate::sim::{Dur, Rng, Time, PS_PER_S, PS_PER_US};
 
 mod params;
 pub use super::bbr_common::Mode;
-use super::bbr_common::{saved_cwnd, stamp_us, whole_us, AckAggregation, Estimates, ProbeRtt};
+use super::bbr_common::{
+    saved_cwnd, stamp_us, whole_us, AckAggregation, Estimates, Pacer, Pacing, ProbeRtt,
+};
 pub use params::{check, BbrParams, PARAMS, REGISTRATION};
 
 pub use super::bbr_common::{BBR_SCALE, BBR_UNIT, BW_SCALE, BW_UNIT};
@@ -357,11 +359,9 @@ pub struct Bbr {
     full_bw_cnt: u32,
     /// The bandwidth of the last round that grew by `full_bw_thresh`.
     full_bw: u64,
-    has_seen_rtt: bool,
+    pacer: Pacer,
     /// Last good cwnd, restored after recovery and ProbeRTT.
     prior_cwnd: u32,
-    /// The pacing rate last set, bit/s (for tracing).
-    pacing_rate_bps: u64,
     // Long-term sampling.
     lt_is_sampling: bool,
     lt_rtt_cnt: u32,
@@ -400,9 +400,8 @@ impl Bbr {
             full_bw_reached: false,
             full_bw_cnt: 0,
             full_bw: 0,
-            has_seen_rtt: false,
+            pacer: Pacer::default(),
             prior_cwnd: 0,
-            pacing_rate_bps: 0,
             lt_is_sampling: false,
             lt_rtt_cnt: 0,
             lt_use_bw: false,
@@ -472,38 +471,6 @@ impl Bbr {
         rate = (rate * gain as u128) >> BBR_SCALE;
         rate *= (PS_PER_S / PS_PER_US / 100 * (100 - self.p.margin_percent)) as u128;
         (rate >> BW_SCALE).min(u64::MAX as u128 / 8) as u64
-    }
-
-    /// Linux `bbr_bw_to_pacing_rate`, in bit/s.
-    fn pacing_rate_bps_for(&self, bw: u64, gain: u32) -> u64 {
-        self.rate_bytes_per_sec(bw, gain) * 8
-    }
-
-    /// Linux `bbr_init_pacing_rate_from_rtt`: high_gain · cwnd / srtt.
-    fn init_pacing_rate_from_rtt(&mut self, tp: &mut TcpSock) {
-        // Linux reads srtt in whole microseconds (`srtt_us >> 3`).
-        let srtt_us = whole_us(tp.srtt);
-        let rtt_us = if srtt_us > 0 {
-            self.has_seen_rtt = true;
-            srtt_us
-        } else {
-            1_000
-        };
-        let bw = tp.snd_cwnd as u128 * BW_UNIT as u128 / rtt_us as u128;
-        tp.pacing_rate_bps = self.pacing_rate_bps_for(bw as u64, self.p.high_gain);
-        self.pacing_rate_bps = tp.pacing_rate_bps;
-    }
-
-    /// Linux `bbr_set_pacing_rate`: only upward until the pipe is full.
-    fn set_pacing_rate(&mut self, tp: &mut TcpSock, bw: u64, gain: u32) {
-        let rate = self.pacing_rate_bps_for(bw, gain);
-        if !self.has_seen_rtt && whole_us(tp.srtt) > 0 {
-            self.init_pacing_rate_from_rtt(tp);
-        }
-        if self.full_bw_reached || rate > tp.pacing_rate_bps {
-            tp.pacing_rate_bps = rate;
-        }
-        self.pacing_rate_bps = tp.pacing_rate_bps;
     }
 
     /// Linux `bbr_min_tso_segs`.
@@ -800,17 +767,6 @@ impl Bbr {
         }
     }
 
-    /// Linux `bbr_check_probe_rtt_done`.
-    fn check_probe_rtt_done(&mut self, tp: &mut TcpSock) {
-        match self.probe_rtt.done_stamp {
-            Some(done) if tp.now > done => {}
-            _ => return,
-        }
-        self.min_rtt_stamp = tp.now; // the next ProbeRTT is a window away
-        tp.snd_cwnd = tp.snd_cwnd.max(self.prior_cwnd);
-        self.reset_mode(tp);
-    }
-
     /// Linux `bbr_update_min_rtt`, with ProbeRTT entry and exit.
     fn update_min_rtt(&mut self, tp: &mut TcpSock, rs: &RateSample) {
         let filter_expired = tp.now > self.min_rtt_stamp + self.p.min_rtt_win;
@@ -877,6 +833,30 @@ impl Bbr {
         self.check_drain(tp);
         self.update_min_rtt(tp, rs);
         self.update_gains();
+    }
+}
+
+impl Pacing for Bbr {
+    /// Linux `bbr_bw_to_pacing_rate`, in bit/s.
+    fn pacing_rate_bps_for(&self, bw: u64, gain: u32) -> u64 {
+        self.rate_bytes_per_sec(bw, gain) * 8
+    }
+
+    fn startup_pacing_gain(&self) -> u32 {
+        self.p.high_gain
+    }
+
+    super::bbr_common::pacing_state_fields!();
+
+    /// Linux `bbr_check_probe_rtt_done`.
+    fn check_probe_rtt_done(&mut self, tp: &mut TcpSock) {
+        match self.probe_rtt.done_stamp {
+            Some(done) if tp.now > done => {}
+            _ => return,
+        }
+        self.min_rtt_stamp = tp.now; // the next ProbeRTT is a window away
+        tp.snd_cwnd = tp.snd_cwnd.max(self.prior_cwnd);
+        self.reset_mode(tp);
     }
 }
 
@@ -950,7 +930,7 @@ impl CongestionControl for Bbr {
         };
         self.min_rtt_stamp = tp.now;
         self.bw.reset(self.rtt_cnt, 0);
-        self.has_seen_rtt = false;
+        self.pacer.has_seen_rtt = false;
         self.init_pacing_rate_from_rtt(tp);
         self.round_start = false;
         self.idle_restart = false;
@@ -989,17 +969,7 @@ impl CongestionControl for Bbr {
 
     /// Linux `bbr_cwnd_event`: restarting from idle while app-limited.
     fn cwnd_event(&mut self, tp: &mut TcpSock, ev: CaEvent) {
-        if ev != CaEvent::TxStart || tp.app_limited == 0 {
-            return;
-        }
-        self.idle_restart = true;
-        self.aggr.restart_epoch(tp.now);
-        match self.mode {
-            // No need to go faster than the estimate after idle.
-            Mode::ProbeBw => self.set_pacing_rate(tp, self.bw(), BBR_UNIT),
-            Mode::ProbeRtt => self.check_probe_rtt_done(tp),
-            _ => {}
-        }
+        self.restart_from_idle(tp, ev);
     }
 
     /// Linux `bbr_undo_cwnd`: a spurious slow-down restarts full-pipe
@@ -1041,7 +1011,7 @@ impl CongestionControl for Bbr {
                 self.min_rtt.secs_f64()
             },
         );
-        out("pacing_rate_bps", self.pacing_rate_bps as f64);
+        out("pacing_rate_bps", self.pacer.rate_bps as f64);
         out("pacing_gain", self.pacing_gain());
         out("cwnd_gain", self.cwnd_gain());
         out("cycle_idx", self.cycle_idx as f64);

@@ -105,8 +105,8 @@ const EXTRA_ACKED_MAX_US: u64 = 100_000;
 /// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable: v1's.
 pub use super::bbr_common::Mode;
 use super::bbr_common::{
-    saved_cwnd, stamp_us, whole_us, AckAggregation, Estimates, BBR_SCALE, BBR_UNIT, BW_SCALE,
-    BW_UNIT,
+    saved_cwnd, stamp_us, whole_us, AckAggregation, Estimates, Pacer, Pacing, BBR_SCALE, BBR_UNIT,
+    BW_SCALE, BW_UNIT,
 };
 
 /// ProbeBW's phases (Linux `enum bbr_pacing_gain_phase`), the `phase`
@@ -264,9 +264,8 @@ pub struct Bbr3 {
     full_bw_now: bool,
     full_bw_cnt: u32,
     full_bw: u64,
-    has_seen_rtt: bool,
+    pacer: Pacer,
     prior_cwnd: u32,
-    pacing_rate_bps: u64,
     // ACK aggregation.
     aggr: AckAggregation,
     // The model's bounds (v3).
@@ -341,9 +340,8 @@ impl Bbr3 {
             full_bw_now: false,
             full_bw_cnt: 0,
             full_bw: 0,
-            has_seen_rtt: false,
+            pacer: Pacer::default(),
             prior_cwnd: 0,
-            pacing_rate_bps: 0,
             aggr: AckAggregation::new(Time::ZERO),
             bw_hi: [0; 2],
             bw_lo: NO_BW_BOUND,
@@ -420,38 +418,6 @@ impl Bbr3 {
         rate = (rate * gain as u128) >> BBR_SCALE;
         rate *= (PS_PER_S / PS_PER_US / 100 * (100 - margin)) as u128;
         (rate >> BW_SCALE).clamp(1, u64::MAX as u128 / 8) as u64
-    }
-
-    /// Linux `bbr_bw_to_pacing_rate`, in bit/s.
-    fn pacing_rate_bps_for(&self, bw: u64, gain: u32) -> u64 {
-        self.rate_bytes_per_sec(bw, gain, self.p.margin_percent) * 8
-    }
-
-    /// Linux `bbr_init_pacing_rate_from_rtt`.
-    fn init_pacing_rate_from_rtt(&mut self, tp: &mut TcpSock) {
-        // Linux reads srtt in whole microseconds (`srtt_us >> 3`).
-        let srtt_us = whole_us(tp.srtt);
-        let rtt_us = if srtt_us > 0 {
-            self.has_seen_rtt = true;
-            srtt_us
-        } else {
-            1_000
-        };
-        let bw = tp.snd_cwnd as u64 * BW_UNIT / rtt_us;
-        tp.pacing_rate_bps = self.pacing_rate_bps_for(bw, self.p.startup_pacing_gain);
-        self.pacing_rate_bps = tp.pacing_rate_bps;
-    }
-
-    /// Linux `bbr_set_pacing_rate`: only upward until the pipe is full.
-    fn set_pacing_rate(&mut self, tp: &mut TcpSock, bw: u64, gain: u32) {
-        let rate = self.pacing_rate_bps_for(bw, gain);
-        if !self.has_seen_rtt && whole_us(tp.srtt) > 0 {
-            self.init_pacing_rate_from_rtt(tp);
-        }
-        if self.full_bw_reached || rate > tp.pacing_rate_bps {
-            tp.pacing_rate_bps = rate;
-        }
-        self.pacing_rate_bps = tp.pacing_rate_bps;
     }
 
     /// Linux `bbr_save_cwnd`.
@@ -538,17 +504,6 @@ impl Bbr3 {
             (self.bw() as u128 * epoch_us as u128 / BW_UNIT as u128).min(u32::MAX as u128) as u32;
         self.aggr
             .on_ack(expected, rs.acked_sacked, tp.delivered_mstamp, tp.snd_cwnd);
-    }
-
-    /// Linux `bbr_check_probe_rtt_done`.
-    fn check_probe_rtt_done(&mut self, tp: &mut TcpSock) {
-        match self.probe_rtt_done_stamp {
-            Some(done) if jiffies(tp.now) > done => {}
-            _ => return,
-        }
-        self.probe_rtt_min_stamp = jiffies(tp.now);
-        tp.snd_cwnd = tp.snd_cwnd.max(self.prior_cwnd);
-        self.exit_probe_rtt(tp);
     }
 
     /// Linux `bbr_exit_probe_rtt`.
@@ -688,6 +643,30 @@ impl Bbr3 {
             return Dur::ZERO;
         }
         Dur::from_us(self.rng.below(n))
+    }
+}
+
+impl Pacing for Bbr3 {
+    /// Linux `bbr_bw_to_pacing_rate`, in bit/s.
+    fn pacing_rate_bps_for(&self, bw: u64, gain: u32) -> u64 {
+        self.rate_bytes_per_sec(bw, gain, self.p.margin_percent) * 8
+    }
+
+    fn startup_pacing_gain(&self) -> u32 {
+        self.p.startup_pacing_gain
+    }
+
+    super::bbr_common::pacing_state_fields!();
+
+    /// Linux `bbr_check_probe_rtt_done`.
+    fn check_probe_rtt_done(&mut self, tp: &mut TcpSock) {
+        match self.probe_rtt_done_stamp {
+            Some(done) if jiffies(tp.now) > done => {}
+            _ => return,
+        }
+        self.probe_rtt_min_stamp = jiffies(tp.now);
+        tp.snd_cwnd = tp.snd_cwnd.max(self.prior_cwnd);
+        self.exit_probe_rtt(tp);
     }
 }
 
@@ -841,16 +820,7 @@ impl CongestionControl for Bbr3 {
     /// Linux v3 `bbr_cwnd_event`: restarting from idle while app-limited.
     /// (CE events are the receiver's; the TLP-recovery event is not raised.)
     fn cwnd_event(&mut self, tp: &mut TcpSock, ev: CaEvent) {
-        if ev != CaEvent::TxStart || tp.app_limited == 0 {
-            return;
-        }
-        self.idle_restart = true;
-        self.aggr.restart_epoch(tp.now);
-        match self.mode {
-            Mode::ProbeBw => self.set_pacing_rate(tp, self.bw(), BBR_UNIT),
-            Mode::ProbeRtt => self.check_probe_rtt_done(tp),
-            _ => {}
-        }
+        self.restart_from_idle(tp, ev);
     }
 
     /// Linux v3 `bbr_undo_cwnd`: a spurious loss episode restores the bounds.
@@ -923,7 +893,7 @@ impl CongestionControl for Bbr3 {
             self.min_rtt.secs_f64()
         };
         out("min_rtt_s", min_rtt);
-        out("pacing_rate_bps", self.pacing_rate_bps as f64);
+        out("pacing_rate_bps", self.pacer.rate_bps as f64);
         out("pacing_gain", self.pacing_gain as f64 / BBR_UNIT as f64);
         out("cwnd_gain", self.cwnd_gain as f64 / BBR_UNIT as f64);
         out("full_bw_reached", self.full_bw_reached as u8 as f64);

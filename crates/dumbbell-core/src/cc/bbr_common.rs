@@ -7,7 +7,7 @@
 //! versions differ (v1 counts whole microseconds, v3 picoseconds) stays in
 //! each; what is here is computed the same way for both.
 
-use super::{CaState, TcpSock};
+use super::{CaEvent, CaState, TcpSock};
 use crate::sim::{Dur, Time, PS_PER_US};
 
 /// Fractions (gains) are in units of 1/256 (Linux `BBR_SCALE`).
@@ -102,6 +102,102 @@ pub trait Estimates {
         }
     }
 }
+
+/// Pacing state both versions keep: whether an RTT sample has set the
+/// rate yet (Linux `has_seen_rtt`) and the rate last set (the
+/// `pacing_rate_bps` trace variable).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pacer {
+    pub has_seen_rtt: bool,
+    /// The pacing rate last set, bit/s.
+    pub rate_bps: u64,
+}
+
+/// The pacing rate and the restart from idle, the same in both versions
+/// (Linux `bbr_init_pacing_rate_from_rtt`, `bbr_set_pacing_rate`,
+/// `bbr_cwnd_event`) from what each version computes its own way.
+pub trait Pacing: Estimates {
+    /// Linux `bbr_rate_bytes_per_sec` in bit/s: `bw` at `gain`, less the
+    /// version's margin.
+    fn pacing_rate_bps_for(&self, bw: u64, gain: u32) -> u64;
+    /// The pacing gain of Startup (v1 `high_gain`, v3
+    /// `startup_pacing_gain`).
+    fn startup_pacing_gain(&self) -> u32;
+    fn full_bw_reached(&self) -> bool;
+    fn mode(&self) -> Mode;
+    fn pacer(&mut self) -> &mut Pacer;
+    /// Linux: `idle_restart = 1` and a new ACK-aggregation epoch.
+    fn mark_idle_restart(&mut self, now: Time);
+    /// Linux `bbr_check_probe_rtt_done`.
+    fn check_probe_rtt_done(&mut self, tp: &mut TcpSock);
+
+    /// Linux `bbr_init_pacing_rate_from_rtt`: the startup gain times one
+    /// cwnd per srtt (per 1 ms before any sample).
+    fn init_pacing_rate_from_rtt(&mut self, tp: &mut TcpSock) {
+        // Linux reads srtt in whole microseconds (`srtt_us >> 3`).
+        let srtt_us = whole_us(tp.srtt);
+        let rtt_us = if srtt_us > 0 {
+            self.pacer().has_seen_rtt = true;
+            srtt_us
+        } else {
+            1_000
+        };
+        // A u32 cwnd times 2^24 fits in 64 bits.
+        let bw = tp.snd_cwnd as u64 * BW_UNIT / rtt_us;
+        tp.pacing_rate_bps = self.pacing_rate_bps_for(bw, self.startup_pacing_gain());
+        self.pacer().rate_bps = tp.pacing_rate_bps;
+    }
+
+    /// Linux `bbr_set_pacing_rate`: only upward until the pipe is full.
+    fn set_pacing_rate(&mut self, tp: &mut TcpSock, bw: u64, gain: u32) {
+        let rate = self.pacing_rate_bps_for(bw, gain);
+        if !self.pacer().has_seen_rtt && whole_us(tp.srtt) > 0 {
+            self.init_pacing_rate_from_rtt(tp);
+        }
+        if self.full_bw_reached() || rate > tp.pacing_rate_bps {
+            tp.pacing_rate_bps = rate;
+        }
+        self.pacer().rate_bps = tp.pacing_rate_bps;
+    }
+
+    /// Linux `bbr_cwnd_event`: restarting from idle while app-limited; no
+    /// need to go faster than the estimate after idle.
+    fn restart_from_idle(&mut self, tp: &mut TcpSock, ev: CaEvent) {
+        if ev != CaEvent::TxStart || tp.app_limited == 0 {
+            return;
+        }
+        self.mark_idle_restart(tp.now);
+        match self.mode() {
+            Mode::ProbeBw => self.set_pacing_rate(tp, self.bw(), BBR_UNIT),
+            Mode::ProbeRtt => self.check_probe_rtt_done(tp),
+            _ => {}
+        }
+    }
+}
+
+/// The [`Pacing`] methods that read the fields both versions name alike
+/// (`idle_restart`, `aggr`, `pacer`, `full_bw_reached`, `mode`).
+macro_rules! pacing_state_fields {
+    () => {
+        fn mark_idle_restart(&mut self, now: Time) {
+            self.idle_restart = true;
+            self.aggr.restart_epoch(now);
+        }
+
+        fn pacer(&mut self) -> &mut Pacer {
+            &mut self.pacer
+        }
+
+        fn full_bw_reached(&self) -> bool {
+            self.full_bw_reached
+        }
+
+        fn mode(&self) -> Mode {
+            self.mode
+        }
+    };
+}
+pub(crate) use pacing_state_fields;
 
 /// ProbeRTT's timing (Linux `probe_rtt_done_stamp`,
 /// `probe_rtt_round_done`): it lasts until in flight has been at its

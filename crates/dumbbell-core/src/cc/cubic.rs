@@ -81,7 +81,7 @@ use super::{
     slow_start_then_avoid, tcp_cong_avoid_ai, AckSample, CaEvent, CaState, CongestionControl,
     TcpSock,
 };
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::{Time, PS_PER_S, PS_PER_US};
 use serde::{Deserialize, Serialize};
 
@@ -128,64 +128,29 @@ impl Default for CubicParams {
 
 /// Cubic's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
-        "beta",
-        Ty::Float,
-        Range::float(0.0, true, 1.0, true),
+    Param::float_in("beta", Range::float(0.0, true, 1.0, true),
         "Multiplicative decrease factor (Linux 717/1024).",
     ),
-    Param::new(
-        "c",
-        Ty::Float,
-        Range::float(0.0, true, MAX_CUBIC_C, false),
+    Param::float_in("c", Range::float(0.0, true, MAX_CUBIC_C, false),
         "Cubic constant C, packets/s^3 (Linux 0.4).",
     ),
-    Param::new(
-        "fast_convergence",
-        Ty::Bool,
-        Range::Any,
-        "Release bandwidth faster when the window shrinks.",
+    Param::flag("fast_convergence", "Release bandwidth faster when the window shrinks.",
     ),
-    Param::new(
-        "tcp_friendliness",
-        Ty::Bool,
-        Range::Any,
-        "Grow at least as fast as Reno would.",
+    Param::flag("tcp_friendliness", "Grow at least as fast as Reno would.",
     ),
-    Param::new(
-        "hystart",
-        Ty::Bool,
-        Range::Any,
-        "HyStart: leave slow start before the first loss.",
+    Param::flag("hystart", "HyStart: leave slow start before the first loss.",
     ),
-    Param::new(
-        "hystart_ack_train",
-        Ty::Bool,
-        Range::Any,
-        "HyStart's ACK-train detector.",
+    Param::flag("hystart_ack_train", "HyStart's ACK-train detector.",
     ),
-    Param::new(
-        "hystart_delay",
-        Ty::Bool,
-        Range::Any,
-        "HyStart's delay-increase detector.",
+    Param::flag("hystart_delay", "HyStart's delay-increase detector.",
     ),
-    Param::new(
-        "hystart_low_window",
-        Ty::Int,
-        Range::U32,
+    Param::int_in("hystart_low_window", Range::U32,
         "HyStart is active from this window on, packets.",
     ),
-    Param::new(
-        "hystart_ack_delta_us",
-        Ty::Int,
-        Range::U32,
+    Param::int_in("hystart_ack_delta_us", Range::U32,
         "ACK-train spacing threshold, microseconds.",
     ),
-    Param::new(
-        "hz",
-        Ty::Int,
-        Range::int(1, MAX_HZ as u128, " Hz"),
+    Param::int_in("hz", Range::int(1, MAX_HZ as u128, " Hz"),
         "Jiffies per second of Cubic's clock (Linux CONFIG_HZ; 250 = Debian's kernel, 1000 = Fedora's).",
     ),
 ];
@@ -195,22 +160,17 @@ pub const MAX_CUBIC_C: f64 = 100.0;
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &CubicParams) -> Result<(), ParamError> {
-    param::param(PARAMS, "beta").float(p.beta)?;
-    param::param(PARAMS, "c").float(p.c)?;
-    param::param(PARAMS, "hz").int(p.hz as u128)
+    param::check_fields!(PARAMS, p, [beta, c, hz])
 }
 
 /// `cc = "cubic"`: a variant of its own ([`CcConfig::Cubic`](super::registry::CcConfig)).
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "cubic",
     about: "Cubic (RFC 9438; Linux tcp_cubic.c, with HyStart): the default.",
     params: PARAMS,
-    defaults: || param::encode(&CubicParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(Cubic::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    config: CubicParams,
+    check: check,
+    new: Cubic::new,
 };
 
 /// Jiffies per second of Debian's kernel (`CONFIG_HZ=250` in its
@@ -711,14 +671,29 @@ mod tests {
         C * (t_secs - k).powi(3) + w_max
     }
 
-    #[test]
-    fn after_a_loss_cwnd_follows_the_cubic_curve() {
-        let rtt = Dur::from_ms(100);
+    /// HyStart's verdict (`hystart_found`) after two rounds of slow start
+    /// from 10 packets.
+    fn hystart_found_in_two_rounds(p: CubicParams, rtt: Dur) -> f64 {
+        let mut f = Flow::new(p, 10, INFINITE_SSTHRESH);
+        f.round(rtt, None);
+        f.round(rtt, None);
+        f.var("hystart_found")
+    }
+
+    /// A flow with one RTT sample (for delay_min), then a loss at
+    /// W_max = 1000.
+    fn after_a_loss_at_1000(rtt: Dur) -> Flow {
         let mut f = Flow::new(params(), 1000, 800);
-        // One sample for delay_min, then a loss at W_max = 1000.
         f.ack(Time::ZERO + Dur::from_ms(1), rtt);
         f.tp.snd_cwnd = 1000;
         f.loss(rtt);
+        f
+    }
+
+    #[test]
+    fn after_a_loss_cwnd_follows_the_cubic_curve() {
+        let rtt = Dur::from_ms(100);
+        let mut f = after_a_loss_at_1000(rtt);
         assert_eq!(f.tp.snd_ssthresh, 700); // 1000·717/1024
         assert!((f.tp.snd_cwnd as f64 - BETA * 1000.0).abs() <= 1.0);
         assert_eq!(f.cc.w_max(), 1000);
@@ -757,10 +732,7 @@ mod tests {
     #[test]
     fn first_cnt_aims_one_min_rtt_ahead() {
         let rtt = Dur::from_ms(100);
-        let mut f = Flow::new(params(), 1000, 800);
-        f.ack(Time::ZERO + Dur::from_ms(1), rtt);
-        f.tp.snd_cwnd = 1000;
-        f.loss(rtt);
+        let mut f = after_a_loss_at_1000(rtt);
         // First ACK of the epoch: target = W(delay_min), 0.1 s ahead, on
         // the curve through the K the control took (Linux's approximate
         // cube root: the target 0.1 s ahead is sensitive to it).
@@ -954,18 +926,12 @@ mod tests {
         // A wider ACK spacing than hystart_ack_delta_us is not a train.
         let mut p = params();
         p.hystart_ack_delta_us = 500;
-        let mut f = Flow::new(p, 10, INFINITE_SSTHRESH);
-        f.round(rtt, None);
-        f.round(rtt, None);
-        assert_eq!(f.var("hystart_found"), 0.0);
+        assert_eq!(hystart_found_in_two_rounds(p, rtt), 0.0);
 
         // Below hystart_low_window HyStart does not look.
         let mut p = params();
         p.hystart_low_window = 64;
-        let mut f = Flow::new(p, 10, INFINITE_SSTHRESH);
-        f.round(rtt, None);
-        f.round(rtt, None);
-        assert_eq!(f.var("hystart_found"), 0.0);
+        assert_eq!(hystart_found_in_two_rounds(p, rtt), 0.0);
     }
 
     #[test]

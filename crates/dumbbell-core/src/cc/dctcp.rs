@@ -39,7 +39,7 @@
 
 use super::Registration;
 use super::{tcp_reno_cong_avoid, tcp_reno_ssthresh, CaEvent, CaState, CongestionControl, TcpSock};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use serde::{Deserialize, Serialize};
 
 /// DCTCP (RFC 8257, Linux `tcp_dctcp.c`).
@@ -63,15 +63,13 @@ impl Default for DctcpParams {
 
 /// DCTCP's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::int_in(
         "shift_g",
-        Ty::Int,
         Range::int(0, MAX_DCTCP_SHIFT_G as u128, ""),
         "Gain g = 2^-shift_g of the alpha estimate (Linux 4).",
     ),
-    Param::new(
+    Param::float_in(
         "alpha_init",
-        Ty::Float,
         Range::float(0.0, false, 1.0, false),
         "Initial alpha in [0, 1] (Linux 1).",
     ),
@@ -82,21 +80,17 @@ pub const MAX_DCTCP_SHIFT_G: u32 = 31;
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &DctcpParams) -> Result<(), ParamError> {
-    param::param(PARAMS, "shift_g").int(p.shift_g)?;
-    param::param(PARAMS, "alpha_init").float(p.alpha_init)
+    param::check_fields!(PARAMS, p, [shift_g, alpha_init])
 }
 
 /// `cc = "dctcp"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "dctcp",
     about: "DCTCP (RFC 8257; Linux tcp_dctcp.c): reduces in proportion to the fraction of ECN-marked packets; needs ECN.",
     params: PARAMS,
-    defaults: || param::encode(&DctcpParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(Dctcp::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    config: DctcpParams,
+    check: check,
+    new: Dctcp::new,
 };
 
 /// Alpha of 1.0 in fixed point (Linux `DCTCP_MAX_ALPHA`).
@@ -398,12 +392,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn entering_recovery_halves_the_window_as_reno() {
+    /// An ECN connection with a window of 100 packets and DCTCP started
+    /// at `alpha_init`.
+    fn ecn_at_100(alpha_init: f64) -> (TcpSock, Dctcp) {
         let mut tp = TcpSock::new(1448, 100);
         tp.ecn_ok = true;
-        let mut cc = Dctcp::new(params(0.0));
+        let mut cc = Dctcp::new(params(alpha_init));
         cc.init(&mut tp);
+        (tp, cc)
+    }
+
+    #[test]
+    fn entering_recovery_halves_the_window_as_reno() {
+        let (mut tp, mut cc) = ecn_at_100(0.0);
         // The stack: ssthresh() on entering the reduction, then set_state.
         tp.snd_ssthresh = cc.ssthresh(&tp);
         assert_eq!(tp.snd_ssthresh, 100); // alpha 0: no ECN cut
@@ -429,10 +430,7 @@ mod tests {
 
     #[test]
     fn undo_restores_the_window_before_the_reduction() {
-        let mut tp = TcpSock::new(1448, 100);
-        tp.ecn_ok = true;
-        let mut cc = Dctcp::new(params(1.0));
-        cc.init(&mut tp);
+        let (mut tp, mut cc) = ecn_at_100(1.0);
         tp.snd_ssthresh = cc.ssthresh(&tp);
         assert_eq!(tp.snd_ssthresh, 50);
         tp.snd_cwnd = 50;

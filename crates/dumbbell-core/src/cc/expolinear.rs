@@ -40,7 +40,7 @@ use super::loss_phases::{
 };
 use super::loss_phases::{MAX_SIGMA_PER_MS, PERCENT, SLOPE};
 use super::{isn, Registration};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use serde::{Deserialize, Serialize};
 
 /// Expolinear (Madeira and Mattos §4, eq. 1, 7, 8; `expolin01.c`).
@@ -105,48 +105,39 @@ impl Default for ExpolinearParams {
 pub const PARAMS: &[Param] = &[
     SS_ALPHA_ROW,
     SS_MIN_PKTS_ROW,
-    Param::new(
+    Param::int_in(
         "reduction_pct",
-        Ty::Int,
         PERCENT,
         "Reduction on loss, percent (module: 20).",
     ),
-    Param::new(
+    Param::float_in(
         "eta_r",
-        Ty::Float,
         SLOPE,
         "Recovery gain eta_r on Delta_r (module: 1).",
     ),
-    Param::new(
+    Param::float_in(
         "sigma_per_ms",
-        Ty::Float,
         Range::float(0.0, true, MAX_SIGMA_PER_MS, false),
         "sigma in 2^(-floor(sigma*t)), per ms (module: 1/4).",
     ),
-    Param::new(
+    Param::float_in(
         "eta_a",
-        Ty::Float,
         SLOPE,
         "Avoidance slope: J = b_A + eta_A*t, packets/ms (module: 2).",
     ),
     INITIAL_THRESHOLD_ROW,
     INITIAL_BASE_ROW,
-    Param::new(
+    Param::int_in(
         "initial_delta_pkts",
-        Ty::Int,
         Range::U32,
         "Delta_r before any reduction, packets (module: 1).",
     ),
-    Param::new(
+    Param::flag(
         "shift_mod_32",
-        Ty::Bool,
-        Range::Any,
         "2^(-k) with the shift count modulo 32, as x86 executes the module.",
     ),
-    Param::new(
+    Param::flag(
         "module_hook",
-        Ty::Bool,
-        Range::Any,
         "The ssthresh hook enters recovery as expolin01.c's does.",
     ),
     WRAP_SEQ_ROW,
@@ -154,27 +145,29 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &ExpolinearParams) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("ss_alpha").float(p.ss_alpha)?;
-    at("reduction_pct").int(p.reduction_pct)?;
-    at("eta_r").float(p.eta_r)?;
-    at("sigma_per_ms").float(p.sigma_per_ms)?;
-    at("eta_a").float(p.eta_a)?;
-    at("initial_threshold_pkts").int(p.initial_threshold_pkts)?;
-    at("initial_base_pkts").int(p.initial_base_pkts)
+    param::check_fields!(
+        PARAMS,
+        p,
+        [
+            ss_alpha,
+            reduction_pct,
+            eta_r,
+            sigma_per_ms,
+            eta_a,
+            initial_threshold_pkts,
+            initial_base_pkts,
+        ]
+    )
 }
 
 /// `cc = "expolinear"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "expolinear",
     about: "Expolinear (Madeira and Mattos; expolin01.c): exponential recovery, linear avoidance.",
     params: PARAMS,
-    defaults: || param::encode(&ExpolinearParams::default()),
-    make: |params, rng| {
-        param::made(params, check, |p| {
-            Box::new(Expolinear::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
-        })
-    },
+    config: ExpolinearParams,
+    check: check,
+    build: |p, rng| Expolinear::new(p).with_isn(isn(rng)),
 };
 
 /// 1.0 in the module's fixed point for 2^(−k) (`FIXED_POINT_SCALE`).
@@ -230,10 +223,6 @@ impl Law for ExpolinearLaw {
         (st.threshold_pkts as u64).saturating_add(floor_mul(self.p.eta_a, t_ms as f64))
     }
 
-    fn wrap_seq(&self) -> bool {
-        self.p.wrap_seq.unwrap_or(self.p.module_hook)
-    }
-
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("delta_pkts", self.delta_pkts as f64);
     }
@@ -242,14 +231,12 @@ impl Law for ExpolinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::Drive;
+    use crate::cc::loss_phases::testkit::{law_with, Drive};
     use crate::cc::loss_phases::Phase;
     use crate::cc::CongestionControl;
 
     fn expolinear(f: impl FnOnce(&mut ExpolinearParams)) -> ExpolinearLaw {
-        let mut p = ExpolinearParams::default();
-        f(&mut p);
-        Expolinear::new(p).law
+        law_with(Expolinear::new, f)
     }
 
     fn default() -> ExpolinearLaw {

@@ -125,13 +125,13 @@ impl Default for FractionalParams {
 /// Fractional's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
     Param::new("slow_start", Ty::Choice(&["per_ack", "cubic_time"]), Range::Any, "The compiled module's one segment per ACK event, or the paper's alpha*t^3."),
-    Param::new("ss_alpha", Ty::Float, SLOPE, "Slow start adds alpha*t^3 per ACK event with cubic_time, packets/ms^3 (source: 2)."),
-    Param::new("ss_min_pkts", Ty::Int, Range::U32, "Smallest slow-start step per ACK event, packets (module: 1)."),
-    Param::new("reduction_pct", Ty::Int, PERCENT, "Reduction on loss, percent (module: 20)."),
-    Param::new("delta_pct", Ty::Int, Range::int(1, 100, ""), "Delta_r as a percentage of the last reduction (module: 10)."),
+    Param::float_in("ss_alpha", SLOPE, "Slow start adds alpha*t^3 per ACK event with cubic_time, packets/ms^3 (source: 2)."),
+    Param::int_in("ss_min_pkts", Range::U32, "Smallest slow-start step per ACK event, packets (module: 1)."),
+    Param::int_in("reduction_pct", PERCENT, "Reduction on loss, percent (module: 20)."),
+    Param::int_in("delta_pct", Range::int(1, 100, ""), "Delta_r as a percentage of the last reduction (module: 10)."),
     Param::new("gamma_r", Ty::IntList, Range::int(0, MAX_GAMMA as u128, ""), "Recovery multipliers gamma_r, one per ACK event, cycled; not empty (module: [0, 4, 5, 1])."),
-    Param::new("gamma_a_pct", Ty::Int, Range::int(0, MAX_GAMMA as u128, ""), "Avoidance growth gamma_A per ACK event, percent of cwnd (module: 5)."),
-    Param::new("wrap_seq", Ty::Bool, Range::Any, "32-bit sequence comparison of the reduction gate, as the module in Linux."),
+    Param::int_in("gamma_a_pct", Range::int(0, MAX_GAMMA as u128, ""), "Avoidance growth gamma_A per ACK event, percent of cwnd (module: 5)."),
+    Param::flag("wrap_seq", "32-bit sequence comparison of the reduction gate, as the module in Linux."),
 ];
 
 /// Largest recovery multiplier and avoidance growth (percent).
@@ -139,31 +139,21 @@ pub const MAX_GAMMA: u32 = 1000;
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &FractionalParams) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("ss_alpha").float(p.ss_alpha)?;
-    at("reduction_pct").int(p.reduction_pct)?;
-    at("delta_pct").int(p.delta_pct)?;
+    param::check_fields!(PARAMS, p, [ss_alpha, reduction_pct, delta_pct])?;
     if p.gamma_r.is_empty() {
         return Err(ParamError::new("gamma_r", "needs at least one multiplier"));
     }
-    for &g in &p.gamma_r {
-        at("gamma_r").int(g)?;
-    }
-    at("gamma_a_pct").int(p.gamma_a_pct)
+    param::check_fields!(PARAMS, p, [gamma_r, gamma_a_pct])
 }
 
 /// `cc = "fractional"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "fractional",
-    about:
-        "Fractional (Madeira and Mattos; frac01.c): recovery by fractions of the last reduction.",
+    about: "Fractional (Madeira and Mattos; frac01.c): recovery by fractions of the last reduction.",
     params: PARAMS,
-    defaults: || param::encode(&FractionalParams::default()),
-    make: |params, rng| {
-        param::made(params, check, |p| {
-            Box::new(Fractional::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
-        })
-    },
+    config: FractionalParams,
+    check: check,
+    build: |p, rng| Fractional::new(p).with_isn(isn(rng)),
 };
 
 /// The module's `snd_second_thresh` before any reduction. Recovery is only
@@ -262,14 +252,12 @@ impl Law for FractionalLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::Drive;
+    use crate::cc::loss_phases::testkit::{law_with, Drive};
     use crate::cc::loss_phases::Phase;
     use crate::cc::CongestionControl;
 
     fn fractional(f: impl FnOnce(&mut FractionalParams)) -> FractionalLaw {
-        let mut p = FractionalParams::default();
-        f(&mut p);
-        Fractional::new(p).law
+        law_with(Fractional::new, f)
     }
 
     fn default() -> FractionalLaw {
@@ -291,12 +279,15 @@ mod tests {
         assert_eq!(d.ack(50), 13);
     }
 
+    /// Fractional with the paper's cubic-time slow start, from 10 packets.
+    fn cubic_time_from_10() -> Drive<FractionalLaw> {
+        let law = fractional(|p| p.slow_start = FractionalSlowStart::CubicTime);
+        Drive::new(law, 10)
+    }
+
     #[test]
     fn cubic_time_slow_start_adds_two_t_cubed_at_least_one() {
-        let mut d = Drive::new(
-            fractional(|p| p.slow_start = FractionalSlowStart::CubicTime),
-            10,
-        );
+        let mut d = cubic_time_from_10();
         let mut cwnd: u64 = 10;
         for t in [0u64, 0, 1, 3, 7, 20] {
             // J += max(2·t³, 1): 1, 1, 2, 54, 686, 16000.
@@ -462,10 +453,7 @@ mod tests {
 
     #[test]
     fn slow_start_after_an_rto_restarts_from_t_zero() {
-        let mut d = Drive::new(
-            fractional(|p| p.slow_start = FractionalSlowStart::CubicTime),
-            10,
-        );
+        let mut d = cubic_time_from_10();
         // RTO at 500 ms: ssthresh() = 5, then the stack sets cwnd = 1.
         d.at(500);
         d.tp.snd_ssthresh = d.cc.ssthresh(&d.tp);

@@ -128,33 +128,28 @@ pub const PARAMS: &[Param] = &[
         Range::Any,
         "RFC 3649's formulas, or Linux's 72-row table (which ignores the rest).",
     ),
-    Param::new(
+    Param::int_in(
         "low_window",
-        Ty::Int,
         Range::int(1, u32::MAX as u128, " packets"),
         "At and below this window the control is standard TCP, packets (38).",
     ),
-    Param::new(
+    Param::int_in(
         "high_window",
-        Ty::Int,
         Range::U32,
         "Window reached at loss rate high_p, packets, above low_window (83000).",
     ),
-    Param::new(
+    Param::float_in(
         "low_p",
-        Ty::Float,
         Range::float(0.0, true, 1.0, true),
         "Loss rate at low_window (1e-3).",
     ),
-    Param::new(
+    Param::float_in(
         "high_p",
-        Ty::Float,
         Range::float(0.0, true, 1.0, true),
         "Loss rate at high_window, below low_p (1e-7).",
     ),
-    Param::new(
+    Param::float_in(
         "high_decrease",
-        Ty::Float,
         Range::float(0.0, true, STANDARD_B, false),
         "Decrease factor b(w) at high_window (0.1).",
     ),
@@ -162,33 +157,28 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &HighSpeedParams) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("low_window").int(p.low_window)?;
+    param::check_fields!(PARAMS, p, [low_window])?;
     if p.high_window <= p.low_window {
         return Err(ParamError::new(
             "high_window",
             "high_window must be above low_window",
         ));
     }
-    at("low_p").float(p.low_p)?;
-    at("high_p").float(p.high_p)?;
+    param::check_fields!(PARAMS, p, [low_p, high_p])?;
     if p.high_p >= p.low_p {
         return Err(ParamError::new("high_p", "high_p must be in (0, low_p)"));
     }
-    at("high_decrease").float(p.high_decrease)
+    param::check_fields!(PARAMS, p, [high_decrease])
 }
 
 /// `cc = "highspeed"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "highspeed",
     about: "HighSpeed TCP (RFC 3649; Linux tcp_highspeed.c): a(w) and b(w) grow with the window.",
     params: PARAMS,
-    defaults: || param::encode(&HighSpeedParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(HighSpeed::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    config: HighSpeedParams,
+    check: check,
+    new: HighSpeed::new,
 };
 
 /// RFC 3649 appendix B as Linux `hstcp_aimd_vals` has it: for row `ai`,

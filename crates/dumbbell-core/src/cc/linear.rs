@@ -127,39 +127,32 @@ impl Default for LinearParams {
 pub const PARAMS: &[Param] = &[
     SS_ALPHA_ROW,
     SS_MIN_PKTS_ROW,
-    Param::new(
+    Param::float_in(
         "beta_r",
-        Ty::Float,
         SLOPE,
         "Recovery slope: J = b_r + beta_r*t, packets/ms (module: 1).",
     ),
-    Param::new(
+    Param::float_in(
         "beta_a",
-        Ty::Float,
         SLOPE,
         "Avoidance slope: J = b_A + beta_A*t, packets/ms (module: 2).",
     ),
-    Param::new(
+    Param::int_in(
         "reduction_pct",
-        Ty::Int,
         PERCENT,
         "Fixed reduction on loss, percent (module: 10).",
     ),
-    Param::new(
+    Param::flag(
         "adaptive",
-        Ty::Bool,
-        Range::Any,
         "Adaptive reduction R = min + span*lost/sent (paper eq. 3).",
     ),
-    Param::new(
+    Param::int_in(
         "adaptive_min_pct",
-        Ty::Int,
         PERCENT,
         "R's floor, percent (paper: 15).",
     ),
-    Param::new(
+    Param::int_in(
         "adaptive_span_pct",
-        Ty::Int,
         Range::int(0, 98, ""),
         "R's span, percent; min + span <= 99 (paper: 35).",
     ),
@@ -171,10 +164,8 @@ pub const PARAMS: &[Param] = &[
     ),
     INITIAL_THRESHOLD_ROW,
     INITIAL_BASE_ROW,
-    Param::new(
+    Param::flag(
         "module_hook",
-        Ty::Bool,
-        Range::Any,
         "The ssthresh hook enters recovery as linha01.c's does.",
     ),
     WRAP_SEQ_ROW,
@@ -182,35 +173,35 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &LinearParams) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("ss_alpha").float(p.ss_alpha)?;
-    at("beta_r").float(p.beta_r)?;
-    at("beta_a").float(p.beta_a)?;
-    at("reduction_pct").int(p.reduction_pct)?;
-    at("adaptive_min_pct").int(p.adaptive_min_pct)?;
-    at("adaptive_span_pct").int(p.adaptive_span_pct)?;
+    param::check_fields!(
+        PARAMS,
+        p,
+        [
+            ss_alpha,
+            beta_r,
+            beta_a,
+            reduction_pct,
+            adaptive_min_pct,
+            adaptive_span_pct,
+        ]
+    )?;
     if p.adaptive_min_pct.saturating_add(p.adaptive_span_pct) > 99 {
         return Err(ParamError::new(
             "adaptive_span_pct",
             "adaptive_min_pct + adaptive_span_pct must be at most 99",
         ));
     }
-    at("initial_threshold_pkts").int(p.initial_threshold_pkts)?;
-    at("initial_base_pkts").int(p.initial_base_pkts)
+    param::check_fields!(PARAMS, p, [initial_threshold_pkts, initial_base_pkts])
 }
 
 /// `cc = "linear"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "linear",
-    about:
-        "Linear (Madeira and Mattos; linha01.c): windows linear in the time since the last loss.",
+    about: "Linear (Madeira and Mattos; linha01.c): windows linear in the time since the last loss.",
     params: PARAMS,
-    defaults: || param::encode(&LinearParams::default()),
-    make: |params, rng| {
-        param::made(params, check, |p| {
-            Box::new(Linear::new(p).with_isn(isn(rng))) as Box<dyn super::CongestionControl>
-        })
-    },
+    config: LinearParams,
+    check: check,
+    build: |p, rng| Linear::new(p).with_isn(isn(rng)),
 };
 
 /// Linear's law; the control is [`Linear`].
@@ -274,10 +265,6 @@ impl Law for LinearLaw {
         (st.threshold_pkts as u64).saturating_add(floor_mul(self.p.beta_a, t_ms as f64))
     }
 
-    fn wrap_seq(&self) -> bool {
-        self.p.wrap_seq.unwrap_or(self.p.module_hook)
-    }
-
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("reduction_pct", self.last_reduction_pct);
     }
@@ -286,14 +273,12 @@ impl Law for LinearLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::loss_phases::testkit::{Drive, MSS};
+    use crate::cc::loss_phases::testkit::{law_with, Drive, MSS};
     use crate::cc::loss_phases::Phase;
     use crate::cc::{CongestionControl, INFINITE_SSTHRESH};
 
     fn linear(f: impl FnOnce(&mut LinearParams)) -> LinearLaw {
-        let mut p = LinearParams::default();
-        f(&mut p);
-        Linear::new(p).law
+        law_with(Linear::new, f)
     }
 
     fn default() -> LinearLaw {
@@ -392,17 +377,20 @@ mod tests {
         assert_eq!(d.loss(0, 1), 1);
     }
 
+    /// Adaptive reduction counting two rounds, from a window of `cwnd`.
+    fn adaptive_over_rounds(cwnd: u32) -> Drive<LinearLaw> {
+        let law = linear(|p| {
+            p.adaptive = true;
+            p.adaptive_count = AdaptiveCount::Round;
+        });
+        Drive::new(law, cwnd)
+    }
+
     #[test]
     fn adaptive_reduction_is_15_plus_35_lost_over_sent() {
         // Round 1 (no previous round): 9 ACKs of 2 packets in slow start at
         // t = 0 (+2 each), then an ACK reporting 2 losses.
-        let mut d = Drive::new(
-            linear(|p| {
-                p.adaptive = true;
-                p.adaptive_count = AdaptiveCount::Round;
-            }),
-            1000,
-        );
+        let mut d = adaptive_over_rounds(1000);
         for _ in 0..9 {
             d.ack(0);
         }
@@ -418,13 +406,7 @@ mod tests {
         // snd_una reaches the snd_nxt of the start (1000 packets): 499 ACKs
         // of 2 packets; the 500th ACK reaches it and opens round 2 (it
         // belongs to round 2), whose end is the snd_nxt of that moment.
-        let mut d = Drive::new(
-            linear(|p| {
-                p.adaptive = true;
-                p.adaptive_count = AdaptiveCount::Round;
-            }),
-            500,
-        );
+        let mut d = adaptive_over_rounds(500);
         for _ in 0..499 {
             d.ack(0);
         }
@@ -443,13 +425,7 @@ mod tests {
         );
 
         // Everything lost: R = 50 %.
-        let mut d = Drive::new(
-            linear(|p| {
-                p.adaptive = true;
-                p.adaptive_count = AdaptiveCount::Round;
-            }),
-            1000,
-        );
+        let mut d = adaptive_over_rounds(1000);
         d.loss(0, 5);
         assert_eq!(d.var("reduction_pct"), 50.0);
         assert_eq!(d.tp.snd_cwnd, 500);
@@ -530,13 +506,7 @@ mod tests {
         d.ack_lost(1, 1, 1);
         assert_eq!(d.var("reduction_pct"), 32.5);
         // The round count sees 1 lost of 4: 23.75 %.
-        let mut d = Drive::new(
-            linear(|p| {
-                p.adaptive = true;
-                p.adaptive_count = AdaptiveCount::Round;
-            }),
-            1000,
-        );
+        let mut d = adaptive_over_rounds(1000);
         d.ack(0);
         d.ack_lost(1, 1, 1);
         assert_eq!(d.var("reduction_pct"), 15.0 + 35.0 / 4.0);

@@ -350,9 +350,9 @@ pub fn floor_mul(x: f64, t: f64) -> u64 {
 }
 
 /// The [`Law`] accessors of a law whose parameters `self.p` hold
-/// `module_hook`, `ss_alpha`, `ss_min_pkts`, `initial_threshold_pkts` and
-/// `initial_base_pkts` under those names (Linear's and Expolinear's;
-/// Fractional's are fixed by its module).
+/// `module_hook`, `ss_alpha`, `ss_min_pkts`, `initial_threshold_pkts`,
+/// `initial_base_pkts` and `wrap_seq` (unset: as `module_hook`) under those
+/// names (Linear's and Expolinear's; Fractional's are fixed by its module).
 macro_rules! law_reads_params {
     () => {
         fn hook_enters_recovery(&self) -> bool {
@@ -369,6 +369,9 @@ macro_rules! law_reads_params {
         }
         fn initial_base_pkts(&self) -> u32 {
             self.p.initial_base_pkts
+        }
+        fn wrap_seq(&self) -> bool {
+            self.p.wrap_seq.unwrap_or(self.p.module_hook)
         }
     };
 }
@@ -565,30 +568,26 @@ pub const POSITIVE: Range = Range::int(1, u32::MAX as u128, "");
 
 // The parameter rows Linear and Expolinear share, word for word.
 /// The `ss_alpha` row of Linear's and Expolinear's `PARAMS`.
-pub const SS_ALPHA_ROW: Param = Param::new(
+pub const SS_ALPHA_ROW: Param = Param::float_in(
     "ss_alpha",
-    Ty::Float,
     SLOPE,
     "Slow start adds alpha*t^3 per ACK event, packets/ms^3 (module: 2).",
 );
 /// The `ss_min_pkts` row of Linear's and Expolinear's `PARAMS`.
-pub const SS_MIN_PKTS_ROW: Param = Param::new(
+pub const SS_MIN_PKTS_ROW: Param = Param::int_in(
     "ss_min_pkts",
-    Ty::Int,
     Range::U32,
     "Smallest slow-start step per ACK event, packets (module: 2).",
 );
 /// The `initial_threshold_pkts` row of Linear's and Expolinear's `PARAMS`.
-pub const INITIAL_THRESHOLD_ROW: Param = Param::new(
+pub const INITIAL_THRESHOLD_ROW: Param = Param::int_in(
     "initial_threshold_pkts",
-    Ty::Int,
     POSITIVE,
     "Upper threshold before any reduction, packets (module: 200).",
 );
 /// The `initial_base_pkts` row of Linear's and Expolinear's `PARAMS`.
-pub const INITIAL_BASE_ROW: Param = Param::new(
+pub const INITIAL_BASE_ROW: Param = Param::int_in(
     "initial_base_pkts",
-    Ty::Int,
     POSITIVE,
     "Recovery base b_r before any reduction, packets (module: 1).",
 );
@@ -616,6 +615,17 @@ pub(crate) mod testkit {
     pub struct Drive<L: Law> {
         pub tp: TcpSock,
         pub cc: PhaseMachine<L>,
+    }
+
+    /// The law a control builds from its default parameters changed by
+    /// `f` (`new`: the control's constructor).
+    pub fn law_with<P: Default, L: Law>(
+        new: fn(P) -> PhaseMachine<L>,
+        f: impl FnOnce(&mut P),
+    ) -> L {
+        let mut p = P::default();
+        f(&mut p);
+        new(p).law
     }
 
     impl<L: Law> Drive<L> {

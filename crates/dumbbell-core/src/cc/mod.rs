@@ -114,6 +114,38 @@ pub type MakeFn = fn(&Params, Rng) -> Result<Box<dyn CongestionControl>, ParamEr
 /// own; [`registry`] lists them).
 pub type Registration = crate::param::Registration<MakeFn>;
 
+/// A built-in control's [`Registration`], as its file declares it: its
+/// name and sentence, its parameters (the `PARAMS` table, the struct whose
+/// `Default` holds the defaults, and the `check` of its ranges and rules)
+/// and how it is built: `new` from the parameters alone, or `build` from
+/// them and the connection's random stream.
+macro_rules! registration {
+    { name: $name:literal, about: $about:literal, params: $params:expr, config: $config:ty,
+      check: $check:expr, build: $build:expr $(,)? } => {
+        $crate::cc::Registration::new::<$config>($name, $about, $params, |params, rng| {
+            $crate::cc::made::<$config, _>(params, $check, |p| ($build)(p, rng))
+        })
+    };
+    { name: $name:literal, about: $about:literal, params: $params:expr, config: $config:ty,
+      check: $check:expr, new: $new:path $(,)? } => {
+        $crate::cc::registration! { name: $name, about: $about, params: $params, config: $config,
+            check: $check, build: |p, _rng| $new(p) }
+    };
+}
+pub(crate) use registration;
+
+/// What a control's `make` does: decodes its parameters (unset ones at
+/// their defaults), checks them, and builds the control from them.
+pub fn made<T: serde::de::DeserializeOwned, C: CongestionControl + 'static>(
+    params: &Params,
+    check: fn(&T) -> Result<(), ParamError>,
+    build: impl FnOnce(T) -> C,
+) -> Result<Box<dyn CongestionControl>, ParamError> {
+    crate::param::made(params, check, |p| {
+        Box::new(build(p)) as Box<dyn CongestionControl>
+    })
+}
+
 /// Linux `enum tcp_ca_state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 #[repr(u8)]

@@ -44,7 +44,7 @@
 
 use super::Registration;
 use super::{tcp_reno_cong_avoid, tcp_reno_ssthresh, CaEvent, CaState, CongestionControl, TcpSock};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::{Dur, PS_PER_S};
 use serde::{Deserialize, Serialize};
 
@@ -84,64 +84,41 @@ const TIME: Range = Range::Time {
 
 /// Prague's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
-        "shift_g",
-        Ty::Int,
-        Range::int(0, 10, ""),
+    Param::int_in("shift_g", Range::int(0, 10, ""),
         "Gain g = 2^-shift_g of the alpha estimate (Linux 4: g = 1/16).",
     ),
-    Param::new(
-        "alpha_init",
-        Ty::Float,
-        Range::float(0.0, false, 1.0, false),
+    Param::float_in("alpha_init", Range::float(0.0, false, 1.0, false),
         "Initial alpha in [0, 1] (Linux 1).",
     ),
-    Param::new(
-        "rtt_independence",
-        Ty::Bool,
-        Range::Any,
-        "Scale the additive increase by (srtt/rtt_target)² below the target (Linux RTT_CONTROL_RATE).",
+    Param::flag("rtt_independence", "Scale the additive increase by (srtt/rtt_target)² below the target (Linux RTT_CONTROL_RATE).",
     ),
-    Param::new(
-        "rtt_target_ps",
-        Ty::Time,
-        TIME,
+    Param::time_in("rtt_target_ps", TIME,
         "The RTT independence's target RTT (Linux 25 ms).",
     ),
-    Param::new(
-        "classic_fallback",
-        Ty::Bool,
-        Range::Any,
-        "Detect a classic ECN bottleneck (queue depth) and halve on marks there (RFC 9331 §4.3).",
+    Param::flag("classic_fallback", "Detect a classic ECN bottleneck (queue depth) and halve on marks there (RFC 9331 §4.3).",
     ),
-    Param::new(
-        "classic_depth_ps",
-        Ty::Time,
-        TIME,
+    Param::time_in("classic_depth_ps", TIME,
         "Queue depth (srtt − min_rtt) above which a marked round counts as classic (2 ms).",
     ),
 ];
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &PragueParams) -> Result<(), ParamError> {
-    let at = |n| param::param(PARAMS, n);
-    at("shift_g").int(p.shift_g)?;
-    at("alpha_init").float(p.alpha_init)?;
-    at("rtt_target_ps").time(p.rtt_target_ps)?;
-    at("classic_depth_ps").time(p.classic_depth_ps)
+    param::check_fields!(
+        PARAMS,
+        p,
+        [shift_g, alpha_init, rtt_target_ps, classic_depth_ps]
+    )
 }
 
 /// `cc = "prague"`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "prague",
     about: "TCP Prague (L4S, RFC 9331; the L4S team's tcp_prague.c): ECT(1), Accurate ECN, a DCTCP-like per-RTT response, pacing, classic ECN fallback; needs ecn=True.",
     params: PARAMS,
-    defaults: || param::encode(&PragueParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(Prague::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    config: PragueParams,
+    check: check,
+    new: Prague::new,
 };
 
 /// IPv4 and TCP headers with timestamps, as Linux's `tcp_mss_to_mtu`.

@@ -11,8 +11,7 @@
 //! the same tables bit for bit.
 
 use super::{slow_start_then_avoid, tcp_cong_avoid_ai, CongestionControl, Registration, TcpSock};
-use crate::param::{self, Param, ParamError, Params, Range, Ty};
-use crate::sim::Rng;
+use crate::param::{self, Param, ParamError, Range};
 use serde::{Deserialize, Serialize};
 
 /// Linux `TCP_SCALABLE_AI_CNT` and `TCP_SCALABLE_MD_SCALE`.
@@ -37,34 +36,31 @@ impl Default for ScalableParams {
 /// The parameters' types and ranges, declared once: the checks below and
 /// the schema (`_native.schema()`) read them.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::int_in(
         "ai_cnt",
-        Ty::Int,
         Range::int(1, 1 << 20, " packets"),
         "Above this window growth is 1/ai_cnt packet per ACK (Linux 100).",
     ),
-    Param::new(
+    Param::int_in(
         "md_shift",
-        Ty::Int,
         Range::int(1, 16, ""),
         "A reduction removes cwnd >> md_shift packets (Linux 3: 1/8).",
     ),
 ];
 
 /// The registration: `cc = "scalable"`, or `{kind = "scalable", ai_cnt = 50}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "scalable",
     about: "Scalable TCP (Kelly 2003; Linux tcp_scalable.c): +1 packet per ai_cnt (100) acked above ai_cnt, -1/8 on loss.",
     params: PARAMS,
-    defaults: || param::encode(&ScalableParams::default()),
-    make,
+    config: ScalableParams,
+    check: check,
+    build: |p, _rng| Scalable { p },
 };
 
-fn make(params: &Params, _rng: Rng) -> Result<Box<dyn CongestionControl>, ParamError> {
-    let p: ScalableParams = param::decode(params)?;
-    param::param(PARAMS, "ai_cnt").int(p.ai_cnt)?;
-    param::param(PARAMS, "md_shift").int(p.md_shift)?;
-    Ok(Box::new(Scalable { p }))
+/// Refuses out-of-range parameters, naming the one at fault.
+pub fn check(p: &ScalableParams) -> Result<(), ParamError> {
+    param::check_fields!(PARAMS, p, [ai_cnt, md_shift])
 }
 
 #[derive(Clone, Debug)]
@@ -95,7 +91,7 @@ mod tests {
 
     fn control(json: &str) -> Result<Box<dyn CongestionControl>, ParamError> {
         let v: serde_json::Value = serde_json::from_str(json).unwrap();
-        make(v.as_object().unwrap(), rng_for(0, "t"))
+        (REGISTRATION.make)(v.as_object().unwrap(), rng_for(0, "t"))
     }
 
     #[test]

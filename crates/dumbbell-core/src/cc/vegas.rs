@@ -64,7 +64,7 @@ use super::{
     tcp_reno_cong_avoid, tcp_reno_ssthresh, tcp_slow_start, AckSample, CaEvent, CaState,
     CongestionControl, TcpSock,
 };
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{Param, ParamError, Range};
 use serde::{Deserialize, Serialize};
 
 /// TCP Vegas (Linux `tcp_vegas.c`). Thresholds on the estimated number of
@@ -92,24 +92,17 @@ impl Default for VegasParams {
 
 /// Vegas's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::int_in(
         "alpha",
-        Ty::Int,
         Range::U32,
         "Below this many packets queued, grow one packet per RTT (2).",
     ),
-    Param::new(
+    Param::int_in(
         "beta",
-        Ty::Int,
         Range::U32,
         "Above this many, shrink one packet per RTT; at least alpha (4).",
     ),
-    Param::new(
-        "gamma",
-        Ty::Int,
-        Range::U32,
-        "Leave slow start above this many (1).",
-    ),
+    Param::int_in("gamma", Range::U32, "Leave slow start above this many (1)."),
 ];
 
 /// Refuses parameters Vegas cannot run with, naming the one at fault.
@@ -121,16 +114,13 @@ pub fn check(p: &VegasParams) -> Result<(), ParamError> {
 }
 
 /// `cc = "vegas"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "vegas",
     about: "TCP Vegas (Brakmo and Peterson 1995; Linux tcp_vegas.c): keeps alpha to beta packets queued.",
     params: PARAMS,
-    defaults: || param::encode(&VegasParams::default()),
-    make: |params, _rng| {
-        param::made(params, check, |p| {
-            Box::new(Vegas::new(p)) as Box<dyn CongestionControl>
-        })
-    },
+    config: VegasParams,
+    check: check,
+    new: Vegas::new,
 };
 
 /// "No sample yet" for `base_rtt` and `min_rtt` (Linux 0x7fffffff).

@@ -61,16 +61,36 @@ pub struct Routes {
 enum Core {
     /// `next[u * n + d]`: the port of core node `u` toward core node `d`.
     Dense { n: usize, next: Vec<u32> },
-    /// A forest, rooted at its lowest node in each component: a node's
-    /// Euler interval `[tin, tout)`, its port to its parent, and its
-    /// children as (tin, port) sorted by tin, stored flat (`kids_at`).
-    Tree {
-        tin: Vec<u32>,
-        tout: Vec<u32>,
-        up_port: Vec<u32>,
-        kids_at: Vec<u32>,
-        kids: Vec<(u32, u32)>,
-    },
+    /// A forest, rooted at its lowest node in each component.
+    Tree(Forest),
+}
+
+/// A forest's routes: each node's Euler interval `[tin, tout)`, its port
+/// to its parent, and its children as (tin, port) sorted by tin, stored
+/// flat (`kids_at`).
+struct Forest {
+    tin: Vec<u32>,
+    tout: Vec<u32>,
+    up_port: Vec<u32>,
+    kids_at: Vec<u32>,
+    kids: Vec<(u32, u32)>,
+}
+
+impl Forest {
+    /// The port of `u` toward `d`: down to the child whose interval holds
+    /// `d`, else up.
+    #[inline]
+    fn next(&self, u: usize, d: usize) -> u32 {
+        let t = self.tin[d];
+        if self.tin[u] < t && t < self.tout[u] {
+            // Below u: the last child whose interval starts at or before t.
+            let mine = &self.kids[self.kids_at[u] as usize..self.kids_at[u + 1] as usize];
+            let i = mine.partition_point(|&(start, _)| start <= t);
+            mine[i - 1].1
+        } else {
+            self.up_port[u]
+        }
+    }
 }
 
 impl Routes {
@@ -245,7 +265,7 @@ impl Routes {
         per_node
             + match &self.core {
                 Core::Dense { next, .. } => next.len() * 4,
-                Core::Tree { tin, kids, .. } => tin.len() * 16 + kids.len() * 8,
+                Core::Tree(f) => f.tin.len() * 16 + f.kids.len() * 8,
             }
             + self.multi.as_ref().map_or(0, Multipath::bytes)
     }
@@ -346,13 +366,13 @@ impl Core {
             kids[from..].sort_unstable();
             kids_at[u + 1] = kids.len() as u32;
         }
-        Core::Tree {
+        Core::Tree(Forest {
             tin,
             tout,
             up_port,
             kids_at,
             kids,
-        }
+        })
     }
 
     #[inline]
@@ -360,23 +380,7 @@ impl Core {
         let (u, d) = (u as usize, d as usize);
         match self {
             Core::Dense { n, next } => next[u * n + d],
-            Core::Tree {
-                tin,
-                tout,
-                up_port,
-                kids_at,
-                kids,
-            } => {
-                let t = tin[d];
-                if tin[u] < t && t < tout[u] {
-                    // Below u: the last child whose interval starts at or before t.
-                    let mine = &kids[kids_at[u] as usize..kids_at[u + 1] as usize];
-                    let i = mine.partition_point(|&(start, _)| start <= t);
-                    mine[i - 1].1
-                } else {
-                    up_port[u]
-                }
-            }
+            Core::Tree(forest) => forest.next(u, d),
         }
     }
 }
@@ -392,7 +396,7 @@ mod tests {
     fn reference(ports_of: &[Vec<(u32, u32)>]) -> Vec<u32> {
         match Core::dense(ports_of) {
             Core::Dense { next, .. } => next,
-            Core::Tree { .. } => unreachable!(),
+            Core::Tree(_) => unreachable!(),
         }
     }
 
@@ -490,7 +494,7 @@ mod tests {
         links.extend((0..sw).map(|i| (i, sw + i)));
         let ports = graph(2 * sw, &links);
         let r = Routes::compute(&ports).unwrap();
-        assert!(matches!(r.core, Core::Tree { .. }));
+        assert!(matches!(r.core, Core::Tree(_)));
         let want = reference(&ports);
         let n = 2 * sw;
         for u in (0..n).step_by(7) {

@@ -76,15 +76,13 @@ pub const STEP_PARAMS: &[Param] = &[
 
 /// Hysteresis marking's parameters.
 pub const HYSTERESIS_PARAMS: &[Param] = &[
-    Param::new(
+    Param::int_in(
         "upper_pkts",
-        Ty::Int,
         Range::int(1, u32::MAX as u128, " packets"),
         "Upper threshold L_S: marking starts here, packets.",
     ),
-    Param::new(
+    Param::int_in(
         "lower_pkts",
-        Ty::Int,
         Range::U32,
         "Lower threshold L_I: marking goes on down to here, packets; below upper_pkts.",
     ),
@@ -126,25 +124,24 @@ pub fn check_thresholds(table: &'static [Param], upper: u32, lower: u32) -> Resu
 }
 
 /// `aqm = {kind = "step", k_pkts = ...}`.
-pub const STEP: Registration = Registration {
+pub const STEP: Registration = super::registration! {
     name: "step",
     about: "Step marking at K (DCTCP, RFC 8257 section 3.1): CE on every ECT packet while the queue is at or above K.",
     params: STEP_PARAMS,
-    defaults: || param::encode(&StepConfig::default()),
-    make: |params| param::made(params, check_step, super::AqmConfig::Step),
+    config: StepConfig,
+    check: check_step,
+    variant: super::AqmConfig::Step,
 };
 
 /// `aqm = {kind = "hysteresis", upper_pkts = ..., lower_pkts = ...}`.
-pub const HYSTERESIS: Registration = Registration {
+pub const HYSTERESIS: Registration = super::registration! {
     name: "hysteresis",
     about: "Hysteresis marking (DCTCP with hysteresis in P4 switches): mark from L_S up, keep marking down to L_I.",
     params: HYSTERESIS_PARAMS,
-    defaults: || {
-        param::defaults_beside_required::<HysteresisConfig>(
-            serde_json::json!({"upper_pkts": 2, "lower_pkts": 1}),
-        )
-    },
-    make: |params| param::made(params, check_hysteresis, super::AqmConfig::Hysteresis),
+    config: HysteresisConfig,
+    required: {"upper_pkts": 2, "lower_pkts": 1},
+    check: check_hysteresis,
+    variant: super::AqmConfig::Hysteresis,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -53,7 +53,7 @@ pub use cobalt::{CobaltParams, CobaltVars};
 pub use shaper::Shaper;
 
 use super::codel::{AQM_TIME, MTU_BYTES};
-use super::flow_queues::flow_queue_accessors;
+use super::flow_queues::{fattest, flow_queue_accessors};
 use super::Registration;
 use super::{Dequeued, DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PktId;
@@ -187,9 +187,8 @@ const FLOW_MODES: Ty = Ty::Choice(&[
 
 /// CAKE's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::int_in(
         "rate_bps",
-        Ty::Int,
         Range::int(0, MAX_RATE_BPS as u128, " b/s"),
         "Shaped rate, bits per second (Linux bandwidth); 0: unlimited.",
     ),
@@ -199,27 +198,23 @@ pub const PARAMS: &[Param] = &[
         Range::Any,
         "Host and flow isolation (Linux default triple_isolate).",
     ),
-    Param::new(
+    Param::time_in(
         "target_ps",
-        Ty::Time,
         AQM_TIME,
         "COBALT's target sojourn time (Linux 5 ms).",
     ),
-    Param::new(
+    Param::time_in(
         "interval_ps",
-        Ty::Time,
         AQM_TIME,
         "COBALT's interval, Linux's rtt (100 ms).",
     ),
-    Param::new(
+    Param::int_in(
         "overhead_bytes",
-        Ty::Int,
         Range::int(0, 256, " bytes"),
         "Framing bytes the shaper adds to each packet (Linux overhead; 0).",
     ),
-    Param::new(
+    Param::int_in(
         "mpu_bytes",
-        Ty::Int,
         Range::int(0, 256, " bytes"),
         "Least length the shaper charges per packet (Linux mpu; 0).",
     ),
@@ -233,20 +228,21 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &CakeConfig) -> Result<(), ParamError> {
-    param::param(PARAMS, "rate_bps").int(c.rate_bps)?;
-    param::param(PARAMS, "target_ps").time(c.target_ps)?;
-    param::param(PARAMS, "interval_ps").time(c.interval_ps)?;
-    param::param(PARAMS, "overhead_bytes").int(c.overhead_bytes)?;
-    param::param(PARAMS, "mpu_bytes").int(c.mpu_bytes)
+    param::check_fields!(
+        PARAMS,
+        c,
+        [rate_bps, target_ps, interval_ps, overhead_bytes, mpu_bytes]
+    )
 }
 
 /// `aqm = {kind = "cake"}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "cake",
     about: "CAKE (Hoiland-Jorgensen, Taht, Morton, LANMAN 2018; Linux sch_cake): shaper, set-associative flow queues, host isolation, COBALT.",
     params: PARAMS,
-    defaults: || param::encode(&CakeConfig::default()),
-    make: |params| param::made(params, check, super::AqmConfig::Cake),
+    config: CakeConfig,
+    check: check,
+    variant: super::AqmConfig::Cake,
 };
 
 /// What the discipline is built from: the configuration, the port's
@@ -488,14 +484,7 @@ impl Cake {
     /// largest backlog, which BLUE hears of. Returns the packet and its
     /// queue.
     fn drop_from_fattest(&mut self, now: Time, pool: &crate::packet::PacketPool) -> (PktId, usize) {
-        let mut idx = 0;
-        let mut max = 0;
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.backlog > max {
-                max = f.backlog;
-                idx = i;
-            }
-        }
+        let (idx, _) = fattest(self.flows.iter().map(|f| f.backlog));
         let f = &mut self.flows[idx];
         let (pkt, _) =
             f.q.pop_front()

@@ -37,7 +37,7 @@ use super::timed_fifo::timed_fifo_accessors;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use super::{Registration, MAX_AQM_TIME_PS, MIN_AQM_TIME_PS};
 use crate::packet::{PacketPool, PktId};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -69,16 +69,14 @@ pub const AQM_TIME: Range = Range::Time {
 };
 
 /// CoDel's target (here and in FQ-CoDel).
-pub const TARGET: Param = Param::new(
+pub const TARGET: Param = Param::time_in(
     "target_ps",
-    Ty::Time,
     AQM_TIME,
     "Acceptable standing queue delay (Linux 5 ms).",
 );
 /// CoDel's interval (here and in FQ-CoDel).
-pub const INTERVAL: Param = Param::new(
+pub const INTERVAL: Param = Param::time_in(
     "interval_ps",
-    Ty::Time,
     AQM_TIME,
     "Window over which the delay must stay above target (Linux 100 ms).",
 );
@@ -87,36 +85,22 @@ pub const INTERVAL: Param = Param::new(
 pub const PARAMS: &[Param] = &[
     TARGET,
     INTERVAL,
-    Param::new(
-        "ecn",
-        Ty::Bool,
-        Range::Any,
-        "Mark ECN-capable packets instead of dropping them.",
-    ),
+    Param::flag("ecn", "Mark ECN-capable packets instead of dropping them."),
 ];
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &CodelConfig) -> Result<(), ParamError> {
-    check_times(PARAMS, c.target_ps, c.interval_ps)
-}
-
-/// CoDel's two times (here and in FQ-CoDel).
-pub fn check_times(
-    table: &'static [Param],
-    target_ps: u64,
-    interval_ps: u64,
-) -> Result<(), ParamError> {
-    param::param(table, "target_ps").time(target_ps)?;
-    param::param(table, "interval_ps").time(interval_ps)
+    param::check_fields!(PARAMS, c, [target_ps, interval_ps])
 }
 
 /// `aqm = {kind = "codel"}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "codel",
     about: "CoDel (RFC 8289; Linux sch_codel): drops at dequeue while the sojourn time stays above target.",
     params: PARAMS,
-    defaults: || param::encode(&CodelConfig::default()),
-    make: |params| param::made(params, check, super::AqmConfig::Codel),
+    config: CodelConfig,
+    check: check,
+    variant: super::AqmConfig::Codel,
 };
 
 /// An Ethernet device's MTU as Linux's `psched_mtu` counts it: 1500 bytes

@@ -41,7 +41,7 @@
 use super::codel::{AQM_TIME, MTU_BYTES};
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Registration, Verdict};
 use crate::packet::{Ecn, PktId};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::{Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -93,82 +93,78 @@ pub const MAX_K: f64 = 255.0;
 
 /// DualPI2's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::time_in(
         "target_ps",
-        Ty::Time,
         AQM_TIME,
         "PI2's target queue delay (Linux 15 ms).",
     ),
-    Param::new(
+    Param::time_in(
         "tupdate_ps",
-        Ty::Time,
         AQM_TIME,
         "Period of the probability update (Linux 16 ms).",
     ),
-    Param::new(
+    Param::float_in(
         "alpha",
-        Ty::Float,
         Range::float(0.0, true, MAX_GAIN, false),
         "Integral gain, per second of delay error (Linux 0.16).",
     ),
-    Param::new(
+    Param::float_in(
         "beta",
-        Ty::Float,
         Range::float(0.0, true, MAX_GAIN, false),
         "Proportional gain, per second of delay change (Linux 3.2).",
     ),
-    Param::new(
+    Param::time_in(
         "step_thresh_ps",
-        Ty::Time,
         AQM_TIME,
         "L queue: mark every packet whose sojourn exceeds this (Linux 1 ms).",
     ),
-    Param::new(
+    Param::int_in(
         "min_qlen_step",
-        Ty::Int,
         Range::int(0, u32::MAX as u128, " packets"),
         "L queue: the step applies only above this many packets (Linux 0).",
     ),
-    Param::new(
+    Param::float_in(
         "k",
-        Ty::Float,
         Range::float(0.0, true, MAX_K, false),
         "Coupling factor: p_L = k·p', p_C = p'² (Linux 2).",
     ),
-    Param::new(
+    Param::int_in(
         "c_protection_pct",
-        Ty::Int,
         Range::int(0, 100, " %"),
         "The C queue's scheduler weight, % (Linux 10; the L queue has the rest).",
     ),
-    Param::new(
+    Param::flag(
         "drop_overload",
-        Ty::Bool,
-        Range::Any,
         "Once k·p' ≥ 1, treat L packets as classic (drop with p'²) (Linux on).",
     ),
 ];
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &DualPi2Config) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("target_ps").time(c.target_ps)?;
-    at("tupdate_ps").time(c.tupdate_ps)?;
-    at("alpha").float(c.alpha)?;
-    at("beta").float(c.beta)?;
-    at("step_thresh_ps").time(c.step_thresh_ps)?;
-    at("min_qlen_step").int(c.min_qlen_step)?;
-    at("k").float(c.k)?;
-    at("c_protection_pct").int(c.c_protection_pct)
+    param::check_fields!(
+        PARAMS,
+        c,
+        [
+            target_ps,
+            tupdate_ps,
+            alpha,
+            beta,
+            step_thresh_ps,
+            min_qlen_step,
+            k,
+            c_protection_pct,
+        ]
+    )
 }
 
 /// `aqm = {kind = "dualpi2"}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "dualpi2",
     about: "DualPI2 (RFC 9332; Linux sch_dualpi2): an L4S queue (ECT(1), CE) with a 1 ms step and a classic queue with PI2, coupled by k.",
     params: PARAMS,
-    defaults: || param::encode(&DualPi2Config::default()),
-    make: |params| param::made(params, check, super::AqmConfig::Dualpi2),
+    config: DualPi2Config,
+    check: check,
+    variant: super::AqmConfig::Dualpi2,
 };
 
 /// Which of the two queues.

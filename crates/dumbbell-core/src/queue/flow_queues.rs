@@ -2,8 +2,23 @@
 //! `cake.rs`) share: the bookkeeping half of `QueueDisc`, which reads the
 //! same state in both (`len` packets and `bytes` over all flow queues,
 //! `flows[i].q` of `(PktId, enqueue time)`, the `new_flows` and `old_flows`
-//! service lists, the `drops` made at dequeue). Each discipline keeps its
-//! own enqueue, dequeue and AQM.
+//! service lists, the `drops` made at dequeue), and the choice of the
+//! queue to drop from when the buffer is full ([`fattest`]). Each
+//! discipline keeps its own enqueue, dequeue and AQM.
+
+/// The flow queue with the largest backlog (the first of equals; 0 when
+/// all are empty) and that backlog, bytes: where Linux `fq_codel_drop` and
+/// `cake_drop` take packets from when the buffer is full.
+pub(super) fn fattest(backlogs: impl Iterator<Item = u64>) -> (usize, u64) {
+    let (mut idx, mut max) = (0, 0);
+    for (i, b) in backlogs.enumerate() {
+        if b > max {
+            max = b;
+            idx = i;
+        }
+    }
+    (idx, max)
+}
 
 /// `QueueDisc`'s `len_pkts`, `len_bytes`, `peek`, `for_each_packet` and
 /// `take_drop` for a discipline of flow queues (fields as in the module

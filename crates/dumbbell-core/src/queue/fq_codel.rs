@@ -31,13 +31,13 @@
 //! Linux's `memory_limit` (32 MB) counts buffer truesize; no byte limit
 //! unless one is configured. The hash is ours (a 64-bit mix), not jhash.
 
-use super::codel::{check_times, INTERVAL, TARGET};
 use super::codel::{CodelParams, CodelSource, CodelVars};
-use super::flow_queues::flow_queue_accessors;
+use super::codel::{INTERVAL, TARGET};
+use super::flow_queues::{fattest, flow_queue_accessors};
 use super::Registration;
 use super::{Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use crate::packet::{Packet, PacketPool, PktId};
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -71,21 +71,17 @@ impl Default for FqCodelConfig {
 pub const PARAMS: &[Param] = &[
     TARGET,
     INTERVAL,
-    Param::new(
+    Param::flag(
         "ecn",
-        Ty::Bool,
-        Range::Any,
         "Mark ECN-capable packets instead of dropping them (Linux: on).",
     ),
-    Param::new(
+    Param::int_in(
         "flows",
-        Ty::Int,
         Range::int(1, MAX_FLOWS as u128, " queues"),
         "Flow queues (Linux 1024).",
     ),
-    Param::new(
+    Param::int_in(
         "quantum_bytes",
-        Ty::Int,
         Range::int(MIN_QUANTUM_BYTES as u128, 1 << 20, " bytes"),
         "DRR quantum, bytes (Linux 1514).",
     ),
@@ -93,18 +89,17 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &FqCodelConfig) -> Result<(), ParamError> {
-    check_times(PARAMS, c.target_ps, c.interval_ps)?;
-    param::param(PARAMS, "flows").int(c.flows)?;
-    param::param(PARAMS, "quantum_bytes").int(c.quantum_bytes)
+    param::check_fields!(PARAMS, c, [target_ps, interval_ps, flows, quantum_bytes])
 }
 
 /// `aqm = {kind = "fq_codel"}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "fq_codel",
     about: "FQ-CoDel (RFC 8290; Linux sch_fq_codel): CoDel per flow queue, served by deficit round robin.",
     params: PARAMS,
-    defaults: || param::encode(&FqCodelConfig::default()),
-    make: |params| param::made(params, check, super::AqmConfig::FqCodel),
+    config: FqCodelConfig,
+    check: check,
+    variant: super::AqmConfig::FqCodel,
 };
 
 /// Linux `fq_codel_init` defaults.
@@ -272,14 +267,7 @@ impl FqCodel {
     /// Returns true if `arriving` was among them (it is then not reported
     /// through `take_drop`: the caller's verdict drops it).
     fn drop_from_fattest(&mut self, arriving: PktId, pool: &PacketPool) -> bool {
-        let mut idx = 0;
-        let mut max = 0;
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.backlog > max {
-                max = f.backlog;
-                idx = i;
-            }
-        }
+        let (idx, max) = fattest(self.flows.iter().map(|f| f.backlog));
         let threshold = max / 2;
         let f = &mut self.flows[idx];
         let (mut freed, mut n, mut own) = (0u64, 0u32, false);

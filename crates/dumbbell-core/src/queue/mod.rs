@@ -117,6 +117,30 @@ pub type MakeFn = fn(&Params) -> Result<AqmConfig, ParamError>;
 /// its own; [`registry`] lists them).
 pub type Registration = crate::param::Registration<MakeFn>;
 
+/// A discipline's [`Registration`], as its file declares it: its name and
+/// sentence, its parameters (the `PARAMS` table, the configuration struct
+/// whose `Default` holds the defaults, and the `check` of its ranges and
+/// rules) and the [`AqmConfig`] variant it makes. A discipline with
+/// required parameters gives, as `required`, a valid value for each (the
+/// schema shows them without a default).
+macro_rules! registration {
+    { name: $name:literal, about: $about:literal, params: $params:expr, config: $config:ty,
+      check: $check:expr, variant: $variant:path $(,)? } => {
+        $crate::queue::Registration::new::<$config>($name, $about, $params, |params| {
+            $crate::param::made::<$config, _>(params, $check, $variant)
+        })
+    };
+    { name: $name:literal, about: $about:literal, params: $params:expr, config: $config:ty,
+      required: $required:tt, check: $check:expr, variant: $variant:path $(,)? } => {
+        $crate::queue::Registration {
+            name: $name, about: $about, params: $params,
+            defaults: || $crate::param::defaults_beside_required::<$config>(serde_json::json!($required)),
+            make: |params| $crate::param::made::<$config, _>(params, $check, $variant),
+        }
+    };
+}
+pub(crate) use registration;
+
 /// CoDel's, FQ-CoDel's and PIE's times (target, interval, tupdate): 1 µs
 /// to one hour. PIE's burst allowance may also be zero (none).
 pub const MIN_AQM_TIME_PS: u64 = PS_PER_US;

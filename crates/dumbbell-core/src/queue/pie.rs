@@ -49,7 +49,7 @@ use super::timed_fifo::timed_fifo_accessors;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
 use super::{Registration, MAX_AQM_TIME_PS};
 use crate::packet::PktId;
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::{Dur, Rng, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -84,64 +84,53 @@ const GAIN: Range = Range::float(0.0, false, MAX_GAIN, false);
 
 /// PIE's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
-        "target_ps",
-        Ty::Time,
-        AQM_TIME,
-        "Target queue delay (Linux 15 ms).",
-    ),
-    Param::new(
+    Param::time_in("target_ps", AQM_TIME, "Target queue delay (Linux 15 ms)."),
+    Param::time_in(
         "tupdate_ps",
-        Ty::Time,
         AQM_TIME,
         "Period of the probability update (Linux 15 ms).",
     ),
-    Param::new(
+    Param::float_in(
         "alpha",
-        Ty::Float,
         GAIN,
         "Gain on the delay's distance to target, per second (Linux 2/16).",
     ),
-    Param::new(
+    Param::float_in(
         "beta",
-        Ty::Float,
         GAIN,
         "Gain on the delay's change, per second (Linux 20/16).",
     ),
-    Param::new(
+    Param::time_in(
         "max_burst_ps",
-        Ty::Time,
         Range::Time {
             lo: 0,
             hi: MAX_AQM_TIME_PS,
         },
         "Burst allowance (Linux 150 ms); 0: none.",
     ),
-    Param::new(
+    Param::flag(
         "ecn",
-        Ty::Bool,
-        Range::Any,
         "Mark ECN-capable packets while the probability is at most 10 %.",
     ),
 ];
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &PieConfig) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("target_ps").time(c.target_ps)?;
-    at("tupdate_ps").time(c.tupdate_ps)?;
-    at("max_burst_ps").time(c.max_burst_ps)?;
-    at("alpha").float(c.alpha)?;
-    at("beta").float(c.beta)
+    param::check_fields!(
+        PARAMS,
+        c,
+        [target_ps, tupdate_ps, max_burst_ps, alpha, beta]
+    )
 }
 
 /// `aqm = {kind = "pie"}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "pie",
     about: "PIE (RFC 8033; Linux sch_pie): drops at enqueue with a probability driven by the queue delay.",
     params: PARAMS,
-    defaults: || param::encode(&PieConfig::default()),
-    make: |params| param::made(params, check, super::AqmConfig::Pie),
+    config: PieConfig,
+    check: check,
+    variant: super::AqmConfig::Pie,
 };
 
 /// Linux `pie_params_init` / `pie_vars_init` defaults.

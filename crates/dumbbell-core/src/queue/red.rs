@@ -23,7 +23,7 @@
 use super::Registration;
 use super::{set_ce, AqmAction, DropReason, Occupancy, QueueCtx};
 use crate::packet::PktId;
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use crate::sim::MAX_RATE_BPS;
 use crate::sim::{Time, PS_PER_S};
 use serde::{Deserialize, Serialize};
@@ -67,63 +67,40 @@ pub const MAX_AVPKT_BYTES: u32 = 65_535;
 
 /// RED's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::float_in(
         "min_th",
-        Ty::Float,
         Range::float(0.0, false, MAX_RED_TH, false),
         "Lower threshold, bytes (bytes_mode) or packets.",
     ),
-    Param::new(
+    Param::float_in(
         "max_th",
-        Ty::Float,
         Range::float(0.0, true, MAX_RED_TH, false),
         "Upper threshold, bytes (bytes_mode) or packets; above min_th.",
     ),
-    Param::new(
+    Param::float_in(
         "max_p",
-        Ty::Float,
         Range::float(0.0, true, 1.0, false),
         "Marking probability at max_th.",
     ),
-    Param::new(
+    Param::int_in(
         "wlog",
-        Ty::Int,
         Range::int(1, 31, ""),
         "EWMA weight of the average queue, W = 2^-wlog.",
     ),
-    Param::new(
-        "ecn",
-        Ty::Bool,
-        Range::Any,
-        "Mark ECN-capable packets instead of dropping them.",
-    ),
-    Param::new(
-        "harddrop",
-        Ty::Bool,
-        Range::Any,
-        "Above max_th drop even ECN-capable packets.",
-    ),
-    Param::new(
+    Param::flag("ecn", "Mark ECN-capable packets instead of dropping them."),
+    Param::flag("harddrop", "Above max_th drop even ECN-capable packets."),
+    Param::flag(
         "gentle",
-        Ty::Bool,
-        Range::Any,
         "Between max_th and 2 max_th the probability rises to 1 (gentle RED).",
     ),
-    Param::new(
-        "bytes_mode",
-        Ty::Bool,
-        Range::Any,
-        "Thresholds in bytes (Linux), or in packets.",
-    ),
-    Param::new(
+    Param::flag("bytes_mode", "Thresholds in bytes (Linux), or in packets."),
+    Param::int_in(
         "avpkt_bytes",
-        Ty::Int,
         Range::int(1, MAX_AVPKT_BYTES as u128, " bytes"),
         "Average packet size, for idle decay, bytes.",
     ),
-    Param::new(
+    Param::int_in(
         "bandwidth_bps",
-        Ty::Int,
         Range::int(0, MAX_RATE_BPS as u128, " bit/s"),
         "Rate for idle decay, bit/s; 0: the link's rate.",
     ),
@@ -131,32 +108,25 @@ pub const PARAMS: &[Param] = &[
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(c: &RedConfig) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("min_th").float(c.min_th)?;
-    at("max_th").float(c.max_th)?;
+    param::check_fields!(PARAMS, c, [min_th, max_th])?;
     if c.max_th <= c.min_th {
         return Err(ParamError::new(
             "max_th",
             format!("must exceed min_th ({} <= {})", c.max_th, c.min_th),
         ));
     }
-    at("max_p").float(c.max_p)?;
-    at("wlog").int(c.wlog)?;
-    at("avpkt_bytes").int(c.avpkt_bytes)?;
-    at("bandwidth_bps").int(c.bandwidth_bps)
+    param::check_fields!(PARAMS, c, [max_p, wlog, avpkt_bytes, bandwidth_bps])
 }
 
 /// `aqm = {kind = "red", ...}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = super::registration! {
     name: "red",
     about: "RED (Floyd and Jacobson 1993; Linux sch_red): early drop or mark on the average queue.",
     params: PARAMS,
-    defaults: || {
-        param::defaults_beside_required::<RedConfig>(
-            serde_json::json!({"min_th": 1, "max_th": 2, "max_p": 0.1, "wlog": 1}),
-        )
-    },
-    make: |params| param::made(params, check, super::AqmConfig::Red),
+    config: RedConfig,
+    required: {"min_th": 1, "max_th": 2, "max_p": 0.1, "wlog": 1},
+    check: check,
+    variant: super::AqmConfig::Red,
 };
 
 #[derive(Clone, Debug, PartialEq)]

@@ -171,11 +171,25 @@ pub fn cbr(from: Time, to: Time, gap: Dur, size: u32, flow: u16, ecn: Ecn) -> Ve
     v
 }
 
+/// [`cbr`] of full-size (1500-byte) packets from time zero.
+pub fn cbr_1500(to: Time, gap: Dur, flow: u16, ecn: Ecn) -> Vec<Arrival> {
+    cbr(Time::ZERO, to, gap, 1500, flow, ecn)
+}
+
 /// Merges arrival lists into one sorted by time (stable: ties keep order).
 pub fn merge(lists: Vec<Vec<Arrival>>) -> Vec<Arrival> {
     let mut v: Vec<Arrival> = lists.into_iter().flatten().collect();
     v.sort_by_key(|a| a.at);
     v
+}
+
+/// Runs `arrivals` through `q` at [`RATE`] until `end` (hash seed
+/// `seed`) and checks that every arrival is accounted for.
+#[track_caller]
+pub fn run_conserved<Q: QueueDisc>(q: &mut Q, arrivals: &[Arrival], seed: u64, end: Time) -> Trace {
+    let tr = Bench::new(seed, RATE).run(q, arrivals, end, |_, _| {});
+    assert_conserved(arrivals.len(), &tr);
+    tr
 }
 
 /// Every arrival accounted for exactly once: departed, dropped or held.
@@ -221,4 +235,18 @@ pub fn drop_fraction_from(arrivals: &[Arrival], tr: &Trace, from: Time) -> f64 {
     let arrived = arrivals.iter().filter(|a| a.at >= from).count() as f64;
     let dropped = tr.drops.iter().filter(|d| d.0 >= from).count() as f64;
     dropped / arrived
+}
+
+/// An unresponsive overload of 1.2 times the link rate held at a delay
+/// target between 10 and 20 ms: from `from` on, the median sojourn is in
+/// that range and a sixth of the arrivals are dropped (within `tol`).
+#[track_caller]
+pub fn assert_overload_held(arrivals: &[Arrival], tr: &Trace, from: Time, tol: f64) {
+    let med = median_sojourn_from(tr, from);
+    assert!(
+        med >= Dur::from_ms(10) && med <= Dur::from_ms(20),
+        "median sojourn {med:?}"
+    );
+    let frac = drop_fraction_from(arrivals, tr, from);
+    assert!((frac - 1.0 / 6.0).abs() < tol, "dropped fraction {frac}");
 }

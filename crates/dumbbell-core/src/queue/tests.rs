@@ -526,6 +526,14 @@ fn hysteresis(at: MarkPoint) -> Fifo {
     Fifo::new(UNLIMITED, Aqm::Hysteresis(h))
 }
 
+/// The packet's mark and the port's state bit are both `want` (`step`
+/// and `n` name the step: "up, finds" 37).
+#[track_caller]
+fn assert_mark_and_state(marked: bool, q: &Fifo, want: bool, step: &str, n: u32) {
+    assert_eq!(marked, want, "{step} {n}");
+    assert_eq!(congested(q), want, "state, {step} {n}");
+}
+
 fn congested(q: &Fifo) -> bool {
     match q.aqm() {
         Aqm::Hysteresis(h) => h.congested,
@@ -586,8 +594,7 @@ fn hysteresis_at_enqueue_walk_up_down_and_up() {
     for found in 0..50 {
         assert_eq!(q.len_pkts(), found);
         let v = b.offer(&mut q, FULL, ECT);
-        assert_eq!(marked(v), found >= L_S, "up, finds {found}");
-        assert_eq!(congested(&q), found >= L_S, "state, up, finds {found}");
+        assert_mark_and_state(marked(v), &q, found >= L_S, "up, finds", found);
     }
     // Down: each probe finds one packet fewer than the one before.
     for found in (30..49).rev() {
@@ -596,19 +603,13 @@ fn hysteresis_at_enqueue_walk_up_down_and_up() {
             assert!(!o.marked, "the enqueue point never marks departures");
         }
         let v = b.offer(&mut q, FULL, ECT);
-        assert_eq!(marked(v), found >= L_I, "down, finds {found}");
-        assert_eq!(congested(&q), found >= L_I, "state, down, finds {found}");
+        assert_mark_and_state(marked(v), &q, found >= L_I, "down, finds", found);
     }
     // Up again from below L_I: no marks in [L_I, L_S) until L_S is reached.
     assert_eq!(q.len_pkts(), 31);
     for found in 31..46 {
         let v = b.offer(&mut q, FULL, ECT);
-        assert_eq!(marked(v), found >= L_S, "up again, finds {found}");
-        assert_eq!(
-            congested(&q),
-            found >= L_S,
-            "state, up again, finds {found}"
-        );
+        assert_mark_and_state(marked(v), &q, found >= L_S, "up again, finds", found);
     }
 }
 
@@ -627,8 +628,7 @@ fn hysteresis_at_dequeue_walk_down_up_and_down() {
     // Down: what each departure leaves behind.
     for left in (0..50).rev() {
         let o = b.take(&mut q).unwrap();
-        assert_eq!(o.marked, left >= L_I, "down, leaves {left}");
-        assert_eq!(congested(&q), left >= L_I, "state, down, leaves {left}");
+        assert_mark_and_state(o.marked, &q, left >= L_I, "down, leaves", left);
     }
     // Up: two arrivals, one departure; each departure leaves one more behind.
     for left in 1..46 {
@@ -636,18 +636,12 @@ fn hysteresis_at_dequeue_walk_down_up_and_down() {
         b.offer(&mut q, FULL, ECT);
         let o = b.take(&mut q).unwrap();
         assert_eq!(q.len_pkts(), left);
-        assert_eq!(o.marked, left >= L_S, "up, leaves {left}");
-        assert_eq!(congested(&q), left >= L_S, "state, up, leaves {left}");
+        assert_mark_and_state(o.marked, &q, left >= L_S, "up, leaves", left);
     }
     // Down again through [L_I, L_S): marked, since L_S was reached.
     for left in (30..45).rev() {
         let o = b.take(&mut q).unwrap();
-        assert_eq!(o.marked, left >= L_I, "down again, leaves {left}");
-        assert_eq!(
-            congested(&q),
-            left >= L_I,
-            "state, down again, leaves {left}"
-        );
+        assert_mark_and_state(o.marked, &q, left >= L_I, "down again, leaves", left);
     }
 }
 

@@ -25,6 +25,8 @@ pub mod ranges;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
+#[cfg(test)]
+pub(crate) mod testkit;
 
 use crate::net::packet::Packet;
 use crate::sim::{Time, PS_PER_MS};

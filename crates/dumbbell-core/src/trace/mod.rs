@@ -26,6 +26,16 @@ pub fn headroom<T>(v: &mut Vec<T>) -> Result<(), TryReserveError> {
     Ok(())
 }
 
+/// [`headroom`] for each named column of `$rows` in turn, stopping at the
+/// first that cannot grow: `headroom_of!(self: time, flow, rtt)`.
+macro_rules! headroom_of {
+    ($rows:ident: $($col:ident),+) => {{
+        $($crate::trace::headroom(&mut $rows.$col)?;)+
+        Ok(())
+    }};
+}
+pub(crate) use headroom_of;
+
 /// Bytes a buffer's elements take.
 pub fn bytes_of<T>(v: &[T]) -> u64 {
     std::mem::size_of_val(v) as u64
@@ -104,6 +114,14 @@ impl Table {
             name: name.to_string(),
             columns: Vec::new(),
         }
+    }
+
+    /// A table of timed events: `time_ps`, then the `key` column of ids
+    /// (the port, flow or capture point each event belongs to).
+    pub fn events(name: &str, time_ps: Vec<u64>, key: &str, ids: Vec<u32>) -> Self {
+        Table::new(name)
+            .with("time_ps", Column::U64(time_ps))
+            .with(key, Column::U32(ids))
     }
 
     pub fn with(mut self, col: &str, c: Column) -> Self {

@@ -219,9 +219,7 @@ impl Capture {
         let r = self.rows;
         let [s0, e0, s1, e1, s2, e2] = r.sack;
         Some(
-            Table::new("captures")
-                .with("time_ps", Column::U64(r.time))
-                .with("point", Column::U32(r.point))
+            Table::events("captures", r.time, "point", r.point)
                 .with("rx", Column::Bool(r.rx))
                 .with("flow", Column::U32(r.flow))
                 .with("src", Column::U32(r.src))

@@ -126,15 +126,7 @@ impl PacketTrace {
     }
 
     pub(super) fn make_room(&mut self) -> Result<(), std::collections::TryReserveError> {
-        use crate::trace::headroom;
-        headroom(&mut self.time)?;
-        headroom(&mut self.port)?;
-        headroom(&mut self.event)?;
-        headroom(&mut self.flow)?;
-        headroom(&mut self.seq)?;
-        headroom(&mut self.size)?;
-        headroom(&mut self.sojourn)?;
-        headroom(&mut self.reason)
+        crate::trace::headroom_of!(self: time, port, event, flow, seq, size, sojourn, reason)
     }
 
     /// The `packets` table (None when no port is traced); `ports` names
@@ -148,9 +140,7 @@ impl PacketTrace {
         let nodes = Column::dict_of(self.port.iter().map(node));
         let peers = Column::dict_of(self.port.iter().map(peer));
         Some(
-            Table::new("packets")
-                .with("time_ps", Column::U64(self.time))
-                .with("port", Column::U32(self.port))
+            Table::events("packets", self.time, "port", self.port)
                 .with("node", nodes)
                 .with("peer", peers)
                 .with(

@@ -49,12 +49,7 @@ impl RttSamples {
     }
 
     pub(super) fn make_room(&mut self) -> Result<(), std::collections::TryReserveError> {
-        use crate::trace::headroom;
-        headroom(&mut self.time)?;
-        headroom(&mut self.flow)?;
-        headroom(&mut self.rtt)?;
-        headroom(&mut self.srtt)?;
-        headroom(&mut self.min_rtt)
+        crate::trace::headroom_of!(self: time, flow, rtt, srtt, min_rtt)
     }
 
     /// The `rtt_samples` table (None when off).
@@ -63,9 +58,7 @@ impl RttSamples {
             return None;
         }
         Some(
-            Table::new("rtt_samples")
-                .with("time_ps", Column::U64(self.time))
-                .with("flow", Column::U32(self.flow))
+            Table::events("rtt_samples", self.time, "flow", self.flow)
                 .with("rtt_ps", Column::U64(self.rtt))
                 .with("srtt_ps", Column::U64(self.srtt))
                 .with("min_rtt_ps", Column::U64(self.min_rtt)),

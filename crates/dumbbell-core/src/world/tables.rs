@@ -134,30 +134,22 @@ impl World {
             rec.var_names.iter().map(|s| s.to_string()).collect(),
         );
         tables.push(
-            Table::new("cc_vars")
-                .with("time_ps", Column::U64(rec.var_time))
-                .with("flow", Column::U32(rec.var_flow))
+            Table::events("cc_vars", rec.var_time, "flow", rec.var_flow)
                 .with("var", names)
                 .with("value", Column::F64(rec.var_value)),
         );
         tables.push(
-            Table::new("queue_trace")
-                .with("time_ps", Column::U64(rec.q_time))
-                .with("port", Column::U32(rec.q_port))
+            Table::events("queue_trace", rec.q_time, "port", rec.q_port)
                 .with("pkts", Column::U32(rec.q_pkts))
                 .with("bytes", Column::U64(rec.q_bytes))
                 .with("congested", Column::Bool(rec.q_congested)),
         );
         tables.push(
-            Table::new("dequeues")
-                .with("time_ps", Column::U64(rec.d_time))
-                .with("port", Column::U32(rec.d_port))
+            Table::events("dequeues", rec.d_time, "port", rec.d_port)
                 .with("size_bytes", Column::U32(rec.d_size)),
         );
         tables.push(
-            Table::new("drops")
-                .with("time_ps", Column::U64(rec.x_time))
-                .with("port", Column::U32(rec.x_port))
+            Table::events("drops", rec.x_time, "port", rec.x_port)
                 .with("flow", Column::U32(rec.x_flow))
                 .with("reason", Column::dict_of(rec.x_reason.iter().copied())),
         );
@@ -347,11 +339,7 @@ impl World {
             .with("busy_ps", u64col(&|p| p.stats.busy.ps()))
             .with(
                 "utilization",
-                Column::F64(
-                    ps.iter()
-                        .map(|p| p.stats.busy.ps() as f64 / run_ps as f64)
-                        .collect(),
-                ),
+                utilization_col(ps.iter().map(|p| p.stats.busy.ps()), run_ps),
             )
             .with(
                 "max_pkts",
@@ -403,11 +391,12 @@ impl World {
             )
             .with(
                 "utilization",
-                Column::F64(
-                    pl.iter()
-                        .map(|p| p.stats.busy.ps() as f64 / run_ps as f64)
-                        .collect(),
-                ),
+                utilization_col(pl.iter().map(|p| p.stats.busy.ps()), run_ps),
             )
     }
+}
+
+/// A `utilization` column: the share of the run each element was busy.
+fn utilization_col(busy_ps: impl Iterator<Item = u64>, run_ps: u64) -> Column {
+    Column::F64(busy_ps.map(|b| b as f64 / run_ps as f64).collect())
 }

@@ -132,8 +132,10 @@ drops, marks and copies, TCP timeouts and RTT, UDP loss.
   L_I = 36 and L_S = 42 with dips of 10–16 % (−0.5 Mb/s at L_I = 32, about
   three of its own σ): we find no mechanism in this model that makes
   throughput depend on the band while the port stays busy.
-- **Cases B, C, E** (quick scale, with bmv2's blocking input buffer; the
-  paper-scale numbers above and below predate it). The pipeline is
+- **Cases B, C, E** (quick scale, with bmv2's blocking input buffer; at
+  paper scale, main at ``e5dec42``, H1's TCP gets 0.032 Mb/s in B, 0.279
+  in C and the hosts 0.025–0.041 in E: docs/experiments/hysteresis.md).
+  The pipeline is
   saturated and drops nothing: it holds the hosts' links (about 39 000
   holds a run), and each hybrid host's own interface queue fills (1000
   packets) and drops, TCP's segments beside its UDP. In B, H1's own 10

@@ -22,10 +22,9 @@ and ``sensitivity_lo`` / ``sensitivity_hi``, the range ours spans over them.
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import polars as pl
+
+from ..known import number
 
 MAIN = "mixes"
 TARGET = "pi2-target"
@@ -48,18 +47,10 @@ def cases(scale_mixes: tuple[tuple[int, int], ...]) -> list[tuple[str, float, in
     return out
 
 
-def _f(v: Any) -> float | None:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
-
-
 def _value(rows: pl.DataFrame, metric: str, n_prague: int, n_cubic: int, target_ms: float) -> float | None:
     hit = rows.filter((pl.col("queue") == "dualpi2") & (pl.col("n_prague") == n_prague)
                       & (pl.col("n_cubic") == n_cubic) & (pl.col("target_ms") == target_ms))
-    return _f(hit[metric][0]) if hit.height else None
+    return number(hit[metric][0]) if hit.height else None
 
 
 def _mix(mix: str) -> tuple[int, int]:
@@ -80,7 +71,7 @@ def attach(frame: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
         if row["queue"] != "dualpi2":
             continue
         p, c = _mix(row["mix"])
-        ours = _f(row["ours"])
+        ours = number(row["ours"])
         if row["metric"] == "rate_ratio" and (p, c) in TARGET_MIXES:
             got = [(t, _value(rows, "rate_ratio", p, c, t)) for t in TARGETS_MS]
             got = [(t, v) for t, v in got if v is not None]

@@ -39,6 +39,19 @@ point, 99 % confidence intervals. The five parts, as dumbbell runs them:
   GSO and GRO on) would apply them, instead of per packet
   (:mod:`dumbbell.experiments.lossy_cc.netem_gso`); rows carry
   ``netem_unit`` and ``gso_part``, and those claims name ours per skb.
+- ``adaptive-count`` (a sensitivity part): the ``loss`` part's cells with
+  the adaptive Linear counting eq. 3's lost/sent over two rounds of data
+  (``linear-adaptive-round``), the third way of counting beside the
+  ``loss`` part's per window and per ACK, since the paper leaves the span of
+  the count open (:mod:`dumbbell.experiments.lossy_cc.adaptive_count`); the
+  two C3 claims name the ratio to Linear-50 under each count.
+- ``run-length`` (a sensitivity part): the ``loss-rtt`` part's cell at
+  20 ms and 20 % loss for the final controls at other run lengths (quick:
+  12.5, 25 and the paper's 50 s; paper: 4, 12.5, 100 and 200 s), since BBR's
+  collapse there weighs by how long the run lasts
+  (:mod:`dumbbell.experiments.lossy_cc.run_length`); rows carry
+  ``duration_s``, and the claims of that cell which compare with BBR (C12,
+  C14) name ours at each run length.
 
 The network (``network``): clients ``a`` and ``b`` reach router ``r`` over
 10 Gb/s virtual links (25 µs, with up to 5 µs of per-packet host jitter,
@@ -160,7 +173,7 @@ from ...errors import ConfigError
 from ...kmod import KernelModule
 from ...scenario.models import DropTail, Link, Netem, Node, Scenario, TcpFlow, TcpOptions
 from ...scenario.tcp_profiles import rcvbuf_window
-from . import base_rtt
+from . import adaptive_count, base_rtt, run_length
 from . import netem_gso
 from ..claims import bars, claims_lines, interval
 from .. import ExperimentResult, Progress, check_scale
@@ -226,6 +239,8 @@ POINTS: dict[str, dict[str, Any]] = {
         "cordiality": {"rate_bps": 1e9, "duration_s": 20.0, "servers": ("bbr", "cubic"), "setups": SETUPS},
         "base-rtt": base_rtt.POINTS["paper"],
         "netem-gso": netem_gso.POINTS["paper"],
+        "adaptive-count": {"duration_s": 100.0},
+        "run-length": run_length.POINTS["paper"],
     },
     "quick": {
         "rounds": 2,
@@ -236,6 +251,8 @@ POINTS: dict[str, dict[str, Any]] = {
         "cordiality": {"rate_bps": 1e9, "duration_s": 2.0, "servers": ("cubic",), "setups": SETUPS},
         "base-rtt": base_rtt.POINTS["quick"],
         "netem-gso": netem_gso.POINTS["quick"],
+        "adaptive-count": {"duration_s": 2.0},
+        "run-length": run_length.POINTS["quick"],
     },
 }
 """Per scale: rounds, and each part's swept values and run length."""
@@ -354,7 +371,7 @@ def module_files(module_dir: str | Path, field: str = "module_dir") -> dict[str,
 def _cc(label: str, module_dir: str | Path | None) -> Any:
     if module_dir is not None and label in MODULE_FILES:
         return KernelModule(Path(module_dir).expanduser() / MODULE_FILES[label], linux_version=MODULE_LINUX_VERSION)
-    return CC[label]
+    return CC[label] if label in CC else adaptive_count.CC[label]
 
 
 def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ...] | None,
@@ -419,7 +436,31 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ..
                         index)
     if netem_gso.PART in parts:
         _gso_jobs(cfg, keep, add, module_dir)
+    if adaptive_count.PART in parts:
+        p = cfg["loss"]
+        for i, loss in enumerate(p["losses"]):
+            # The loss part's cells and seeds: only the count of eq. 3 differs.
+            if keep(adaptive_count.LABEL):
+                add((adaptive_count.PART, adaptive_count.LABEL, loss),
+                    lambda loss=loss: scenario(adaptive_count.LABEL, p["rate_bps"], loss=loss,
+                                               duration_s=cfg[adaptive_count.PART]["duration_s"]), 20 + i)
+    if run_length.PART in parts:
+        _run_length_jobs(cfg, keep, add, module_dir)
     return jobs
+
+
+def _run_length_jobs(cfg: dict[str, Any], keep, add, module_dir: str | Path | None) -> None:
+    """The ``run-length`` part: the loss-rtt part's cell at 20 ms and 20 %
+    at each run length, with that cell's seeds
+    (:mod:`~dumbbell.experiments.lossy_cc.run_length`)."""
+    q = cfg["loss-rtt"]
+    j = list(q["rtts_ms"]).index(run_length.RTT_MS) if run_length.RTT_MS in q["rtts_ms"] else 9
+    i = list(q["losses"]).index(run_length.LOSS) if run_length.LOSS in q["losses"] else 9
+    for d in cfg[run_length.PART]["durations_s"]:
+        for cc in filter(keep, FINAL):
+            add((run_length.PART, cc, d),
+                lambda cc=cc, d=d: scenario(cc, q["rate_bps"], rtt_add_s=run_length.RTT_MS / 1e3, loss=run_length.LOSS,
+                                            duration_s=d, module_dir=module_dir), 60 + 10 * j + i)
 
 
 def _gso_jobs(cfg: dict[str, Any], keep, add, module_dir: str | Path | None) -> None:
@@ -471,7 +512,7 @@ def _rows(scale: str, outcomes, modules: tuple[str, ...] = ()) -> pl.DataFrame:
             "goodput_b_bps": None,
             "retransmits": float(sum(int(o.flows["retransmits"][0]) for o in outs)) / len(outs),
             "timeouts": float(sum(int(o.flows["timeouts"][0]) for o in outs)) / len(outs),
-            "duration_s": cfg[kind]["duration_s"],
+            "duration_s": cfg[kind].get("duration_s"),
             "netem_unit": netem_gso.UNIT if gso_part else None, "gso_part": gso_part,
         }
         if part == "bandwidth":
@@ -484,6 +525,11 @@ def _rows(scale: str, outcomes, modules: tuple[str, ...] = ()) -> pl.DataFrame:
             base.update(rate_bps=int(cfg["loss-rtt"]["rate_bps"]), rtt_ms=float(point[0]), loss=point[1])
         elif part == base_rtt.PART:
             base.update(rate_bps=int(cfg[part]["rate_bps"]), base_rtt_ms=float(point[0]), loss=point[1])
+        elif part == adaptive_count.PART:
+            base.update(rate_bps=int(cfg["loss"]["rate_bps"]), loss=point)
+        elif part == run_length.PART:
+            base.update(rate_bps=int(cfg["loss-rtt"]["rate_bps"]), rtt_ms=run_length.RTT_MS, loss=run_length.LOSS,
+                        duration_s=float(point))
         a = [o.goodput_bps("a") for o in outs]
         base["goodput_bps"], base["ci99_bps"], _ = mean_ci(a, LEVEL)
         if kind == "cordiality":
@@ -732,7 +778,8 @@ def _paper_frame(rows: pl.DataFrame) -> pl.DataFrame:
               "ours": pl.Float64, "ours_ci": pl.Float64, "ours_droptail": pl.Float64, "basis": pl.String,
               "basis_note": pl.String, "source": pl.String, "impl": pl.String}
     frame = pl.DataFrame(out, schema=schema).select(list(schema))
-    return netem_gso.attach(base_rtt.attach(frame, rows, _paper_frame), rows, _paper_frame)
+    frame = netem_gso.attach(base_rtt.attach(frame, rows, _paper_frame), rows, _paper_frame)
+    return run_length.attach(adaptive_count.attach(frame, rows, _paper_frame), rows, _paper_frame)
 
 
 def run(
@@ -777,7 +824,7 @@ def run(
 _LABEL = {"bbr": "BBR", "cubic": "Cubic", "reno": "Reno", "vegas": "Vegas", "expolinear": "Expolinear",
           "fractional": "Fractional", "linear": "Linear (10 %)", "linear-20": "Linear 20 %",
           "linear-50": "Linear 50 %", "linear-adaptive": "Linear adaptive (per window)",
-          "linear-adaptive-ack": "Linear adaptive (per ACK)"}
+          "linear-adaptive-ack": "Linear adaptive (per ACK)", adaptive_count.LABEL: "Linear adaptive (per two rounds)"}
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
@@ -840,7 +887,8 @@ def report(result: ExperimentResult) -> str:
                                  "dumbbell's port" if modules else "dumbbell's ports (rows impl=port)"))
     for part, xcol, fmt in (("bandwidth", "rate_bps", lambda v: f"{v / 1e6:g}M"), ("loss", "loss", lambda v: f"{v:.0%}"),
                             ("delay", "delay_ms", lambda v: f"{v:g}ms"), ("loss-rtt", None, None),
-                            (base_rtt.PART, None, None)):
+                            (base_rtt.PART, None, None), (adaptive_count.PART, "loss", lambda v: f"{v:.0%}"),
+                            (run_length.PART, "duration_s", lambda v: f"{v:g}s")):
         f = rows.filter(pl.col("part") == part)
         if f.height == 0:
             continue
@@ -852,7 +900,7 @@ def report(result: ExperimentResult) -> str:
             f = f.with_columns(pl.col(xcol).map_elements(fmt, return_dtype=pl.String).alias("pt"))
         order = {"loss-rtt": ["rtt_ms", "loss"], base_rtt.PART: ["base_rtt_ms", "loss"]}.get(part, xcol)
         pts = list(dict.fromkeys(f.sort(order)["pt"].to_list()))
-        ccs = [c for c in CC if c in set(f["cc"].to_list())]
+        ccs = [c for c in (*CC, adaptive_count.LABEL) if c in set(f["cc"].to_list())]
         lines.append("")
         lines.append(f"[{part}]")
         table = [["cc", *pts]]

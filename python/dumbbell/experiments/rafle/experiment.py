@@ -58,7 +58,10 @@ Parts (``PARTS``):
   the paper's own method, which gives its "Padrão" column exactly.
 - ``closed-loop`` (§6): 300 tasks active at all times, a random file of the
   base started whenever one completes, 4000 s; ``files_served`` per bin in
-  [1000 s, 4000 s] and the first bin's gain over drop-tail (Table 4).
+  [1000 s, 4000 s] and the first bin's gain over drop-tail (Table 4); the
+  ``all`` rows add what Table 4's accounts check (tasks transferring, the
+  dialogue's duration, the file data the slots hold, retransmissions;
+  ``rafle.closed_loop``).
 - ``memory`` (§4.1): the simultaneous transfer with RAFLE at N = 10, 30, 40,
   50, 60, 100 under both schedulers; PA_c, PE_c, PA_l, PE_l and PA_c·PA_l
   of the router's client-bound port, every packet counted (Table 1).
@@ -74,6 +77,12 @@ Parts (``PARTS``):
   setting changed (``setting``): the scheduler the memory part does not
   run, hosts of ``linux-6.12`` (RACK, TLP), a lossless router
   (``rafle.sensitivity``); each Table 1 claim prints ours under each.
+- ``closed-loop-sensitivity``: the closed loop (same draws) with every
+  router queue at 250, 500 or 2000 packets or lossless, or hosts of
+  ``linux-6.12``; rows carry ``setting``; each Table 4 claim prints its
+  gain under each.
+- ``era``: the simultaneous transfer with the hosts of another kernel era
+  (``rafle.era``); each claim it moves prints ours under each era.
 - ``web`` (beyond the paper, its future work): Poisson arrivals of
   web-search flows (DCTCP's distribution, ``dumbbell.scenario.workloads.load_cdf``),
   no FTP dialogue, on a two-hop path at 1 Gb/s: ``server1`` — ``r1`` —
@@ -99,7 +108,9 @@ RAFLE reorders flows (one flow's packets in both queues), which under
 round robin costs retransmissions and raises Table 1's PA_l (part
 ``memory-sensitivity``); in the closed loop the FTP dialogue crosses the
 router's FIFO six times under drop-tail, while routers that prioritize it
-let all 300 tasks transfer at once and pile up large files.
+let all 300 tasks transfer at once and pile up large files (measured on
+the run; part ``closed-loop-sensitivity`` shows what the router's buffer
+and the hosts' era move).
 """
 
 from __future__ import annotations
@@ -125,7 +136,12 @@ from ..repeat import Job, Outcome, by_point, mean_ci, round_seed, run_jobs
 from . import NAME, PARTS
 from .sensitivity import ERA_ALT, buffer_label, buffer_sensitivity as _buffer_sensitivity, \
     memory_arm_aliases, memory_arms, memory_sensitivity, memory_sensitivity_lines
+from .era import add_era_sensitivity, era_aliases, era_jobs, era_lines, era_rows
 from .spread import leave_one_out, leave_one_out_claim, mean_ranges
+from .tasks import bin_label, tasks_of as _tasks
+from .closed_loop import CLAIM_SCHEMA as _LOOP_CLAIM_SCHEMA, MECHANISM as _LOOP_MECHANISM, \
+    SENSITIVITY_PART as _LOOP_SENS, closed_loop_lines, closed_loop_rows, loop_arms, loop_claim_fields, \
+    loop_sensitivity
 
 __all__ = ["NAME", "PAPER", "COMBOS", "PARTS", "POINTS", "PAPER_TABLES", "network", "web_network", "run",
            "figures", "report"]
@@ -297,10 +313,12 @@ def simultaneous_scenario(classifier: str, scheduler: str, files: list[int], *, 
 
 
 def closed_loop_scenario(classifier: str, scheduler: str, files: list[int], concurrency: int,
-                         duration_s: float, buffer_pkts: int | None = ROUTER_BUFFER_PKTS) -> Scenario:
-    """``concurrency`` tasks active at all times, random files of the base."""
+                         duration_s: float, buffer_pkts: int | None = ROUTER_BUFFER_PKTS,
+                         profile: str = TCP_PROFILE) -> Scenario:
+    """``concurrency`` tasks active at all times, random files of the base,
+    hosts of kernel era ``profile``."""
     s = network(classifier, scheduler, duration_s=duration_s, buffer_pkts=buffer_pkts)
-    s.add_workload(_ftp(ClosedLoop(concurrency=concurrency), files))
+    s.add_workload(_ftp(ClosedLoop(concurrency=concurrency), files, profile))
     return s.validated()
 
 
@@ -371,7 +389,7 @@ def _with_memory_aliases(outcomes: list[Outcome], scale: str, parts: tuple[str, 
         extra += [Outcome(("memory-sensitivity", label, sch, RAFLE_N, o.key[4]), o.job, o.record) for o in outcomes
                   for label, sch, buf in memory_arm_aliases(POINTS[scale], parts)
                   if o.key[:4] == ((("simultaneous", "rafle", sch, None) if buf else ("buffer", "rafle", sch, None)))]
-    return outcomes + extra
+    return outcomes + extra + era_aliases(outcomes, POINTS[scale], parts)
 
 
 
@@ -394,6 +412,13 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
             for cls, sch in COMBOS:
                 jobs.append(Job(("closed-loop", cls, sch, None, r),
                                 closed_loop_scenario(cls, sch, base, p["concurrency"], p["duration_s"]), s_loop))
+        if _LOOP_SENS in parts:
+            p = cfg["closed-loop"]
+            for setting, buf, era in loop_arms(ROUTER_BUFFER_PKTS, TCP_PROFILE):
+                for cls, sch in COMBOS:
+                    jobs.append(Job((_LOOP_SENS, cls, sch, setting, r),
+                                    closed_loop_scenario(cls, sch, base, p["concurrency"], p["duration_s"],
+                                                         buffer_pkts=buf, profile=era), s_loop))
         if "memory" in parts:
             p = cfg["memory"]
             for n in p["n"]:
@@ -421,6 +446,8 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
                                                buffer_pkts=None if arm == "router" else ROUTER_BUFFER_PKTS,
                                                profile=ERA_ALT if arm == "era" else TCP_PROFILE)
                     jobs.append(Job(("memory-sensitivity", label, sch, n, r), sc, s_sim))
+        jobs += era_jobs(scale, cfg, parts, COMBOS, r, s_sim, lambda c, sch, pr: simultaneous_scenario(
+            c, sch, files, duration_s=cfg["simultaneous"]["duration_s"], profile=pr))
         if "web" in parts:
             p = cfg["web"]
             for cls, sch in COMBOS:
@@ -432,29 +459,10 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...]) -> list[Job]:
 # ---------------------------------------------------------------- measurements
 
 
-def bin_label(b: int) -> str:
-    """``0-100`` for bin 0 (sizes in (0, 100] KB), ``100-200`` for bin 1, ..."""
-    kb = BIN_BYTES // 1000
-    return f"{b * kb}-{(b + 1) * kb}"
-
-
-def _bins(size: pl.Expr) -> pl.Expr:
-    return ((size + BIN_BYTES - 1) // BIN_BYTES - 1).clip(lower_bound=0).cast(pl.Int64)
-
-
-def _tasks(o) -> pl.DataFrame:
-    t = o.table("tasks")
-    return t.with_columns(
-        _bins(pl.col("size_bytes").cast(pl.Int64)).alias("bin"),
-        pl.when(pl.col("fct_ps") >= 0).then(pl.col("fct_ps") / 1e12).otherwise(None).alias("fct_s"),
-        pl.when(pl.col("completion_ps") >= 0).then(pl.col("completion_ps") / 1e12).otherwise(None).alias("done_s"),
-    )
-
-
 def _lossless(key: tuple) -> bool:
-    """The run's router never drops: the web part, the buffer part's
-    lossless arm."""
-    return key[0] == "web" or (key[0] == "buffer" and key[3] is None) or key[1] == "router lossless"
+    """The run's router never drops: the web part, the buffer part's and
+    the closed loop's lossless arms."""
+    return key[0] == "web" or (key[0] == "buffer" and key[3] is None) or "router lossless" in key[1:4]
 
 
 def _check_no_drops(outcomes) -> None:
@@ -556,38 +564,6 @@ def _buffer_rows(outcomes, ps: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _closed_loop_rows(outcomes, window: tuple[float, float]) -> list[dict[str, Any]]:
-    w0, w1 = window
-    groups = {k[1:3]: v for k, v in by_point([o for o in outcomes if o.key[0] == "closed-loop"]).items()}
-    served: dict[tuple[str, str], dict[int, list[int]]] = {}
-    for combo, outs in groups.items():
-        per_bin: dict[int, list[int]] = {}
-        nbins = filebase.MAX_BYTES // BIN_BYTES
-        for o in outs:
-            t = _tasks(o).filter((pl.col("done_s") >= w0) & (pl.col("done_s") < w1))
-            counts = t.group_by("bin").len()
-            c = dict(zip(counts["bin"].to_list(), counts["len"].to_list()))
-            for b in range(nbins):
-                per_bin.setdefault(b, []).append(int(c.get(b, 0)))
-            per_bin.setdefault(-1, []).append(t.height)
-        served[combo] = per_bin
-    rows = []
-    dt = served.get(("droptail", "fifo"), {})
-    for combo, per_bin in served.items():
-        for b, v in sorted(per_bin.items(), key=lambda kv: (kv[0] < 0, kv[0])):
-            mean, half, n = mean_ci([float(x) for x in v], LEVEL)
-            row = _empty_row("closed-loop", *combo) | {
-                "bin_kb": "all" if b < 0 else bin_label(b), "files_served": mean, "files_served_ci95": half,
-                "realizations": n, "n": RAFLE_N if combo[0] == "rafle" else None,
-            }
-            if combo[0] != "droptail" and b in dt and np.mean(dt[b]) > 0:
-                row["gain"] = mean / float(np.mean(dt[b])) - 1
-                if len(dt[b]) == len(v) and all(x > 0 for x in dt[b]):
-                    _, row["gain_ci95"], _ = mean_ci([x / y - 1 for x, y in zip(v, dt[b])], LEVEL)
-            rows.append(row)
-    return rows
-
-
 def _memory_rows(outcomes, part: str = "memory") -> list[dict[str, Any]]:
     """Table 1 per N and scheduler; for part ``memory-sensitivity`` the
     key's second element is the arm's ``setting``."""
@@ -644,6 +620,7 @@ _SCHEMA: dict[str, Any] = {
     "out_of_order": pl.Float64, "drops": pl.Float64, "buffer_pkts": pl.Int64, "fig5_peak": pl.Float64,
     "unfinished": pl.Float64, "realizations": pl.Int64, "fct_loo_lo_s": pl.Float64, "fct_loo_hi_s": pl.Float64,
     "std_loo_lo_s": pl.Float64, "std_loo_hi_s": pl.Float64, "setting": pl.String,
+    **{k: pl.Float64 for k in _LOOP_MECHANISM if k != "retransmits"},
 }
 
 
@@ -690,7 +667,7 @@ def _figure_data(outcomes, cfg) -> dict[str, Any]:
 
 
 def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float],
-                 window_s: tuple[float, float] = (1000.0, 4000.0)) -> pl.DataFrame:
+                 window_s: tuple[float, float] = (1000.0, 4000.0), loop_s: float = 4000.0) -> pl.DataFrame:
     out: list[dict[str, Any]] = []
 
     def ours(part: str, cls: str, sch: str | None, col: str, **where: Any) -> tuple[float | None, float | None]:
@@ -784,19 +761,22 @@ def _paper_frame(rows: pl.DataFrame, finished_ratio: dict[tuple[str, str], float
     for (cls, sch), g in PAPER_TABLES["table4"].items():
         add("closed-loop", cls, sch, RAFLE_N if cls == "rafle" else None, "0-100", "gain", g / 100,
             ours("closed-loop", cls, sch, "gain", bin_kb="0-100"), "Table 4", not_run=short)
+        out[-1] |= loop_claim_fields(rows, cls, sch, LINK_BPS, loop_s)
     if ("rafle", "prio") in finished_ratio:
         add("simultaneous", "rafle", "prio", RAFLE_N, "all", "max finished / droptail finished, t <= 100 s", 3.0,
             (finished_ratio[("rafle", "prio")], None), "§5, Figure 5: almost three times in the first seconds", "~")
     for r in out:
         r["sensitivity"], r["sensitivity_lo"], r["sensitivity_hi"] = (
-            _buffer_sensitivity(rows, r) if r["part"] != "memory" else memory_sensitivity(rows, r))
+            memory_sensitivity(rows, r) if r["part"] == "memory" else
+            loop_sensitivity(rows, r, ROUTER_BUFFER_PKTS) if r["part"] == "closed-loop" else _buffer_sensitivity(rows, r))
+    add_era_sensitivity(rows, out)
     schema = {"part": pl.String, "classifier": pl.String, "scheduler": pl.String, "n": pl.Int64,
               "bin_kb": pl.String, "metric": pl.String, "relation": pl.String, "value": pl.Float64,
               "ours": pl.Float64, "ours_ci95": pl.Float64, "ours_other": pl.Float64, "rel_err": pl.Float64,
               "basis": pl.String,
               "basis_note": pl.String, "not_run": pl.String, "source": pl.String, "sensitivity": pl.String,
               "sensitivity_lo": pl.Float64, "sensitivity_hi": pl.Float64, "paper_se": pl.Float64,
-              "ours_loo_lo": pl.Float64, "ours_loo_hi": pl.Float64, "ours_se": pl.Float64}
+              "ours_loo_lo": pl.Float64, "ours_loo_hi": pl.Float64, "ours_se": pl.Float64, **_LOOP_CLAIM_SCHEMA}
     return pl.DataFrame(out, schema=schema)
 
 
@@ -838,11 +818,17 @@ def run(
     outcomes = _with_memory_aliases(run_jobs(jobs, workers=workers, progress=progress, label=NAME), scale, parts)
     _check_no_drops(outcomes)
     ps = _fair_share(outcomes)
-    rows = _simultaneous_rows(outcomes, ps) + _closed_loop_rows(outcomes, cfg["closed-loop"]["window_s"])
+    loop = [_empty_row(r["part"], r["classifier"], r["scheduler"]) | r
+            for part in ("closed-loop", _LOOP_SENS)
+            for r in closed_loop_rows(outcomes, cfg["closed-loop"]["window_s"], part, RAFLE_N)]
+    rows = _simultaneous_rows(outcomes, ps) + [r for r in loop if r["part"] == "closed-loop"]
     rows += _memory_rows(outcomes) + _memory_rows(outcomes, "memory-sensitivity")
     for r in rows:
         r["buffer_pkts"] = None if r["setting"] == "router lossless" else ROUTER_BUFFER_PKTS
+    arms = {setting: buf for setting, buf, _ in loop_arms(ROUTER_BUFFER_PKTS, TCP_PROFILE)}
+    rows += [r | {"buffer_pkts": arms[r["setting"]]} for r in loop if r["part"] == _LOOP_SENS]
     rows += _buffer_rows(outcomes, ps) + _web_rows(outcomes)
+    rows += era_rows(outcomes, lambda o: _buffer_rows(o, ps), ROUTER_BUFFER_PKTS)
     frame = pl.DataFrame(rows, schema=_SCHEMA)
     data = _figure_data(outcomes, cfg)
     data["fair_share"] = np.sort(ps["completions"])
@@ -850,8 +836,8 @@ def run(
     if progress:
         events = sum(int(o.summary["events"]) for o in outcomes[:len(jobs)])
         progress(f"{NAME}: {len(jobs)} runs, {events / 1e6:.1f} M events in {time.perf_counter() - t0:.1f} s wall")
-    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=frame, paper=_paper_frame(frame, ratio, cfg["closed-loop"]["window_s"]),
-                            data=data)
+    paper = _paper_frame(frame, ratio, cfg["closed-loop"]["window_s"], cfg["closed-loop"]["duration_s"])
+    return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=frame, paper=paper, data=data)
 
 
 # ---------------------------------------------------------------- figures
@@ -1145,19 +1131,7 @@ def report(result: ExperimentResult) -> str:
                       "segments received out of order (losses and reordering), packets the router dropped"]
         lines += _table(["router", "mean", "last", "retransmits", "timeouts", "out of order", "drops"], body)
     lines += _buffer_report(rows)
-    if rows.filter(pl.col("part") == "closed-loop").height:
-        lines += ["", "[closed-loop] files served in the window: first bin, all, first-bin gain [paper]  — Table 4"]
-        body = []
-        for cls, sch in COMBOS:
-            r, a = get("closed-loop", cls, sch, "0-100"), get("closed-loop", cls, sch, "all")
-            if r is None:
-                continue
-            g = r["gain"]
-            pg = pget("closed-loop", cls, sch, "gain", "0-100")
-            body.append([_label((cls, sch)), f"{_f(r['files_served'])}±{_f(r['files_served_ci95'])}",
-                         _f(a["files_served"] if a else None), _pct(g),
-                         _pct(pg)])
-        lines += _table(["router", "0-100 KB", "all", "gain ours", "gain paper"], body)
+    lines += closed_loop_lines(rows, paper, COMBOS, _label, text_table)
     m = rows.filter(pl.col("part") == "memory")
     if m.height:
         lines += ["", "[memory] RAFLE at the router's client-bound port [paper]  — Table 1"]
@@ -1167,7 +1141,7 @@ def report(result: ExperimentResult) -> str:
             body.append([str(r["n"]), r["scheduler"], *(
                 f"{r[k]:.3f} [{pv[i]:.3f}]" if pv else f"{r[k]:.3f}" for i, k in enumerate(("pa_c", "pe_c", "pa_l", "pe_l", "index")))])
         lines += _table(["N", "sched", "PA_c", "PE_c", "PA_l", "PE_l", "PA_c·PA_l"], body)
-    lines += memory_sensitivity_lines(rows, PAPER_TABLES["table1"])
+    lines += memory_sensitivity_lines(rows, PAPER_TABLES["table1"]) + era_lines(rows)
     w = rows.filter(pl.col("part") == "web")
     if w.height:
         lines += ["", "[web] beyond the paper: web-search flows, two hops, 70 % load; completion in ms"]

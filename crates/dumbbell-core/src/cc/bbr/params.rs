@@ -72,9 +72,8 @@ const GAIN_TO_1: Range = Range::float(0.0, true, 1.0, false);
 
 /// BBR's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::float_in(
         "high_gain",
-        Ty::Float,
         GAIN_ABOVE_1,
         "Startup pacing and cwnd gain (Linux 2.885, rounded to 739/256).",
     ),
@@ -84,108 +83,89 @@ pub const PARAMS: &[Param] = &[
         GAIN_TO_1,
         "Drain pacing gain; unset: 1/high_gain (Linux 88/256).",
     ),
-    Param::new(
-        "cwnd_gain",
-        Ty::Float,
-        GAIN_FROM_1,
-        "ProbeBW cwnd gain (Linux 2).",
-    ),
-    Param::new(
+    Param::float_in("cwnd_gain", GAIN_FROM_1, "ProbeBW cwnd gain (Linux 2)."),
+    Param::float_in(
         "probe_bw_up_gain",
-        Ty::Float,
         GAIN_FROM_1,
         "First phase of the ProbeBW pacing-gain cycle (Linux 5/4).",
     ),
-    Param::new(
+    Param::float_in(
         "probe_bw_down_gain",
-        Ty::Float,
         GAIN_TO_1,
         "Second phase of the cycle (Linux 3/4).",
     ),
-    Param::new(
+    Param::int_in(
         "bw_win_rounds",
-        Ty::Int,
         Range::int(1, u32::MAX as u128, ""),
         "Window of the max-bandwidth filter, rounds (Linux 10).",
     ),
-    Param::new(
+    Param::float_in(
         "min_rtt_win_s",
-        Ty::Float,
         Range::float(0.0, true, 1e6, false),
         "Window of the min-RTT filter, seconds (Linux 10).",
     ),
-    Param::new(
+    Param::float_in(
         "probe_rtt_mode_ms",
-        Ty::Float,
         Range::float(0.0, false, 1e9, false),
         "Least time at 4 packets in ProbeRTT, ms (Linux 200); 0 disables ProbeRTT.",
     ),
-    Param::new(
+    Param::float_in(
         "full_bw_thresh",
-        Ty::Float,
         GAIN_ABOVE_1,
         "Bandwidth growth that counts as still growing in Startup (Linux 5/4).",
     ),
-    Param::new(
+    Param::int_in(
         "full_bw_cnt",
-        Ty::Int,
         Range::int(1, u32::MAX as u128, ""),
         "Rounds without such growth that end Startup (Linux 3).",
     ),
-    Param::new(
+    Param::int_in(
         "pacing_margin_percent",
-        Ty::Int,
         Range::int(0, 99, " %"),
         "Pacing below the estimate, percent (Linux 1).",
     ),
-    Param::new(
+    Param::int_in(
         "min_tso_rate_bps",
-        Ty::Int,
         Range::U64,
         "Below this pacing rate the TSO quantum is one segment, bit/s (Linux 1.2 Mb/s).",
     ),
-    Param::new(
+    Param::flag(
         "extra_acked",
-        Ty::Bool,
-        Range::Any,
         "The ACK-aggregation estimator (Linux >= 5.1).",
     ),
-    Param::new(
+    Param::flag(
         "lt_bw",
-        Ty::Bool,
-        Range::Any,
         "Long-term bandwidth sampling, the policer detector.",
     ),
 ];
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &BbrParams) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    at("high_gain").float(p.high_gain)?;
-    if let Some(g) = p.drain_gain {
-        at("drain_gain").float(g)?;
-    }
-    at("cwnd_gain").float(p.cwnd_gain)?;
-    at("probe_bw_up_gain").float(p.probe_bw_up_gain)?;
-    at("probe_bw_down_gain").float(p.probe_bw_down_gain)?;
-    at("bw_win_rounds").int(p.bw_win_rounds)?;
-    at("min_rtt_win_s").float(p.min_rtt_win_s)?;
-    at("probe_rtt_mode_ms").float(p.probe_rtt_mode_ms)?;
-    at("full_bw_thresh").float(p.full_bw_thresh)?;
-    at("full_bw_cnt").int(p.full_bw_cnt)?;
-    at("pacing_margin_percent").int(p.pacing_margin_percent)
+    param::check_fields!(
+        PARAMS,
+        p,
+        [
+            high_gain,
+            drain_gain,
+            cwnd_gain,
+            probe_bw_up_gain,
+            probe_bw_down_gain,
+            bw_win_rounds,
+            min_rtt_win_s,
+            probe_rtt_mode_ms,
+            full_bw_thresh,
+            full_bw_cnt,
+            pacing_margin_percent,
+        ]
+    )
 }
 
 /// `cc = "bbr"`: a variant of its own.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = crate::cc::registration! {
     name: "bbr",
-    about:
-        "BBR v1 (Cardwell et al. 2016; Linux tcp_bbr.c): paces at the estimated bottleneck rate.",
+    about: "BBR v1 (Cardwell et al. 2016; Linux tcp_bbr.c): paces at the estimated bottleneck rate.",
     params: PARAMS,
-    defaults: || param::encode(&BbrParams::default()),
-    make: |params, rng| {
-        param::made(params, check, |p| {
-            Box::new(Bbr::new(p, rng)) as Box<dyn super::CongestionControl>
-        })
-    },
+    config: BbrParams,
+    check: check,
+    build: Bbr::new,
 };

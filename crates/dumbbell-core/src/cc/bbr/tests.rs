@@ -176,6 +176,13 @@ impl Script {
         Script { tp, cc, step, rtt }
     }
 
+    /// `n` ACKs of 10 packets each at `rate_pps`, no loss, not app-limited.
+    fn acks(&mut self, n: usize, rate_pps: u64) {
+        for _ in 0..n {
+            self.ack(rate_pps, 10, 0, false);
+        }
+    }
+
     fn ack(&mut self, rate_pps: u64, acked: u32, losses: u32, app_limited: bool) {
         let tp = &mut self.tp;
         tp.now += self.step;
@@ -288,12 +295,8 @@ fn startup_ends_after_exactly_three_rounds_without_25_percent_growth() {
 #[test]
 fn growth_by_a_quarter_restarts_the_full_pipe_count() {
     let mut s = Script::new(BbrParams::default(), Dur::from_ms(10), Dur::from_ms(10));
-    s.ack(1000, 10, 0, false);
-    s.ack(1000, 10, 0, false);
-    s.ack(1000, 10, 0, false);
-    s.ack(1250, 10, 0, false); // exactly +25 %: growth
-    s.ack(1250, 10, 0, false);
-    s.ack(1250, 10, 0, false);
+    s.acks(3, 1000);
+    s.acks(3, 1250); // exactly +25 %: growth
     assert_eq!(s.cc.mode(), Mode::Startup);
     s.ack(1250, 10, 0, false);
     assert_eq!(s.cc.mode(), Mode::Drain);
@@ -302,7 +305,7 @@ fn growth_by_a_quarter_restarts_the_full_pipe_count() {
 #[test]
 fn app_limited_rounds_do_not_count_toward_a_full_pipe() {
     let mut s = Script::new(BbrParams::default(), Dur::from_ms(10), Dur::from_ms(10));
-    s.ack(1000, 10, 0, false);
+    s.acks(1, 1000);
     for _ in 0..10 {
         s.ack(1000, 10, 0, true);
     }
@@ -310,9 +313,7 @@ fn app_limited_rounds_do_not_count_toward_a_full_pipe() {
     // An app-limited sample below the estimate does not enter the filter.
     s.ack(10, 10, 0, true);
     assert!((s.cc.bw_pps() - 1000.0).abs() < 1.0);
-    for _ in 0..2 {
-        s.ack(1000, 10, 0, false);
-    }
+    s.acks(2, 1000);
     assert_eq!(s.cc.mode(), Mode::Startup);
     s.ack(1000, 10, 0, false);
     assert_eq!(s.cc.mode(), Mode::Drain);
@@ -407,13 +408,7 @@ fn probe_bw_cycles_gains_in_order_one_min_rtt_per_phase() {
 
 #[test]
 fn the_draining_phase_ends_early_once_one_bdp_is_left() {
-    let mut s = Script::new(BbrParams::default(), Dur::from_ms(1), Dur::from_ms(10));
-    for rate in [1000, 2000, 4000, 4000, 4000, 4000] {
-        s.ack(rate, 10, 0, false);
-    }
-    s.tp.packets_out = 10;
-    s.ack(4000, 10, 0, false);
-    assert_eq!(s.cc.mode(), Mode::ProbeBw);
+    let mut s = entering_probe_bw();
     s.tp.packets_out = 1000;
     while s.cc.cycle_idx() != 1 {
         s.ack(4000, 10, 0, false);
@@ -543,7 +538,7 @@ fn initial_pacing_is_high_gain_times_init_cwnd_over_srtt() {
     // (Linux truncates the bandwidth to 2^-24 packet/µs: 1e-4 here.)
     let got = tp.pacing_rate_bps as f64;
     assert!((got / (expect / 20.0) - 1.0).abs() < 2e-4);
-    assert!(cc.has_seen_rtt);
+    assert!(cc.pacer.has_seen_rtt);
 }
 
 #[test]
@@ -593,8 +588,9 @@ fn bdp_rounds_up_and_budget_adds_three_tso_bursts() {
 // Loss: packet conservation, RTO, the long-term (policer) estimate.
 // ------------------------------------------------------------------
 
-/// A script in ProbeBW at 4000 packets/s, 10 ms.
-fn in_probe_bw() -> Script {
+/// A script that has just entered ProbeBW at 4000 packets/s, 10 ms:
+/// Startup, then Drain ends once 10 packets are in flight.
+fn entering_probe_bw() -> Script {
     let mut s = Script::new(BbrParams::default(), Dur::from_ms(1), Dur::from_ms(10));
     for rate in [1000, 2000, 4000, 4000, 4000, 4000] {
         s.ack(rate, 10, 0, false);
@@ -602,6 +598,12 @@ fn in_probe_bw() -> Script {
     s.tp.packets_out = 10;
     s.ack(4000, 10, 0, false);
     assert_eq!(s.cc.mode(), Mode::ProbeBw);
+    s
+}
+
+/// A script in ProbeBW at 4000 packets/s, 10 ms.
+fn in_probe_bw() -> Script {
+    let mut s = entering_probe_bw();
     s.tp.packets_out = 60;
     for _ in 0..50 {
         s.ack(4000, 2, 0, false);

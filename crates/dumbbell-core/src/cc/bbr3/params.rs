@@ -5,7 +5,7 @@
 
 use super::Bbr3;
 use crate::cc::Registration;
-use crate::param::{self, Param, ParamError, Range, Ty};
+use crate::param::{self, Param, ParamError, Range};
 use serde::{Deserialize, Serialize};
 
 /// BBRv3. Gains and fractions are rounded to Linux's 1/256 units; the
@@ -137,236 +137,183 @@ const FRACTION_BELOW_1: Range = Range::float(0.0, false, 1.0, true);
 
 /// BBRv3's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
-    Param::new(
+    Param::float_in(
         "startup_pacing_gain",
-        Ty::Float,
         GAIN_ABOVE_1,
         "Startup pacing gain (v3 2.77).",
     ),
-    Param::new(
+    Param::float_in(
         "startup_cwnd_gain",
-        Ty::Float,
         GAIN_FROM_1,
         "Startup and Drain cwnd gain (v3 2).",
     ),
-    Param::new(
-        "drain_gain",
-        Ty::Float,
-        GAIN_TO_1,
-        "Drain pacing gain (v3 88/256).",
-    ),
-    Param::new(
-        "cwnd_gain",
-        Ty::Float,
-        GAIN_FROM_1,
-        "ProbeBW cwnd gain (v3 2).",
-    ),
-    Param::new(
+    Param::float_in("drain_gain", GAIN_TO_1, "Drain pacing gain (v3 88/256)."),
+    Param::float_in("cwnd_gain", GAIN_FROM_1, "ProbeBW cwnd gain (v3 2)."),
+    Param::float_in(
         "probe_up_gain",
-        Ty::Float,
         GAIN_ABOVE_1,
         "Pacing gain of ProbeBW UP (v3 5/4).",
     ),
-    Param::new(
+    Param::float_in(
         "probe_down_gain",
-        Ty::Float,
         GAIN_TO_1,
         "Pacing gain of ProbeBW DOWN (v3 0.91).",
     ),
-    Param::new(
+    Param::int_in(
         "probe_up_cwnd_quarters",
-        Ty::Int,
         Range::int(0, 3, " quarters"),
         "Added to cwnd_gain in UP, in quarters (v3 1).",
     ),
-    Param::new(
+    Param::float_in(
         "beta",
-        Ty::Float,
         FRACTION_BELOW_1,
         "Loss cut of bw_lo/inflight_lo per lossy round (v3 0.3).",
     ),
-    Param::new(
+    Param::float_in(
         "loss_thresh",
-        Ty::Float,
         Range::float(0.0, true, 0.5, false),
         "Loss rate of a probe's flight that is too high (v3 2 %).",
     ),
-    Param::new(
+    Param::float_in(
         "ecn_thresh",
-        Ty::Float,
         FRACTION,
         "CE fraction of a round that is too high (v3 1/2); 0 disables.",
     ),
-    Param::new(
+    Param::float_in(
         "ecn_factor",
-        Ty::Float,
         FRACTION,
         "ECN cut: inflight_lo x (1 - ecn_factor x alpha) (v3 1/3); 0 disables.",
     ),
-    Param::new(
+    Param::float_in(
         "ecn_alpha_gain",
-        Ty::Float,
         Range::float(0.0, true, 1.0, false),
         "EWMA weight of a round's CE fraction (v3 1/16).",
     ),
-    Param::new(
-        "ecn_alpha_init",
-        Ty::Float,
-        FRACTION,
-        "Alpha's initial value (v3 1).",
-    ),
-    Param::new(
+    Param::float_in("ecn_alpha_init", FRACTION, "Alpha's initial value (v3 1)."),
+    Param::float_in(
         "ecn_reprobe_gain",
-        Ty::Float,
         FRACTION,
         "Re-probe by this fraction of inflight_hi once marks stop (v3 1/2).",
     ),
-    Param::new(
+    Param::flag(
         "ecn_low",
-        Ty::Bool,
-        Range::Any,
         "The path marks at a shallow threshold (Linux route ecn_low): use ECN.",
     ),
-    Param::new(
+    Param::float_in(
         "ecn_max_rtt_ms",
-        Ty::Float,
         Range::float(0.0, false, 1e6, false),
         "ECN is used only while min RTT <= this, ms (v3 5); 0: any RTT.",
     ),
-    Param::new(
+    Param::float_in(
         "inflight_headroom",
-        Ty::Float,
         FRACTION_BELOW_1,
         "Fraction of inflight_hi left free when cruising (v3 0.15).",
     ),
-    Param::new(
+    Param::int_in(
         "full_loss_cnt",
-        Ty::Int,
         Range::int(0, 15, ""),
         "Loss events in a Recovery round that end Startup (v3 6); 0 disables.",
     ),
-    Param::new(
+    Param::int_in(
         "full_ecn_cnt",
-        Ty::Int,
         Range::int(0, 3, ""),
         "Rounds of high CE that end Startup (v3 2); 0 disables.",
     ),
-    Param::new(
+    Param::float_in(
         "full_bw_thresh",
-        Ty::Float,
         GAIN_ABOVE_1,
         "Bandwidth growth that counts as still growing (v3 5/4).",
     ),
-    Param::new(
+    Param::int_in(
         "full_bw_cnt",
-        Ty::Int,
         Range::int(1, 3, ""),
         "Rounds without such growth: the pipe is full (v3 3).",
     ),
-    Param::new(
+    Param::int_in(
         "bw_probe_max_rounds",
-        Ty::Int,
         Range::int(1, 255, " rounds"),
         "Most rounds between bandwidth probes (v3 63).",
     ),
-    Param::new(
+    Param::int_in(
         "bw_probe_rand_rounds",
-        Ty::Int,
         Range::int(1, 255, " rounds"),
         "Random rounds off that wait, below this (v3 2).",
     ),
-    Param::new(
+    Param::float_in(
         "bw_probe_base_s",
-        Ty::Float,
         Range::float(0.0, false, 3600.0, false),
         "Wall-clock wait between probes, s (v3 2).",
     ),
-    Param::new(
+    Param::float_in(
         "bw_probe_rand_s",
-        Ty::Float,
         Range::float(0.0, false, 3600.0, false),
         "Random part of that wait, below this, s (v3 1).",
     ),
-    Param::new(
+    Param::float_in(
         "min_rtt_win_s",
-        Ty::Float,
         Range::float(0.0, true, 1e6, false),
         "Window of the min-RTT filter, s (v3 10).",
     ),
-    Param::new(
+    Param::float_in(
         "probe_rtt_win_ms",
-        Ty::Float,
         Range::float(0.0, true, 1e9, false),
         "ProbeRTT comes at most this often, ms (v3 5000).",
     ),
-    Param::new(
+    Param::float_in(
         "probe_rtt_mode_ms",
-        Ty::Float,
         Range::float(0.0, false, 1e9, false),
         "Least time in ProbeRTT, ms (v3 200); 0 disables.",
     ),
-    Param::new(
+    Param::float_in(
         "probe_rtt_cwnd_gain",
-        Ty::Float,
         GAIN_TO_1,
         "ProbeRTT cwnd as a fraction of the BDP (v3 1/2).",
     ),
-    Param::new(
+    Param::int_in(
         "pacing_margin_percent",
-        Ty::Int,
         Range::int(0, 99, " %"),
         "Pacing below the estimate, percent (v3 1).",
     ),
-    Param::new(
-        "extra_acked",
-        Ty::Bool,
-        Range::Any,
-        "The ACK-aggregation allowance.",
-    ),
+    Param::flag("extra_acked", "The ACK-aggregation allowance."),
 ];
 
 /// Refuses out-of-range parameters, naming the one at fault.
 pub fn check(p: &Bbr3Params) -> Result<(), ParamError> {
-    let at = |name| param::param(PARAMS, name);
-    let floats = [
-        ("startup_pacing_gain", p.startup_pacing_gain),
-        ("startup_cwnd_gain", p.startup_cwnd_gain),
-        ("drain_gain", p.drain_gain),
-        ("cwnd_gain", p.cwnd_gain),
-        ("probe_up_gain", p.probe_up_gain),
-        ("probe_down_gain", p.probe_down_gain),
-        ("beta", p.beta),
-        ("loss_thresh", p.loss_thresh),
-        ("ecn_thresh", p.ecn_thresh),
-        ("ecn_factor", p.ecn_factor),
-        ("ecn_alpha_gain", p.ecn_alpha_gain),
-        ("ecn_alpha_init", p.ecn_alpha_init),
-        ("ecn_reprobe_gain", p.ecn_reprobe_gain),
-        ("ecn_max_rtt_ms", p.ecn_max_rtt_ms),
-        ("inflight_headroom", p.inflight_headroom),
-        ("full_bw_thresh", p.full_bw_thresh),
-        ("bw_probe_base_s", p.bw_probe_base_s),
-        ("bw_probe_rand_s", p.bw_probe_rand_s),
-        ("min_rtt_win_s", p.min_rtt_win_s),
-        ("probe_rtt_win_ms", p.probe_rtt_win_ms),
-        ("probe_rtt_mode_ms", p.probe_rtt_mode_ms),
-        ("probe_rtt_cwnd_gain", p.probe_rtt_cwnd_gain),
-    ];
-    for (name, v) in floats {
-        at(name).float(v)?;
-    }
-    let ints = [
-        ("probe_up_cwnd_quarters", p.probe_up_cwnd_quarters),
-        ("full_loss_cnt", p.full_loss_cnt),
-        ("full_ecn_cnt", p.full_ecn_cnt),
-        ("full_bw_cnt", p.full_bw_cnt),
-        ("bw_probe_max_rounds", p.bw_probe_max_rounds),
-        ("bw_probe_rand_rounds", p.bw_probe_rand_rounds),
-        ("pacing_margin_percent", p.pacing_margin_percent),
-    ];
-    for (name, v) in ints {
-        at(name).int(v)?;
-    }
+    param::check_fields!(
+        PARAMS,
+        p,
+        [
+            startup_pacing_gain,
+            startup_cwnd_gain,
+            drain_gain,
+            cwnd_gain,
+            probe_up_gain,
+            probe_down_gain,
+            beta,
+            loss_thresh,
+            ecn_thresh,
+            ecn_factor,
+            ecn_alpha_gain,
+            ecn_alpha_init,
+            ecn_reprobe_gain,
+            ecn_max_rtt_ms,
+            inflight_headroom,
+            full_bw_thresh,
+            bw_probe_base_s,
+            bw_probe_rand_s,
+            min_rtt_win_s,
+            probe_rtt_win_ms,
+            probe_rtt_mode_ms,
+            probe_rtt_cwnd_gain,
+            probe_up_cwnd_quarters,
+            full_loss_cnt,
+            full_ecn_cnt,
+            full_bw_cnt,
+            bw_probe_max_rounds,
+            bw_probe_rand_rounds,
+            pacing_margin_percent,
+        ]
+    )?;
     if p.probe_rtt_win_ms > p.min_rtt_win_s * 1e3 {
         return Err(ParamError::new(
             "probe_rtt_win_ms",
@@ -380,14 +327,11 @@ pub fn check(p: &Bbr3Params) -> Result<(), ParamError> {
 }
 
 /// `cc = "bbr3"`, or `cc = {kind = "bbr3", beta = 0.5}`.
-pub const REGISTRATION: Registration = Registration {
+pub const REGISTRATION: Registration = crate::cc::registration! {
     name: "bbr3",
     about: "BBRv3 (Cardwell et al., IETF draft-ietf-ccwg-bbr; google/bbr v3 tcp_bbr.c): BBR with loss/ECN bounds inflight_hi/inflight_lo.",
     params: PARAMS,
-    defaults: || param::encode(&Bbr3Params::default()),
-    make: |params, rng| {
-        param::made(params, check, |p| {
-            Box::new(Bbr3::new(p, rng)) as Box<dyn crate::cc::CongestionControl>
-        })
-    },
+    config: Bbr3Params,
+    check: check,
+    build: Bbr3::new,
 };

@@ -16,6 +16,14 @@ fn sock(cwnd: u32, accecn: bool) -> TcpSock {
     tp
 }
 
+/// Prague with `p`, initialised on a 100-packet [`sock`].
+fn started(p: PragueParams, accecn: bool) -> (TcpSock, Prague) {
+    let mut tp = sock(100, accecn);
+    let mut cc = Prague::new(p);
+    cc.init(&mut tp);
+    (tp, cc)
+}
+
 /// Runs `rounds` windows of `w` packets, `ce` of each marked, the queue
 /// `depth` deep (srtt − min_rtt).
 fn rounds(cc: &mut Prague, tp: &mut TcpSock, n: usize, w: u64, ce: u64, depth: Dur) {
@@ -42,9 +50,7 @@ fn rounds(cc: &mut Prague, tp: &mut TcpSock, n: usize, w: u64, ce: u64, depth: D
 
 #[test]
 fn alpha_follows_the_marked_fraction_with_gain_one_sixteenth() {
-    let mut tp = sock(100, true);
-    let mut cc = Prague::new(PragueParams::default());
-    cc.init(&mut tp);
+    let (mut tp, mut cc) = started(PragueParams::default(), true);
     assert_eq!(cc.alpha(), 1.0);
     // One round with F = 0: alpha = 15/16.
     rounds(&mut cc, &mut tp, 1, 100, 0, Dur::ZERO);
@@ -55,9 +61,7 @@ fn alpha_follows_the_marked_fraction_with_gain_one_sixteenth() {
 
 #[test]
 fn a_marked_round_cuts_by_alpha_over_two_and_loss_by_half() {
-    let mut tp = sock(100, true);
-    let mut cc = Prague::new(PragueParams::default());
-    cc.init(&mut tp);
+    let (mut tp, mut cc) = started(PragueParams::default(), true);
     rounds(&mut cc, &mut tp, 300, 100, 20, Dur::ZERO);
     let a = cc.alpha();
     assert!((a - 0.2).abs() < 1e-3);
@@ -69,9 +73,7 @@ fn a_marked_round_cuts_by_alpha_over_two_and_loss_by_half() {
 
 #[test]
 fn marks_with_a_deep_queue_make_it_classic_and_a_shallow_one_scalable_again() {
-    let mut tp = sock(100, true);
-    let mut cc = Prague::new(PragueParams::default());
-    cc.init(&mut tp);
+    let (mut tp, mut cc) = started(PragueParams::default(), true);
     // A classic AQM holding 8 ms, marking 2 %: classic after 6 rounds.
     rounds(&mut cc, &mut tp, 5, 100, 2, Dur::from_ms(8));
     assert!(!cc.is_classic());
@@ -85,21 +87,18 @@ fn marks_with_a_deep_queue_make_it_classic_and_a_shallow_one_scalable_again() {
     rounds(&mut cc, &mut tp, 6, 100, 2, Dur::from_us(500));
     assert!(!cc.is_classic());
     // With the fallback off, never classic.
-    let mut off = Prague::new(PragueParams {
+    let off_params = PragueParams {
         classic_fallback: false,
         ..PragueParams::default()
-    });
-    let mut tp = sock(100, true);
-    off.init(&mut tp);
+    };
+    let (mut tp, mut off) = started(off_params, true);
     rounds(&mut off, &mut tp, 50, 100, 2, Dur::from_ms(8));
     assert!(!off.is_classic());
 }
 
 #[test]
 fn without_accecn_it_is_classic_for_good() {
-    let mut tp = sock(100, false);
-    let mut cc = Prague::new(PragueParams::default());
-    cc.init(&mut tp);
+    let (mut tp, mut cc) = started(PragueParams::default(), false);
     assert!(cc.is_classic());
     rounds(&mut cc, &mut tp, 20, 100, 2, Dur::from_us(100));
     assert!(cc.is_classic());
@@ -133,9 +132,7 @@ fn rtt_independence_scales_the_increase_by_the_rtt_ratio_squared() {
 
 #[test]
 fn paces_at_the_window_per_rtt() {
-    let mut tp = sock(100, true);
-    let mut cc = Prague::new(PragueParams::default());
-    cc.init(&mut tp);
+    let (mut tp, mut cc) = started(PragueParams::default(), true);
     cc.in_ack_event(&mut tp, 0);
     let want = 100.0 * 1500.0 * 8.0 / 0.020;
     let got = tp.pacing_rate_bps as f64;

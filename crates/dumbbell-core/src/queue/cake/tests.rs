@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::packet::{flags, Ecn, Packet, PacketPool, Proto, SackBlock};
-use crate::queue::testkit::{assert_conserved, cbr, merge, Bench};
+use crate::queue::testkit::{assert_conserved, cbr, cbr_1500, merge, Bench};
 use crate::sim::{rng_for, Rng};
 
 fn cake(config: CakeConfig) -> Cake {
@@ -206,8 +206,8 @@ fn a_sparse_flow_skips_the_bulk_queue() {
     let end = Time::from_ps(3 * crate::sim::PS_PER_S);
     let bulk_gap = Dur::serialization(1500, rate); // each bulk flow alone fills the link
     let arrivals = merge(vec![
-        cbr(Time::ZERO, end, bulk_gap, 1500, 1, Ecn::NotEct),
-        cbr(Time::ZERO, end, bulk_gap, 1500, 2, Ecn::NotEct),
+        cbr_1500(end, bulk_gap, 1, Ecn::NotEct),
+        cbr_1500(end, bulk_gap, 2, Ecn::NotEct),
         // From 50 ms: at the very start the bulk flows are new too.
         cbr(
             Time::from_ps(50 * crate::sim::PS_PER_MS + 1_000),
@@ -253,7 +253,7 @@ fn cobalt_marks_ect_after_an_interval_above_target() {
     let rate = 10_000_000;
     let end = Time::from_ps(2 * crate::sim::PS_PER_S);
     let gap = Dur::from_ps(Dur::serialization(1500, rate).ps() * 4 / 5);
-    let arrivals = cbr(Time::ZERO, end, gap, 1500, 1, Ecn::Ect0);
+    let arrivals = cbr_1500(end, gap, 1, Ecn::Ect0);
     let mut q = cake(CakeConfig::default());
     let mut b = Bench::new(4, rate);
     let tr = b.run(&mut q, &arrivals, end, |_, _| {});

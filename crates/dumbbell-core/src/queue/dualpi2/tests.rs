@@ -7,8 +7,8 @@
 use super::*;
 use crate::packet::Ecn;
 use crate::queue::testkit::{
-    assert_conserved, cbr, drop_fraction_from, median_sojourn_from, merge, ms, Bench, RATE,
-    UNLIMITED,
+    assert_conserved, assert_overload_held, cbr_1500, merge, ms, run_conserved, Arrival, Bench,
+    Trace, RATE, UNLIMITED,
 };
 
 fn dualpi2() -> DualPi2 {
@@ -22,12 +22,11 @@ fn ect1_and_ce_go_to_the_l_queue_the_rest_to_the_c_queue() {
     assert_eq!(Lane::of(Ecn::Ect0), Lane::C);
     assert_eq!(Lane::of(Ecn::NotEct), Lane::C);
     let arr = merge(vec![
-        cbr(Time::ZERO, ms(10), Dur::from_us(500), 1500, 1, Ecn::Ect1),
-        cbr(Time::ZERO, ms(10), Dur::from_us(250), 1500, 2, Ecn::Ect0),
+        cbr_1500(ms(10), Dur::from_us(500), 1, Ecn::Ect1),
+        cbr_1500(ms(10), Dur::from_us(250), 2, Ecn::Ect0),
     ]);
     let mut q = dualpi2();
-    let tr = Bench::new(1, RATE).run(&mut q, &arr, ms(50), |_, _| {});
-    assert_conserved(arr.len(), &tr);
+    run_conserved(&mut q, &arr, 1, ms(50));
     assert_eq!(q.counts.enqueued, [20, 40]);
 }
 
@@ -36,10 +35,9 @@ fn ect1_and_ce_go_to_the_l_queue_the_rest_to_the_c_queue() {
 /// p' is zero (nothing in the C queue: the 15 ms target is never reached).
 #[test]
 fn the_l_queue_marks_every_packet_above_the_step_threshold() {
-    let arr = cbr(Time::ZERO, ms(300), Dur::from_us(100), 1500, 1, Ecn::Ect1);
+    let arr = cbr_1500(ms(300), Dur::from_us(100), 1, Ecn::Ect1);
     let mut q = dualpi2();
-    let tr = Bench::new(2, RATE).run(&mut q, &arr, ms(600), |_, _| {});
-    assert_conserved(arr.len(), &tr);
+    let tr = run_conserved(&mut q, &arr, 2, ms(600));
     assert!(tr.drops.is_empty());
     let (mut above, mut below) = (0, 0);
     for d in &tr.departures {
@@ -55,37 +53,30 @@ fn the_l_queue_marks_every_packet_above_the_step_threshold() {
     assert_eq!(q.counts.step_marks, above);
 }
 
+/// 20 s of `arrivals` through the default DualPI2 (hash seed `seed`),
+/// conserved, and the mean of p' over the last 12 s.
+fn pi2_for_20_s(arrivals: &[Arrival], seed: u64) -> (Trace, f64) {
+    let mut q = dualpi2();
+    let mut probs = Vec::new();
+    let tr = Bench::new(seed, RATE).run(&mut q, arrivals, ms(20000), |t, q: &DualPi2| {
+        if t >= ms(8000) {
+            probs.push(q.prob());
+        }
+    });
+    assert_conserved(arrivals.len(), &tr);
+    (tr, probs.iter().sum::<f64>() / probs.len() as f64)
+}
+
 /// 1.2 times the link rate of Not-ECT classic traffic: PI2's integral term
 /// moves p' until the queue delay sits at the 15 ms target, where p'² sheds
 /// the excess sixth of the arrivals.
 #[test]
 fn pi2_holds_a_classic_overload_near_its_target_with_p_squared() {
-    let arr = cbr(
-        Time::ZERO,
-        ms(20000),
-        Dur::from_us(100),
-        1500,
-        1,
-        Ecn::NotEct,
-    );
-    let mut q = dualpi2();
-    let mut probs = Vec::new();
-    let tr = Bench::new(3, RATE).run(&mut q, &arr, ms(20000), |t, q: &DualPi2| {
-        if t >= ms(8000) {
-            probs.push(q.prob());
-        }
-    });
-    assert_conserved(arr.len(), &tr);
-    let med = median_sojourn_from(&tr, ms(8000));
-    assert!(
-        med >= Dur::from_ms(10) && med <= Dur::from_ms(20),
-        "median sojourn {med:?}"
-    );
-    let frac = drop_fraction_from(&arr, &tr, ms(8000));
-    assert!((frac - 1.0 / 6.0).abs() < 0.03, "dropped fraction {frac}");
+    let arr = cbr_1500(ms(20000), Dur::from_us(100), 1, Ecn::NotEct);
+    let (tr, mean_p) = pi2_for_20_s(&arr, 3);
+    assert_overload_held(&arr, &tr, ms(8000), 0.03);
     assert!(tr.drops.iter().all(|d| d.3 == DropReason::DualPi2));
     // The drop probability is p'², so p' sits near sqrt(1/6) ≈ 0.41.
-    let mean_p = probs.iter().sum::<f64>() / probs.len() as f64;
     assert!(
         (mean_p - (1.0f64 / 6.0).sqrt()).abs() < 0.08,
         "mean p' {mean_p}"
@@ -98,32 +89,10 @@ fn pi2_holds_a_classic_overload_near_its_target_with_p_squared() {
 #[test]
 fn the_coupling_marks_l_at_k_times_p_and_c_at_p_squared() {
     let arr = merge(vec![
-        cbr(
-            Time::ZERO,
-            ms(20000),
-            Dur::from_us(100),
-            1500,
-            1,
-            Ecn::NotEct,
-        ),
-        cbr(
-            Time::ZERO,
-            ms(20000),
-            Dur::from_us(2000),
-            1500,
-            2,
-            Ecn::Ect1,
-        ),
+        cbr_1500(ms(20000), Dur::from_us(100), 1, Ecn::NotEct),
+        cbr_1500(ms(20000), Dur::from_us(2000), 2, Ecn::Ect1),
     ]);
-    let mut q = dualpi2();
-    let mut probs = Vec::new();
-    let tr = Bench::new(4, RATE).run(&mut q, &arr, ms(20000), |t, q: &DualPi2| {
-        if t >= ms(8000) {
-            probs.push(q.prob());
-        }
-    });
-    assert_conserved(arr.len(), &tr);
-    let p = probs.iter().sum::<f64>() / probs.len() as f64;
+    let (tr, p) = pi2_for_20_s(&arr, 4);
     let late = |flow: u16| {
         tr.departures
             .iter()
@@ -153,8 +122,8 @@ fn the_coupling_marks_l_at_k_times_p_and_c_at_p_squared() {
 fn the_scheduler_gives_the_c_queue_its_weight() {
     for (wc, want) in [(10, 0.10), (50, 0.50)] {
         let arr = merge(vec![
-            cbr(Time::ZERO, ms(200), Dur::from_us(60), 1500, 1, Ecn::Ect1),
-            cbr(Time::ZERO, ms(200), Dur::from_us(60), 1500, 2, Ecn::Ect0),
+            cbr_1500(ms(200), Dur::from_us(60), 1, Ecn::Ect1),
+            cbr_1500(ms(200), Dur::from_us(60), 2, Ecn::Ect0),
         ]);
         let c = DualPi2Config {
             c_protection_pct: wc,
@@ -171,15 +140,8 @@ fn the_scheduler_gives_the_c_queue_its_weight() {
 #[test]
 fn same_seed_same_decisions() {
     let arr = merge(vec![
-        cbr(
-            Time::ZERO,
-            ms(3000),
-            Dur::from_us(100),
-            1500,
-            1,
-            Ecn::NotEct,
-        ),
-        cbr(Time::ZERO, ms(3000), Dur::from_us(700), 1500, 2, Ecn::Ect1),
+        cbr_1500(ms(3000), Dur::from_us(100), 1, Ecn::NotEct),
+        cbr_1500(ms(3000), Dur::from_us(700), 2, Ecn::Ect1),
     ]);
     let run = |seed| Bench::new(seed, RATE).run(&mut dualpi2(), &arr, ms(3000), |_, _| {});
     assert_eq!(run(7), run(7));

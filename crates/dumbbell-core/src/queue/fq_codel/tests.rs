@@ -9,7 +9,8 @@ use super::*;
 use crate::packet::Ecn;
 use crate::queue::codel::{Codel, DEFAULT_TARGET};
 use crate::queue::testkit::{
-    assert_conserved, cbr, median, merge, ms, Arrival, Bench, Trace, RATE, UNLIMITED,
+    assert_conserved, cbr, cbr_1500, median, merge, ms, run_conserved, Arrival, Bench, Trace, RATE,
+    UNLIMITED,
 };
 use crate::sim::{rng_for, Dur, Time};
 use proptest::prelude::*;
@@ -24,7 +25,7 @@ fn fq(limit: Limit, ecn: bool, seed: u64) -> FqCodel {
 /// flow of 100-byte packets every 10 ms, for 3 s.
 fn bulk_and_sparse() -> Vec<Arrival> {
     merge(vec![
-        cbr(Time::ZERO, ms(3000), Dur::from_us(60), 1500, 1, Ecn::NotEct),
+        cbr_1500(ms(3000), Dur::from_us(60), 1, Ecn::NotEct),
         cbr(
             Time::from_ps(7),
             ms(3000),
@@ -60,8 +61,7 @@ fn a_sparse_flow_keeps_a_low_delay_beside_a_bulk_flow() {
         q.queue_of(&probe(2)),
         "hash collision"
     );
-    let tr = Bench::new(1, RATE).run(&mut q, &arr, ms(3000), |_, _| {});
-    assert_conserved(arr.len(), &tr);
+    let tr = run_conserved(&mut q, &arr, 1, ms(3000));
     let fq_sparse = sojourns(&tr, 2, ms(1000));
     // Plain CoDel, same arrivals: the sparse packets wait behind the bulk.
     let tr_c = Bench::new(1, RATE).run(
@@ -91,12 +91,11 @@ fn a_sparse_flow_keeps_a_low_delay_beside_a_bulk_flow() {
 #[test]
 fn drr_shares_bytes_equally_between_backlogged_flows() {
     let arr = merge(vec![
-        cbr(Time::ZERO, ms(2000), Dur::from_us(120), 1500, 1, Ecn::Ect0),
+        cbr_1500(ms(2000), Dur::from_us(120), 1, Ecn::Ect0),
         cbr(Time::ZERO, ms(2000), Dur::from_us(40), 500, 2, Ecn::Ect0),
     ]);
     let mut q = fq(UNLIMITED, true, 2);
-    let tr = Bench::new(2, RATE).run(&mut q, &arr, ms(2000), |_, _| {});
-    assert_conserved(arr.len(), &tr);
+    let tr = run_conserved(&mut q, &arr, 2, ms(2000));
     let bytes = |flow: u16, size: u64| {
         tr.departures
             .iter()
@@ -121,12 +120,11 @@ fn overflow_drops_from_the_head_of_the_fattest_queue() {
         bytes: None,
     };
     let arr = merge(vec![
-        cbr(Time::ZERO, ms(500), Dur::from_us(40), 1500, 1, Ecn::Ect0),
-        cbr(Time::ZERO, ms(500), Dur::from_us(500), 1500, 2, Ecn::Ect0),
+        cbr_1500(ms(500), Dur::from_us(40), 1, Ecn::Ect0),
+        cbr_1500(ms(500), Dur::from_us(500), 2, Ecn::Ect0),
     ]);
     let mut q = fq(limit, true, 3);
-    let tr = Bench::new(3, RATE).run(&mut q, &arr, ms(500), |_, _| {});
-    assert_conserved(arr.len(), &tr);
+    let tr = run_conserved(&mut q, &arr, 3, ms(500));
     let over: Vec<_> = tr
         .drops
         .iter()

@@ -9,7 +9,7 @@
 use super::*;
 use crate::packet::Ecn;
 use crate::queue::testkit::{
-    assert_conserved, cbr, drop_fraction_from, median_sojourn_from, ms, Bench, RATE, UNLIMITED,
+    assert_overload_held, cbr_1500, ms, run_conserved, Bench, RATE, UNLIMITED,
 };
 use crate::queue::QueueCtx;
 
@@ -52,29 +52,23 @@ impl QueueDisc for Spy {
     }
 }
 
+/// A [`Spy`] on PIE with ECN marking on or off, its log empty.
+fn spy(ecn: bool) -> Spy {
+    Spy {
+        pie: pie(ecn),
+        log: vec![],
+    }
+}
+
 /// 1.2 times the link rate, unresponsive: in steady state PIE must drop a
 /// sixth of the arrivals, and its integral term keeps moving the
 /// probability until the delay sits at the target.
 #[test]
 fn holds_the_delay_near_target_under_an_unresponsive_overload() {
-    let arr = cbr(
-        Time::ZERO,
-        ms(8000),
-        Dur::from_us(100),
-        1500,
-        1,
-        Ecn::NotEct,
-    );
+    let arr = cbr_1500(ms(8000), Dur::from_us(100), 1, Ecn::NotEct);
     let mut q = pie(false);
-    let tr = Bench::new(1, RATE).run(&mut q, &arr, ms(8000), |_, _| {});
-    assert_conserved(arr.len(), &tr);
-    let med = median_sojourn_from(&tr, ms(3000));
-    assert!(
-        med >= Dur::from_ms(10) && med <= Dur::from_ms(20),
-        "median sojourn {med:?}"
-    );
-    let frac = drop_fraction_from(&arr, &tr, ms(3000));
-    assert!((frac - 1.0 / 6.0).abs() < 0.02, "dropped fraction {frac}");
+    let tr = run_conserved(&mut q, &arr, 1, ms(8000));
+    assert_overload_held(&arr, &tr, ms(3000), 0.02);
     assert!(tr.drops.iter().all(|d| d.3 == DropReason::Pie));
 }
 
@@ -82,18 +76,8 @@ fn holds_the_delay_near_target_under_an_unresponsive_overload() {
 /// zero and nothing is dropped, however long it runs.
 #[test]
 fn no_early_drop_without_a_standing_queue() {
-    let arr = cbr(
-        Time::ZERO,
-        ms(3000),
-        Dur::from_us(130),
-        1500,
-        1,
-        Ecn::NotEct,
-    );
-    let mut q = Spy {
-        pie: pie(false),
-        log: vec![],
-    };
+    let arr = cbr_1500(ms(3000), Dur::from_us(130), 1, Ecn::NotEct);
+    let mut q = spy(false);
     let tr = Bench::new(2, RATE).run(&mut q, &arr, ms(3000), |_, _| {});
     assert!(tr.drops.is_empty());
     assert!(q.log.iter().all(|&(_, p, _)| p == 0.0));
@@ -104,7 +88,7 @@ fn no_early_drop_without_a_standing_queue() {
 /// overload of 400 ms fills the queue without a single early drop.
 #[test]
 fn a_short_burst_is_absorbed() {
-    let arr = cbr(Time::ZERO, ms(400), Dur::from_us(60), 1500, 1, Ecn::NotEct);
+    let arr = cbr_1500(ms(400), Dur::from_us(60), 1, Ecn::NotEct);
     let tr = Bench::new(3, RATE).run(&mut pie(false), &arr, ms(2000), |_, _| {});
     assert!(tr.drops.is_empty(), "{} drops", tr.drops.len());
     assert_eq!(tr.departures.len(), arr.len());
@@ -115,13 +99,9 @@ fn a_short_burst_is_absorbed() {
 #[test]
 fn ecn_marks_below_ten_percent_and_drops_above() {
     // 1.05 times the link rate.
-    let arr = cbr(Time::ZERO, ms(6000), Dur::from_us(114), 1500, 1, Ecn::Ect0);
-    let mut q = Spy {
-        pie: pie(true),
-        log: vec![],
-    };
-    let tr = Bench::new(4, RATE).run(&mut q, &arr, ms(6000), |_, _| {});
-    assert_conserved(arr.len(), &tr);
+    let arr = cbr_1500(ms(6000), Dur::from_us(114), 1, Ecn::Ect0);
+    let mut q = spy(true);
+    let tr = run_conserved(&mut q, &arr, 4, ms(6000));
     let marks: Vec<f64> = q
         .log
         .iter()
@@ -179,14 +159,7 @@ fn the_update_is_linux_pie_calculate_probability() {
 
 #[test]
 fn same_seed_same_trace() {
-    let arr = cbr(
-        Time::ZERO,
-        ms(3000),
-        Dur::from_us(100),
-        1500,
-        1,
-        Ecn::NotEct,
-    );
+    let arr = cbr_1500(ms(3000), Dur::from_us(100), 1, Ecn::NotEct);
     let run = |seed| Bench::new(seed, RATE).run(&mut pie(false), &arr, ms(3000), |_, _| {});
     assert_eq!(run(5), run(5));
     assert_ne!(run(5).drops, run(6).drops);

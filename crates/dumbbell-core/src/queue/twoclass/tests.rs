@@ -64,15 +64,21 @@ fn fifo(limit: u32) -> Box<dyn QueueDisc> {
     }))
 }
 
+/// A strict-priority port with the ideal classifier and two drop-tail
+/// queues of `limit` packets.
+fn ideal_strict(limit: u32) -> TwoClass {
+    TwoClass::new(
+        Box::new(Ideal),
+        Box::new(StrictPriority),
+        fifo(limit),
+        fifo(limit),
+    )
+}
+
 #[test]
 fn strict_priority_port_sends_every_short_packet_before_any_long_one() {
     let mut b = Bench::new();
-    let mut q = TwoClass::new(
-        Box::new(Ideal),
-        Box::new(StrictPriority),
-        fifo(100),
-        fifo(100),
-    );
+    let mut q = ideal_strict(100);
     for tag in 0..10 {
         b.offer(&mut q, tag, tag % 3 != 0, 0); // tags 0, 3, 6, 9 short
     }
@@ -195,12 +201,7 @@ fn an_empty_confusion_row_is_nan_not_zero() {
 #[test]
 fn same_flow_runs_are_counted_per_true_class() {
     let mut b = Bench::new();
-    let mut q = TwoClass::new(
-        Box::new(Ideal),
-        Box::new(StrictPriority),
-        fifo(1000),
-        fifo(1000),
-    );
+    let mut q = ideal_strict(1000);
     let mut offer = |sport: u16, long: bool| {
         let pkt = b.pool.alloc(Packet {
             size_bytes: 1500,

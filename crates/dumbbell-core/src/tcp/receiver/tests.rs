@@ -13,17 +13,7 @@
 
 use super::*;
 use crate::sim::PS_PER_US;
-
-const MSS: u64 = 1448;
-const HDR: u32 = 40;
-
-fn ep() -> Endpoints {
-    Endpoints::test(7)
-}
-
-fn us(x: u64) -> Time {
-    Time::from_ps(x * PS_PER_US)
-}
+use crate::tcp::testkit::{ep, us, HDR, MSS};
 
 /// No handshake (the connection is open from the first segment), quick-ACK
 /// off so delayed ACKs show from the start.

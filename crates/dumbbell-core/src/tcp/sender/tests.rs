@@ -17,19 +17,10 @@ use crate::config::CcConfig;
 use crate::net::packet::SackBlock;
 use crate::sim::PS_PER_MS;
 use crate::tcp::receiver::{EcnEcho, Receiver};
+use crate::tcp::testkit::{ep, ms, HDR, MSS};
 use std::sync::{Arc, Mutex};
 
-const MSS: u64 = 1448;
-const HDR: u32 = 40;
 const RWND: u64 = 64 << 20;
-
-fn ep() -> Endpoints {
-    Endpoints::test(7)
-}
-
-fn ms(x: u64) -> Time {
-    Time::from_ps(x * PS_PER_MS)
-}
 
 /// Established from the first segment (no handshake), no TSQ, no pacing,
 /// and none of the Linux defaults that RFC 6675/6298 do not describe (tail
@@ -282,6 +273,40 @@ fn count(log: &[Call], c: &Call) -> usize {
 /// a window is advertised.
 const EV: u32 = ack_flags::SLOWPATH | ack_flags::WIN_UPDATE;
 
+/// An established sender whose control records its hooks
+/// ([`Recorder::boxed`], ECN not required), with the log of the start
+/// taken.
+fn recorded(cfg: TcpConfig) -> (Sender, Out, Arc<Mutex<Vec<Call>>>) {
+    let (cc, log) = Recorder::boxed(false);
+    let (s, out) = sender_established_with(cfg, cc);
+    take(&log);
+    (s, out, log)
+}
+
+/// A NewReno sender without SACK whose segment 0 was lost: `n` duplicate
+/// ACKs of it, 1 µs apart from 100 ms.
+fn newreno_after_dup_acks(n: u64) -> Sender {
+    let (mut s, _) = sender_established_with(cfg_without_sack(), reno());
+    for k in 0..n {
+        recv_ack(&mut s, ms(100) + Dur::from_us(k), 0, &[], 0);
+    }
+    s
+}
+
+/// The hooks of an ACK with ECE that enters CWR (Linux
+/// `tcp_enter_cwr`): the reduction, then the state change.
+fn ece_enters_cwr() -> [Call; 4] {
+    [
+        Call::InAckEvent(EV | ack_flags::ECE),
+        Call::PktsAcked(1),
+        Call::Ssthresh,
+        Call::SetState {
+            from: CaState::Open,
+            to: CaState::Cwr,
+        },
+    ]
+}
+
 /// The hooks of the full ACK that ends recovery with `acked` newly delivered:
 /// Linux `tcp_fastretrans_alert`'s `tcp_try_undo_recovery` sets Open, then
 /// `tcp_end_cwnd_reduction` raises `CA_EVENT_COMPLETE_CWR`, then the window
@@ -398,10 +423,8 @@ fn test_established_sack_block_covering_half_a_segment_does_not_sack_it() {
 
 #[test]
 fn test_established_sack_recovery_prr_and_exit() {
-    let (cc, log) = Recorder::boxed(false);
-    let (mut s, out) = sender_established_with(cfg(), cc);
+    let (mut s, out, log) = recorded(cfg());
     assert_eq!(sent(&out).len(), 10);
-    take(&log);
     // Segment 0 is lost; 1..9 arrive, each ACKed with a growing SACK block.
     // Each row: SACK end, then (state, cwnd, what is sent). By the segment
     // whose arrival the ACK reports:
@@ -506,10 +529,8 @@ fn test_recovery_hook_order() {
 
 #[test]
 fn test_established_newreno_dupacks_partial_ack_full_ack() {
-    let (cc, log) = Recorder::boxed(false);
-    let (mut s, out) = sender_established_with(cfg_without_sack(), cc);
+    let (mut s, out, log) = recorded(cfg_without_sack());
     assert_eq!(sent(&out).len(), 10);
-    take(&log);
     let mut t = ms(100);
     let mut dupack = |s: &mut Sender, una: u64| {
         t += Dur::from_us(1);
@@ -564,12 +585,9 @@ fn test_established_newreno_dupacks_partial_ack_full_ack() {
 
 #[test]
 fn test_established_newreno_delivered_counts_each_segment_once() {
-    let (mut s, _) = sender_established_with(cfg_without_sack(), reno());
     // Segment 0 lost: duplicate ACKs for 1..9 (9 segments delivered), then
     // the retransmission: ACK 10 delivers exactly one more.
-    for k in 0..9 {
-        recv_ack(&mut s, ms(100) + Dur::from_us(k), 0, &[], 0);
-    }
+    let mut s = newreno_after_dup_acks(9);
     assert_eq!(s.tp.delivered, 9);
     recv_ack(&mut s, ms(101), 10, &[], 0);
     assert_eq!(s.tp.delivered, 10);
@@ -706,10 +724,7 @@ fn test_disorder_rto_marks_every_unsacked_segment_lost() {
 /// in flight + 1 (the retransmission of the head).
 #[test]
 fn test_rto_without_sack_forgets_the_duplicate_acks() {
-    let (mut s, _) = sender_established_with(cfg_without_sack(), reno());
-    for k in 0..2 {
-        recv_ack(&mut s, ms(100) + Dur::from_us(k), 0, &[], 0);
-    }
+    let mut s = newreno_after_dup_acks(2);
     assert_eq!(s.tp.sacked_out, 2);
     let out = fire_rto(&mut s, ms(1000));
     assert_eq!(s.tp.ca_state, CaState::Loss);
@@ -978,24 +993,11 @@ fn test_established_ecn_retransmissions_are_not_ect_for_reno() {
 
 #[test]
 fn test_established_ece_enters_cwr_once_per_window() {
-    let (cc, log) = Recorder::boxed(false);
-    let (mut s, _) = sender_established_with(TcpConfig { ecn: true, ..cfg() }, cc);
-    take(&log);
+    let (mut s, _, log) = recorded(TcpConfig { ecn: true, ..cfg() });
     // ECE on the ACK of segment 0: CWR, ssthresh 5, recovery point 10.
     // PRR: ceil(5·1/10) = 1 segment, which carries CWR.
     let out = recv_ack(&mut s, ms(10), 1, &[], flags::ECE);
-    assert_eq!(
-        take(&log),
-        [
-            Call::InAckEvent(EV | ack_flags::ECE),
-            Call::PktsAcked(1),
-            Call::Ssthresh,
-            Call::SetState {
-                from: CaState::Open,
-                to: CaState::Cwr
-            },
-        ]
-    );
+    assert_eq!(take(&log), ece_enters_cwr());
     assert_eq!(s.tp.ca_state, CaState::Cwr);
     assert_eq!(s.tp.snd_ssthresh, 5);
     assert_eq!(s.tp.snd_cwnd, 10);
@@ -1067,9 +1069,7 @@ fn test_cwr_loss_enters_recovery_without_second_reduction() {
     // Linux tcp_enter_recovery: a reduction under way (CWR) continues as
     // Recovery; ssthresh is not taken again in the same window (RFC 3168
     // §6.1.2).
-    let (cc, log) = Recorder::boxed(false);
-    let (mut s, _) = sender_established_with(TcpConfig { ecn: true, ..cfg() }, cc);
-    take(&log);
+    let (mut s, _, log) = recorded(TcpConfig { ecn: true, ..cfg() });
     // Segment 0 lost, segment 1 CE-marked.
     let out = recv_ack(&mut s, ms(10), 0, &[(1, 2)], flags::ECE);
     assert_eq!(s.tp.ca_state, CaState::Cwr);
@@ -1085,22 +1085,19 @@ fn test_cwr_loss_enters_recovery_without_second_reduction() {
     assert_eq!(
         take(&log),
         [
-            Call::InAckEvent(EV | ack_flags::ECE),
-            Call::PktsAcked(1),
-            Call::Ssthresh,
-            Call::SetState {
-                from: CaState::Open,
-                to: CaState::Cwr
-            },
-            Call::InAckEvent(EV | ack_flags::ECE),
-            Call::PktsAcked(1),
-            Call::InAckEvent(EV | ack_flags::ECE),
-            Call::PktsAcked(1),
-            Call::SetState {
-                from: CaState::Cwr,
-                to: CaState::Recovery
-            },
+            &ece_enters_cwr()[..],
+            &[
+                Call::InAckEvent(EV | ack_flags::ECE),
+                Call::PktsAcked(1),
+                Call::InAckEvent(EV | ack_flags::ECE),
+                Call::PktsAcked(1),
+                Call::SetState {
+                    from: CaState::Cwr,
+                    to: CaState::Recovery
+                },
+            ],
         ]
+        .concat()
     );
     assert_eq!(s.stats.recoveries, 1);
     // The recovery point is still the CWR one (10): ACK 11 ends it.
@@ -1403,6 +1400,17 @@ fn sender_after_two_acks(
     s
 }
 
+/// The transmit timer fires at `at` and retransmits segment `rtx_seg`,
+/// leaving (loss probes, timeouts) at `counts` and the state at `state`.
+#[track_caller]
+fn fires_at(s: &mut Sender, at: Time, rtx_seg: u64, counts: (u64, u64), state: CaState) {
+    let (fired, out) = fire_xmit_timer(s);
+    assert_eq!(fired, at);
+    assert_eq!(sent(&out), [rtx(rtx_seg)]);
+    assert_eq!((s.stats.loss_probes, s.stats.timeouts), counts);
+    assert_eq!(s.tp.ca_state, state);
+}
+
 #[test]
 fn test_established_tail_drop_is_repaired_by_the_loss_probe_without_rto() {
     // A 10-segment transfer; segments 8 and 9 are lost, 0..7 arrive and
@@ -1428,11 +1436,7 @@ fn test_established_tail_drop_is_repaired_by_the_loss_probe_without_rto() {
     assert_eq!(s.rto_timer.deadline(), Some(probe_at));
     assert_eq!(s.xmit_mode, XmitTimer::Probe);
     // No new data left: the probe is the last segment again.
-    let (at, out) = fire_xmit_timer(&mut s);
-    assert_eq!(at, probe_at);
-    assert_eq!(sent(&out), [rtx(9)]);
-    assert_eq!((s.stats.loss_probes, s.stats.timeouts), (1, 0));
-    assert_eq!(s.tp.ca_state, CaState::Open);
+    fires_at(&mut s, probe_at, 9, (1, 0), CaState::Open);
     // The probe arrives: the receiver SACKs it. RACK: 8 was sent before
     // the probe and has waited longer than the probe's RTT plus the
     // reordering window: lost, fast recovery retransmits it.
@@ -1451,11 +1455,7 @@ fn test_established_tail_drop_is_repaired_by_the_loss_probe_without_rto() {
     // tail is resent after a timeout.
     let (mut s, _) = run(false);
     assert_eq!(s.xmit_mode, XmitTimer::Rto);
-    let (at, out) = fire_xmit_timer(&mut s);
-    assert_eq!(at, probe_at);
-    assert_eq!(sent(&out), [rtx(8)]);
-    assert_eq!((s.stats.loss_probes, s.stats.timeouts), (0, 1));
-    assert_eq!(s.tp.ca_state, CaState::Loss);
+    fires_at(&mut s, probe_at, 8, (0, 1), CaState::Loss);
 }
 
 #[test]
@@ -1650,9 +1650,7 @@ fn test_recovery_rack_finds_a_lost_retransmission() {
 #[test]
 fn test_established_burst_of_returned_copies_reduces_once_per_window() {
     // No ECN at all: a returned copy needs none.
-    let (cc, log) = Recorder::boxed(false);
-    let (mut s, _) = sender_established_with(cfg(), cc);
-    take(&log);
+    let (mut s, _, log) = recorded(cfg());
     // Five copies of segments of the first window arrive before any ACK.
     for k in 0..5 {
         s.on_returned(ms(5) + Dur::from_us(k));
@@ -1722,9 +1720,7 @@ fn test_a_linux_receive_path_drops_a_returned_copy_and_sends_a_dup_ack() {
     );
     assert_eq!(s.stats.returns_received, 3);
     // copy_effect = ce (the default): the same call is a congestion echo.
-    let (cc, log) = Recorder::boxed(false);
-    let (mut s, _) = sender_established_with(cfg(), cc);
-    take(&log);
+    let (mut s, _, _) = recorded(cfg());
     let mut out = Out::default();
     s.on_returned_copy(ms(5), &mut out);
     assert!(out.pkts.is_empty());
