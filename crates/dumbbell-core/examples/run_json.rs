@@ -56,11 +56,22 @@ fn cpu_ns() -> Option<u64> {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: run_json CONFIG.json [--quiet]");
-    let quiet = args.next().as_deref() == Some("--quiet");
+    let path = args
+        .next()
+        .expect("usage: run_json CONFIG.json [--quiet] [--nic-events]");
+    let flags: Vec<String> = args.collect();
+    let quiet = flags.iter().any(|a| a == "--quiet");
+    // Every TCP sender's NIC with a `TxDone` per packet: the reference
+    // whose `physics` line the default run must give (`world/tsq_wake.rs`).
+    let nic_events = flags.iter().any(|a| a == "--nic-events");
     let json = std::fs::read_to_string(&path).expect("readable config");
     let (t0, c0) = (std::time::Instant::now(), cpu_ns());
-    let out = match dumbbell_core::world::run_json(&json, Default::default()) {
+    let run = if nic_events {
+        dumbbell_core::world::run_json_with_nic_events(&json)
+    } else {
+        dumbbell_core::world::run_json(&json, Default::default())
+    };
+    let out = match run {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");

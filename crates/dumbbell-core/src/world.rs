@@ -153,6 +153,18 @@ pub fn run_json(json: &str, opts: RunOptions) -> Result<RunOutput, RunError> {
     run(&cfg, opts)
 }
 
+/// [`run_json`] with every TCP sender's NIC raising a `TxDone` event per
+/// packet, as before issue 29: the reference whose tables, all but the
+/// summary's event count, a run with lazy NICs must give bit for bit
+/// (`world/tsq_wake.rs`; `tests/departures.rs`, `run_json --nic-events`).
+pub fn run_json_with_nic_events(json: &str) -> Result<RunOutput, RunError> {
+    let cfg = RunConfig::from_json(json)?;
+    let mut w = World::build_with(&cfg, None)?;
+    w.keep_nic_events();
+    w.run();
+    w.finish()
+}
+
 struct TcpConn {
     sender: Sender,
     receiver: Receiver,

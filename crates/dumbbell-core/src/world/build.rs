@@ -447,6 +447,7 @@ fn build_ports(
                 busy_until: Time::ZERO,
                 tx_size: 0,
                 tells_senders: false,
+                tx_seq: 0,
             });
             aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
         }

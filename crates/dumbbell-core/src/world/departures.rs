@@ -17,7 +17,9 @@
 //! port's counters are those of an event at that instant.
 //!
 //! The tie rule (`docs/model.md`): a lazy port's departures due at an
-//! instant come before anything else that port sees at that instant.
+//! instant come before anything else that port sees at that instant (a
+//! TCP sender's NIC keeps its `TxDone`'s place instead:
+//! `world/tsq_wake.rs`).
 //!
 //! A port is lazy when nothing needs the end of a transmission as an event
 //! (`World::mark_lazy_ports`): a plain wire (no loss, reordering, jitter,
@@ -81,6 +83,12 @@ impl World {
         }
         p.busy_until = done;
         p.tx_size = size;
+        if p.tells_senders {
+            // A TCP sender's NIC: the departure's place among the events
+            // at `done`, before its arrival's (`world/tsq_wake.rs`).
+            p.tx_seq = self.events.reserve_seq();
+        }
+        let p = &mut self.ports[port as usize];
         let arrival = done + p.delay;
         p.pipe.push_back((arrival, pkt));
         if p.pipe.len() == 1 {
@@ -105,10 +113,13 @@ impl World {
         let now = self.now;
         let p = &self.ports[port as usize];
         let (nic, node) = (p.tells_senders, p.node);
+        // A TCP sender's NIC: a departure at `t` comes after the event being
+        // handled when its reserved place is later (`world/tsq_wake.rs`).
+        let handled = self.events.current_seq();
         loop {
             let p = &mut self.ports[port as usize];
             let Some((pkt, started)) = p.tx else { break };
-            if p.busy_until > t {
+            if p.busy_until > t || (nic && p.busy_until == t && p.tx_seq > handled) {
                 break;
             }
             let done = p.busy_until;
@@ -119,6 +130,11 @@ impl World {
             // asked, as `tx_done` asks it (CoDel may drop at that dequeue).
             let idle = p.fifo_empty();
             self.now = done;
+            // The next transmission starts before the sender hears, as in
+            // `tx_done`.
+            if !idle {
+                self.start_tx(port);
+            }
             if nic {
                 // A TCP sender's NIC tells the sender (`world/tsq_wake.rs`).
                 self.nic_departure(port, node, pkt, done);
@@ -126,7 +142,6 @@ impl World {
             if idle {
                 break;
             }
-            self.start_tx(port);
         }
         self.now = now;
     }
@@ -134,6 +149,8 @@ impl World {
     /// At the end of a run: every lazy port's departures up to now made,
     /// so that its counters are those of the run's end.
     pub(super) fn settle_ports(&mut self) {
+        // Every departure due by the end, whatever its place among ties.
+        self.events.finish();
         let now = self.now;
         for port in 0..self.ports.len() as u32 {
             self.catch_up(port, now);

@@ -18,11 +18,38 @@
 //! transmission (`Event::TxDone`, a *wake*), at which its departures are
 //! made and the senders they released resume ([`World::tsq_wake`]).
 //!
-//! A departure made inside another endpoint's output (an enqueue at the
-//! NIC catches the port up) only notes the released sender; the wake at
-//! the same instant resumes it. The tie rule (`docs/model.md`): the NIC's
-//! departures due at an instant come before a call of one of its senders
-//! at that instant, and a released sender resumes before that call too.
+//! **Ties.** A departure keeps the place among simultaneous events that
+//! its `TxDone` had, so that every result is that of the NIC with an event
+//! per packet, bit for bit. Events at one instant run in the order they
+//! were scheduled (`sim::event`), and a `TxDone` was scheduled when its
+//! transmission started: so the start reserves that event's sequence
+//! number (`Port::tx_seq`, `EventQueue::reserve_seq`), and a catch-up at
+//! the instant a transmission ends makes the departure only when its
+//! number is below that of the event being handled. An event scheduled
+//! before the start (an ACK's arrival, a timer) is handled with the
+//! packet still on the NIC: its sender finds the count of TCP small
+//! queues as it was, and an enqueue behind it waits. A wake is scheduled
+//! at the reserved number itself (`EventQueue::schedule_keyed`), so a
+//! released sender resumes where the `TxDone` resumed it: after the next
+//! transmission started, before any event scheduled after the start.
+//! Without this (a departure before any call of a sender at its instant)
+//! a quick run of rafle's era part (hosts of linux-6.12, 120 files, 55 s)
+//! left main at 54.2917 s: a timer of one flow, due at the instant of a
+//! departure that released another flow fired, in main, before it (it
+//! was armed before that transmission started), and the two flows'
+//! segments entered the NIC in the other order.
+//!
+//! One order is not the `TxDone`'s: the packet's arrival at the far end
+//! is scheduled at the start, just after the reserved number (as on every
+//! lazy port; the `TxDone` scheduled it at the end), so at the arrival's
+//! instant it runs before the events scheduled during its transmission,
+//! not after. No run compared shows it (rafle's 100 quick runs, the five
+//! configurations of `docs/performance.md` with both ACK policies, 36
+//! small fetches of rafle's): the far end's other events at that instant
+//! touch other ports and flows.
+//!
+//! [`run_json_with_nic_events`] runs with every such NIC keeping its
+//! `TxDone` events: the reference `tests/departures.rs` compares with.
 //!
 //! Which NICs: a host that sends TCP, whose one egress port is lazy by
 //! the rules of `world/departures.rs`. A host with more than one port
@@ -72,6 +99,19 @@ impl World {
                 for p in self.ports.iter_mut().filter(|p| p.node == node as u32) {
                     p.lazy = false;
                 }
+            }
+        }
+    }
+
+    /// Every TCP sender's NIC keeps a `TxDone` event per packet (before the
+    /// run: [`run_json_with_nic_events`]).
+    pub(super) fn keep_nic_events(&mut self) {
+        for node in 0..self.tsq.nic.len() {
+            let port = std::mem::replace(&mut self.tsq.nic[node], NO_NIC);
+            if port != NO_NIC {
+                let p = &mut self.ports[port as usize];
+                p.lazy = false;
+                p.tells_senders = false;
             }
         }
     }
@@ -156,7 +196,8 @@ impl World {
             return;
         }
         self.tsq.armed[i] = true;
-        let at = p.busy_until.max(self.now);
-        self.events.schedule(at, Event::TxDone { port });
+        // At the place its `TxDone` would have had (see the module).
+        let (at, seq) = (p.busy_until, p.tx_seq);
+        self.events.schedule_keyed(at, seq, Event::TxDone { port });
     }
 }
