@@ -158,8 +158,12 @@ pub fn run_json(json: &str, opts: RunOptions) -> Result<RunOutput, RunError> {
 /// summary's event count, a run with lazy NICs must give bit for bit
 /// (`world/tsq_wake.rs`; `tests/departures.rs`, `run_json --nic-events`).
 pub fn run_json_with_nic_events(json: &str) -> Result<RunOutput, RunError> {
-    let cfg = RunConfig::from_json(json)?;
-    let mut w = World::build_with(&cfg, None)?;
+    run_with_nic_events(&RunConfig::from_json(json)?)
+}
+
+/// [`run_json_with_nic_events`] of a configuration.
+pub fn run_with_nic_events(cfg: &RunConfig) -> Result<RunOutput, RunError> {
+    let mut w = World::build_with(cfg, None)?;
     w.keep_nic_events();
     w.run();
     w.finish()
