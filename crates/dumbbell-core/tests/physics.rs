@@ -3,7 +3,6 @@
 mod common;
 use common::*;
 use dumbbell_core::config::RunConfig;
-use dumbbell_core::world::run_with_nic_events;
 use serde_json::json;
 
 /// Mathis et al. 1997: a Reno flow under random loss p averages
@@ -225,15 +224,11 @@ fn fingerprint(out: &dumbbell_core::world::RunOutput) -> u64 {
 /// same commit, saying why; an accidental one fails here.
 #[test]
 fn reference_scenario_fingerprint_is_stable() {
-    // Until the lazy TCP sender's NIC moves the golden fingerprint (its
-    // event count, issue 29: the branch's last commit), the reference runs
-    // with every NIC's `TxDone` events, main's events.
-    let nic_events = |c: &RunConfig| run_with_nic_events(c).expect("runs");
-    let fp = fingerprint(&lossy_run_with(11, nic_events));
+    let fp = fingerprint(&lossy_run(11));
     assert_eq!(fp, GOLDEN, "reference fingerprint changed: {fp:#018x}");
 }
 
-const GOLDEN: u64 = 0x7b38_6678_582d_d519;
+const GOLDEN: u64 = 0x7b8c_c299_e39c_91ef;
 
 /// A link that reorders: 1 % of the packets on the bottleneck are held
 /// 1 ms longer (about 8 packets overtake each one at 100 Mb/s), nothing is
