@@ -112,9 +112,10 @@ def test_htsim_equal_work_against_a_stand_in(tmp_path, monkeypatch, cli):
     assert row["htsim_ns_per_packet"] == 250.0 and row["data_packets"]["htsim"] == 702448
     assert row["ratio"] == row["ours_ns_per_packet"] / 250.0
     assert row["ratio_min"] <= row["ratio"] <= row["ratio_max"]
-    # One ACK per data packet, no TxDone at the switch or the receiver's NIC:
-    # 3 events per data packet and 2 per ACK.
-    assert 4.9 < row["ours_events_per_packet"] < 5.1
+    # One ACK per data packet, no TxDone at any port (the sender's NIC
+    # raises one only while TCP small queues hold its sender, which this
+    # path's fast NIC seldom does): 2 events per data packet and 2 per ACK.
+    assert 3.9 < row["ours_events_per_packet"] < 4.1
     assert row["data_packets"]["ours"] > 800_000
     monkeypatch.setenv("DUMBBELL_HTSIM", str(tmp_path / "none"))
     res = cli("bench", "--only", "htsim-equal-work")

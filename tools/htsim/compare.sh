@@ -5,9 +5,9 @@
 #
 # --ack-every-packet: our receivers send one ACK per data packet
 # (delayed_ack=False), htsim's ACK policy, so that both sides do the same
-# work per packet (htsim 8 events per data packet, ours 5: our ports make
+# work per packet (htsim 8 events per data packet, ours 4: our ports make
 # their departures without events, docs/model.md); without it ours delay
-# ACKs (one per two packets, 4 events), which is less work than htsim's.
+# ACKs (one per two packets, 3 events), which is less work than htsim's.
 # `dumbbell bench` runs the equal-work comparison too (htsim-equal-work)
 # once this script has built htsim_compare.
 #

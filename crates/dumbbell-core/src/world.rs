@@ -55,6 +55,7 @@ mod ports;
 mod rtt_samples;
 mod tables;
 mod tasks;
+mod tsq_wake;
 
 use build::{build_fifo, build_qdisc, tcp_conn};
 use tables::record_flow;
@@ -150,6 +151,22 @@ pub fn run_json(json: &str, opts: RunOptions) -> Result<RunOutput, RunError> {
         }
     })?;
     run(&cfg, opts)
+}
+
+/// [`run_json`] with every TCP sender's NIC raising a `TxDone` event per
+/// packet, as before issue 29: the reference whose tables, all but the
+/// summary's event count, a run with lazy NICs must give bit for bit
+/// (`world/tsq_wake.rs`; `tests/departures.rs`, `run_json --nic-events`).
+pub fn run_json_with_nic_events(json: &str) -> Result<RunOutput, RunError> {
+    run_with_nic_events(&RunConfig::from_json(json)?)
+}
+
+/// [`run_json_with_nic_events`] of a configuration.
+pub fn run_with_nic_events(cfg: &RunConfig) -> Result<RunOutput, RunError> {
+    let mut w = World::build_with(cfg, None)?;
+    w.keep_nic_events();
+    w.run();
+    w.finish()
 }
 
 struct TcpConn {
@@ -333,6 +350,8 @@ pub struct World {
     pkts: packet_trace::PacketTrace,
     /// `record.rtt_samples` (`world/rtt_samples.rs`).
     rtts: rtt_samples::RttSamples,
+    /// TCP senders' lazy NICs and the senders TSQ holds (`world/tsq_wake.rs`).
+    tsq: tsq_wake::TsqWake,
     created: u64,
     delivered: u64,
     dropped: u64,
@@ -588,11 +607,17 @@ impl World {
             self.forward(node, id);
         }
         self.out.pkts.clear();
+        if self.out.tsq_held {
+            self.out.tsq_held = false;
+            self.tsq_held(flow, node);
+        }
     }
 
     /// Hands `pkt` to its endpoint at `node`, read in place in the pool
     /// (no copy), and frees it before the endpoint's answer is injected.
     fn deliver_local(&mut self, node: u32, pkt: PktId) {
+        // A sender here finds its NIC as it is now (`world/tsq_wake.rs`).
+        self.catch_up_host(node);
         let now = self.now;
         let p = self.pool.get(pkt);
         let flow = p.flow;
@@ -633,6 +658,10 @@ impl World {
 
     fn tcp_timer(&mut self, flow: u32, kind: TimerKind) {
         let now = self.now;
+        if kind != TimerKind::DelAck {
+            let src = self.flows[flow as usize].src;
+            self.catch_up_host(src);
+        }
         let f = &mut self.flows[flow as usize];
         let FlowKind::Tcp(c) = &mut f.kind else {
             return;

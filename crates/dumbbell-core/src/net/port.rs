@@ -184,6 +184,13 @@ pub struct Port {
     /// ends, and the packet's size.
     pub busy_until: Time,
     pub tx_size: u32,
+    /// A lazy port that is the NIC of a host sending TCP: each departure
+    /// tells its packet's sender (`world/tsq_wake.rs`).
+    pub tells_senders: bool,
+    /// On such a port: the event sequence number reserved at the current
+    /// transmission's start, where its `TxDone` would have been scheduled
+    /// (its place among the events at its end, `world/tsq_wake.rs`).
+    pub tx_seq: u64,
 }
 
 /// `Port::gate` of a port that feeds no blocking input buffer.
@@ -305,6 +312,8 @@ mod tests {
             lazy: false,
             busy_until: Time::ZERO,
             tx_size: 0,
+            tells_senders: false,
+            tx_seq: 0,
         }
     }
 

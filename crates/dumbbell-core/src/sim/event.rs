@@ -93,6 +93,9 @@ pub struct EventQueue {
     far: Heap<4>,
     next_seq: u64,
     popped: u64,
+    /// The sequence number of the event popped last (`u64::MAX` once the
+    /// run's loop is over: [`Self::finish`]).
+    current: u64,
 }
 
 /// One `D`-ary min-heap of [`EventQueue`], with its hole. The per-packet
@@ -128,7 +131,50 @@ impl EventQueue {
             far: Heap::with_capacity(1024),
             next_seq: 0,
             popped: 0,
+            current: 0,
         }
+    }
+
+    /// A sequence number for an event that may be scheduled later, with
+    /// [`Self::schedule_keyed`], or never: it takes its place in the order
+    /// of ties now (a lazy TCP sender's NIC, `world/tsq_wake.rs`).
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `event` at `time` with `seq` from [`Self::reserve_seq`]
+    /// (each used at most once): among the events at `time` it runs where
+    /// an event scheduled at the reservation would have.
+    pub fn schedule_keyed(&mut self, time: Time, seq: u64, event: Event) {
+        debug_assert!(seq < self.next_seq, "a reserved sequence number");
+        let e = Entry {
+            key: Key {
+                time: time.ps(),
+                seq,
+            },
+            event,
+        };
+        if event.is_near() {
+            self.near.insert(e);
+        } else {
+            self.far.insert(e);
+        }
+    }
+
+    /// The sequence number of the event being handled: an event at the
+    /// same instant reserved with a smaller one came before it.
+    #[inline]
+    pub fn current_seq(&self) -> u64 {
+        self.current
+    }
+
+    /// The run's loop is over: every event due by its end counts as
+    /// handled ([`Self::current_seq`] is past every reservation).
+    pub fn finish(&mut self) {
+        self.current = u64::MAX;
     }
 
     /// Schedules `event` at `time`; ties run in scheduling order.
@@ -160,6 +206,7 @@ impl EventQueue {
             self.far.take_root()
         };
         self.popped += 1;
+        self.current = e.key.seq;
         Some((Time::from_ps(e.key.time), e.event))
     }
 
@@ -181,6 +228,7 @@ impl EventQueue {
             self.far.hole = true;
         }
         self.popped += 1;
+        self.current = root.key.seq;
         Some((Time::from_ps(root.key.time), root.event))
     }
 

@@ -65,12 +65,16 @@ crate::u8_enum::u8_enum! {
 pub struct Out {
     pub pkts: Vec<Packet>,
     pub timers: Vec<(Time, TimerKind)>,
+    /// TCP small queues began to hold the sender in this call (it waits
+    /// for one of its packets to leave the NIC: `world/tsq_wake.rs`).
+    pub tsq_held: bool,
 }
 
 impl Out {
     pub fn clear(&mut self) {
         self.pkts.clear();
         self.timers.clear();
+        self.tsq_held = false;
     }
 }
 

@@ -306,6 +306,7 @@ impl World {
             cap,
             pkts,
             rtts: rtt_samples::RttSamples::new(cfg.record.rtt_samples),
+            tsq: Default::default(),
             created: 0,
             delivered: 0,
             dropped: 0,
@@ -445,6 +446,8 @@ fn build_ports(
                 lazy: false,
                 busy_until: Time::ZERO,
                 tx_size: 0,
+                tells_senders: false,
+                tx_seq: 0,
             });
             aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
         }

@@ -17,27 +17,31 @@
 //! port's counters are those of an event at that instant.
 //!
 //! The tie rule (`docs/model.md`): a lazy port's departures due at an
-//! instant come before anything else that port sees at that instant.
+//! instant come before anything else that port sees at that instant (a
+//! TCP sender's NIC keeps its `TxDone`'s place instead:
+//! `world/tsq_wake.rs`).
 //!
 //! A port is lazy when nothing needs the end of a transmission as an event
 //! (`World::mark_lazy_ports`): a plain wire (no loss, reordering, jitter,
 //! service rate or shaper), no return policy, no queue trace, no blocking
 //! input buffer downstream, no netem stage counting GSO skbs, and no
 //! per-packet or pcap capture or drop log in the run (their rows would come
-//! out of time order); and not a NIC of a host that sends TCP, whose sender
-//! learns at that instant that its packet left (TCP small queues,
-//! `Sender::on_nic_tx`).
+//! out of time order). The NIC of a host that sends TCP is lazy too when it
+//! is the host's one port: its senders learn of their packets' departures
+//! when they next act, and one that TCP small queues hold gets an event
+//! (`world/tsq_wake.rs`).
 
 use super::*;
 
 impl World {
     /// Marks the ports whose departures need no event (see the module).
     pub(super) fn mark_lazy_ports(&mut self, cfg: &RunConfig) {
+        let mut tcp_sender = vec![false; self.node_names.len()];
         let watched = self.cap.on || self.pkts.on || self.rec.drop_log;
         if watched {
+            self.mark_tsq_nics(&tcp_sender);
             return;
         }
-        let mut tcp_sender = vec![false; self.node_names.len()];
         let mut mark = |name: &str| {
             if let Some(i) = self.node_names.iter().position(|n| n == name) {
                 tcp_sender[i] = true;
@@ -61,9 +65,9 @@ impl World {
                 && p.feedback.is_none()
                 && p.trace.is_none()
                 && p.gate == crate::net::port::NO_GATE
-                && p.netem.as_ref().is_none_or(|n| n.gso.is_none())
-                && !tcp_sender[p.node as usize];
+                && p.netem.as_ref().is_none_or(|n| n.gso.is_none());
         }
+        self.mark_tsq_nics(&tcp_sender);
     }
 
     /// `pkt` (of `size` bytes) leaves `port`'s queue now and holds the
@@ -79,6 +83,12 @@ impl World {
         }
         p.busy_until = done;
         p.tx_size = size;
+        if p.tells_senders {
+            // A TCP sender's NIC: the departure's place among the events
+            // at `done`, before its arrival's (`world/tsq_wake.rs`).
+            p.tx_seq = self.events.reserve_seq();
+        }
+        let p = &mut self.ports[port as usize];
         let arrival = done + p.delay;
         p.pipe.push_back((arrival, pkt));
         if p.pipe.len() == 1 {
@@ -101,10 +111,15 @@ impl World {
     #[inline(never)]
     fn catch_up_slow(&mut self, port: u32, t: Time) {
         let now = self.now;
+        let p = &self.ports[port as usize];
+        let (nic, node) = (p.tells_senders, p.node);
+        // A TCP sender's NIC: a departure at `t` comes after the event being
+        // handled when its reserved place is later (`world/tsq_wake.rs`).
+        let handled = self.events.current_seq();
         loop {
             let p = &mut self.ports[port as usize];
-            let Some((_, started)) = p.tx else { break };
-            if p.busy_until > t {
+            let Some((pkt, started)) = p.tx else { break };
+            if p.busy_until > t || (nic && p.busy_until == t && p.tx_seq > handled) {
                 break;
             }
             let done = p.busy_until;
@@ -113,11 +128,20 @@ impl World {
             p.stats.tx_bytes += p.tx_size as u64;
             // An empty FIFO has nothing to start; any other discipline is
             // asked, as `tx_done` asks it (CoDel may drop at that dequeue).
-            if p.fifo_empty() {
+            let idle = p.fifo_empty();
+            self.now = done;
+            // The next transmission starts before the sender hears, as in
+            // `tx_done`.
+            if !idle {
+                self.start_tx(port);
+            }
+            if nic {
+                // A TCP sender's NIC tells the sender (`world/tsq_wake.rs`).
+                self.nic_departure(port, node, pkt, done);
+            }
+            if idle {
                 break;
             }
-            self.now = done;
-            self.start_tx(port);
         }
         self.now = now;
     }
@@ -125,6 +149,8 @@ impl World {
     /// At the end of a run: every lazy port's departures up to now made,
     /// so that its counters are those of the run's end.
     pub(super) fn settle_ports(&mut self) {
+        // Every departure due by the end, whatever its place among ties.
+        self.events.finish();
         let now = self.now;
         for port in 0..self.ports.len() as u32 {
             self.catch_up(port, now);

@@ -172,6 +172,12 @@ impl World {
     }
 
     pub(super) fn tx_done(&mut self, port: u32) {
+        if self.ports[port as usize].lazy {
+            // A lazy port's only event: a TCP sender's NIC wakes a sender
+            // TCP small queues hold (`world/tsq_wake.rs`).
+            self.tsq_wake(port);
+            return;
+        }
         let now = self.now;
         if self.cap.on {
             // Before the wire's loss: a tap at the port sees every packet.

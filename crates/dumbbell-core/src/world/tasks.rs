@@ -380,6 +380,8 @@ impl World {
     /// The application on `flow`'s sender writes `bytes`.
     fn app_write(&mut self, flow: u32, bytes: u32) {
         let now = self.now;
+        let src = self.flows[flow as usize].src;
+        self.catch_up_host(src);
         let FlowKind::Tcp(c) = &mut self.flows[flow as usize].kind else {
             return;
         };

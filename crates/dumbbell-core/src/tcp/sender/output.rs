@@ -76,12 +76,20 @@ impl Sender {
 
     /// The world tells the sender one of its packets left the NIC queue.
     pub fn on_nic_tx(&mut self, now: Time, size: u32, out: &mut Out) {
-        self.nic_bytes = self.nic_bytes.saturating_sub(size as u64);
-        self.check_app_limited(now);
-        if self.tsq_throttled {
-            self.tsq_throttled = false;
+        if self.on_nic_left(now, size) {
             self.try_send(now, out);
         }
+    }
+
+    /// [`Self::on_nic_tx`] without the sending: one of the sender's
+    /// packets left the NIC queue at `now`. True when TCP small queues
+    /// held the sender: it is released, and the world resumes it
+    /// ([`Self::try_send`]) at that instant (`world/tsq_wake.rs`).
+    #[inline]
+    pub fn on_nic_left(&mut self, now: Time, size: u32) -> bool {
+        self.nic_bytes = self.nic_bytes.saturating_sub(size as u64);
+        self.check_app_limited(now);
+        std::mem::replace(&mut self.tsq_throttled, false)
     }
 
     /// Application bytes not yet sent (Linux `write_seq - snd_nxt`): the
@@ -177,6 +185,7 @@ impl Sender {
                 break;
             }
             if self.cfg.tsq_bytes > 0 && self.tsq_full() {
+                out.tsq_held |= !self.tsq_throttled;
                 self.tsq_throttled = true;
                 break;
             }
