@@ -211,8 +211,10 @@ impl Receiver {
                     self.rcv_nxt = self.rcv_nxt.max(re);
                 }
             }
-            self.ooo.trim_below(self.rcv_nxt);
             if had_holes {
+                // (An empty set has nothing to trim: the common case, no
+                // call.)
+                self.ooo.trim_below(self.rcv_nxt);
                 immediate = true; // filled (part of) a hole
             }
         } else {
