@@ -309,7 +309,13 @@ impl Receiver {
     }
 
     fn emit(&mut self, now: Time, tcp_flags: u8, out: &mut Out) {
-        // Built in place at the end of `out` (no copy of the whole packet).
+        // Built in place at the end of `out` (no copy of the whole packet),
+        // the timestamps with the rest (see `Sender::transmit`).
+        let (ts_val, ts_ecr) = if self.timestamps {
+            (ts_ms(now), self.ts_recent)
+        } else {
+            (0, 0)
+        };
         out.pkts.push(Packet {
             size_bytes: self.header,
             payload_bytes: 0,
@@ -324,13 +330,11 @@ impl Receiver {
             ack: self.rcv_nxt,
             rwnd_bytes: self.rwnd,
             born_ps: now.ps(),
+            ts_val,
+            ts_ecr,
             ..Default::default()
         });
         let p = out.pkts.last_mut().expect("just pushed");
-        if self.timestamps {
-            p.ts_val = ts_ms(now);
-            p.ts_ecr = self.ts_recent;
-        }
         let mut n = 0;
         if let Some(d) = self.dsack_block.take() {
             p.sack[0] = d;
