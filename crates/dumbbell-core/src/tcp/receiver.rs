@@ -309,13 +309,36 @@ impl Receiver {
     }
 
     fn emit(&mut self, now: Time, tcp_flags: u8, out: &mut Out) {
-        // Built in place at the end of `out` (no copy of the whole packet),
-        // the timestamps with the rest (see `Sender::transmit`).
+        // The SACK blocks first: the D-SACK block, then the most recently
+        // reported ranges still held.
+        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        if let Some(d) = self.dsack_block.take() {
+            sack[0] = d;
+            n = 1;
+        }
+        let first = n;
+        if self.sack && !self.ooo.is_empty() {
+            for start in self.recent.iter().flatten() {
+                if n == MAX_SACK_BLOCKS {
+                    break;
+                }
+                if let Some((rs, re)) = self.ooo.containing(*start) {
+                    let b = SackBlock { start: rs, end: re };
+                    if !sack[first..n].contains(&b) {
+                        sack[n] = b;
+                        n += 1;
+                    }
+                }
+            }
+        }
         let (ts_val, ts_ecr) = if self.timestamps {
             (ts_ms(now), self.ts_recent)
         } else {
             (0, 0)
         };
+        // Built in place at the end of `out` (no copy of the whole packet)
+        // and written whole (see `Sender::transmit`).
         out.pkts.push(Packet {
             size_bytes: self.header,
             payload_bytes: 0,
@@ -327,35 +350,15 @@ impl Receiver {
             proto: Proto::Tcp,
             ecn: Ecn::NotEct,
             tcp_flags,
+            n_sack: n as u8,
             ack: self.rcv_nxt,
             rwnd_bytes: self.rwnd,
             born_ps: now.ps(),
+            sack,
             ts_val,
             ts_ecr,
             ..Default::default()
         });
-        let p = out.pkts.last_mut().expect("just pushed");
-        let mut n = 0;
-        if let Some(d) = self.dsack_block.take() {
-            p.sack[0] = d;
-            n = 1;
-        }
-        let first = n;
-        if self.sack && !self.ooo.is_empty() {
-            for start in self.recent.iter().flatten() {
-                if n == MAX_SACK_BLOCKS {
-                    break;
-                }
-                if let Some((rs, re)) = self.ooo.containing(*start) {
-                    let b = SackBlock { start: rs, end: re };
-                    if !p.sack[first..n].contains(&b) {
-                        p.sack[n] = b;
-                        n += 1;
-                    }
-                }
-            }
-        }
-        p.n_sack = n as u8;
         self.acks_sent += 1;
     }
 
