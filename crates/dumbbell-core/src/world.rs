@@ -593,10 +593,11 @@ impl World {
         self.out.timers.clear();
         let long = self.flows[flow as usize].long;
         for i in 0..self.out.pkts.len() {
-            // Tagged in place and copied once, from `out` into its slot
-            // (a copy to the stack first cost a store-forwarding stall).
-            let p = &mut self.out.pkts[i];
-            p.long_flow = long;
+            // Copied once, from `out` into its slot (a copy to the stack
+            // first cost a store-forwarding stall), and tagged there: the
+            // endpoints write their packets whole, and a byte stored into
+            // `out` just before the copy's wide loads would make them wait.
+            let p = &self.out.pkts[i];
             if p.payload_bytes > 0 {
                 self.data_sent += 1;
             } else {
@@ -604,6 +605,7 @@ impl World {
             }
             self.created += 1;
             let id = self.pool.alloc_copy(&self.out.pkts[i]);
+            self.pool.get_mut(id).long_flow = long;
             self.forward(node, id);
         }
         self.out.pkts.clear();

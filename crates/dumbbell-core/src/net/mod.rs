@@ -1,6 +1,7 @@
 //! Packets, ports (queue + serializer + pipe), software-switch pipelines and
 //! routing (single path, ECMP or spraying).
 
+pub mod direct_routes;
 pub mod ecmp;
 mod hops;
 pub mod input_gate;

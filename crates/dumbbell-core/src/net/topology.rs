@@ -20,7 +20,9 @@
 //!   core-by-core table, refused at build time beyond `MAX_DENSE_BYTES`.
 //!
 //! Memory: five `u32` per node, plus the core's table or tour. A
-//! 100 000-host star needs 2 MB of routing state.
+//! 100 000-host star needs 2 MB of routing state. A network of at most 128
+//! nodes also keeps every pair's answer in one table (64 KiB at most,
+//! `net/direct_routes.rs`), so that a hop is one load.
 //!
 //! Where a dense core has several equal-cost next hops, a second table keeps
 //! every pair's next hop or set of them ([`Multipath`], see `net::ecmp`),
@@ -28,6 +30,7 @@
 //! [`Forwarding`] choose among a set; [`Routes::next_port`] is the lowest
 //! port, as always. A forest has one path between any two nodes.
 
+use crate::net::direct_routes::{DirectRoutes, CHOOSE};
 use crate::net::ecmp::{Forwarding, Hop, Multipath};
 use crate::packet::Packet;
 use std::collections::VecDeque;
@@ -55,6 +58,8 @@ pub struct Routes {
     core: Core,
     /// Equal-cost sets of a dense core, if any pair has a choice.
     multi: Option<Multipath>,
+    /// A small network's answers, one load per hop (`net/direct_routes.rs`).
+    direct: DirectRoutes,
 }
 
 /// Routing among the core nodes.
@@ -187,7 +192,27 @@ impl Routes {
             core_idx,
             core,
             multi,
+            direct: DirectRoutes::default(),
         })
+        .map(Routes::with_direct)
+    }
+
+    /// Adds the small network's table (`net/direct_routes.rs`): each
+    /// pair's answer of [`Self::next_port_by`], or `CHOOSE` where the
+    /// packet's forwarding chooses among a set.
+    fn with_direct(mut self) -> Routes {
+        let n = self.comp.len();
+        let direct = DirectRoutes::build(n, |u, d| match (self.step(u, d), &self.multi) {
+            (Ok(port), _) => port,
+            (Err((cu, cd)), None) => self.core.next(cu, cd),
+            (Err((cu, cd)), Some(m)) => match m.hop(cu, cd) {
+                Hop::One(port) => port,
+                Hop::Nowhere => NO_ROUTE,
+                Hop::Many(_) => CHOOSE,
+            },
+        });
+        self.direct = direct;
+        self
     }
 
     /// Some node has two equal-cost next hops toward some destination.
@@ -217,6 +242,16 @@ impl Routes {
     /// the one `fwd` chooses (by the run's routing mode).
     #[inline]
     pub fn next_port_by(&self, node: u32, p: &Packet, fwd: &mut Forwarding) -> u32 {
+        match self.direct.get(node, p.dst) {
+            Some(port) => port,
+            None => self.next_port_chosen(node, p, fwd),
+        }
+    }
+
+    /// [`Self::next_port_by`] without the small network's table: the
+    /// pairs with a choice, and networks too large for the table.
+    #[inline(never)]
+    fn next_port_chosen(&self, node: u32, p: &Packet, fwd: &mut Forwarding) -> u32 {
         let Some(m) = &self.multi else {
             return self.next_port(node, p.dst);
         };
@@ -268,6 +303,7 @@ impl Routes {
                 Core::Tree(f) => f.tin.len() * 16 + f.kids.len() * 8,
             }
             + self.multi.as_ref().map_or(0, Multipath::bytes)
+            + self.direct.bytes()
     }
 }
 
@@ -439,6 +475,21 @@ mod tests {
                         .map(|&(p, _)| p)
                         .collect()
                 };
+                // The small network's table gives the same answer, or
+                // leaves a choice among several to the forwarding.
+                let direct = r.direct.get(u as u32, d as u32);
+                if n <= crate::net::direct_routes::DIRECT_MAX_NODES {
+                    let want = match all[..] {
+                        [] => Some(NO_ROUTE),
+                        [port] => Some(port),
+                        _ => None,
+                    };
+                    if direct != want && !(r.multi.is_none() && direct == Some(got)) {
+                        return Err(format!("{u}->{d}: table {direct:?}, want {want:?}"));
+                    }
+                } else if direct.is_some() {
+                    return Err(format!("{n} nodes have a table"));
+                }
                 if r.next_ports(u as u32, d as u32) != all {
                     return Err(format!(
                         "{u}->{d}: set {:?}, want {all:?}",

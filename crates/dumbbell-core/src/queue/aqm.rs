@@ -251,12 +251,30 @@ pub enum Aqm {
 }
 
 impl Aqm {
+    /// The policy's decision for an arriving packet. A FIFO without a
+    /// policy (drop-tail) answers inline, without a call.
+    #[inline]
     pub(super) fn at_enqueue(
         &mut self,
         occ: Occupancy,
         pkt: PktId,
         cx: &mut QueueCtx,
     ) -> AqmAction {
+        if matches!(self, Aqm::None) {
+            return AqmAction::Pass;
+        }
+        self.policy_at_enqueue(occ, pkt, cx)
+    }
+
+    /// Returns true if the policy marked the departing packet (inline
+    /// without a policy, as [`Self::at_enqueue`]).
+    #[inline]
+    pub(super) fn at_dequeue(&mut self, occ: Occupancy, pkt: PktId, cx: &mut QueueCtx) -> bool {
+        !matches!(self, Aqm::None) && self.policy_at_dequeue(occ, pkt, cx)
+    }
+
+    #[inline(never)]
+    fn policy_at_enqueue(&mut self, occ: Occupancy, pkt: PktId, cx: &mut QueueCtx) -> AqmAction {
         match self {
             Aqm::None => AqmAction::Pass,
             Aqm::Red(red) => red.on_enqueue(occ, pkt, cx),
@@ -269,8 +287,8 @@ impl Aqm {
         }
     }
 
-    /// Returns true if the policy marked the departing packet.
-    pub(super) fn at_dequeue(&mut self, occ: Occupancy, pkt: PktId, cx: &mut QueueCtx) -> bool {
+    #[inline(never)]
+    fn policy_at_dequeue(&mut self, occ: Occupancy, pkt: PktId, cx: &mut QueueCtx) -> bool {
         match self {
             Aqm::Red(red) => {
                 red.on_dequeue(occ, cx.now);

@@ -34,7 +34,7 @@
 use super::ranges::RangeSet;
 use super::{ts_before, ts_ms, Endpoints, Out, TimerKind};
 use crate::config::TcpConfig;
-use crate::net::packet::{flags, Ecn, Packet, Proto, SackBlock};
+use crate::net::packet::{flags, Ecn, Packet, Proto, SackBlock, MAX_SACK_BLOCKS};
 use crate::sim::{Dur, LazyTimer, Time};
 use recent::RecentBlocks;
 
@@ -289,7 +289,24 @@ impl Receiver {
     }
 
     fn emit(&mut self, now: Time, tcp_flags: u8, out: &mut Out) {
-        // Built in place at the end of `out` (no copy of the whole packet).
+        // The SACK blocks first: the D-SACK block, then the most recently
+        // reported ranges still held.
+        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        if let Some(d) = self.dsack_block.take() {
+            sack[0] = d;
+            n = 1;
+        }
+        if self.sack && !self.ooo.is_empty() {
+            n = self.recent.write(&self.ooo, &mut sack, n);
+        }
+        let (ts_val, ts_ecr) = if self.timestamps {
+            (ts_ms(now), self.ts_recent)
+        } else {
+            (0, 0)
+        };
+        // Built in place at the end of `out` (no copy of the whole packet)
+        // and written whole (see `Sender::transmit`).
         out.pkts.push(Packet {
             size_bytes: self.header,
             payload_bytes: 0,
@@ -301,25 +318,15 @@ impl Receiver {
             proto: Proto::Tcp,
             ecn: Ecn::NotEct,
             tcp_flags,
+            n_sack: n as u8,
             ack: self.rcv_nxt,
             rwnd_bytes: self.rwnd,
             born_ps: now.ps(),
+            sack,
+            ts_val,
+            ts_ecr,
             ..Default::default()
         });
-        let p = out.pkts.last_mut().expect("just pushed");
-        if self.timestamps {
-            p.ts_val = ts_ms(now);
-            p.ts_ecr = self.ts_recent;
-        }
-        let mut n = 0;
-        if let Some(d) = self.dsack_block.take() {
-            p.sack[0] = d;
-            n = 1;
-        }
-        if self.sack && !self.ooo.is_empty() {
-            n = self.recent.write(&self.ooo, &mut p.sack, n);
-        }
-        p.n_sack = n as u8;
         self.acks_sent += 1;
     }
 

@@ -317,12 +317,20 @@ impl World {
 
     /// [`Self::ingress`]; a returned `copy` takes the pipeline's clone and
     /// recirculation path (`net::pipeline`, two passes, served first).
+    #[inline]
     pub(super) fn ingress_as(&mut self, node: u32, pkt: PktId, port: u32, copy: bool) {
         let pi = self.node_pipeline[node as usize];
         if pi == NO_PIPELINE {
             self.forward(node, pkt);
             return;
         }
+        self.ingress_pipeline(pkt, port, copy, pi);
+    }
+
+    /// [`Self::ingress_as`] at a node with pipeline `pi` (out of line: the
+    /// plain node's path above stays small enough to inline).
+    #[inline(never)]
+    fn ingress_pipeline(&mut self, pkt: PktId, port: u32, copy: bool, pi: u32) {
         let reserved = !copy && self.ports[port as usize].gate == pi;
         let pl = &mut self.pipelines[pi as usize];
         let admit = if copy {
@@ -368,6 +376,7 @@ impl World {
         self.forward(node, pkt);
     }
 
+    #[inline]
     pub(super) fn forward(&mut self, node: u32, pkt: PktId) {
         let port = self
             .routes
@@ -385,12 +394,19 @@ impl World {
     /// (loss, then the limit over everything the stage holds, then the
     /// delay line; per GSO skb with `unit = "gso"`, `admit_gso`), else
     /// straight into its queue.
+    #[inline]
     pub(super) fn admit(&mut self, port: u32, pkt: PktId) {
-        let now = self.now;
-        let p = &mut self.ports[port as usize];
-        if p.netem.is_none() {
+        if self.ports[port as usize].netem.is_none() {
             return self.enqueue(port, pkt);
         }
+        self.admit_netem(port, pkt);
+    }
+
+    /// [`Self::admit`] at a port with a netem stage (out of line: the
+    /// plain port's path above stays small enough to inline).
+    #[inline(never)]
+    fn admit_netem(&mut self, port: u32, pkt: PktId) {
+        let now = self.now;
         // The limit below counts the queue as it is now.
         self.catch_up(port, now);
         let p = &mut self.ports[port as usize];

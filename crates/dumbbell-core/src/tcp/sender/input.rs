@@ -416,7 +416,9 @@ impl Sender {
         self.lost_frontier = self.lost_frontier.saturating_sub(popped);
         self.rack_hint = self.rack_hint.saturating_sub(popped);
         self.tp.snd_una = ack;
-        self.sacked.trim_below(ack);
+        if !self.sacked.is_empty() {
+            self.sacked.trim_below(ack);
+        }
         if !self.cfg.sack {
             // Linux tcp_remove_reno_sacks: one ACK fills the hole, the
             // rest of what it acks ate duplicate ACKs, whose segments

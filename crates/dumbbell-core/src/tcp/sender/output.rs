@@ -353,14 +353,17 @@ impl Sender {
         if !self.open_stream && self.app_end == Some(seq + len as u64) {
             f |= flags::FIN;
         }
-        // Built in place at the end of `out` (no copy of the whole packet).
-        out.pkts.push(self.packet(now, f, seq, len, ecn));
-        let p = out.pkts.last_mut().expect("just pushed");
-        p.retransmit = retrans;
-        if self.cfg.timestamps {
-            p.ts_val = ts_ms(now);
-        }
-        let size = p.size_bytes;
+        // Built in place at the end of `out` (no copy of the whole packet),
+        // written whole: a field stored on its own after the rest would
+        // make `World::flush`'s wide loads of the packet wait for it
+        // (store forwarding fails on a load wider than the store).
+        let ts_val = if self.cfg.timestamps { ts_ms(now) } else { 0 };
+        out.pkts.push(Packet {
+            retransmit: retrans,
+            ts_val,
+            ..self.packet(now, f, seq, len, ecn)
+        });
+        let size = len + self.cfg.header_bytes;
         if retrans {
             self.tp.retrans_out += 1;
             self.stats.retransmits += 1;
