@@ -148,6 +148,7 @@ impl EventQueue {
     /// Schedules `event` at `time` with `seq` from [`Self::reserve_seq`]
     /// (each used at most once): among the events at `time` it runs where
     /// an event scheduled at the reservation would have.
+    #[inline]
     pub fn schedule_keyed(&mut self, time: Time, seq: u64, event: Event) {
         debug_assert!(seq < self.next_seq, "a reserved sequence number");
         let e = Entry {
@@ -180,20 +181,8 @@ impl EventQueue {
     /// Schedules `event` at `time`; ties run in scheduling order.
     #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let e = Entry {
-            key: Key {
-                time: time.ps(),
-                seq,
-            },
-            event,
-        };
-        if event.is_near() {
-            self.near.insert(e);
-        } else {
-            self.far.insert(e);
-        }
+        let seq = self.reserve_seq();
+        self.schedule_keyed(time, seq, event);
     }
 
     /// Removes and returns the earliest event.
