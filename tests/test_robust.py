@@ -25,6 +25,7 @@ from dumbbell.run import check_config
 from dumbbell.scenario.doc import _tightest
 
 from .helpers import fuzzing
+from .helpers.fresh_process import in_fresh_process
 
 
 def _models() -> list[type]:
@@ -318,6 +319,7 @@ def test_request_stop_stops_running_runs_only():
     assert not db.run(_long(0.01)).stopped
 
 
+@in_fresh_process
 def test_ctrl_c_stops_the_run_and_keeps_its_result():
     # The Ctrl-C comes once data flows (10 ms of simulated time), not at a
     # wall time: on a loaded machine a fixed delay could land before the run

@@ -22,6 +22,7 @@ from dumbbell.sweep.store import Store
 from dumbbell.sweep import Display, RichDisplay, RunSpec, execute, expand_grid, run_id_of, set_path, using
 
 from .conftest import REPO, two_flow_star
+from .helpers.fresh_process import in_fresh_process
 
 GRID = {"links[c-s1].loss_ba": [0.0, 0.02], "flows[*].cc": ["reno", "cubic"]}
 
@@ -320,6 +321,7 @@ def test_slurm_example_builds_its_job_script():
     assert "--nthreads 1" in res.stdout and "--nworkers 8" in res.stdout
 
 
+@in_fresh_process
 def test_ctrl_c_stops_the_running_runs_stores_nothing_partial_and_the_block_goes_on(tmp_path):
     """A real SIGINT to this process while two one-hour runs simulate (four
     more queued) stops them at once, stores none of them, and leaves the

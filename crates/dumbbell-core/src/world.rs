@@ -27,7 +27,7 @@ use crate::config::{
 use crate::net::ecmp::Forwarding;
 use crate::net::packet::{Packet, PacketPool, PktId, Proto};
 use crate::net::pipeline::{Admit, Pipeline};
-use crate::net::port::{Netem, Port, PortStats, PortTrace};
+use crate::net::port::{Netem, Port, PortTrace};
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::queue::aqm::Threshold;
 use crate::queue::{

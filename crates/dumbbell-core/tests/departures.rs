@@ -33,6 +33,24 @@ fn run(
     go(&config(3, S, nodes, links, flows, rec))
 }
 
+/// `lazy` (ports without `TxDone` events) has every flow's and every port's
+/// results of `events` (the reference, every end of transmission an
+/// event), with fewer events.
+fn same_results_fewer_events(lazy: &RunOutput, events: &RunOutput, what: &str) {
+    for table in ["flows", "queues"] {
+        assert_eq!(
+            lazy.table(table),
+            events.table(table),
+            "{what}: the {table} table differs between lazy departures and TxDone events"
+        );
+    }
+    let (el, ee) = (lazy.summary_u64("events"), events.summary_u64("events"));
+    assert!(
+        el < ee,
+        "{what}: {el} events without TxDone, {ee} with: none saved"
+    );
+}
+
 /// Every AQM that acts at dequeue (CoDel, PIE, DualPI2, FQ-CoDel, step
 /// marking at dequeue) and the drop-tail and enqueue-marking FIFOs: the
 /// flows' results and every port's counters (enqueued, dequeued, marked,
@@ -76,18 +94,7 @@ fn late_dequeues_give_the_results_of_dequeue_events() {
     for (name, q, cc) in queues {
         let lazy = run(q.clone(), cc, true, false);
         let events = run(q, cc, true, true);
-        for table in ["flows", "queues"] {
-            assert_eq!(
-                lazy.table(table),
-                events.table(table),
-                "{name}: the {table} table differs between late dequeues and dequeue events"
-            );
-        }
-        let (el, ee) = (lazy.summary_u64("events"), events.summary_u64("events"));
-        assert!(
-            el < ee,
-            "{name}: {el} events without TxDone, {ee} with: none saved"
-        );
+        same_results_fewer_events(&lazy, &events, name);
         // The bottleneck did work: packets were queued, and dropped or
         // marked, so the dequeues had decisions to make.
         let q = col_u64(&lazy, "queues", "enqueued_pkts");
@@ -168,18 +175,7 @@ fn a_tcp_senders_nic_wakes_only_held_senders() {
     let tsq = 128 * 1024;
     let lazy = run_tsq(false, tsq);
     let events = run_tsq(true, tsq);
-    for table in ["flows", "queues"] {
-        assert_eq!(
-            lazy.table(table),
-            events.table(table),
-            "the {table} table differs between a lazy NIC and TxDone events"
-        );
-    }
-    let (el, ee) = (lazy.summary_u64("events"), events.summary_u64("events"));
-    assert!(
-        el < ee,
-        "{el} events with a lazy NIC, {ee} with TxDone events"
-    );
+    same_results_fewer_events(&lazy, &events, "a TCP sender's NIC");
     // Port 0 is snd -> r, the NIC: busy nearly all the run.
     let util = col_f64(&lazy, "queues", "utilization")[0];
     assert!(util > 0.9, "the NIC was busy {util} of the run");

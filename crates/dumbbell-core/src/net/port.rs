@@ -196,7 +196,72 @@ pub struct Port {
 /// `Port::gate` of a port that feeds no blocking input buffer.
 pub const NO_GATE: u32 = u32::MAX;
 
+/// What a port is built from: its ends, its link and the link's wire
+/// effects, its discipline and the egress options. [`Port::new`] gives
+/// every other field its start value.
+pub struct PortSetup {
+    pub node: u32,
+    pub peer: u32,
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub loss: f64,
+    pub loss_rng: Rng,
+    pub jitter: Dur,
+    pub jitter_rng: Rng,
+    pub reorder: f64,
+    pub reorder_rng: Rng,
+    pub reorder_delay: Dur,
+    pub netem: Option<Netem>,
+    pub qdisc: PortQueue,
+    pub service: Dur,
+    pub feedback: Option<Box<Feedback>>,
+    pub shaper: Option<Shaper>,
+}
+
 impl Port {
+    /// A port in its start state: idle, its wire empty, its counters at
+    /// zero, no trace, no input gate, not lazy (the world sets `trace`,
+    /// `gate`, `lazy` and `tells_senders` after building the ports).
+    pub fn new(s: PortSetup) -> Port {
+        let plain = s.loss == 0.0
+            && s.reorder == 0.0
+            && s.jitter.is_zero()
+            && s.service.is_zero()
+            && s.shaper.is_none();
+        Port {
+            node: s.node,
+            peer: s.peer,
+            rate_bps: s.rate_bps,
+            delay: s.delay,
+            loss: s.loss,
+            loss_rng: s.loss_rng,
+            jitter: s.jitter,
+            jitter_rng: s.jitter_rng,
+            qdisc: s.qdisc,
+            tx: None,
+            pipe: VecDeque::new(),
+            reorder: s.reorder,
+            reorder_rng: s.reorder_rng,
+            reorder_delay: s.reorder_delay,
+            late_pipe: VecDeque::new(),
+            netem: s.netem,
+            stats: PortStats::default(),
+            trace: None,
+            service: s.service,
+            feedback: s.feedback,
+            hold_cache: (0, Dur::serialization(0, s.rate_bps).max(s.service)),
+            shaper: s.shaper,
+            plain,
+            gate: NO_GATE,
+            held: false,
+            lazy: false,
+            busy_until: Time::ZERO,
+            tx_size: 0,
+            tells_senders: false,
+            tx_seq: 0,
+        }
+    }
+
     /// How long sending `size` bytes holds the port: serialization at the
     /// link rate, or the service interval or the time at CAKE's shaped
     /// rate if longer.
@@ -280,7 +345,7 @@ mod tests {
     use crate::sim::rng_for;
 
     fn port(rate_bps: u64, service: Dur) -> Port {
-        Port {
+        Port::new(PortSetup {
             node: 0,
             peer: 1,
             rate_bps,
@@ -289,32 +354,18 @@ mod tests {
             loss_rng: rng_for(1, "l"),
             jitter: Dur::ZERO,
             jitter_rng: rng_for(1, "j"),
+            reorder: 0.0,
+            reorder_rng: rng_for(1, "r"),
+            reorder_delay: Dur::ZERO,
+            netem: None,
             qdisc: PortQueue::Fifo(Fifo::drop_tail(Limit {
                 pkts: Some(10),
                 bytes: None,
             })),
-            tx: None,
-            pipe: VecDeque::new(),
-            reorder: 0.0,
-            reorder_rng: rng_for(1, "r"),
-            reorder_delay: Dur::ZERO,
-            late_pipe: VecDeque::new(),
-            netem: None,
-            stats: PortStats::default(),
-            trace: None,
             service,
             feedback: None,
-            hold_cache: (0, Dur::serialization(0, rate_bps).max(service)),
             shaper: None,
-            plain: service.is_zero(),
-            gate: NO_GATE,
-            held: false,
-            lazy: false,
-            busy_until: Time::ZERO,
-            tx_size: 0,
-            tells_senders: false,
-            tx_seq: 0,
-        }
+        })
     }
 
     /// Only an idle port with an empty, unmarking FIFO that admits the

@@ -5,6 +5,7 @@
 use super::*;
 use crate::config::NetemUnit;
 use crate::net::netem_gso::GsoSkbs;
+use crate::net::port::PortSetup;
 use crate::queue::{Cake, CakeParams};
 
 /// Both ends of a TCP connection (the control drawing from `rng`, built by
@@ -405,7 +406,7 @@ fn build_ports(
             let qdisc = classes::build_port_qdisc(&qc, l.rate_bps, cfg.seed, &label);
             let pid = ports.len() as u32;
             ports_of[from as usize].push((pid, to));
-            ports.push(Port {
+            ports.push(Port::new(PortSetup {
                 node: from,
                 peer: to,
                 rate_bps: l.rate_bps,
@@ -417,7 +418,6 @@ fn build_ports(
                 reorder,
                 reorder_rng: rng_for(cfg.seed, &format!("link:{label}:reorder")),
                 reorder_delay: Dur::from_ps(l.reorder_delay_ps),
-                late_pipe: Default::default(),
                 netem: netem.as_ref().map(|n| Netem {
                     loss: n.loss,
                     loss_rng: rng_for(cfg.seed, &format!("netem:{label}:loss")),
@@ -428,27 +428,10 @@ fn build_ports(
                         .then(|| GsoSkbs::new(n.gso_max_bytes, cfg.flows.len())),
                 }),
                 qdisc,
-                tx: None,
-                pipe: Default::default(),
-                stats: PortStats::default(),
-                trace: None,
                 service,
                 feedback,
-                hold_cache: (0, Dur::serialization(0, l.rate_bps).max(service)),
                 shaper,
-                plain: loss == 0.0
-                    && reorder == 0.0
-                    && l.jitter_ps == 0
-                    && service.is_zero()
-                    && shaper.is_none(),
-                gate: crate::net::port::NO_GATE,
-                held: false,
-                lazy: false,
-                busy_until: Time::ZERO,
-                tx_size: 0,
-                tells_senders: false,
-                tx_seq: 0,
-            });
+            }));
             aqm_rngs.push(rng_for(cfg.seed, &format!("queue:{label}:aqm")));
         }
     }
