@@ -10,7 +10,7 @@
 //! the widths of the stores change.
 
 use super::Out;
-use crate::net::packet::{Packet, MAX_SACK_BLOCKS};
+use crate::net::packet::{Packet, SackBlock, MAX_SACK_BLOCKS};
 use core::mem::{offset_of, size_of};
 
 // The layout `words` packs: checked when the crate compiles.
@@ -30,34 +30,65 @@ const _: () = {
 };
 
 /// `p`'s 128 bytes as little-endian words, padding zero.
+///
+/// Every field is named here, the SACK blocks' too (no `..`): a field
+/// added to `Packet` or `SackBlock`, even one that fits in today's
+/// padding, stops this from compiling instead of being stored as zero.
 #[inline(always)]
 fn words(p: &Packet) -> [u64; 16] {
+    let Packet {
+        size_bytes,
+        payload_bytes,
+        flow,
+        src,
+        dst,
+        sport,
+        dport,
+        proto,
+        ecn,
+        tcp_flags,
+        n_sack,
+        hops,
+        feedback,
+        long_flow,
+        retransmit,
+        seq,
+        ack,
+        rwnd_bytes,
+        born_ps,
+        sack: [s0, s1, s2],
+        ts_val,
+        ts_ecr,
+        skb_head,
+    } = *p;
+    let SackBlock { start: a0, end: b0 } = s0;
+    let SackBlock { start: a1, end: b1 } = s1;
+    let SackBlock { start: a2, end: b2 } = s2;
     let b = |x: bool| x as u64;
-    let s = &p.sack;
     [
-        p.size_bytes as u64 | (p.payload_bytes as u64) << 32,
-        p.flow as u64 | (p.src as u64) << 32,
-        p.dst as u64 | (p.sport as u64) << 32 | (p.dport as u64) << 48,
-        p.proto as u8 as u64
-            | (p.ecn as u8 as u64) << 8
-            | (p.tcp_flags as u64) << 16
-            | (p.n_sack as u64) << 24
-            | (p.hops as u64) << 32
-            | b(p.feedback) << 40
-            | b(p.long_flow) << 48
-            | b(p.retransmit) << 56,
-        p.seq,
-        p.ack,
-        p.rwnd_bytes,
-        p.born_ps,
-        s[0].start,
-        s[0].end,
-        s[1].start,
-        s[1].end,
-        s[2].start,
-        s[2].end,
-        p.ts_val as u64 | (p.ts_ecr as u64) << 32,
-        b(p.skb_head),
+        size_bytes as u64 | (payload_bytes as u64) << 32,
+        flow as u64 | (src as u64) << 32,
+        dst as u64 | (sport as u64) << 32 | (dport as u64) << 48,
+        proto as u8 as u64
+            | (ecn as u8 as u64) << 8
+            | (tcp_flags as u64) << 16
+            | (n_sack as u64) << 24
+            | (hops as u64) << 32
+            | b(feedback) << 40
+            | b(long_flow) << 48
+            | b(retransmit) << 56,
+        seq,
+        ack,
+        rwnd_bytes,
+        born_ps,
+        a0,
+        b0,
+        a1,
+        b1,
+        a2,
+        b2,
+        ts_val as u64 | (ts_ecr as u64) << 32,
+        b(skb_head),
     ]
 }
 
