@@ -20,6 +20,7 @@
 //!   (`tcp_time_stamp`): [`ts_ms`] of simulated time, never 0.
 
 pub mod accecn;
+mod out_whole;
 pub mod rack;
 pub mod ranges;
 pub mod receiver;

@@ -305,9 +305,8 @@ impl Receiver {
         } else {
             (0, 0)
         };
-        // Built in place at the end of `out` (no copy of the whole packet)
-        // and written whole (see `Sender::transmit`).
-        out.pkts.push(Packet {
+        // Written whole, in 16-byte stores (see `Sender::transmit`).
+        out.push_whole(Packet {
             size_bytes: self.header,
             payload_bytes: 0,
             flow: self.ep.flow,

@@ -353,12 +353,12 @@ impl Sender {
         if !self.open_stream && self.app_end == Some(seq + len as u64) {
             f |= flags::FIN;
         }
-        // Built in place at the end of `out` (no copy of the whole packet),
-        // written whole: a field stored on its own after the rest would
-        // make `World::flush`'s wide loads of the packet wait for it
-        // (store forwarding fails on a load wider than the store).
+        // Written whole, in 16-byte stores (`tcp/out_whole.rs`): a field
+        // stored on its own would make `World::flush`'s 16-byte loads of
+        // the packet wait for it (store forwarding fails on a load wider
+        // than the store).
         let ts_val = if self.cfg.timestamps { ts_ms(now) } else { 0 };
-        out.pkts.push(Packet {
+        out.push_whole(Packet {
             retransmit: retrans,
             ts_val,
             ..self.packet(now, f, seq, len, ecn)
