@@ -19,7 +19,10 @@ What counts as a path, and where it resolves:
   paths, placeholders (``DIR/x.c``, ``cc/<name>.rs``, globs), and the files
   of ``OUTSIDE`` and ``WRITTEN``, which the docs name on purpose.
 Fenced code blocks and multi-word spans are checked only for words that
-start with a top-level folder (``python tools/rafle_trace.py``)."""
+start with a top-level folder (``python tools/rafle_trace.py``).
+
+Relative Markdown links in the same pages are checked too: the file, and
+the heading a ``#anchor`` names (GitHub's slugs, as verdicts link them)."""
 
 from __future__ import annotations
 
@@ -177,3 +180,40 @@ python tools/also_missing.py --out out/x
     assert [w.split("`")[1] for w in wrong] == [
         "cc/seed001.rs", "nowhere_at_all.py", "tcp/sender/{input,nothere}.rs",
         "tests/test_docs_paths.py::test_nope", "tools/also_missing.py", "tools/no_such_tool.py"], wrong
+
+
+def stale_links(page_texts: dict[Path, str]) -> list[str]:
+    """Relative Markdown links whose file, or heading (`#anchor` of a
+    Markdown page), does not exist; links to other sites are not checked."""
+    from dumbbell.experiments.claims import anchors
+
+    wrong = []
+    for page, text in page_texts.items():
+        prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+        for m in re.finditer(r"\]\(([^)\s]+)\)", prose):
+            target = m.group(1)
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            file = page.parent / path
+            if path and not file.exists():
+                wrong.append(f"{page.name}: ({target}): no such file")
+            elif anchor and (not path or file.suffix == ".md"):
+                if anchor not in anchors(file.read_text() if path else text):
+                    wrong.append(f"{page.name}: ({target}): no such heading")
+    return wrong
+
+
+def test_every_relative_link_in_the_docs_names_a_file_and_heading_that_exist():
+    wrong = stale_links({p: p.read_text() for p in pages()})
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_link_check_finds_a_made_up_file_and_heading():
+    page = REPO / "docs" / "made-up.md"
+    text = """# Made up
+[ok](model.md), [ok](experiments/README.md#verdicts-and-the-tolerance-policy), [ok](#made-up),
+[site](https://example.org/x.md), [no](experiments/e3.md), [no](model.md#no-such-heading), [no](#nor-here).
+"""
+    assert [w.split("(")[1].split(")")[0] for w in stale_links({page: text})] == [
+        "experiments/e3.md", "model.md#no-such-heading", "#nor-here"]
