@@ -5,8 +5,8 @@ Each section runs a few single simulations on E3's network
 state recorded (``record.flow_sample_s`` and ``record.tcp_vars``) and prints
 what the docs quote: goodput, loss-recovery counters (timeouts, loss probes,
 recoveries, undos) and the control's own state (BBR's mode and long-term
-bandwidth, Cubic's HyStart exit, Vegas's diff, the seed-001 controls' phase
-and window). Runs are deterministic: the same section prints the same
+bandwidth, Cubic's HyStart exit, Vegas's diff, the phase and window of the
+paper's controls Linear, Fractional and Expolinear). Runs are deterministic: the same section prints the same
 numbers on every machine with the same build.
 
     python examples/lossy_cc_evidence.py --list
@@ -27,7 +27,7 @@ from dumbbell.experiments import lossy_cc as e3
 
 SAMPLE_S = 0.1
 BBR_MODES = {0: "STARTUP", 1: "DRAIN", 2: "PROBE_BW", 3: "PROBE_RTT"}
-SEED001_PHASES = {0: "slow start", 1: "recovery", 2: "avoidance"}
+LOSS_PHASES = {0: "slow start", 1: "recovery", 2: "avoidance"}
 
 
 def traced(s: db.Scenario, seed: int, sample_s: float = SAMPLE_S) -> db.Result:
@@ -119,7 +119,7 @@ def _describe(cc: str, r: db.Result) -> None:
               f"{100 * sum(lt) / max(len(lt), 1):.0f} % of samples; bw estimate median {med(bw) / 1e6:.1f} Mb/s")
     elif cc in ("expolinear", "linear", "fractional") or cc.startswith("linear"):
         ph = var(r, 0, "phase")
-        print(f"    phase: {share(ph, SEED001_PHASES)}")
+        print(f"    phase: {share(ph, LOSS_PHASES)}")
     elif cc == "cubic":
         print(f"    HyStart exit found: {var(r, 0, 'hystart_found')[-1:]}, w_max last {var(r, 0, 'w_max')[-1:]}")
     print(f"    {bottleneck(r)}")

@@ -1,4 +1,5 @@
-"""E5 ``highspeed`` (seed 004) at quick scale: what the physics says.
+"""``highspeed`` (de Rezende, Costa and Rubinstein) at quick scale: what the
+physics says.
 
 With an RTT near zero both controls fill the 1 Gb/s link whatever the loss;
 with 40 ms of RTT (the latency on the forward link only) random loss limits

@@ -6,7 +6,6 @@ when Debian's ``linux-source-6.12`` is installed."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,8 @@ import pytest
 import dumbbell as db
 from dumbbell import kmod
 from dumbbell.kmod_cli import port_config
+
+from .helpers.authors_modules import SKIP_REASON, authors_modules_dir
 
 HERE = Path(__file__).parent / "kmod"
 
@@ -216,14 +217,10 @@ def test_cubics_clock_is_the_kernels_jiffies() -> None:
     assert d["field"] in ("cnt", "w_max", "k_s", "origin_point", "w_est", "delay_min_us", "hystart_found"), d
 
 
-# ------------------------------------- the E3 authors' modules (seed 001)
+# ------------------------------------- lossy-cc: Madeira and Mattos's modules
 
-AUTHORS = Path(os.environ.get("DUMBBELL_SEED001_MODULES", "")) if os.environ.get("DUMBBELL_SEED001_MODULES") else None
-needs_authors = pytest.mark.skipif(
-    AUTHORS is None or not (AUTHORS / "linha01.c").is_file(),
-    reason="the authors' modules (linha01.c, frac01.c, expolin01.c from GitHub marcosvcm/CCAChikorita) are not "
-    "in the repository; set DUMBBELL_SEED001_MODULES to a directory holding them",
-)
+AUTHORS = authors_modules_dir()
+needs_authors = pytest.mark.skipif(AUTHORS is None or not (AUTHORS / "linha01.c").is_file(), reason=SKIP_REASON)
 
 
 @needs_authors

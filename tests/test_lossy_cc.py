@@ -1,4 +1,4 @@
-"""E3 ``lossy-cc`` (seed 001) at quick scale: what the physics says.
+"""``lossy-cc`` (Madeira and Mattos) at quick scale: what the physics says.
 
 Alone on a clean link every control but Vegas fills it (the paper's ≈ 96 %
 is the payload share of a 1500-byte packet); Reno under random loss follows

@@ -1,12 +1,11 @@
-"""E3 (lossy-cc) with kernel modules in place of the Linear, Fractional and
+"""lossy-cc with kernel modules in place of the Linear, Fractional and
 Expolinear ports (``lossy_cc.run(module_dir=...)``, ``dumbbell reproduce
 lossy-cc --module-dir DIR``): the machinery on dumbbell's own test module,
-the authors' modules when ``$DUMBBELL_SEED001_MODULES`` names them, and the
+the authors' modules when ``$DUMBBELL_LOSSY_CC_MODULES`` names them, and the
 missing-file error."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from dumbbell.experiments.claims import claims_lines
 from dumbbell.errors import ConfigError
 from dumbbell.experiments import lossy_cc
 
+from .helpers.authors_modules import SKIP_REASON, authors_modules_dir
 from .test_cli import assert_bad_input
 
 HERE = Path(__file__).parent / "kmod"
@@ -67,14 +67,13 @@ def test_modules_replace_the_three_proposals_and_are_judged_like_the_ports(tiny:
     assert "modules" not in ports.params and "dumbbell's ports" in lossy_cc.report(ports)
 
 
-AUTHORS = os.environ.get("DUMBBELL_SEED001_MODULES")
+AUTHORS = authors_modules_dir()
 
 
 @needs_cc
 @pytest.mark.skipif(
-    not AUTHORS or not all((Path(AUTHORS) / f).is_file() for f in lossy_cc.MODULE_FILES.values()),
-    reason="the authors' modules (linha01.c, frac01.c, expolin01.c from GitHub marcosvcm/CCAChikorita) are not "
-    "in the repository; set DUMBBELL_SEED001_MODULES to a directory holding them",
+    AUTHORS is None or not all((AUTHORS / f).is_file() for f in lossy_cc.MODULE_FILES.values()),
+    reason=SKIP_REASON,
 )
 def test_lossy_cc_runs_the_authors_modules_as_the_ports_with_the_modules_ssthresh_hook(
         tiny: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -83,7 +82,7 @@ def test_lossy_cc_runs_the_authors_modules_as_the_ports_with_the_modules_ssthres
     # frac01.c) nothing else differs
     assert AUTHORS is not None
     controls = ("cubic", *lossy_cc.MODULE_FILES)
-    mods = _run(Path(AUTHORS), controls)
+    mods = _run(AUTHORS, controls)
     paper = _run(None, controls)
     for cc in ("linear", "expolinear"):
         monkeypatch.setitem(lossy_cc.CC, cc, {**lossy_cc.CC[cc], "module_hook": True})
@@ -121,3 +120,16 @@ def test_the_cli_names_module_dir_and_the_missing_file_before_running(cli, tmp_p
     assert_bad_input(res, "--module-dir", str(tmp_path / "linha01.c"), "frac01.c", "expolin01.c")
     assert not (tmp_path / "out").exists()
     assert_bad_input(cli("reproduce", "rafle", "--module-dir", str(tmp_path)), "--module-dir", "lossy-cc")
+
+
+def test_the_authors_modules_directory_is_read_from_its_variable_then_the_former_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DUMBBELL_LOSSY_CC_MODULES", raising=False)
+    monkeypatch.delenv("DUMBBELL_SEED001_MODULES", raising=False)
+    assert authors_modules_dir() is None
+    # an existing setup keeps working under the variable's former name
+    monkeypatch.setenv("DUMBBELL_SEED001_MODULES", str(tmp_path / "old"))
+    assert authors_modules_dir() == tmp_path / "old"
+    monkeypatch.setenv("DUMBBELL_LOSSY_CC_MODULES", str(tmp_path / "new"))
+    assert authors_modules_dir() == tmp_path / "new"
+    assert "DUMBBELL_LOSSY_CC_MODULES" in SKIP_REASON and "SEED" not in SKIP_REASON

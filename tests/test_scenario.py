@@ -226,7 +226,8 @@ def test_queue_configs_to_core():
 
 
 def test_tc_wlog_formula():
-    # tc red ... min 30000 avpkt 1500 burst 20 -> Wlog 1 (seed 002's setting).
+    # tc red ... min 30000 avpkt 1500 burst 20 -> Wlog 1 (dctcp-queue's setting,
+    # from Handigol, Heller, Jeyakumar and Lantz).
     assert red_wlog_for_burst(20, 30000, 1500) == 1
     assert red_wlog_for_burst(65, 97500, 1500) == 1
     # A large burst with a small min needs a small weight (large Wlog).
@@ -332,7 +333,8 @@ def test_builders():
         db.star(2, rate=-5)
 
 
-SEED001_CONTROLS = [
+# The lossy-cc controls Linear, Fractional and Expolinear (Madeira and Mattos).
+LOSS_PHASE_CONTROLS = [
     (db.Linear(reduction_pct=20, adaptive=True, beta_r=0.5), {"kind": "linear", "reduction_pct": 20, "adaptive": True, "beta_r": 0.5}),
     (db.Fractional(gamma_r=[0, 4, 5, 1], gamma_a_pct=5), {"kind": "fractional", "gamma_r": [0, 4, 5, 1], "gamma_a_pct": 5}),
     (db.Fractional(slow_start="cubic_time", wrap_seq=False), {"kind": "fractional", "slow_start": "cubic_time", "wrap_seq": False}),
@@ -341,7 +343,8 @@ SEED001_CONTROLS = [
 ]
 
 
-@pytest.mark.parametrize("cc, core", SEED001_CONTROLS, ids=[f"{c[1]['kind']}-{i}" for i, c in enumerate(SEED001_CONTROLS)])
+@pytest.mark.parametrize("cc, core", LOSS_PHASE_CONTROLS,
+                         ids=[f"{c[1]['kind']}-{i}" for i, c in enumerate(LOSS_PHASE_CONTROLS)])
 def test_loss_phase_controls_round_trip_to_the_core(cc, core, tmp_path):
     """Only the parameters set reach the core, which decodes them; by name
     too, and through TOML."""

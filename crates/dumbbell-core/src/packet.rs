@@ -85,7 +85,8 @@ pub struct Packet {
     pub n_sack: u8,
     /// Hops crossed so far.
     pub hops: u8,
-    /// A switch-to-sender feedback copy ("packet return", seed 000).
+    /// A switch-to-sender feedback copy ("packet return" of Silva, Vieira and Nacif,
+    /// the hysteresis experiment's paper).
     pub feedback: bool,
     /// True when the application classes this flow as long (oracle tag for
     /// the ideal classifier).

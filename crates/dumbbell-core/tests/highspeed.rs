@@ -1,7 +1,8 @@
-//! HighSpeed TCP against its response function (RFC 3649; seed 004 §III):
-//! under random loss p, a long flow on a path that never limits it keeps an
-//! average window of about 0.12/p^0.835 packets (seed 004 eq. 9), where
-//! Reno keeps 1.2/√p (eq. 5); at and above Low_P it is Reno.
+//! HighSpeed TCP against its response function (RFC 3649, as de Rezende,
+//! Costa and Rubinstein §III restate it; their equation numbers): under
+//! random loss p, a long flow on a path that never limits it keeps an
+//! average window of about 0.12/p^0.835 packets (eq. 9), where Reno keeps
+//! 1.2/√p (eq. 5); at and above Low_P it is Reno.
 
 mod common;
 use common::*;
@@ -14,13 +15,13 @@ const RTT_MS: u64 = 20;
 /// about ±8 % (one standard deviation over seeds, for both controls).
 const LOSS_EVENTS: f64 = 100.0;
 
-/// Seed 004 eq. 9: HighSpeed's response function for the default
+/// de Rezende, Costa and Rubinstein eq. 9: HighSpeed's response function for the default
 /// parameters.
 fn hstcp_window(p: f64) -> f64 {
     0.12 / p.powf(0.835)
 }
 
-/// Seed 004 eq. 5: standard TCP's.
+/// de Rezende, Costa and Rubinstein eq. 5: standard TCP's.
 fn reno_window(p: f64) -> f64 {
     1.2 / p.sqrt()
 }

@@ -8,7 +8,8 @@ use common::*;
 use dumbbell_core::world::RunOutput;
 use serde_json::json;
 
-const SEED001: [&str; 3] = ["linear", "fractional", "expolinear"];
+/// The lossy-cc controls of Madeira and Mattos.
+const LOSSY_CC_CONTROLS: [&str; 3] = ["linear", "fractional", "expolinear"];
 
 /// The path of the loss experiments: 100 Mb/s, 10 ms one way (RTT 20 ms,
 /// a BDP of about 170 packets), a drop-tail queue of 200 packets and 1 %
@@ -52,7 +53,7 @@ fn each_control_beats_reno_under_one_percent_loss() {
     };
     let reno = run("reno");
     assert!(reno > 1e6, "Reno goodput {reno}");
-    for cc in SEED001 {
+    for cc in LOSSY_CC_CONTROLS {
         let g = run(cc);
         eprintln!(
             "{cc}: {:.1} Mb/s, Reno {:.1} Mb/s ({:.1}×)",
@@ -91,7 +92,7 @@ fn var_series(out: &RunOutput, flow: u32, var: &str) -> Vec<(u64, f64)> {
 /// not reset by the second's `init`, as the modules' globals would be.
 #[test]
 fn flows_of_one_control_keep_their_own_state() {
-    for cc in SEED001 {
+    for cc in LOSSY_CC_CONTROLS {
         let (nodes, links) = lossy_path();
         // Receive windows of 300 packets (below BDP + queue, 370) keep the
         // windows, which slow start blows up to millions of packets, from

@@ -193,8 +193,9 @@ fn us(d: Dur) -> u64 {
 
 impl KmodControl {
     /// A new socket of `inst`. The initial sequence number is the first
-    /// draw of a copy of `rng` (as the core's seed-001 ports draw it); the
-    /// module's `get_random_u32` draws from `rng` itself.
+    /// draw of a copy of `rng` (as the core's ports of Linear, Fractional
+    /// and Expolinear draw it); the module's `get_random_u32` draws from
+    /// `rng` itself.
     pub fn new(inst: Arc<Instance>, rng: Rng) -> KmodControl {
         let isn = (rng.clone().next_u64() >> 32) as u32;
         let mut rng = Box::new(rng);

@@ -10,7 +10,8 @@
 //!   the deltas of `tp.delivered` and `tp.delivered_ce`, which the stack
 //!   maintains (`delivered_ce` grows by the newly delivered count on an ACK
 //!   carrying ECE), so the accurate echo of the DCTCP receiver and the
-//!   switch feedback packets of seed 000 both arrive here as CE counts.
+//!   switch feedback packets of Silva, Vieira and Nacif (hysteresis) both
+//!   arrive here as CE counts.
 //! - `ssthresh`, called when the stack enters CWR on ECE, returns
 //!   `cwnd·(1 − alpha/2)` (RFC 8257 §3.3) and remembers the window for undo.
 //! - Loss is handled as Reno (RFC 8257 §3.5): entering Recovery or an RTO

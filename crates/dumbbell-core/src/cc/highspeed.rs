@@ -3,13 +3,15 @@
 //! windows survive realistic loss rates.
 //!
 //! Follows RFC 3649 (Floyd, "HighSpeed TCP for Large Congestion Windows")
-//! as seed 004 §III restates it, with Linux `net/ipv4/tcp_highspeed.c` as
-//! an alternative mode ([`HighSpeedMode::LinuxTable`]).
+//! as de Rezende, Costa and Rubinstein §III restate it (the highspeed
+//! experiment's paper), with Linux `net/ipv4/tcp_highspeed.c` as an
+//! alternative mode ([`HighSpeedMode::LinuxTable`]).
+//! Equation numbers below are that paper's.
 //!
 //! - Slow start is standard (`tcp_slow_start`), and so is everything at or
 //!   below `Low_Window`: a(w) = 1, b(w) = 0.5.
 //! - In congestion avoidance each acked packet adds a(w)/w packets
-//!   (seed 004 eq. 10). The fraction is kept in `snd_cwnd_cnt` in units of
+//!   (eq. 10). The fraction is kept in `snd_cwnd_cnt` in units of
 //!   1/1024 packet, the scaled analogue of Linux's `tcp_cong_avoid_ai`, so
 //!   an integer window grows by a(w) packets per window of acked packets
 //!   (delayed ACKs do not slow it: it counts packets, not ACKs).
@@ -20,7 +22,7 @@
 //! # The response function and a(w), b(w) (formula mode)
 //!
 //! The HighSpeed response function is a straight line in log-log scale
-//! through (Low_P, Low_Window) and (High_P, High_Window) (seed 004 eq. 6–8,
+//! through (Low_P, Low_Window) and (High_P, High_Window) (eq. 6–8,
 //! RFC 3649 §5): w(p) = Low_Window·(p/Low_P)^S with
 //! S = (ln High_Window − ln Low_Window)/(ln High_P − ln Low_P), about
 //! w = 0.12/p^0.835 for the defaults (eq. 9). Its inverse p(w) feeds
@@ -82,7 +84,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum HighSpeedMode {
-    /// RFC 3649 §5 formulas (seed 004 eq. 12–13), from the parameters below.
+    /// RFC 3649 §5 formulas (de Rezende, Costa and Rubinstein eq. 12–13),
+    /// from the parameters below.
     #[default]
     Formula,
     /// Linux `tcp_highspeed.c`: the 72-row table of RFC 3649 appendix B;
@@ -90,7 +93,8 @@ pub enum HighSpeedMode {
     LinuxTable,
 }
 
-/// HighSpeed TCP (RFC 3649; seed 004 §III; Linux `tcp_highspeed.c`).
+/// HighSpeed TCP (RFC 3649; de Rezende, Costa and Rubinstein §III; Linux
+/// `tcp_highspeed.c`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct HighSpeedParams {
@@ -509,7 +513,8 @@ mod tests {
         w * w * p * 2.0 * b / (2.0 - b)
     }
 
-    /// Seed 004 eq. 13: the same with RFC 3649's rounded p = 1/(12.8·w^1.2).
+    /// de Rezende, Costa and Rubinstein eq. 13: the same with RFC 3649's
+    /// rounded p = 1/(12.8·w^1.2).
     fn a_eq13(w: f64) -> f64 {
         let b = b_eq12(w);
         w * w * 2.0 * b / ((2.0 - b) * w.powf(1.2) * 12.8)

@@ -181,7 +181,7 @@ impl StepMark {
     }
 }
 
-/// Hysteresis marking (seed 000, Algorithm 1): mark from the upper threshold
+/// Hysteresis marking (Silva, Vieira and Nacif, Algorithm 1): mark from the upper threshold
 /// L_S up; keep marking while the queue stays at or above the lower threshold
 /// L_I after having reached L_S; stop below L_I.
 #[derive(Clone, Debug)]

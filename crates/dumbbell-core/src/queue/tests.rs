@@ -1,9 +1,10 @@
 //! Tests of the queue disciplines.
 //!
 //! Drop-tail limits and byte accounting (with a property test over random
-//! enqueue/dequeue sequences), step marking at K and seed 000's hysteresis at
-//! both points of measurement (walks through every region, and property tests
-//! against a literal transcription of Algorithm 1), and RED checked against
+//! enqueue/dequeue sequences), step marking at K and the hysteresis of Silva,
+//! Vieira and Nacif at both points of measurement (walks through every
+//! region, and property tests against a literal transcription of their
+//! Algorithm 1), and RED checked against
 //! Linux `sch_red`: `tc`'s choice of Wlog, the three regions, the count-based
 //! spreading of marks, idle decay, gentle mode and determinism.
 //!
@@ -509,7 +510,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------
-// Hysteresis (seed 000, Algorithm 1)
+// Hysteresis (Silva, Vieira and Nacif, Algorithm 1)
 // ---------------------------------------------------------------------------
 
 /// The paper's defaults: L_S = 42 (0.17 · 1 Gb/s · 3 ms / 1500 B), L_I = 36.
@@ -541,7 +542,7 @@ fn congested(q: &Fifo) -> bool {
     }
 }
 
-/// Algorithm 1 of seed 000, transcribed literally.
+/// Algorithm 1 of Silva, Vieira and Nacif, transcribed literally.
 fn algorithm_1(state: &mut bool, queue: u32, l_s: u32, l_i: u32) -> bool {
     if queue >= l_s {
         *state = true;
@@ -791,7 +792,8 @@ proptest! {
 // RED (Linux sch_red)
 // ---------------------------------------------------------------------------
 
-/// The Mininet DCTCP bottleneck of seed 002: `tc qdisc ... red min 30000
+/// The Mininet DCTCP bottleneck of Handigol, Heller, Jeyakumar and Lantz
+/// (the dctcp-queue experiment): `tc qdisc ... red min 30000
 /// max 35000 avpkt 1500 burst 20 bandwidth 100Mbit probability 1 ecn`.
 fn dctcp_red() -> RedParams {
     RedParams {
