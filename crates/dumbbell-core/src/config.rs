@@ -435,14 +435,14 @@ pub struct TcpConfig {
     pub tsq_bytes: u64,
     /// Sender-side cap on the sending rate (0: none). A NIC or bus limit.
     pub max_rate_bps: u64,
-    /// TSO/GSO bursts of a paced sender (0: off, the default): the
-    /// largest skb's payload, bytes (Linux's `gso_max_size`, 65536 without
-    /// BIG TCP). When set, a sender that paces (its control's pacing or
-    /// `max_rate_bps`) hands its NIC skbs of Linux's autosize
+    /// TSO/GSO bursts (0: off, the default): the largest skb's payload,
+    /// bytes (Linux's `gso_max_size`, 65536 without BIG TCP). When set,
+    /// the sender hands its NIC skbs of Linux's autosize
     /// (`tcp_tso_autosize`: about 1 ms of the pacing rate plus an RTT
-    /// bonus, at most this) whose segments leave together, and the pacing
-    /// gap after each is its whole payload at the rate
-    /// (`tcp/sender/tso_send.rs`). An unpaced sender is unchanged.
+    /// bonus, at most this) whose segments leave together; a paced
+    /// sender's gap after each is its whole payload at the rate; and new
+    /// data waits for a bigger skb while an ACK is near (TSO deferral).
+    /// `tcp/sender/tso_send.rs`.
     pub gso_max_bytes: u32,
     /// Tail loss probe (RFC 8985 §7, Linux `tcp_early_retrans` = 3): in
     /// Open or CWR, a probe 2·SRTT after the last transmission (plus 2 ms,

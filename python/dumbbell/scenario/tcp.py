@@ -435,10 +435,11 @@ class TcpOptions(_Model):
     ``max_reordering`` = 300) raises DupThresh when SACKs show reordering;
     ``growth_per_ack`` grows the window per ACK as kernels before 3.18/4.0.
     ``sndbuf_bytes`` bounds the unacknowledged data as Linux's send buffer
-    (none by default). ``gso_max_bytes`` (0, off, by default) makes a paced
+    (none by default). ``gso_max_bytes`` (0, off, by default) makes the
     sender send TSO-sized skbs as Linux: segments of Linux's autosize leave
-    together, and the pacing gap after each is its whole payload at the
-    rate. ``profile`` (``linux-2.4`` ... ``linux-6.12``, the
+    together, a paced sender's gap after each is its whole payload at the
+    rate, and TSO deferral waits for bigger skbs while an ACK is near.
+    ``profile`` (``linux-2.4`` ... ``linux-6.12``, the
     default era) gives unset options a kernel era's values, and, when given
     by name, the receive window and send buffer of the era's
     ``tcp_rmem``/``tcp_wmem`` maxima (:mod:`dumbbell.scenario.tcp_profiles`);
@@ -488,8 +489,8 @@ class TcpOptions(_Model):
     )
     max_rate_bps: Rate | None = Field(None, description="Sender rate cap, bit/s (none).")
     gso_max_bytes: Annotated[int, Field(ge=0, le=MAX_GSO_BYTES)] | None = Field(
-        None, description="TSO bursts of a paced sender: largest skb, bytes (Linux gso_max_size, 65536); its skbs of "
-        "Linux's autosize leave together, paced per skb; 0 = off, one segment per pacing step (0)."
+        None, description="TSO bursts: largest skb, bytes (Linux gso_max_size, 65536); skbs of Linux's autosize "
+        "leave together, paced per skb, and TSO deferral waits for bigger ones; 0 = off, segment by segment (0)."
     )
     tlp: bool | None = Field(None, description="Tail loss probe, RFC 8985 (on; needs SACK).")
     rack: bool | None = Field(None, description="RACK loss detection, RFC 8985 (on; needs SACK).")

@@ -205,6 +205,10 @@ impl Sender {
                         continue;
                     }
                     tso_send::Skb::Nothing => break,
+                    tso_send::Skb::Deferred { cwnd_limited: c } => {
+                        cwnd_limited = c;
+                        break;
+                    }
                 }
             }
             if retransmit {
