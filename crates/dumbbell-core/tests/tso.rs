@@ -236,7 +236,8 @@ fn slower_bottleneck_queues_about_one_skb_per_flow_more() {
 
 /// Under random loss with TSO on: every packet created is delivered,
 /// dropped or in flight; retransmissions (in skbs of consecutive lost
-/// segments) repair every loss, so a finite transfer completes whole.
+/// segments) repair every loss, so finite transfers, paced or deferring,
+/// complete whole.
 #[test]
 fn packets_are_conserved_and_losses_repaired_with_tso() {
     let (nodes, mut links) = path(1_000_000_000, 2 * MS, json!({"limit_pkts": 200}), 0.002);
@@ -247,8 +248,15 @@ fn packets_are_conserved_and_losses_repaired_with_tso() {
                "bytes": bytes, "tcp": {"gso_max_bytes": GSO}}),
         json!({"kind": "tcp", "name": "c", "src": "snd", "dst": "rcv", "cc": {"kind": "cubic"},
                "tcp": {"gso_max_bytes": GSO, "max_rate_bps": 300_000_000u64}}),
+        // Unpaced, deferring: finite transfers, one shorter than an skb.
+        json!({"kind": "tcp", "name": "r", "src": "snd", "dst": "rcv", "cc": {"kind": "reno"},
+               "bytes": 3_000_001u64, "tcp": {"gso_max_bytes": GSO}}),
+        json!({"kind": "tcp", "name": "s", "src": "snd", "dst": "rcv", "cc": {"kind": "cubic"},
+               "bytes": 20_000u64, "start_ps": 500 * MS, "tcp": {"gso_max_bytes": GSO}}),
     ];
-    let out = go(&config(5, 2 * S, nodes, links, flows, json!({})));
+    let cfg = config(5, 2 * S, nodes, links, flows, json!({}));
+    let out = go(&cfg);
+    assert_eq!(out.tables, go(&cfg).tables, "same seed, same bits");
     let created = out.summary_u64("packets_created");
     let delivered = out.summary_u64("packets_delivered");
     let dropped = out.summary_u64("packets_dropped");
@@ -256,8 +264,11 @@ fn packets_are_conserved_and_losses_repaired_with_tso() {
     assert_eq!(created, delivered + dropped + in_flight);
     let retx = col_u64(&out, "flows", "retransmits");
     assert!(retx[0] > 10 && retx[1] > 10, "{retx:?}");
-    assert_eq!(col_u64(&out, "flows", "bytes_delivered")[0], bytes);
-    assert!(col_u64(&out, "flows", "completion_ps")[0] > 0);
+    let delivered = col_u64(&out, "flows", "bytes_delivered");
+    let done = col_u64(&out, "flows", "completion_ps");
+    assert_eq!(delivered[0], bytes);
+    assert_eq!((delivered[2], delivered[3]), (3_000_001, 20_000));
+    assert!(done[0] > 0 && done[2] > 0 && done[3] > 0, "{done:?}");
 }
 
 /// An unpaced Cubic flow (1 Gb/s bottleneck behind a 10 Gb/s NIC, 10 ms
