@@ -79,7 +79,7 @@ def kitchen_sink() -> db.Scenario:
                                     feedback=db.Return(upper_pkts=42, lower_pkts=36)))
     s.link("a", "r1").jitter_s = 1e-6
     tcp = db.TcpOptions(mss_bytes=1448, min_rto_s=0.2, max_rto_s=120, init_rto_s=1, delack_timeout_s=0.04,
-                        tsq_bytes=131072, rwnd_bytes=1_000_000, init_cwnd_pkts=10, dupthresh=3)
+                        tsq_bytes=131072, rwnd_bytes=1_000_000, init_cwnd_pkts=10, dupthresh=3, gso_max_bytes=65536)
     controls = [
         db.Cubic(beta=0.7, c=0.4, hystart_low_window=16), db.Dctcp(shift_g=4, alpha_init=1.0),
         db.Bbr(high_gain=2.885, min_rtt_win_s=10), db.HighSpeed(low_window=38, high_p=1e-7),

@@ -435,6 +435,15 @@ pub struct TcpConfig {
     pub tsq_bytes: u64,
     /// Sender-side cap on the sending rate (0: none). A NIC or bus limit.
     pub max_rate_bps: u64,
+    /// TSO/GSO bursts (0: off, the default): the largest skb's payload,
+    /// bytes (Linux's `gso_max_size`, 65536 without BIG TCP). When set,
+    /// the sender hands its NIC skbs of Linux's autosize
+    /// (`tcp_tso_autosize`: about 1 ms of the pacing rate plus an RTT
+    /// bonus, at most this) whose segments leave together; a paced
+    /// sender's gap after each is its whole payload at the rate; and new
+    /// data waits for a bigger skb while an ACK is near (TSO deferral).
+    /// `tcp/sender/tso_send.rs`.
+    pub gso_max_bytes: u32,
     /// Tail loss probe (RFC 8985 §7, Linux `tcp_early_retrans` = 3): in
     /// Open or CWR, a probe 2·SRTT after the last transmission (plus 2 ms,
     /// or the 200 ms minimum RTO with one packet out) sends new data or
@@ -523,6 +532,7 @@ impl Default for TcpConfig {
             dupthresh: 3,
             tsq_bytes: 128 * 1024,
             max_rate_bps: 0,
+            gso_max_bytes: 0,
             tlp: true,
             rack: true,
             timestamps: true,

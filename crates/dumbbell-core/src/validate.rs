@@ -59,6 +59,9 @@ pub const MAX_RWND_BYTES: u64 = 65_535 << 14;
 pub const MAX_DUPTHRESH: u32 = 65_535;
 /// Largest TCP-small-queues cap, bytes.
 pub const MAX_TSQ_BYTES: u64 = 1 << 40;
+/// Largest skb of a sender's TSO bursts, bytes of payload: Linux's
+/// `gso_max_size` is 64 KB, up to 512 KB with BIG TCP.
+pub const MAX_GSO_BYTES: u32 = 512 * 1024;
 /// Largest transfer of one flow, bytes (sequence numbers are 64-bit offsets).
 pub const MAX_FLOW_BYTES: u64 = 1 << 62;
 /// Largest UDP payload (65 535 − 20 − 8).
@@ -486,6 +489,15 @@ fn check_tcp(t: &TcpConfig, f: &str) -> Result<(), ConfigError> {
             MAX_RATE_BPS,
             || ff("max_rate_bps"),
             " bit/s (0: no cap)",
+        )?;
+    }
+    if t.gso_max_bytes != 0 {
+        int_in(
+            t.gso_max_bytes,
+            t.mss_bytes,
+            MAX_GSO_BYTES,
+            || ff("gso_max_bytes"),
+            " bytes (0: off; else one MSS at least)",
         )?;
     }
     Ok(())

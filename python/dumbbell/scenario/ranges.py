@@ -44,6 +44,8 @@ MAX_RWND_BYTES = 65535 << 14
 """Linux's largest receive window (window scale 14)."""
 MAX_DUPTHRESH = 65535
 MAX_TSQ_BYTES = 2**40
+MAX_GSO_BYTES = 512 * 1024
+"""Largest skb of a sender's TSO bursts: Linux's gso_max_size, 64 KB, up to 512 KB with BIG TCP."""
 MAX_FLOW_BYTES = 2**62
 DEFAULT_RECORD_MAX_BYTES = 2 * 2**30
 MIN_RECORD_MAX_BYTES, MAX_RECORD_MAX_BYTES = 2**20, 2**50

@@ -19,7 +19,7 @@ from .base import BUILT_AT_IMPORT, Model as _Model, U32_MAX, kind_of as _kind_of
 from .lazy_union import lazy_union
 from .ranges import (
     MAX_DELACK_S, MAX_DUPTHRESH, MAX_HEADER_BYTES, MAX_INIT_CWND_PKTS, MAX_MSS_BYTES, MAX_RTO_S, MAX_RWND_BYTES,
-    MAX_TSQ_BYTES, MIN_DELACK_S, MIN_MSS_BYTES, MIN_RTO_S, Rate, Seconds,
+    MAX_GSO_BYTES, MAX_TSQ_BYTES, MIN_DELACK_S, MIN_MSS_BYTES, MIN_RTO_S, Rate, Seconds,
 )
 from .tcp_profiles import DEFAULT_PROFILE, check_profile, profile_values
 from .units import seconds_to_ps
@@ -435,7 +435,11 @@ class TcpOptions(_Model):
     ``max_reordering`` = 300) raises DupThresh when SACKs show reordering;
     ``growth_per_ack`` grows the window per ACK as kernels before 3.18/4.0.
     ``sndbuf_bytes`` bounds the unacknowledged data as Linux's send buffer
-    (none by default). ``profile`` (``linux-2.4`` ... ``linux-6.12``, the
+    (none by default). ``gso_max_bytes`` (0, off, by default) makes the
+    sender send TSO-sized skbs as Linux: segments of Linux's autosize leave
+    together, a paced sender's gap after each is its whole payload at the
+    rate, and TSO deferral waits for bigger skbs while an ACK is near.
+    ``profile`` (``linux-2.4`` ... ``linux-6.12``, the
     default era) gives unset options a kernel era's values, and, when given
     by name, the receive window and send buffer of the era's
     ``tcp_rmem``/``tcp_wmem`` maxima (:mod:`dumbbell.scenario.tcp_profiles`);
@@ -484,6 +488,10 @@ class TcpOptions(_Model):
         None, description="TCP-small-queues cap, bytes; 0 disables it (131072)."
     )
     max_rate_bps: Rate | None = Field(None, description="Sender rate cap, bit/s (none).")
+    gso_max_bytes: Annotated[int, Field(ge=0, le=MAX_GSO_BYTES)] | None = Field(
+        None, description="TSO bursts: largest skb, bytes (Linux gso_max_size, 65536); skbs of Linux's autosize "
+        "leave together, paced per skb, and TSO deferral waits for bigger ones; 0 = off, segment by segment (0)."
+    )
     tlp: bool | None = Field(None, description="Tail loss probe, RFC 8985 (on; needs SACK).")
     rack: bool | None = Field(None, description="RACK loss detection, RFC 8985 (on; needs SACK).")
     timestamps: bool | None = Field(None, description="TCP timestamps with Eifel undo, RFC 7323/3522 (on).")
@@ -527,6 +535,8 @@ class TcpOptions(_Model):
             raise ConfigError("rwnd_bytes", f"must hold one MSS ({self.rwnd_bytes} < {mss})")
         if self.sndbuf_bytes is not None and self.sndbuf_bytes < mss:
             raise ConfigError("sndbuf_bytes", f"must hold one MSS ({self.sndbuf_bytes} < {mss})")
+        if self.gso_max_bytes and self.gso_max_bytes < mss:
+            raise ConfigError("gso_max_bytes", f"must hold one MSS, or be 0 ({self.gso_max_bytes} < {mss})")
         if self.sack is False:
             for name in ("tlp", "rack"):
                 if getattr(self, name):

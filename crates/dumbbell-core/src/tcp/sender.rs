@@ -708,6 +708,7 @@ mod recovery;
 mod sack_cache;
 mod timers;
 mod tso;
+mod tso_send;
 
 #[cfg(test)]
 mod tests;

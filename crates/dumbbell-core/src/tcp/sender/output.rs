@@ -193,6 +193,24 @@ impl Sender {
                 cwnd_limited = true;
                 break;
             }
+            if self.tso_bursts() {
+                // One skb of several segments (`tso_send.rs`).
+                match self.send_skb(now, out, retransmit) {
+                    tso_send::Skb::Retransmit => continue,
+                    tso_send::Skb::New { last } => {
+                        sent_new = true;
+                        if last {
+                            break;
+                        }
+                        continue;
+                    }
+                    tso_send::Skb::Nothing => break,
+                    tso_send::Skb::Deferred { cwnd_limited: c } => {
+                        cwnd_limited = c;
+                        break;
+                    }
+                }
+            }
             if retransmit {
                 if let Some(i) = self.next_retransmit() {
                     self.event_data_sent();

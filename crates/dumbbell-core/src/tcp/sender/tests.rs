@@ -1933,3 +1933,5 @@ mod tsq_window {
         }
     }
 }
+
+mod tso_bursts;

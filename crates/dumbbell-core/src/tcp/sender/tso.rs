@@ -1,7 +1,8 @@
 //! The size of the skbs a Linux sender with TSO/GSO hands its NIC
 //! (`tcp_tso_autosize` and `tcp_tso_segs`, `net/ipv4/tcp_output.c`), read
-//! by a netem stage that counts skbs (`net::netem_gso`). The sender itself
-//! still sends segment by segment.
+//! by a netem stage that counts skbs (`net::netem_gso`) and, with
+//! `TcpConfig::gso_max_bytes` set, by the sender's own skbs
+//! (`tso_send.rs`); otherwise the sender sends segment by segment.
 
 use super::*;
 
