@@ -47,14 +47,16 @@ pub fn stamp_us(t: Time) -> u64 {
     t.ps() / PS_PER_US
 }
 
-/// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Mode {
-    Startup = 0,
-    Drain = 1,
-    ProbeBw = 2,
-    ProbeRtt = 3,
+crate::u8_enum::u8_enum! {
+    /// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable: its
+    /// code, 0 to 3 in Linux's order.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Mode {
+        Startup,
+        Drain,
+        ProbeBw,
+        ProbeRtt,
+    }
 }
 
 /// A gain as a multiple of `1/unit`, clamped to `[0, max]` and rounded to
