@@ -389,6 +389,25 @@ pub mod rows {
         )
     }
 
+    /// The ranges of a gain, as a real number, of a control whose largest
+    /// gain is `max`: above 1 (Startup), from 1 (ProbeBW's cwnd and up
+    /// phase), or up to 1 (Drain, ProbeBW's down phase).
+    pub struct Gains {
+        pub above_1: Range,
+        pub from_1: Range,
+        pub to_1: Range,
+    }
+
+    impl Gains {
+        pub const fn up_to(max: f64) -> Gains {
+            Gains {
+                above_1: Range::float(1.0, true, max, false),
+                from_1: Range::float(1.0, false, max, false),
+                to_1: Range::float(0.0, true, 1.0, false),
+            }
+        }
+    }
+
     /// `pacing_margin_percent`: pacing below the bandwidth estimate.
     pub const fn pacing_margin(about: &'static str) -> Param {
         Param::int_in("pacing_margin_percent", Range::int(0, 99, " %"), about)
