@@ -13,6 +13,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod record;
+use record::{every_variant, record};
+
 pub use crate::cc::bbr::BbrParams;
 pub use crate::cc::cubic::CubicParams;
 pub use crate::cc::dctcp::DctcpParams;
@@ -102,15 +105,18 @@ pub enum NodeKind {
     Switch,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NodeConfig {
-    pub name: String,
-    pub kind: NodeKind,
-    /// A software switch's shared packet-processing pipeline (switches
-    /// only; see `net::pipeline`). None: forwarding takes no time.
-    #[serde(default)]
-    pub pipeline: Option<PipelineConfig>,
+record! {
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct NodeConfig {
+        pub name: String,
+        pub kind: NodeKind,
+    }
+    may_leave_out {
+        /// A software switch's shared packet-processing pipeline (switches
+        /// only; see `net::pipeline`). None: forwarding takes no time.
+        pub pipeline: Option<PipelineConfig>,
+    }
 }
 
 /// A software switch's pipeline: every packet entering the switch is
@@ -128,47 +134,41 @@ pub struct PipelineConfig {
     pub blocking: bool,
 }
 
-/// A full-duplex link between nodes `a` and `b`. Each direction has its own
-/// egress queue (at the sending node) and loss probability.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkConfig {
-    pub a: String,
-    pub b: String,
-    pub rate_bps: u64,
-    pub delay_ps: u64,
-    #[serde(default)]
-    pub loss_ab: f64,
-    #[serde(default)]
-    pub loss_ba: f64,
-    /// Extra one-way delay per packet, uniform in [0, jitter_ps], drawn from
-    /// the stream `link:<from>-><to>:jitter`; FIFO order is kept (a packet
-    /// never overtakes the one before it). Models host and timer noise that
-    /// breaks the phase lock-out of perfectly periodic senders.
-    #[serde(default)]
-    pub jitter_ps: u64,
-    /// Reordering per direction: each packet, with this probability, is
-    /// held `reorder_delay_ps` longer on the wire than the others, so that
-    /// the packets sent after it overtake it (drawn from the stream
-    /// `link:<from>-><to>:reorder`). 0: the link keeps FIFO order.
-    #[serde(default)]
-    pub reorder_ab: f64,
-    #[serde(default)]
-    pub reorder_ba: f64,
-    /// Extra one-way delay of a reordered packet.
-    #[serde(default)]
-    pub reorder_delay_ps: u64,
-    /// Queue at `a`'s port toward `b`; default drop-tail of 1000 packets.
-    #[serde(default)]
-    pub queue_ab: Option<QueueConfig>,
-    #[serde(default)]
-    pub queue_ba: Option<QueueConfig>,
-    /// A netem-like emulation stage in front of `a`'s port toward `b`
-    /// (see [`NetemConfig`]).
-    #[serde(default)]
-    pub netem_ab: Option<NetemConfig>,
-    #[serde(default)]
-    pub netem_ba: Option<NetemConfig>,
+record! {
+    /// A full-duplex link between nodes `a` and `b`. Each direction has its own
+    /// egress queue (at the sending node) and loss probability.
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct LinkConfig {
+        pub a: String,
+        pub b: String,
+        pub rate_bps: u64,
+        pub delay_ps: u64,
+    }
+    may_leave_out {
+        pub loss_ab: f64,
+        pub loss_ba: f64,
+        /// Extra one-way delay per packet, uniform in [0, jitter_ps], drawn from
+        /// the stream `link:<from>-><to>:jitter`; FIFO order is kept (a packet
+        /// never overtakes the one before it). Models host and timer noise that
+        /// breaks the phase lock-out of perfectly periodic senders.
+        pub jitter_ps: u64,
+        /// Reordering per direction: each packet, with this probability, is
+        /// held `reorder_delay_ps` longer on the wire than the others, so that
+        /// the packets sent after it overtake it (drawn from the stream
+        /// `link:<from>-><to>:reorder`). 0: the link keeps FIFO order.
+        pub reorder_ab: f64,
+        pub reorder_ba: f64,
+        /// Extra one-way delay of a reordered packet.
+        pub reorder_delay_ps: u64,
+        /// Queue at `a`'s port toward `b`; default drop-tail of 1000 packets.
+        pub queue_ab: Option<QueueConfig>,
+        pub queue_ba: Option<QueueConfig>,
+        /// A netem-like emulation stage in front of `a`'s port toward `b`
+        /// (see [`NetemConfig`]).
+        pub netem_ab: Option<NetemConfig>,
+        pub netem_ba: Option<NetemConfig>,
+    }
 }
 
 /// A network emulator in front of a port, as Linux's `sch_netem` on a
@@ -273,78 +273,73 @@ impl Default for QueueConfig {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum FlowConfig {
-    /// A bulk TCP transfer (iperf-like).
-    Tcp {
-        name: String,
-        src: String,
-        dst: String,
-        #[serde(default)]
-        start_ps: u64,
-        /// Stop sending new data at this time (None: until the run ends).
-        #[serde(default)]
-        stop_ps: Option<u64>,
-        /// Bytes to transfer (None: unlimited).
-        #[serde(default)]
-        bytes: Option<u64>,
-        #[serde(default)]
-        cc: CcConfig,
-        #[serde(default)]
-        tcp: TcpConfig,
-    },
-    /// UDP constant bit rate (iperf -u -b), not ECN-capable.
-    Udp {
-        name: String,
-        src: String,
-        dst: String,
-        #[serde(default)]
-        start_ps: u64,
-        #[serde(default)]
-        stop_ps: Option<u64>,
-        rate_bps: u64,
-        #[serde(default = "default_udp_payload")]
-        payload_bytes: u32,
-    },
+every_variant! {
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+    pub enum FlowConfig {
+        every {
+            name: String,
+            src: String,
+            dst: String,
+            #[serde(default)]
+            start_ps: u64,
+            /// Stop sending new data at this time (None: until the run ends).
+            #[serde(default)]
+            stop_ps: Option<u64>,
+        }
+        /// A bulk TCP transfer (iperf-like).
+        Tcp {
+            /// Bytes to transfer (None: unlimited).
+            #[serde(default)]
+            bytes: Option<u64>,
+            #[serde(default)]
+            cc: CcConfig,
+            #[serde(default)]
+            tcp: TcpConfig,
+        },
+        /// UDP constant bit rate (iperf -u -b), not ECN-capable.
+        Udp {
+            rate_bps: u64,
+            #[serde(default = "default_udp_payload")]
+            payload_bytes: u32,
+        },
+    }
 }
 
 fn default_udp_payload() -> u32 {
     1470
 }
 
-/// File-transfer tasks (`app`): each task moves one file from a server to
-/// a client, optionally after an FTP-like control dialogue; tasks start at
-/// once, in a closed loop or as a Poisson process.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WorkloadConfig {
-    pub name: String,
-    /// Hosts that fetch files (data flows toward them); one is drawn per
-    /// task from the stream `workload:<name>:hosts` when there are several.
-    pub clients: Vec<String>,
-    /// Hosts that serve files; drawn like the clients.
-    pub servers: Vec<String>,
-    pub sizes: SizesConfig,
-    pub arrivals: ArrivalsConfig,
-    /// When the first tasks start.
-    #[serde(default)]
-    pub start_ps: u64,
-    /// No task starts at or after this time.
-    #[serde(default)]
-    pub stop_ps: Option<u64>,
-    /// At most this many tasks start.
-    #[serde(default)]
-    pub max_tasks: Option<u64>,
-    /// The control dialogue before each file; None: the data connection
-    /// alone (a web-like flow).
-    #[serde(default)]
-    pub control: Option<ControlConfig>,
-    /// Congestion control and TCP options of every connection.
-    #[serde(default)]
-    pub cc: CcConfig,
-    #[serde(default)]
-    pub tcp: TcpConfig,
+record! {
+    /// File-transfer tasks (`app`): each task moves one file from a server to
+    /// a client, optionally after an FTP-like control dialogue; tasks start at
+    /// once, in a closed loop or as a Poisson process.
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct WorkloadConfig {
+        pub name: String,
+        /// Hosts that fetch files (data flows toward them); one is drawn per
+        /// task from the stream `workload:<name>:hosts` when there are several.
+        pub clients: Vec<String>,
+        /// Hosts that serve files; drawn like the clients.
+        pub servers: Vec<String>,
+        pub sizes: SizesConfig,
+        pub arrivals: ArrivalsConfig,
+    }
+    may_leave_out {
+        /// When the first tasks start.
+        pub start_ps: u64,
+        /// No task starts at or after this time.
+        pub stop_ps: Option<u64>,
+        /// At most this many tasks start.
+        pub max_tasks: Option<u64>,
+        /// The control dialogue before each file; None: the data connection
+        /// alone (a web-like flow).
+        pub control: Option<ControlConfig>,
+        /// Congestion control and TCP options of every connection.
+        pub cc: CcConfig,
+        pub tcp: TcpConfig,
+    }
 }
 
 /// Where task sizes come from.
@@ -627,23 +622,23 @@ impl Default for RecordConfig {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct QueueTrace {
-    /// The port of `node` toward `peer`.
-    pub node: String,
-    pub peer: String,
-    /// 0: every change; otherwise the sampling period.
-    #[serde(default)]
-    pub sample_ps: u64,
-    /// Also record the start time of every dequeue (transmission).
-    #[serde(default)]
-    pub dequeue_times: bool,
-    /// Record only within [from_ps, to_ps).
-    #[serde(default)]
-    pub from_ps: u64,
-    #[serde(default)]
-    pub to_ps: Option<u64>,
+record! {
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct QueueTrace {
+        /// The port of `node` toward `peer`.
+        pub node: String,
+        pub peer: String,
+    }
+    may_leave_out {
+        /// 0: every change; otherwise the sampling period.
+        pub sample_ps: u64,
+        /// Also record the start time of every dequeue (transmission).
+        pub dequeue_times: bool,
+        /// Record only within [from_ps, to_ps).
+        pub from_ps: u64,
+        pub to_ps: Option<u64>,
+    }
 }
 
 impl RunConfig {
@@ -801,6 +796,65 @@ mod tests {
         // Tagged enums are buffered by serde; the path is found again inside.
         assert_eq!(e.field, "flows[0].cc.kind");
         assert!(e.message.contains("westwood"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_record_needs_its_required_fields_and_may_leave_out_the_rest() {
+        let doc = |link: &str| {
+            format!(
+                r#"{{"seed": 1, "duration_ps": 10, "nodes": [{{"name": "a", "kind": "host"}}],
+                   "links": [{link}]}}"#
+            )
+        };
+        let cfg = RunConfig::from_json(&doc(
+            r#"{"a": "a", "b": "b", "rate_bps": 5, "delay_ps": 0}"#,
+        ))
+        .unwrap();
+        let l = &cfg.links[0];
+        assert_eq!((l.loss_ab, l.jitter_ps, l.reorder_delay_ps), (0.0, 0, 0));
+        assert!(l.queue_ab.is_none() && l.netem_ba.is_none());
+        assert!(cfg.nodes[0].pipeline.is_none());
+        for field in ["a", "b", "rate_bps", "delay_ps"] {
+            let mut link = serde_json::json!({"a": "a", "b": "b", "rate_bps": 5, "delay_ps": 0});
+            link.as_object_mut().unwrap().remove(field);
+            let e = RunConfig::from_json(&doc(&link.to_string())).unwrap_err();
+            assert_eq!(e.field, format!("links[0].{field}"), "{}", e.message);
+            assert!(
+                e.message.contains(&format!("missing field `{field}`")),
+                "{}",
+                e.message
+            );
+        }
+    }
+
+    #[test]
+    fn every_kind_of_flow_has_a_name_ends_and_a_time_window() {
+        let doc = |flow: &str| {
+            format!(
+                r#"{{"seed": 1, "duration_ps": 10, "nodes": [], "links": [], "flows": [{flow}]}}"#
+            )
+        };
+        let udp = r#"{"kind": "udp", "name": "u", "src": "a", "dst": "b", "rate_bps": 5}"#;
+        let cfg = RunConfig::from_json(&doc(udp)).unwrap();
+        match &cfg.flows[0] {
+            FlowConfig::Udp {
+                name,
+                src,
+                start_ps: 0,
+                stop_ps: None,
+                payload_bytes: 1470,
+                ..
+            } => assert_eq!((name.as_str(), src.as_str()), ("u", "a")),
+            f => panic!("{f:?}"),
+        }
+        let tcp = r#"{"kind": "tcp", "name": "t", "src": "a", "dst": "b"}"#;
+        assert!(RunConfig::from_json(&doc(tcp)).is_ok());
+        for flow in [udp, tcp] {
+            let flow = flow.replace(r#""src": "a", "#, "");
+            let e = RunConfig::from_json(&doc(&flow)).unwrap_err();
+            assert_eq!(e.field, "flows[0].src", "{}", e.message);
+            assert!(e.message.contains("missing field `src`"), "{}", e.message);
+        }
     }
 
     #[test]

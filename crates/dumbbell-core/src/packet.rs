@@ -29,13 +29,15 @@ impl Ecn {
     }
 }
 
-/// Transport of a packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[repr(u8)]
-pub enum Proto {
-    #[default]
-    Tcp = 0,
-    Udp = 1,
+crate::u8_enum::u8_enum! {
+    /// Transport of a packet; its code (0, 1) is what the flow hashes
+    /// (ECMP, FQ-CoDel, CAKE) and the capture table's `proto` column read.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+    pub enum Proto {
+        #[default]
+        Tcp,
+        Udp,
+    }
 }
 
 /// TCP header flags (only those the model uses).

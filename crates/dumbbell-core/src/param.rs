@@ -181,6 +181,8 @@ impl Range {
     pub const U32: Range = Range::int(0, u32::MAX as u128, "");
     /// Every value of a `u64` parameter.
     pub const U64: Range = Range::int(0, u64::MAX as u128, "");
+    /// Every value of a `u32` count that must be at least 1.
+    pub const POSITIVE: Range = Range::int(1, u32::MAX as u128, "");
 
     pub const fn int(lo: u128, hi: u128, unit: &'static str) -> Range {
         Range::Int { lo, hi, unit }

@@ -104,15 +104,17 @@ use super::bbr_common::{
     GSO_MAX_BYTES, PACING_SHIFT,
 };
 
-/// ProbeBW's phases (Linux `enum bbr_pacing_gain_phase`), the `phase`
-/// trace variable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Phase {
-    Up = 0,
-    Down = 1,
-    Cruise = 2,
-    Refill = 3,
+crate::u8_enum::u8_enum! {
+    /// ProbeBW's phases (Linux `enum bbr_pacing_gain_phase`), the `phase`
+    /// trace variable: its code, 0 to 3 in Linux's order, and the index of
+    /// its gain in `pacing_gain`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Phase {
+        Up,
+        Down,
+        Cruise,
+        Refill,
+    }
 }
 
 /// How the ACKs relate to bandwidth probing (Linux `enum bbr_ack_phase`).
@@ -133,7 +135,7 @@ struct Tunables {
     drain_gain: u32,
     cwnd_gain: u32,
     /// UP, DOWN, CRUISE, REFILL.
-    pacing_gain: [u32; 4],
+    pacing_gain: [u32; Phase::COUNT],
     probe_up_cwnd_quarters: u32,
     beta: u32,
     loss_thresh: u32,

@@ -47,14 +47,16 @@ pub fn stamp_us(t: Time) -> u64 {
     t.ps() / PS_PER_US
 }
 
-/// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Mode {
-    Startup = 0,
-    Drain = 1,
-    ProbeBw = 2,
-    ProbeRtt = 3,
+crate::u8_enum::u8_enum! {
+    /// BBR's modes (Linux `enum bbr_mode`), the `mode` trace variable: its
+    /// code, 0 to 3 in Linux's order.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Mode {
+        Startup,
+        Drain,
+        ProbeBw,
+        ProbeRtt,
+    }
 }
 
 /// A gain as a multiple of `1/unit`, clamped to `[0, max]` and rounded to
@@ -385,6 +387,25 @@ pub mod rows {
             Range::float(0.0, false, 1e9, false),
             about,
         )
+    }
+
+    /// The ranges of a gain, as a real number, of a control whose largest
+    /// gain is `max`: above 1 (Startup), from 1 (ProbeBW's cwnd and up
+    /// phase), or up to 1 (Drain, ProbeBW's down phase).
+    pub struct Gains {
+        pub above_1: Range,
+        pub from_1: Range,
+        pub to_1: Range,
+    }
+
+    impl Gains {
+        pub const fn up_to(max: f64) -> Gains {
+            Gains {
+                above_1: Range::float(1.0, true, max, false),
+                from_1: Range::float(1.0, false, max, false),
+                to_1: Range::float(0.0, true, 1.0, false),
+            }
+        }
     }
 
     /// `pacing_margin_percent`: pacing below the bandwidth estimate.

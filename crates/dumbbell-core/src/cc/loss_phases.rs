@@ -631,8 +631,6 @@ pub const MAX_SIGMA_PER_MS: f64 = 1000.0;
 pub const SLOPE: Range = Range::float(0.0, false, MAX_SLOPE, false);
 /// The range of a reduction, percent.
 pub const PERCENT: Range = Range::int(1, 99, "");
-/// The range of a window or base, packets.
-pub const POSITIVE: Range = Range::int(1, u32::MAX as u128, "");
 
 // The parameter rows Linear and Expolinear share, word for word.
 /// The `ss_alpha` row of Linear's and Expolinear's `PARAMS`.
@@ -650,13 +648,13 @@ pub const SS_MIN_PKTS_ROW: Param = Param::int_in(
 /// The `initial_threshold_pkts` row of Linear's and Expolinear's `PARAMS`.
 pub const INITIAL_THRESHOLD_ROW: Param = Param::int_in(
     "initial_threshold_pkts",
-    POSITIVE,
+    Range::POSITIVE,
     "Upper threshold before any reduction, packets (module: 200).",
 );
 /// The `initial_base_pkts` row of Linear's and Expolinear's `PARAMS`.
 pub const INITIAL_BASE_ROW: Param = Param::int_in(
     "initial_base_pkts",
-    POSITIVE,
+    Range::POSITIVE,
     "Recovery base b_r before any reduction, packets (module: 1).",
 );
 /// The `wrap_seq` row of Linear's and Expolinear's `PARAMS`.

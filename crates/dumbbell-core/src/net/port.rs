@@ -22,6 +22,7 @@
 //! A CAKE discipline's shaper (`shaper`, `queue::cake::shaper`) holds the
 //! port the same way, for each packet's time at the shaped rate.
 
+use super::port_setup::port_and_setup;
 use crate::packet::PktId;
 use crate::queue::cake::Shaper;
 use crate::queue::{
@@ -128,95 +129,82 @@ impl QueueDisc for PortQueue {
     }
 }
 
-pub struct Port {
-    pub node: u32,
-    pub peer: u32,
-    pub rate_bps: u64,
-    pub delay: Dur,
-    pub loss: f64,
-    pub loss_rng: Rng,
-    pub jitter: Dur,
-    pub jitter_rng: Rng,
-    pub qdisc: PortQueue,
-    /// Packet being serialized, if any, and when it started.
-    pub tx: Option<(PktId, Time)>,
-    /// Packets on the wire with their arrival times, oldest first.
-    pub pipe: VecDeque<(Time, PktId)>,
-    /// Probability that a packet is held back `reorder_delay` on the wire.
-    pub reorder: f64,
-    pub reorder_rng: Rng,
-    pub reorder_delay: Dur,
-    /// The slow lane of reordered packets, oldest first.
-    pub late_pipe: VecDeque<(Time, PktId)>,
-    pub netem: Option<Netem>,
-    pub stats: PortStats,
-    pub trace: Option<PortTrace>,
-    /// Least time between the starts of two departures (bmv2
-    /// `set_queue_rate`); zero: serialization at the link rate only.
-    pub service: Dur,
-    /// Packet return (switch ports only); None: off.
-    pub feedback: Option<Box<Feedback>>,
-    /// The last packet size the port sent and how long it held the port
-    /// for it (serialization, or the service interval if longer): most
-    /// packets of a port have the size of the one before (the quotient is
-    /// the same, without the division). Starts at (0, zero), true of a
-    /// zero-byte packet.
-    pub hold_cache: (u32, Dur),
-    /// CAKE's shaper (`queue::cake::shaper`): the port is also held for a
-    /// packet's time at the shaped rate; None: no shaper.
-    pub shaper: Option<Shaper>,
-    /// The wire has none of loss, reordering or jitter, and the port no
-    /// service rate: a packet reaches the far end `delay` after its
-    /// serialization ends, in order (the common case, one test).
-    pub plain: bool,
-    /// The pipeline (index) of the switch this port feeds, if its input
-    /// buffer blocks (`net::input_gate`); [`NO_GATE`]: none.
-    pub gate: u32,
-    /// The port holds its head packet until that buffer has a place.
-    pub held: bool,
-    /// Departures without `TxDone` events (`world/departures.rs`): a packet
-    /// goes on the wire when it is dequeued, and the port's next dequeue is
-    /// made when something next looks at the port (an enqueue, an arrival
-    /// over its wire, the end of the run), at the time the transmitter
-    /// freed. Set at build for ports nothing watches at that instant.
-    pub lazy: bool,
-    /// For a `lazy` port with a packet in `tx`: when its serialization
-    /// ends, and the packet's size.
-    pub busy_until: Time,
-    pub tx_size: u32,
-    /// A lazy port that is the NIC of a host sending TCP: each departure
-    /// tells its packet's sender (`world/tsq_wake.rs`).
-    pub tells_senders: bool,
-    /// On such a port: the event sequence number reserved at the current
-    /// transmission's start, where its `TxDone` would have been scheduled
-    /// (its place among the events at its end, `world/tsq_wake.rs`).
-    pub tx_seq: u64,
+port_and_setup! {
+    /// An egress port (see the module's doc). The fields marked `set` are
+    /// the [`PortSetup`] it is built from (`net::port_setup`).
+    pub struct Port;
+    /// What a port is built from: its ends, its link and the link's wire
+    /// effects, its discipline and the egress options. [`Port::new`] gives
+    /// every other field its start value.
+    pub struct PortSetup;
+    {
+        set node: u32,
+        set peer: u32,
+        set rate_bps: u64,
+        set delay: Dur,
+        set loss: f64,
+        set loss_rng: Rng,
+        set jitter: Dur,
+        set jitter_rng: Rng,
+        set qdisc: PortQueue,
+        /// Packet being serialized, if any, and when it started.
+        tx: Option<(PktId, Time)>,
+        /// Packets on the wire with their arrival times, oldest first.
+        pipe: VecDeque<(Time, PktId)>,
+        /// Probability that a packet is held back `reorder_delay` on the wire.
+        set reorder: f64,
+        set reorder_rng: Rng,
+        set reorder_delay: Dur,
+        /// The slow lane of reordered packets, oldest first.
+        late_pipe: VecDeque<(Time, PktId)>,
+        set netem: Option<Netem>,
+        stats: PortStats,
+        trace: Option<PortTrace>,
+        /// Least time between the starts of two departures (bmv2
+        /// `set_queue_rate`); zero: serialization at the link rate only.
+        set service: Dur,
+        /// Packet return (switch ports only); None: off.
+        set feedback: Option<Box<Feedback>>,
+        /// The last packet size the port sent and how long it held the port
+        /// for it (serialization, or the service interval if longer): most
+        /// packets of a port have the size of the one before (the quotient is
+        /// the same, without the division). Starts at (0, zero), true of a
+        /// zero-byte packet.
+        hold_cache: (u32, Dur),
+        /// CAKE's shaper (`queue::cake::shaper`): the port is also held for a
+        /// packet's time at the shaped rate; None: no shaper.
+        set shaper: Option<Shaper>,
+        /// The wire has none of loss, reordering or jitter, and the port no
+        /// service rate: a packet reaches the far end `delay` after its
+        /// serialization ends, in order (the common case, one test).
+        plain: bool,
+        /// The pipeline (index) of the switch this port feeds, if its input
+        /// buffer blocks (`net::input_gate`); [`NO_GATE`]: none.
+        gate: u32,
+        /// The port holds its head packet until that buffer has a place.
+        held: bool,
+        /// Departures without `TxDone` events (`world/departures.rs`): a packet
+        /// goes on the wire when it is dequeued, and the port's next dequeue is
+        /// made when something next looks at the port (an enqueue, an arrival
+        /// over its wire, the end of the run), at the time the transmitter
+        /// freed. Set at build for ports nothing watches at that instant.
+        lazy: bool,
+        /// For a `lazy` port with a packet in `tx`: when its serialization
+        /// ends, and the packet's size.
+        busy_until: Time,
+        tx_size: u32,
+        /// A lazy port that is the NIC of a host sending TCP: each departure
+        /// tells its packet's sender (`world/tsq_wake.rs`).
+        tells_senders: bool,
+        /// On such a port: the event sequence number reserved at the current
+        /// transmission's start, where its `TxDone` would have been scheduled
+        /// (its place among the events at its end, `world/tsq_wake.rs`).
+        tx_seq: u64,
+    }
 }
 
 /// `Port::gate` of a port that feeds no blocking input buffer.
 pub const NO_GATE: u32 = u32::MAX;
-
-/// What a port is built from: its ends, its link and the link's wire
-/// effects, its discipline and the egress options. [`Port::new`] gives
-/// every other field its start value.
-pub struct PortSetup {
-    pub node: u32,
-    pub peer: u32,
-    pub rate_bps: u64,
-    pub delay: Dur,
-    pub loss: f64,
-    pub loss_rng: Rng,
-    pub jitter: Dur,
-    pub jitter_rng: Rng,
-    pub reorder: f64,
-    pub reorder_rng: Rng,
-    pub reorder_delay: Dur,
-    pub netem: Option<Netem>,
-    pub qdisc: PortQueue,
-    pub service: Dur,
-    pub feedback: Option<Box<Feedback>>,
-    pub shaper: Option<Shaper>,
-}
 
 impl Port {
     /// A port in its start state: idle, its wire empty, its counters at

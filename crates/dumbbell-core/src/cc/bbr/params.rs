@@ -67,37 +67,35 @@ impl Default for BbrParams {
     }
 }
 
-const GAIN_ABOVE_1: Range = Range::float(1.0, true, MAX_GAIN, false);
-const GAIN_FROM_1: Range = Range::float(1.0, false, MAX_GAIN, false);
-const GAIN_TO_1: Range = Range::float(0.0, true, 1.0, false);
+const GAIN: rows::Gains = rows::Gains::up_to(MAX_GAIN);
 
 /// BBR's parameters: types, ranges, one line each.
 pub const PARAMS: &[Param] = &[
     Param::float_in(
         "high_gain",
-        GAIN_ABOVE_1,
+        GAIN.above_1,
         "Startup pacing and cwnd gain (Linux 2.885, rounded to 739/256).",
     ),
     Param::new(
         "drain_gain",
         Ty::Optional(&Ty::Float),
-        GAIN_TO_1,
+        GAIN.to_1,
         "Drain pacing gain; unset: 1/high_gain (Linux 88/256).",
     ),
-    Param::float_in("cwnd_gain", GAIN_FROM_1, "ProbeBW cwnd gain (Linux 2)."),
+    Param::float_in("cwnd_gain", GAIN.from_1, "ProbeBW cwnd gain (Linux 2)."),
     Param::float_in(
         "probe_bw_up_gain",
-        GAIN_FROM_1,
+        GAIN.from_1,
         "First phase of the ProbeBW pacing-gain cycle (Linux 5/4).",
     ),
     Param::float_in(
         "probe_bw_down_gain",
-        GAIN_TO_1,
+        GAIN.to_1,
         "Second phase of the cycle (Linux 3/4).",
     ),
     Param::int_in(
         "bw_win_rounds",
-        Range::int(1, u32::MAX as u128, ""),
+        Range::POSITIVE,
         "Window of the max-bandwidth filter, rounds (Linux 10).",
     ),
     rows::min_rtt_win("Window of the min-RTT filter, seconds (Linux 10)."),
@@ -106,12 +104,12 @@ pub const PARAMS: &[Param] = &[
     ),
     Param::float_in(
         "full_bw_thresh",
-        GAIN_ABOVE_1,
+        GAIN.above_1,
         "Bandwidth growth that counts as still growing in Startup (Linux 5/4).",
     ),
     Param::int_in(
         "full_bw_cnt",
-        Range::int(1, u32::MAX as u128, ""),
+        Range::POSITIVE,
         "Rounds without such growth that end Startup (Linux 3).",
     ),
     rows::pacing_margin("Pacing below the estimate, percent (Linux 1)."),

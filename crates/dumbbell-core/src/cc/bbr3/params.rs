@@ -130,9 +130,7 @@ impl Default for Bbr3Params {
 /// Largest gain accepted (Linux's 10-bit gain fields stop near 4).
 pub const MAX_GAIN: f64 = 4.0;
 
-const GAIN_ABOVE_1: Range = Range::float(1.0, true, MAX_GAIN, false);
-const GAIN_FROM_1: Range = Range::float(1.0, false, MAX_GAIN, false);
-const GAIN_TO_1: Range = Range::float(0.0, true, 1.0, false);
+const GAIN: rows::Gains = rows::Gains::up_to(MAX_GAIN);
 const FRACTION: Range = Range::float(0.0, false, 1.0, false);
 const FRACTION_BELOW_1: Range = Range::float(0.0, false, 1.0, true);
 
@@ -140,24 +138,24 @@ const FRACTION_BELOW_1: Range = Range::float(0.0, false, 1.0, true);
 pub const PARAMS: &[Param] = &[
     Param::float_in(
         "startup_pacing_gain",
-        GAIN_ABOVE_1,
+        GAIN.above_1,
         "Startup pacing gain (v3 2.77).",
     ),
     Param::float_in(
         "startup_cwnd_gain",
-        GAIN_FROM_1,
+        GAIN.from_1,
         "Startup and Drain cwnd gain (v3 2).",
     ),
-    Param::float_in("drain_gain", GAIN_TO_1, "Drain pacing gain (v3 88/256)."),
-    Param::float_in("cwnd_gain", GAIN_FROM_1, "ProbeBW cwnd gain (v3 2)."),
+    Param::float_in("drain_gain", GAIN.to_1, "Drain pacing gain (v3 88/256)."),
+    Param::float_in("cwnd_gain", GAIN.from_1, "ProbeBW cwnd gain (v3 2)."),
     Param::float_in(
         "probe_up_gain",
-        GAIN_ABOVE_1,
+        GAIN.above_1,
         "Pacing gain of ProbeBW UP (v3 5/4).",
     ),
     Param::float_in(
         "probe_down_gain",
-        GAIN_TO_1,
+        GAIN.to_1,
         "Pacing gain of ProbeBW DOWN (v3 0.91).",
     ),
     Param::int_in(
@@ -222,7 +220,7 @@ pub const PARAMS: &[Param] = &[
     ),
     Param::float_in(
         "full_bw_thresh",
-        GAIN_ABOVE_1,
+        GAIN.above_1,
         "Bandwidth growth that counts as still growing (v3 5/4).",
     ),
     Param::int_in(
@@ -259,7 +257,7 @@ pub const PARAMS: &[Param] = &[
     rows::probe_rtt_mode("Least time in ProbeRTT, ms (v3 200); 0 disables."),
     Param::float_in(
         "probe_rtt_cwnd_gain",
-        GAIN_TO_1,
+        GAIN.to_1,
         "ProbeRTT cwnd as a fraction of the BDP (v3 1/2).",
     ),
     rows::pacing_margin("Pacing below the estimate, percent (v3 1)."),
