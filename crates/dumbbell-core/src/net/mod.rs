@@ -8,6 +8,7 @@ pub mod input_gate;
 pub mod netem_gso;
 pub mod pipeline;
 pub mod port;
+pub mod ring_ahead;
 pub mod topology;
 
 /// The packet is a layer below both `net` and `queue` (ports hold queues,
