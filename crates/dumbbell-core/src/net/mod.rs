@@ -9,6 +9,7 @@ pub mod netem_gso;
 pub mod pipeline;
 pub mod port;
 mod port_setup;
+pub mod ring_ahead;
 pub mod topology;
 
 /// The packet is a layer below both `net` and `queue` (ports hold queues,

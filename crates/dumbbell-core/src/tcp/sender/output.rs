@@ -266,6 +266,8 @@ impl Sender {
             sent: now,
             tx: TxSnap::default(),
         });
+        // The slot a later segment takes, freed an RTT ago (a hint).
+        crate::net::ring_ahead::prefetch_back(&self.segs, SEG_AHEAD);
         self.tp.snd_nxt += len as u64;
         self.tp.packets_out += 1;
         let i = self.segs.len() - 1;
