@@ -165,3 +165,13 @@ def test_the_html_report_says_so(tmp_path):
     import html
 
     assert html.escape(note) in (d / "index.html").read_text()
+
+
+def test_an_outcomes_result_holds_the_document_as_it_ran(tmp_path):
+    from dumbbell.experiments.repeat import Job, run_jobs
+
+    with using(store=tmp_path / "store", workers=1, tcp=parse_tcp(["gso_max_bytes=65536"])):
+        (out,) = run_jobs([Job(("t", 0), _mixed(), 1)], label="t")
+        config = out.result().config
+    assert [f["tcp"]["gso_max_bytes"] for f in config["flows"] if f["kind"] == "tcp"] == [65536, 65536]
+    assert config["workloads"][0]["tcp"]["gso_max_bytes"] == 65536
