@@ -156,11 +156,11 @@ def _display() -> Any:
     return RichDisplay() if sys.stderr.isatty() else LineDisplay(_progress)
 
 
-def _execution(store: Path | None, executor: str, scheduler: str | None, workers: int | None):
+def _execution(store: Path | None, executor: str, scheduler: str | None, workers: int | None, tcp: Any = None):
     from .sweep.engine import using
 
     return using(store=store, executor=executor, workers=workers, scheduler=scheduler, display=_display(),
-                 notify=_progress)
+                 notify=_progress, tcp=tcp)
 
 
 # ---------------------------------------------------------------- sweep
@@ -299,6 +299,9 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any, **
     t0 = time.perf_counter()
     result = module.run(scale=scale, seed=seed, progress=_progress, **run_kw)
     wall = time.perf_counter() - t0
+    if ctx.tcp:  # reproduce --tcp: the report, result.json and meta.json say so
+        result.tcp = ctx.tcp.as_dict()
+        result.tcp_note = ctx.tcp.describe()
     stats = ctx.stats[n0:]
     info = experiments.PAPERS.get(name, {})
     params = result.params or (getattr(module, "POINTS", {}) or {}).get(scale, {})
@@ -328,6 +331,9 @@ def _reproduce_one(name: str, scale: str, seed: int, out_dir: Path, ctx: Any, **
             "files": [p.name for p in figs if p.suffix.lower() not in IMAGE_SUFFIXES],
             "setup": (module.__doc__ or "").strip(),
         }
+        if ctx.tcp:
+            meta["tcp"] = ctx.tcp.as_dict()
+            meta["note"] = ctx.tcp.describe()
         (tmp / "meta.json").write_text(json.dumps(json_safe(meta), indent=1, sort_keys=True) + "\n")
         (tmp / "timings.json").write_text(json.dumps(json_safe(timings), indent=1, sort_keys=True) + "\n")
         written.extend(files + figs)
@@ -374,6 +380,13 @@ def reproduce_cmd(
                      "marcosvcm/CCAChikorita) instead of dumbbell's ports (docs/kernel-modules.md).",
                      show_default=False),
     ] = None,
+    tcp: Annotated[
+        Optional[list[str]],
+        typer.Option("--tcp", metavar="KEY=VALUE", help="Set a TCP option (a TcpOptions field of docs/scenario.md, "
+                     "e.g. gso_max_bytes=65536) on every TCP connection of every run, flows and workloads, over "
+                     "the experiment's own setting; repeatable. The runs are stored apart from the paper's "
+                     "setting, and the report, result.json and meta.json say they used it.", show_default=False),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment, the paper's numbers beside ours.
 
@@ -400,6 +413,9 @@ def reproduce_cmd(
         names = list(experiments.EXPERIMENTS) if name == "all" else [name]
         experiments.check_scale(scale)
         _check_seed(seed)
+        from .sweep.tcpset import parse_tcp
+
+        tcp_set = parse_tcp(tcp or ())  # a bad key or value: before anything runs
         run_kw: dict[str, Any] = {}
         if module_dir is not None:
             if name != "lossy-cc":
@@ -418,7 +434,7 @@ def reproduce_cmd(
             for n in names:  # each experiment's directory is replaced whole: check them all first
                 check_out_dir(root / n, "--out")
             docs, failures = [], []
-            with _execution(store, executor, scheduler, workers) as ctx:
+            with _execution(store, executor, scheduler, workers, tcp_set) as ctx:
                 for n in names:
                     try:
                         result, _ = _reproduce_one(n, scale, seed, root / n, ctx)
@@ -443,7 +459,7 @@ def reproduce_cmd(
             return
         out_dir = check_out_dir(out if out is not None else Path("out") / name, "--out")
         assert out_dir is not None
-        with _execution(store, executor, scheduler, workers) as ctx:
+        with _execution(store, executor, scheduler, workers, tcp_set) as ctx:
             result, module = _reproduce_one(name, scale, seed, out_dir, ctx, **run_kw)
         _progress("")
         _progress(module.report(result))

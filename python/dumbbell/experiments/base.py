@@ -78,6 +78,11 @@ class ExperimentResult:
     data: dict[str, Any] = field(default_factory=dict, repr=False)
     params: dict[str, Any] = field(default_factory=dict)
     """The experiment's parameters at this scale (shown in the HTML report)."""
+    tcp: dict[str, Any] = field(default_factory=dict)
+    """TCP options set on every connection over the experiment's own
+    (``dumbbell reproduce --tcp``); empty: the experiment's setting."""
+    tcp_note: str = ""
+    """That setting in one sentence, for the report and result.json."""
 
     def __post_init__(self) -> None:
         # Every claim carries its verdict (agrees, differs with a reason and
@@ -89,14 +94,17 @@ class ExperimentResult:
             self.paper = judge(self.experiment, self.scale, self.paper, samples=samples_of(self.rows))
 
     def to_json_doc(self) -> dict[str, Any]:
-        """The SPEC §7 JSON document."""
-        return {
+        """The SPEC §7 JSON document (with ``tcp`` and ``note`` when
+        ``reproduce --tcp`` set TCP options)."""
+        doc: dict[str, Any] = {
             "experiment": self.experiment,
             "scale": self.scale,
             "seed": self.seed,
-            "rows": _records(self.rows),
-            "paper": _records(self.paper),
         }
+        if self.tcp:
+            doc["tcp"] = dict(self.tcp)
+            doc["note"] = self.tcp_note
+        return {**doc, "rows": _records(self.rows), "paper": _records(self.paper)}
 
     def write(self, out_dir: str | Path) -> list[Path]:
         """Writes ``rows.parquet``, ``rows.csv``, ``paper.parquet``,
@@ -129,8 +137,11 @@ def head(result: ExperimentResult, units: str) -> list[str]:
     ``units`` (what the numbers below are in)."""
     from .papers import cite, citation
 
-    return [cite(result.experiment), f"  {citation(result.experiment)}",
-            f"scale {result.scale}, run seed {result.seed}; {units}"]
+    lines = [cite(result.experiment), f"  {citation(result.experiment)}",
+             f"scale {result.scale}, run seed {result.seed}; {units}"]
+    if result.tcp_note:
+        lines.append(f"note: {result.tcp_note}")
+    return lines
 
 
 def text_table(rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:

@@ -100,7 +100,11 @@ class Outcome:
 
     def result(self) -> Result:
         """The run as a :class:`~dumbbell.run.Result` (every table loaded)."""
+        from ..sweep.engine import current
+
         config = self.job.scenario.to_core(self.job.seed)
+        if current().tcp:  # reproduce --tcp: the document as it ran
+            config = current().tcp.apply(config)
         return Result(scenario=self.job.scenario, seed=self.seed, config=config,
                       tables={n: self.table(n) for n in self.record.table_names})
 

@@ -148,6 +148,9 @@ class Execution:
     scheduler: Any = None
     display: Display = field(default_factory=Display)
     stats: list[SweepStats] = field(default_factory=list)
+    tcp: Any = None
+    """TCP options set on every connection of every run
+    (:class:`~dumbbell.sweep.tcpset.TcpSettings`; ``dumbbell reproduce --tcp``)."""
     _pool: Any = None
 
     def pool(self, workers: int | None = None) -> Any:
@@ -183,8 +186,14 @@ def using(
     scheduler: Any = None,
     display: Display | None = None,
     notify: Callable[[str], None] | None = None,
+    tcp: Any = None,
 ) -> Iterator[Execution]:
     """Runs everything inside the block with this store, executor and display.
+
+    ``tcp`` (:class:`~dumbbell.sweep.tcpset.TcpSettings`, from
+    :func:`~dumbbell.sweep.tcpset.parse_tcp`): TCP options written into
+    every connection of every run's core document before its identity is
+    computed, so the store keeps those runs apart.
 
     The store's writer lock is held for the whole block; the executor (a
     thread pool or a Dask client) is started on first use and closed at the
@@ -201,7 +210,8 @@ def using(
     if scheduler is not None and executor != "dask":
         raise ConfigError("--scheduler", "needs --executor dask")
     st = Store(store) if isinstance(store, (str, Path)) else store
-    ctx = Execution(store=st, executor=executor, workers=workers, scheduler=scheduler, display=display or Display())
+    ctx = Execution(store=st, executor=executor, workers=workers, scheduler=scheduler, display=display or Display(),
+                    tcp=tcp or None)
     token = _CURRENT.set(ctx)
     try:
         with st.writing(notify=notify) if st is not None else contextlib.nullcontext():
@@ -222,6 +232,8 @@ def execute(specs: Sequence[RunSpec], *, label: str = "runs", workers: int | Non
     ctx = ctx or current()
     t0 = time.perf_counter()
     version = simulator_version()
+    if ctx.tcp:  # TCP options on every connection (tcpset.py), before the runs' identities
+        specs = [spec.with_tcp(ctx.tcp, version) for spec in specs]
     store = ctx.store
     n = len(specs)
     records: list[RunRecord | None] = [None] * n
@@ -448,7 +460,8 @@ def sweep(
                 st = outer.store  # one writer's lock per process
         ex = executor or (outer.executor if outer is not None else "local")
         display = outer.display if outer is not None else None
-        with using(store=st, executor=ex, workers=workers, scheduler=scheduler, display=display) as ctx:
+        with using(store=st, executor=ex, workers=workers, scheduler=scheduler, display=display,
+                   tcp=outer.tcp if outer is not None else None) as ctx:
             records = execute(specs, label=label, ctx=ctx)
             if outer is not None:
                 outer.stats.extend(ctx.stats)

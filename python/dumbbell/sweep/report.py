@@ -254,6 +254,8 @@ def _experiment_page(d: Path, index_href: str | None) -> tuple[dict[str, Any], s
     parts.append(f"<h1>{html.escape(title)}: {html.escape(meta.get('title', ''))}</h1>")
     if meta.get("paper"):
         parts.append(f"<p class=\"sub\">Reproduces {html.escape(meta['paper'])}.</p>")
+    if meta.get("note"):  # reproduce --tcp: runs under a TCP setting the paper did not use
+        parts.append(f"<p class=\"sub\"><strong>Note: {html.escape(meta['note'])}.</strong></p>")
     facts = [
         ("scale", result.get("scale")), ("seed", result.get("seed")), ("simulator version", meta.get("version")),
         ("wall time", _duration(timing.get("wall_s"))),

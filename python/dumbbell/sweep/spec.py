@@ -97,9 +97,24 @@ class RunSpec:
             return cls(run_id=rid.hexdigest()[:32], seed=seed, config=None, labels=labels,
                        error=f"ConfigError: {e}")
         controls = scenario.python_controls() or None
-        ident = config if not controls else {**config, "python_controls": {k: _fingerprint(c) for k, c in controls.items()}}
-        return cls(run_id=run_id_of(ident, version), seed=config["seed"], config=config, labels=labels,
+        return cls(run_id=_identity(config, controls, version), seed=config["seed"], config=config, labels=labels,
                    controls=controls)
+
+    def with_tcp(self, settings: Any, version: str) -> RunSpec:
+        """This run with TCP options set on every connection
+        (:class:`~dumbbell.sweep.tcpset.TcpSettings`), its identity computed
+        from the changed document. An unresolved spec stays as it is."""
+        if self.config is None or not settings:
+            return self
+        config = settings.apply(self.config)
+        return RunSpec(run_id=_identity(config, self.controls, version), seed=self.seed, config=config,
+                       labels=self.labels, error=self.error, controls=self.controls)
+
+
+def _identity(config: Mapping[str, Any], controls: Mapping[str, Any] | None, version: str) -> str:
+    """A run's id: its core document, with its Python controls' fingerprints."""
+    ident = config if not controls else {**config, "python_controls": {k: _fingerprint(c) for k, c in controls.items()}}
+    return run_id_of(ident, version)
 
 
 def _fingerprint(control: Any) -> str:

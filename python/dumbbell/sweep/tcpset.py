@@ -1,0 +1,164 @@
+"""TCP options set on every connection of every run: ``dumbbell reproduce
+NAME --tcp KEY=VALUE`` (issue 29: an experiment under another TCP setting,
+such as TSO-sized bursts with ``gso_max_bytes=65536``).
+
+A setting is checked once, before anything runs, by the scenario's own
+model (:class:`~dumbbell.scenario.tcp.TcpOptions`: its ranges and types;
+an unknown key is refused naming the closest one). The sweep engine
+(:func:`dumbbell.sweep.engine.execute`, through ``using(tcp=...)``) then
+writes it into every TCP connection of each run's core document, the bulk
+flows' ``tcp`` and the workloads' ``tcp`` alike, over what the experiment
+set, *before* the run's identity is computed: the store keeps a run with
+the setting apart from the one without, and a document without settings is
+left untouched (the same run id as before). A connection whose own options
+conflict with the setting (``gso_max_bytes`` below its MSS) is refused by
+the same cross-field rules as a scenario, naming the run's field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigError
+
+__all__ = ["TcpSettings", "parse_tcp"]
+
+# a profile sets many options at once, from an era; over a run document it
+# has no single value to write
+_NOT_SETTABLE = ("profile",)
+
+
+def _value(text: str) -> Any:
+    """A value as TOML reads it (numbers, booleans, quoted strings), else the
+    bare word as a string (``linux``, ``100Mbps``)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _core_name(key: str) -> str:
+    # TcpOptions.to_core: seconds in the scenario, picoseconds in the core
+    return key[:-2] + "_ps" if key.endswith("_s") else key
+
+
+def _scenario_form(core: Mapping[str, Any]) -> dict[str, Any]:
+    """A connection's core ``tcp`` options back in the scenario's names and
+    units, for the model's cross-field rules (0 is the core's "none" for the
+    send buffer, which the model spells as unset)."""
+    out: dict[str, Any] = {}
+    for k, v in core.items():
+        if k.endswith("_ps"):
+            out[k[:-3] + "_s"] = v / 1e12
+        elif not (k == "sndbuf_bytes" and v == 0):
+            out[k] = v
+    return out
+
+
+@dataclass(frozen=True)
+class TcpSettings:
+    """TCP options set on every connection: ``given`` as the user wrote them
+    (scenario names and values, in order), ``core`` as the core document
+    spells them (``min_rto_s`` → ``min_rto_ps``)."""
+
+    given: tuple[tuple[str, Any], ...]
+    core: tuple[tuple[str, Any], ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.given)
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{key: value}`` in the scenario's names (result.json, meta.json)."""
+        return dict(self.given)
+
+    def describe(self) -> str:
+        """One sentence for reports: what was set, and that it is not the
+        paper's setting."""
+        parts = [f"{k} = {str(v).lower() if isinstance(v, bool) else v}" for k, v in self.given]
+        noun = "option" if len(parts) == 1 else "options"
+        return f"TCP {noun} {', '.join(parts)} set on every connection, not the paper's setting"
+
+    def apply(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """``config`` with the settings written into every TCP connection's
+        ``tcp`` (bulk flows and workloads); the input is not modified. Raises
+        :class:`ConfigError` naming the connection's field when its own
+        options and a setting break a cross-field rule."""
+        out = dict(config)
+        checked: set[str] = set()
+        for section, is_tcp in (("flows", lambda f: f.get("kind") == "tcp"), ("workloads", lambda w: True)):
+            items = config.get(section)
+            if not items:
+                continue
+            new = []
+            for i, item in enumerate(items):
+                if not is_tcp(item):
+                    new.append(item)
+                    continue
+                tcp = {**(item.get("tcp") or {}), **dict(self.core)}
+                self._check(tcp, f"{section}[{i}].tcp", checked)
+                new.append({**item, "tcp": tcp})
+            out[section] = new
+        return out
+
+    def _check(self, tcp: Mapping[str, Any], where: str, checked: set[str]) -> None:
+        import json
+
+        from pydantic import ValidationError
+
+        from ..errors import from_validation_error
+        from ..scenario.tcp import TcpOptions
+
+        key = json.dumps(tcp, sort_keys=True)
+        if key in checked:  # the connections of a run mostly share their options
+            return
+        checked.add(key)
+        try:
+            TcpOptions.model_validate(_scenario_form(tcp))
+        except ConfigError as e:
+            raise ConfigError(f"--tcp ({where}.{e.field})", e.message) from None
+        except ValidationError as e:
+            err = from_validation_error(e)
+            raise ConfigError(f"--tcp ({where}.{err.field})", err.message) from None
+
+
+def parse_tcp(items: Iterable[str]) -> TcpSettings:
+    """``["gso_max_bytes=65536", ...]`` → :class:`TcpSettings`, each key and
+    value checked by :class:`~dumbbell.scenario.tcp.TcpOptions` (an unknown
+    key: its closest name; a bad value: the field's own error)."""
+    from pydantic import ValidationError
+
+    from ..errors import from_validation_error
+    from ..scenario.tcp import TcpOptions
+    from ..suggest import did_you_mean
+
+    known = [k for k in TcpOptions.model_fields if k not in _NOT_SETTABLE]
+    given: dict[str, Any] = {}
+    for item in items:
+        key, eq, text = item.partition("=")
+        key, text = key.strip(), text.strip()
+        if not eq or not key or not text:
+            raise ConfigError("--tcp", f"expected KEY=VALUE, got {item!r}")
+        if key in _NOT_SETTABLE:
+            raise ConfigError(f"--tcp {key}", "a profile sets many options from a kernel era; set the options "
+                                              "themselves, one --tcp KEY=VALUE each")
+        if key not in known:
+            raise ConfigError(f"--tcp {key}", f"unknown TCP option{did_you_mean(key, known)} "
+                                              f"(known: {', '.join(known)})")
+        if key in given:
+            raise ConfigError(f"--tcp {key}", "given twice")
+        given[key] = _value(text)
+    try:
+        opts = TcpOptions.model_validate(given)
+    except ConfigError as e:
+        raise ConfigError(f"--tcp {e.field}", e.message) from None
+    except ValidationError as e:
+        err = from_validation_error(e)
+        raise ConfigError(f"--tcp {err.field}", err.message) from None
+    resolved = opts.to_core()
+    core = tuple((_core_name(k), resolved[_core_name(k)]) for k in given)
+    shown = tuple((k, getattr(opts, k)) for k in given)
+    return TcpSettings(given=shown, core=core)
