@@ -87,6 +87,13 @@ fn skbs(out: &RunOutput, from_ps: u64) -> Vec<(u64, u32, u64, u64)> {
     out
 }
 
+/// The first flow's goodput with TSO on (`on`) within 2 % of off.
+fn assert_same_goodput(on: &RunOutput, off: &RunOutput) {
+    let g_on = col_f64(on, "flows", "goodput_bps")[0];
+    let g_off = col_f64(off, "flows", "goodput_bps")[0];
+    assert!((g_on / g_off - 1.0).abs() < 0.02, "{g_on} vs {g_off}");
+}
+
 fn max_queue(out: &RunOutput) -> u32 {
     col_u32(out, "queues", "max_pkts")[port(out, "r", "rcv")]
 }
@@ -139,11 +146,7 @@ fn capped_sender_sends_autosized_skbs_spaced_by_their_bytes_at_the_cap() {
     );
     assert!(skbs(&off, 100 * MS).iter().all(|s| s.2 == 1));
     // The same rate either way.
-    let (g_on, g_off) = (
-        col_f64(&out, "flows", "goodput_bps")[0],
-        col_f64(&off, "flows", "goodput_bps")[0],
-    );
-    assert!((g_on / g_off - 1.0).abs() < 0.02, "{g_on} vs {g_off}");
+    assert_same_goodput(&out, &off);
 }
 
 /// BBR at 10 Gb/s (NIC 100 Gb/s, RTT 1 ms): its pacing rate's 1024th of a
@@ -193,11 +196,7 @@ fn bbr_at_10g_sends_45_segment_skbs_at_its_pacing_rate() {
         "median gap {median} ps, {at_rate} at the pacing rate"
     );
     let off = run(1, rate, 500 * US, tcp, bbr, false, 300 * MS, false);
-    let (g_on, g_off) = (
-        col_f64(&on, "flows", "goodput_bps")[0],
-        col_f64(&off, "flows", "goodput_bps")[0],
-    );
-    assert!((g_on / g_off - 1.0).abs() < 0.02, "{g_on} vs {g_off}");
+    assert_same_goodput(&on, &off);
 }
 
 /// A bottleneck slower than the NIC (1 Gb/s behind 10 Gb/s) under flows
@@ -331,9 +330,5 @@ fn unpaced_sender_defers_to_whole_skbs() {
         full as f64 >= 0.95 * total as f64,
         "{full} of {total} segments in whole skbs"
     );
-    let (g_on, g_off) = (
-        col_f64(&on, "flows", "goodput_bps")[0],
-        col_f64(&off, "flows", "goodput_bps")[0],
-    );
-    assert!((g_on / g_off - 1.0).abs() < 0.02, "{g_on} vs {g_off}");
+    assert_same_goodput(&on, &off);
 }
