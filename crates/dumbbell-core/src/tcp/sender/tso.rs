@@ -1,8 +1,9 @@
 //! The size of the skbs a Linux sender with TSO/GSO hands its NIC
 //! (`tcp_tso_autosize` and `tcp_tso_segs`, `net/ipv4/tcp_output.c`), read
-//! by a netem stage that counts skbs (`net::netem_gso`) and, with
-//! `TcpConfig::gso_max_bytes` set, by the sender's own skbs
-//! (`tso_send.rs`); otherwise the sender sends segment by segment.
+//! by a netem stage that counts skbs (`net::netem_gso`: the generic rule)
+//! and, with `TcpConfig::gso_max_bytes` set, by the sender's own skbs
+//! (`tso_send.rs`: the control's rule first, `tcp_tso_segs`); otherwise
+//! the sender sends segment by segment.
 
 use super::*;
 
@@ -11,15 +12,49 @@ pub const MIN_TSO_SEGS: u32 = 2;
 
 impl Sender {
     /// Segments in the skb this sender would build now, `gso_max_bytes`
-    /// the largest: Linux's autosize from its pacing rate, the control's
-    /// when it paces, else `tcp_update_pacing_rate`'s (200 % of
-    /// mss·cwnd/srtt while cwnd < ssthresh/2, 120 % after; before the first
-    /// RTT sample no rate, as Linux's is then the initial one of 10 packets
-    /// per RTT's worth, and the RTT bonus fills the skb anyway).
+    /// the largest, as Linux's `tcp_tso_segs`: the control's own size when
+    /// it has one ([`CongestionControl::tso_segs`], Linux's `tso_segs`
+    /// hook), else [`Self::tso_autosize_segs`] above the control's floor
+    /// ([`CongestionControl::min_tso_segs`]); at least one segment, at most
+    /// the largest skb's. The sender's own skbs (`tso_send.rs`).
+    pub fn tso_segs(&self, gso_max_bytes: u32) -> u32 {
+        let rate = self.autosize_rate_bytes_per_s();
+        if let Some(segs) = self.cc.tso_segs(&self.tp, rate, gso_max_bytes) {
+            return segs.min(gso_max_bytes / self.cfg.mss_bytes.max(1)).max(1);
+        }
+        let min_tso = self.cc.min_tso_segs(&self.tp, rate).unwrap_or(MIN_TSO_SEGS);
+        self.autosize_with_floor(rate, gso_max_bytes, min_tso)
+    }
+
+    /// Linux's generic autosize of the skb this sender would build now,
+    /// `gso_max_bytes` the largest, whatever the control (the netem stage
+    /// that counts skbs, `net::netem_gso`): see [`tso_autosize_segs`].
     pub fn tso_autosize_segs(&self, gso_max_bytes: u32) -> u32 {
+        let rate = self.autosize_rate_bytes_per_s();
+        self.autosize_with_floor(rate, gso_max_bytes, MIN_TSO_SEGS)
+    }
+
+    fn autosize_with_floor(&self, rate_bytes_per_s: u64, gso_max_bytes: u32, min_tso: u32) -> u32 {
+        let tp = &self.tp;
+        let min_rtt_us = (tp.min_rtt != Dur::MAX).then(|| tp.min_rtt.us());
+        tso_autosize_segs_min(
+            rate_bytes_per_s,
+            min_rtt_us,
+            self.cfg.mss_bytes,
+            gso_max_bytes,
+            min_tso,
+        )
+    }
+
+    /// The pacing rate the autosize reads, in bytes/s: the control's when
+    /// it paces, else `tcp_update_pacing_rate`'s (200 % of mss·cwnd/srtt
+    /// while cwnd < ssthresh/2, 120 % after; before the first RTT sample no
+    /// rate, as Linux's is then the initial one of 10 packets per RTT's
+    /// worth, and the RTT bonus fills the skb anyway).
+    fn autosize_rate_bytes_per_s(&self) -> u64 {
         let tp = &self.tp;
         let mss = self.cfg.mss_bytes;
-        let rate_bytes_per_s = match self.pacing_rate_bps() {
+        match self.pacing_rate_bps() {
             Some(bps) => bps / 8,
             None if !tp.srtt.is_zero() => {
                 let pct: u64 = if tp.snd_cwnd < tp.snd_ssthresh / 2 {
@@ -32,9 +67,7 @@ impl Sender {
                     as u64
             }
             None => 0,
-        };
-        let min_rtt_us = (tp.min_rtt != Dur::MAX).then(|| tp.min_rtt.us());
-        tso_autosize_segs(rate_bytes_per_s, min_rtt_us, mss, gso_max_bytes)
+        }
     }
 }
 
@@ -48,6 +81,24 @@ pub fn tso_autosize_segs(
     mss_bytes: u32,
     gso_max_bytes: u32,
 ) -> u32 {
+    tso_autosize_segs_min(
+        pacing_bytes_per_s,
+        min_rtt_us,
+        mss_bytes,
+        gso_max_bytes,
+        MIN_TSO_SEGS,
+    )
+}
+
+/// [`tso_autosize_segs`] with a control's floor `min_tso_segs` (Linux's
+/// `min_tso_segs` hook) in place of the sysctl's 2.
+pub fn tso_autosize_segs_min(
+    pacing_bytes_per_s: u64,
+    min_rtt_us: Option<u64>,
+    mss_bytes: u32,
+    gso_max_bytes: u32,
+    min_tso_segs: u32,
+) -> u32 {
     // sk_pacing_shift 10: about 1 ms of the pacing rate.
     let mut bytes = pacing_bytes_per_s >> 10;
     if let Some(us) = min_rtt_us {
@@ -58,7 +109,7 @@ pub fn tso_autosize_segs(
         }
     }
     let bytes = bytes.min(gso_max_bytes as u64);
-    ((bytes / mss_bytes.max(1) as u64) as u32).max(MIN_TSO_SEGS)
+    ((bytes / mss_bytes.max(1) as u64) as u32).max(min_tso_segs)
 }
 
 #[cfg(test)]
