@@ -37,7 +37,7 @@ impl Sender {
     fn autosize_with_floor(&self, rate_bytes_per_s: u64, gso_max_bytes: u32, min_tso: u32) -> u32 {
         let tp = &self.tp;
         let min_rtt_us = (tp.min_rtt != Dur::MAX).then(|| tp.min_rtt.us());
-        tso_autosize_segs_min(
+        tso_autosize_segs(
             rate_bytes_per_s,
             min_rtt_us,
             self.cfg.mss_bytes,
@@ -74,25 +74,9 @@ impl Sender {
 /// Linux's `tcp_tso_autosize` then `tcp_tso_segs`' cap: the segments of
 /// `mss_bytes` in one skb for a sender pacing at `pacing_bytes_per_s` whose
 /// minimum RTT is `min_rtt_us` (`None`: not measured yet, no RTT bonus),
-/// with `gso_max_bytes` the largest skb.
+/// with `gso_max_bytes` the largest skb and `min_tso_segs` the floor
+/// ([`MIN_TSO_SEGS`], or a control's `min_tso_segs` hook).
 pub fn tso_autosize_segs(
-    pacing_bytes_per_s: u64,
-    min_rtt_us: Option<u64>,
-    mss_bytes: u32,
-    gso_max_bytes: u32,
-) -> u32 {
-    tso_autosize_segs_min(
-        pacing_bytes_per_s,
-        min_rtt_us,
-        mss_bytes,
-        gso_max_bytes,
-        MIN_TSO_SEGS,
-    )
-}
-
-/// [`tso_autosize_segs`] with a control's floor `min_tso_segs` (Linux's
-/// `min_tso_segs` hook) in place of the sysctl's 2.
-pub fn tso_autosize_segs_min(
     pacing_bytes_per_s: u64,
     min_rtt_us: Option<u64>,
     mss_bytes: u32,
@@ -119,26 +103,38 @@ mod tests {
     #[test]
     fn autosize_is_the_cap_below_512_us_of_min_rtt() {
         // 1 Gb/s = 125 MB/s: 122 KB per 1024th of a second, capped at 64 KB.
-        assert_eq!(tso_autosize_segs(125_000_000, Some(200), 1448, 65_536), 45);
+        assert_eq!(
+            tso_autosize_segs(125_000_000, Some(200), 1448, 65_536, MIN_TSO_SEGS),
+            45
+        );
         // Slow and short: the RTT bonus alone fills the skb.
-        assert_eq!(tso_autosize_segs(1_000, Some(200), 1448, 65_536), 45);
+        assert_eq!(
+            tso_autosize_segs(1_000, Some(200), 1448, 65_536, MIN_TSO_SEGS),
+            45
+        );
     }
 
     #[test]
     fn autosize_follows_the_pacing_rate_on_long_paths() {
         // 24 Mb/s = 3 MB/s: 2929 bytes per 1024th of a second, 2 segments;
         // min RTT 500 ms: no bonus (r = 976 ≥ 32).
-        assert_eq!(tso_autosize_segs(3_000_000, Some(500_000), 1448, 65_536), 2);
+        assert_eq!(
+            tso_autosize_segs(3_000_000, Some(500_000), 1448, 65_536, MIN_TSO_SEGS),
+            2
+        );
         // 240 Mb/s: 29 KB, 20 segments.
         assert_eq!(
-            tso_autosize_segs(30_000_000, Some(50_000), 1448, 65_536),
+            tso_autosize_segs(30_000_000, Some(50_000), 1448, 65_536, MIN_TSO_SEGS),
             20
         );
         // Never below two segments.
-        assert_eq!(tso_autosize_segs(0, None, 1448, 65_536), MIN_TSO_SEGS);
+        assert_eq!(
+            tso_autosize_segs(0, None, 1448, 65_536, MIN_TSO_SEGS),
+            MIN_TSO_SEGS
+        );
         // 1 ms of RTT: r = 1, half the cap added.
         assert_eq!(
-            tso_autosize_segs(0, Some(1000), 1448, 65_536),
+            tso_autosize_segs(0, Some(1000), 1448, 65_536, MIN_TSO_SEGS),
             32_768 / 1448
         );
     }

@@ -24,7 +24,7 @@ fn skb_segs(cc: Box<dyn CongestionControl>, rate_bps: u64, min_rtt: Dur) -> u32 
 
 /// What Linux's generic rule gives for the same sender.
 fn generic(rate_bps: u64, min_rtt: Dur) -> u32 {
-    tso_autosize_segs(rate_bps / 8, Some(min_rtt.us()), MSS as u32, GSO)
+    tso_autosize_segs(rate_bps / 8, Some(min_rtt.us()), MSS as u32, GSO, 2)
 }
 
 fn rng() -> crate::sim::Rng {
