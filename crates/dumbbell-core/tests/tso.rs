@@ -332,3 +332,42 @@ fn unpaced_sender_defers_to_whole_skbs() {
     );
     assert_same_goodput(&on, &off);
 }
+
+/// TCP Prague sizes its own skbs (its `tso_segs` hook, the L4S team's
+/// `tcp_prague.c`): 2^-12 s of its pacing rate in 1500-byte packets. Held
+/// at 100 Mb/s by `max_rate_bps` on a 1 Gb/s path (RTT 10 ms: no RTT
+/// bonus), that is 8 333 packets/s over 4096, 2 segments; Cubic at the
+/// same cap gets Linux's generic autosize, 12 207 bytes: 8 segments.
+#[test]
+fn prague_sends_its_own_quarter_millisecond_skbs() {
+    let cap = 100_000_000u64;
+    let tcp = json!({"max_rate_bps": cap, "ecn": true});
+    let sizes = |cc: Value| {
+        let out = run(
+            1,
+            1_000_000_000,
+            5 * MS,
+            tcp.clone(),
+            cc,
+            true,
+            300 * MS,
+            true,
+        );
+        skbs(&out, 100 * MS)
+    };
+    let prague = sizes(json!({"kind": "registered", "name": "prague", "params": {}}));
+    let cubic = sizes(json!({"kind": "cubic"}));
+    let (prague_segs, generic_segs) =
+        (((cap / 8 / (MSS + 52)) >> 12).max(1), autosize(cap, 10_000));
+    assert_eq!((prague_segs, generic_segs), (2, 8));
+    for (skbs, segs) in [(&prague, prague_segs), (&cubic, generic_segs)] {
+        assert!(skbs.len() > 100, "{}", skbs.len());
+        assert!(skbs.iter().all(|s| s.2 <= segs));
+        let full = skbs.iter().filter(|s| s.2 == segs).count();
+        assert!(
+            full as f64 >= 0.95 * skbs.len() as f64,
+            "{full} of {} full",
+            skbs.len()
+        );
+    }
+}

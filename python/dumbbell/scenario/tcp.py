@@ -436,7 +436,8 @@ class TcpOptions(_Model):
     ``growth_per_ack`` grows the window per ACK as kernels before 3.18/4.0.
     ``sndbuf_bytes`` bounds the unacknowledged data as Linux's send buffer
     (none by default). ``gso_max_bytes`` (0, off, by default) makes the
-    sender send TSO-sized skbs as Linux: segments of Linux's autosize leave
+    sender send TSO-sized skbs as Linux: segments of Linux's autosize (or
+    the control's own size: TCP Prague's, BBR's floor, BBRv3's) leave
     together, a paced sender's gap after each is its whole payload at the
     rate, and TSO deferral waits for bigger skbs while an ACK is near.
     ``profile`` (``linux-2.4`` ... ``linux-6.12``, the

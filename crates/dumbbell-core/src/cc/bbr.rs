@@ -112,7 +112,9 @@
 //!   64 KB − headers and 127 segments, at least 1 segment below
 //!   `min_tso_rate_bps` and 2 above), rounds up to even and adds 2 in the
 //!   5/4 phase. We keep the formula so that cwnd is a Linux sender's, though
-//!   the stack sends one segment at a time (TSO is not modelled).
+//!   the stack sends one segment at a time unless TSO is on
+//!   (`TcpConfig::gso_max_bytes`; its skbs then have BBR's floor,
+//!   [`CongestionControl::min_tso_segs`]).
 //! - **ACK aggregation** (`extra_acked`, Linux ≥ 5.1) is on by default, as
 //!   in current kernels; `extra_acked: false` gives the 4.9–5.0 behaviour.
 //!   Linux stores the estimate in a `u16`; ours does not wrap.
@@ -975,6 +977,16 @@ impl CongestionControl for Bbr {
 
     fn wants_pacing(&self) -> bool {
         true
+    }
+
+    /// `bbr_min_tso_segs` as the `min_tso_segs` hook: one segment below
+    /// `min_tso_rate_bps` (1.2 Mb/s) of pacing, else two.
+    fn min_tso_segs(&self, _tp: &TcpSock, pacing_bytes_per_s: u64) -> Option<u32> {
+        Some(if pacing_bytes_per_s < self.p.min_tso_rate_bps >> 3 {
+            1
+        } else {
+            2
+        })
     }
 
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {

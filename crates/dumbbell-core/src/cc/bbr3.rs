@@ -661,15 +661,7 @@ impl Estimates for Bbr3 {
     /// Linux v3 `bbr_tso_segs_goal`: about 1 ms of pacing, plus 64 KB
     /// halved for every 512 µs of min RTT, in segments.
     fn tso_segs_goal(&self, tp: &TcpSock) -> u32 {
-        let mut bytes = (tp.pacing_rate_bps / 8) >> PACING_SHIFT;
-        if self.min_rtt != Dur::MAX {
-            let r = self.min_rtt.us() >> TSO_RTT_SHIFT;
-            if r < 32 {
-                bytes += GSO_LEGACY_MAX >> r;
-            }
-        }
-        let bytes = bytes.min(GSO_MAX_BYTES);
-        ((bytes / self.mss as u64) as u32).max(MIN_TSO_SEGS)
+        self.tso_segs_generic(tp.pacing_rate_bps / 8, GSO_MAX_BYTES)
     }
 
     /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉ packets; the initial cwnd
@@ -743,6 +735,23 @@ fn bound(v: u32) -> f64 {
         -1.0
     } else {
         v as f64
+    }
+}
+
+impl Bbr3 {
+    /// Linux v3 `bbr_tso_segs_generic`: `pacing_bytes_per_s` over 2^10 s,
+    /// plus 64 KB halved for every 512 µs of min RTT, at most `cap_bytes`,
+    /// in segments, at least two.
+    fn tso_segs_generic(&self, pacing_bytes_per_s: u64, cap_bytes: u64) -> u32 {
+        let mut bytes = pacing_bytes_per_s >> PACING_SHIFT;
+        if self.min_rtt != Dur::MAX {
+            let r = self.min_rtt.us() >> TSO_RTT_SHIFT;
+            if r < 32 {
+                bytes += GSO_LEGACY_MAX >> r;
+            }
+        }
+        let bytes = bytes.min(cap_bytes);
+        ((bytes / self.mss as u64) as u32).max(MIN_TSO_SEGS)
     }
 }
 
@@ -853,6 +862,13 @@ impl CongestionControl for Bbr3 {
 
     fn wants_pacing(&self) -> bool {
         true
+    }
+
+    /// Linux v3 `bbr_tso_segs`, the `tso_segs` hook: its generic size
+    /// with the largest skb less `MAX_TCP_HEADER` the cap.
+    fn tso_segs(&self, _tp: &TcpSock, pacing_bytes_per_s: u64, gso_max_bytes: u32) -> Option<u32> {
+        let cap = (gso_max_bytes as u64).saturating_sub(GSO_LEGACY_MAX - GSO_MAX_BYTES);
+        Some(self.tso_segs_generic(pacing_bytes_per_s, cap))
     }
 
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {

@@ -437,6 +437,27 @@ pub trait CongestionControl: Send {
 
     /// Internal state for tracing, as (name, value) pairs.
     fn trace_vars(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+
+    /// The segments of the skbs the control wants with TSO on
+    /// (`TcpConfig::gso_max_bytes`): Linux's `tso_segs` hook of
+    /// `tcp_congestion_ops`, which `tcp_tso_segs` calls in place of the
+    /// generic autosize; `pacing_bytes_per_s` is the rate the stack paces
+    /// at (0: none), `gso_max_bytes` the largest skb. `None`: the generic
+    /// rule (`tcp::sender::tso`), with [`Self::min_tso_segs`] its floor.
+    fn tso_segs(
+        &self,
+        _tp: &TcpSock,
+        _pacing_bytes_per_s: u64,
+        _gso_max_bytes: u32,
+    ) -> Option<u32> {
+        None
+    }
+
+    /// The floor of the generic autosize: Linux's `min_tso_segs` hook;
+    /// `None`: the `tcp_min_tso_segs` sysctl (2).
+    fn min_tso_segs(&self, _tp: &TcpSock, _pacing_bytes_per_s: u64) -> Option<u32> {
+        None
+    }
 }
 
 /// Linux `tcp_slow_start`: grow by `acked` up to ssthresh; return the
@@ -639,6 +660,14 @@ impl CongestionControl for Control {
     }
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {
         each_control!(self, c => c.trace_vars(out))
+    }
+    #[inline]
+    fn tso_segs(&self, tp: &TcpSock, pacing_bytes_per_s: u64, gso_max_bytes: u32) -> Option<u32> {
+        each_control!(self, c => c.tso_segs(tp, pacing_bytes_per_s, gso_max_bytes))
+    }
+    #[inline]
+    fn min_tso_segs(&self, tp: &TcpSock, pacing_bytes_per_s: u64) -> Option<u32> {
+        each_control!(self, c => c.min_tso_segs(tp, pacing_bytes_per_s))
     }
 }
 

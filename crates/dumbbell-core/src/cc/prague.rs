@@ -39,8 +39,7 @@
 //!   ECN): as Linux's `prague_reno` fallback, the flow is classic for good.
 //!
 //! Not modelled: Linux's fractional window (`frac_cwnd`), its rate mode,
-//! the additive increase during CWR ("unsaturated marking"), GSO burst
-//! sizing, and the AccECN TCP option (see `tcp::accecn`).
+//! the additive increase during CWR ("unsaturated marking"), and the AccECN TCP option (see `tcp::accecn`).
 
 use super::{tcp_reno_cong_avoid, tcp_reno_ssthresh, CaEvent, CaState, CongestionControl, TcpSock};
 use crate::param::{Param, Range};
@@ -113,6 +112,10 @@ super::registration! {
 
 /// IPv4 and TCP headers with timestamps, as Linux's `tcp_mss_to_mtu`.
 const MTU_OVERHEAD_BYTES: u128 = 52;
+
+/// `prague_burst_shift`: a TSO burst is 2^-12 s (about 0.25 ms) of the
+/// pacing rate.
+const BURST_SHIFT: u32 = 12;
 
 /// Score steps and thresholds of the classic ECN detector.
 const SCORE_STEP: f64 = 1.0 / 8.0;
@@ -313,6 +316,15 @@ impl CongestionControl for Prague {
 
     fn wants_pacing(&self) -> bool {
         true
+    }
+
+    /// `prague_tso_segs`: the burst of `prague_update_pacing_rate`, the
+    /// pacing rate's MTU-sized packets in 2^-`BURST_SHIFT` s (about
+    /// 0.25 ms), at least one (`prague_max_tso_segs` 0: no other cap).
+    fn tso_segs(&self, tp: &TcpSock, pacing_bytes_per_s: u64, _gso_max_bytes: u32) -> Option<u32> {
+        let mtu = tp.mss as u64 + MTU_OVERHEAD_BYTES as u64;
+        let burst = (pacing_bytes_per_s / mtu) >> BURST_SHIFT;
+        Some(burst.clamp(1, u32::MAX as u64) as u32)
     }
 
     fn trace_vars(&self, out: &mut dyn FnMut(&'static str, f64)) {

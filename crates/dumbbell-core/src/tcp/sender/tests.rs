@@ -1935,3 +1935,4 @@ mod tsq_window {
 }
 
 mod tso_bursts;
+mod tso_segs;

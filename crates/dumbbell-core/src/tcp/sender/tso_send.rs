@@ -5,7 +5,7 @@
 //! With the option on, each transmission is one skb:
 //! - its size is Linux's autosize (`tcp_tso_segs`: about 1 ms of the pacing
 //!   rate plus the min-RTT bonus, at most `gso_max_bytes`, at least two
-//!   segments; [`Sender::tso_autosize_segs`]), within the congestion
+//!   segments; [`Sender::tso_segs`]), within the congestion
 //!   window's quota (`tcp_cwnd_test`: the room left, and at most half the
 //!   window so that two skbs are in flight), the receive window and the
 //!   application's data;
@@ -29,9 +29,13 @@
 //! while an ACK is near, for paced and unpaced senders alike; an unpaced
 //! sender's skbs are otherwise its segments sent back to back, as before.
 //!
-//! Not modelled: a control's own
-//! `min_tso_segs` (BBR's one segment below 1.2 Mb/s), TSQ's floor of two
-//! skbs' `truesize`.
+//! A control may size its own skbs, as Linux's `tso_segs` and
+//! `min_tso_segs` hooks of `tcp_congestion_ops` do
+//! ([`CongestionControl::tso_segs`]: TCP Prague's ~0.25 ms of its pacing
+//! rate, BBRv3's own goal; [`CongestionControl::min_tso_segs`]: BBR's one
+//! segment below 1.2 Mb/s).
+//!
+//! Not modelled: TSQ's floor of two skbs' `truesize`.
 
 use super::*;
 
@@ -64,7 +68,7 @@ impl Sender {
     pub(super) fn send_skb(&mut self, now: Time, out: &mut Out, retransmit: bool) -> Skb {
         let cwnd = self.tp.snd_cwnd;
         let room = cwnd.saturating_sub(self.tp.in_flight());
-        let max_segs = self.tso_autosize_segs(self.cfg.gso_max_bytes);
+        let max_segs = self.tso_segs(self.cfg.gso_max_bytes);
         let header = self.cfg.header_bytes;
         // Each segment's `transmit` steps the pacing clock; the skb's
         // single step replaces theirs.
