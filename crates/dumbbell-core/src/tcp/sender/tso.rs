@@ -100,42 +100,37 @@ pub fn tso_autosize_segs(
 mod tests {
     use super::*;
 
+    /// (pacing bytes/s, min RTT µs, segments) for 1448-byte segments and
+    /// 64 KB skbs, the generic floor of two.
+    fn check(cases: &[(u64, Option<u64>, u32)]) {
+        for &(rate, rtt_us, segs) in cases {
+            let got = tso_autosize_segs(rate, rtt_us, 1448, 65_536, MIN_TSO_SEGS);
+            assert_eq!(got, segs, "{rate} B/s, min RTT {rtt_us:?} µs");
+        }
+    }
+
     #[test]
     fn autosize_is_the_cap_below_512_us_of_min_rtt() {
-        // 1 Gb/s = 125 MB/s: 122 KB per 1024th of a second, capped at 64 KB.
-        assert_eq!(
-            tso_autosize_segs(125_000_000, Some(200), 1448, 65_536, MIN_TSO_SEGS),
-            45
-        );
-        // Slow and short: the RTT bonus alone fills the skb.
-        assert_eq!(
-            tso_autosize_segs(1_000, Some(200), 1448, 65_536, MIN_TSO_SEGS),
-            45
-        );
+        check(&[
+            // 1 Gb/s = 125 MB/s: 122 KB per 1024th of a second, capped at 64 KB.
+            (125_000_000, Some(200), 45),
+            // Slow and short: the RTT bonus alone fills the skb.
+            (1_000, Some(200), 45),
+        ]);
     }
 
     #[test]
     fn autosize_follows_the_pacing_rate_on_long_paths() {
-        // 24 Mb/s = 3 MB/s: 2929 bytes per 1024th of a second, 2 segments;
-        // min RTT 500 ms: no bonus (r = 976 ≥ 32).
-        assert_eq!(
-            tso_autosize_segs(3_000_000, Some(500_000), 1448, 65_536, MIN_TSO_SEGS),
-            2
-        );
-        // 240 Mb/s: 29 KB, 20 segments.
-        assert_eq!(
-            tso_autosize_segs(30_000_000, Some(50_000), 1448, 65_536, MIN_TSO_SEGS),
-            20
-        );
-        // Never below two segments.
-        assert_eq!(
-            tso_autosize_segs(0, None, 1448, 65_536, MIN_TSO_SEGS),
-            MIN_TSO_SEGS
-        );
-        // 1 ms of RTT: r = 1, half the cap added.
-        assert_eq!(
-            tso_autosize_segs(0, Some(1000), 1448, 65_536, MIN_TSO_SEGS),
-            32_768 / 1448
-        );
+        check(&[
+            // 24 Mb/s = 3 MB/s: 2929 bytes per 1024th of a second, 2
+            // segments; min RTT 500 ms: no bonus (r = 976 ≥ 32).
+            (3_000_000, Some(500_000), 2),
+            // 240 Mb/s: 29 KB, 20 segments.
+            (30_000_000, Some(50_000), 20),
+            // Never below two segments.
+            (0, None, MIN_TSO_SEGS),
+            // 1 ms of RTT: r = 1, half the cap added.
+            (0, Some(1000), 32_768 / 1448),
+        ]);
     }
 }
