@@ -54,7 +54,7 @@ struct dumbbell_sock {
 enum dumbbell_hook {
 	DB_INIT, DB_SSTHRESH, DB_CONG_AVOID, DB_SET_STATE, DB_CWND_EVENT,
 	DB_IN_ACK_EVENT, DB_PKTS_ACKED, DB_UNDO_CWND, DB_CONG_CONTROL, DB_RELEASE,
-	DB_SKB_MARKED_LOST
+	DB_SKB_MARKED_LOST, DB_TSO_SEGS, DB_MIN_TSO_SEGS
 };
 
 /* What dumbbell knows of a segment the stack has just marked lost
@@ -77,6 +77,8 @@ struct dumbbell_lost {
 #define CAP_CONG_CONTROL (1u << 8)
 #define CAP_RELEASE (1u << 9)
 #define CAP_SKB_MARKED_LOST (1u << 10)
+#define CAP_TSO_SEGS (1u << 11)
+#define CAP_MIN_TSO_SEGS (1u << 12)
 #define CAP_NEEDS_ECN (1u << 16)
 
 static struct tcp_congestion_ops *ops;       /* the registered control */
@@ -107,7 +109,8 @@ void get_random_bytes(void *buf, size_t len)
 }
 
 /* the namespace's sysctls, at Linux's defaults */
-struct net dumbbell_init_net = { .ipv4 = { .sysctl_tcp_min_tso_segs = 2, .sysctl_tcp_plb_enabled = 0 } };
+struct net dumbbell_init_net = { .ipv4 = { .sysctl_tcp_min_tso_segs = 2, .sysctl_tcp_tso_rtt_log = 9,
+				      .sysctl_tcp_plb_enabled = 0 } };
 
 void *kmalloc(size_t size, gfp_t flags) { (void)flags; return malloc(size); }
 void *kzalloc(size_t size, gfp_t flags) { (void)flags; return calloc(1, size); }
@@ -294,6 +297,8 @@ u32 dumbbell_ops_caps(void)
 	c |= ops->cong_control ? CAP_CONG_CONTROL : 0;
 	c |= ops->release ? CAP_RELEASE : 0;
 	c |= ops->skb_marked_lost ? CAP_SKB_MARKED_LOST : 0;
+	c |= ops->tso_segs ? CAP_TSO_SEGS : 0;
+	c |= ops->min_tso_segs ? CAP_MIN_TSO_SEGS : 0;
 	c |= (ops->flags & TCP_CONG_NEEDS_ECN) ? CAP_NEEDS_ECN : 0;
 	return c;
 }
@@ -357,15 +362,18 @@ DB_HELPER u32 tcp_reno_undo_cwnd(struct sock *sk)
 	return max(tcp_snd_cwnd(tp), tp->prior_cwnd);
 }
 
-/* Segments per TSO burst at the pacing rate: about 1 ms worth, at least
- * min_tso_segs, at most the GSO limit. */
+/* Segments per TSO skb (Linux 6.12's autosize): about 1 ms of the pacing
+ * rate (sk_pacing_shift), plus the largest skb halved for every 512 us of
+ * min RTT (tcp_tso_rtt_log), at most the largest skb, at least
+ * min_tso_segs. tcp_tso_segs caps it at sk_gso_max_segs. */
 u32 tcp_tso_autosize(const struct sock *sk, unsigned int mss_now, int min_tso_segs)
 {
 	unsigned long bytes = READ_ONCE(sk->sk_pacing_rate) >> READ_ONCE(sk->sk_pacing_shift);
-	u32 segs;
+	u32 r = tcp_min_rtt(tcp_sk(sk)) >> sock_net(sk)->ipv4.sysctl_tcp_tso_rtt_log;
+	if (r < 32)
+		bytes += sk->sk_gso_max_size >> r;
 	bytes = min_t(unsigned long, bytes, sk->sk_gso_max_size);
-	segs = max_t(u32, bytes / mss_now, min_tso_segs);
-	return min_t(u32, segs, sk->sk_gso_max_segs);
+	return max_t(u32, bytes / mss_now, min_tso_segs);
 }
 
 void __tcp_send_ack(struct sock *sk, u32 rcv_nxt, u16 flags) { (void)sk; (void)rcv_nxt; (void)flags; }
@@ -558,6 +566,24 @@ u32 dumbbell_hook(void *p, struct dumbbell_view *v, int hook, u32 a, u32 b, cons
 			skb.cb.tx.delivered_mstamp = 1;
 			o->skb_marked_lost(sk, &skb);
 		}
+		break;
+	case DB_TSO_SEGS:
+		/* tcp_tso_segs asks the socket's ops for the skb's segments (a:
+		 * the device's gso_max_size; the view's pacing rate is the one
+		 * the stack's autosize reads); *sample: whether they have it */
+		*(u32 *)sample = o->tso_segs != 0;
+		if (o->tso_segs) {
+			unsigned int gso = sk->sk_gso_max_size;
+			sk->sk_gso_max_size = a;
+			ret = o->tso_segs(sk, s->tp.mss_cache);
+			sk->sk_gso_max_size = gso;
+		}
+		break;
+	case DB_MIN_TSO_SEGS:
+		/* the floor of the generic autosize; *sample as above */
+		*(u32 *)sample = o->min_tso_segs != 0;
+		if (o->min_tso_segs)
+			ret = o->min_tso_segs(sk);
 		break;
 	}
 	sync_out(s, v);

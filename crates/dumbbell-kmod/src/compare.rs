@@ -137,6 +137,14 @@ impl CongestionControl for Recorder {
     fn wants_pacing(&self) -> bool {
         self.inner.wants_pacing()
     }
+    // Sizing only (with `gso_max_bytes` set): not recorded, as no call
+    // writes the window; a different size shows in the calls after it.
+    fn tso_segs(&self, tp: &TcpSock, pacing_bytes_per_s: u64, gso_max_bytes: u32) -> Option<u32> {
+        self.inner.tso_segs(tp, pacing_bytes_per_s, gso_max_bytes)
+    }
+    fn min_tso_segs(&self, tp: &TcpSock, pacing_bytes_per_s: u64) -> Option<u32> {
+        self.inner.min_tso_segs(tp, pacing_bytes_per_s)
+    }
 }
 
 type Maker = dyn Fn(&str, Rng) -> Box<dyn CongestionControl> + Send + Sync;

@@ -229,44 +229,7 @@ impl KmodControl {
     }
 
     fn fill(&mut self, tp: &TcpSock) {
-        let v = &mut self.view;
-        v.now_ns = tp.now.ps() / 1000;
-        v.pacing_rate = tp.pacing_rate_bps / 8;
-        v.wstamp_ns = tp.wstamp.ps() / 1000;
-        v.delivered_mstamp_ns = tp.delivered_mstamp.ps() / 1000;
-        v.snd_cwnd_stamp_ns = tp.snd_cwnd_stamp.ps() / 1000;
-        v.lsndtime_ns = tp.lsndtime.ps() / 1000;
-        v.mss = tp.mss;
-        v.snd_cwnd = tp.snd_cwnd;
-        v.snd_ssthresh = tp.snd_ssthresh;
-        v.snd_cwnd_cnt = tp.snd_cwnd_cnt;
-        v.snd_cwnd_clamp = tp.snd_cwnd_clamp;
-        v.prior_cwnd = tp.prior_cwnd;
-        v.snd_una = self.isn.wrapping_add(tp.snd_una as u32);
-        v.snd_nxt = self.isn.wrapping_add(tp.snd_nxt as u32);
-        v.packets_out = tp.packets_out;
-        v.sacked_out = tp.sacked_out;
-        v.lost_out = tp.lost_out;
-        v.retrans_out = tp.retrans_out;
-        v.delivered = tp.delivered as u32;
-        v.delivered_ce = tp.delivered_ce as u32;
-        v.lost = tp.lost as u32;
-        v.app_limited = if tp.app_limited == APP_LIMITED_AT_START {
-            u32::MAX
-        } else {
-            tp.app_limited as u32
-        };
-        v.srtt_us = us(tp.srtt).min(u32::MAX as u64 >> 3) as u32;
-        v.min_rtt_us = if tp.min_rtt == Dur::MAX {
-            u32::MAX
-        } else {
-            us(tp.min_rtt).min(u32::MAX as u64) as u32
-        };
-        v.max_packets_out = tp.max_packets_out;
-        v.ca_state = tp.ca_state as u8;
-        v.is_cwnd_limited = tp.is_cwnd_limited as u8;
-        v.ecn_ok = tp.ecn_ok as u8;
-        v.pacing_needed = 0;
+        fill_view(&mut self.view, self.isn, tp);
     }
 
     /// Calls `hook` with the view of `tp`; returns the hook's value and
@@ -325,9 +288,79 @@ impl KmodControl {
         }
     }
 
+    /// Asks a hook that only answers (Linux's `tso_segs` and
+    /// `min_tso_segs`, which `tcp_tso_segs` calls as it sizes an skb) on a
+    /// view of its own, with `sk_pacing_rate` the rate the stack's
+    /// autosize reads (`pacing_bytes_per_s`) and `a` the hook's argument;
+    /// nothing is copied back. `None`: the socket's ops (a module may have
+    /// moved it to other ops) have no such hook.
+    fn ask(&self, hook: Hook, tp: &TcpSock, pacing_bytes_per_s: u64, a: u32) -> Option<u32> {
+        let mut v = View::default();
+        fill_view(&mut v, self.isn, tp);
+        v.pacing_rate = pacing_bytes_per_s;
+        let mut has = 0u32;
+        crash::enter(self.inst.label, hook, tp.now.ps());
+        // SAFETY: the socket is ours and outlives the call; the shim writes
+        // the view and `has` (whether the socket's ops have the hook) only.
+        let r = unsafe {
+            (self.inst.glue.hook)(
+                self.sk,
+                &mut v,
+                hook as i32,
+                a,
+                0,
+                &mut has as *mut u32 as *const c_void,
+            )
+        };
+        crash::leave();
+        (has != 0).then_some(r)
+    }
+
     fn seq(&self, ack: u64) -> u32 {
         self.isn.wrapping_add(ack as u32)
     }
+}
+
+/// `v` as the module sees `tp` (`isn`: the connection's initial sequence
+/// number).
+fn fill_view(v: &mut View, isn: u32, tp: &TcpSock) {
+    v.now_ns = tp.now.ps() / 1000;
+    v.pacing_rate = tp.pacing_rate_bps / 8;
+    v.wstamp_ns = tp.wstamp.ps() / 1000;
+    v.delivered_mstamp_ns = tp.delivered_mstamp.ps() / 1000;
+    v.snd_cwnd_stamp_ns = tp.snd_cwnd_stamp.ps() / 1000;
+    v.lsndtime_ns = tp.lsndtime.ps() / 1000;
+    v.mss = tp.mss;
+    v.snd_cwnd = tp.snd_cwnd;
+    v.snd_ssthresh = tp.snd_ssthresh;
+    v.snd_cwnd_cnt = tp.snd_cwnd_cnt;
+    v.snd_cwnd_clamp = tp.snd_cwnd_clamp;
+    v.prior_cwnd = tp.prior_cwnd;
+    v.snd_una = isn.wrapping_add(tp.snd_una as u32);
+    v.snd_nxt = isn.wrapping_add(tp.snd_nxt as u32);
+    v.packets_out = tp.packets_out;
+    v.sacked_out = tp.sacked_out;
+    v.lost_out = tp.lost_out;
+    v.retrans_out = tp.retrans_out;
+    v.delivered = tp.delivered as u32;
+    v.delivered_ce = tp.delivered_ce as u32;
+    v.lost = tp.lost as u32;
+    v.app_limited = if tp.app_limited == APP_LIMITED_AT_START {
+        u32::MAX
+    } else {
+        tp.app_limited as u32
+    };
+    v.srtt_us = us(tp.srtt).min(u32::MAX as u64 >> 3) as u32;
+    v.min_rtt_us = if tp.min_rtt == Dur::MAX {
+        u32::MAX
+    } else {
+        us(tp.min_rtt).min(u32::MAX as u64) as u32
+    };
+    v.max_packets_out = tp.max_packets_out;
+    v.ca_state = tp.ca_state as u8;
+    v.is_cwnd_limited = tp.is_cwnd_limited as u8;
+    v.ecn_ok = tp.ecn_ok as u8;
+    v.pacing_needed = 0;
 }
 
 impl Drop for KmodControl {
@@ -456,6 +489,28 @@ impl CongestionControl for KmodControl {
         };
         let a = self.seq(ack);
         self.call_mut(Hook::CongControl, tp, a, 0, &s as *const _ as *const c_void);
+    }
+
+    /// Linux's `tso_segs` hook (BBRv3's kernel): the module sizes its own
+    /// skbs when the connection's `gso_max_bytes` is set; the device's
+    /// `sk_gso_max_size` is `gso_max_bytes`, `mss_now` the MSS. At least
+    /// one segment (the stack caps it at the largest skb's).
+    fn tso_segs(&self, tp: &TcpSock, pacing_bytes_per_s: u64, gso_max_bytes: u32) -> Option<u32> {
+        if self.inst.caps & caps::TSO_SEGS == 0 {
+            return None;
+        }
+        self.ask(Hook::TsoSegs, tp, pacing_bytes_per_s, gso_max_bytes)
+            .map(|segs| segs.max(1))
+    }
+
+    /// Linux's `min_tso_segs` hook (BBR's one segment below 1.2 Mb/s): the
+    /// floor of the generic autosize, at least one segment.
+    fn min_tso_segs(&self, tp: &TcpSock, pacing_bytes_per_s: u64) -> Option<u32> {
+        if self.inst.caps & caps::MIN_TSO_SEGS == 0 {
+            return None;
+        }
+        self.ask(Hook::MinTsoSegs, tp, pacing_bytes_per_s, 0)
+            .map(|segs| segs.max(1))
     }
 
     fn needs_ecn(&self) -> bool {

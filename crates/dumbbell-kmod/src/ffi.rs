@@ -110,10 +110,12 @@ pub enum Hook {
     CongControl = 8,
     Release = 9,
     SkbMarkedLost = 10,
+    TsoSegs = 11,
+    MinTsoSegs = 12,
 }
 
 impl Hook {
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 13] = [
         "init",
         "ssthresh",
         "cong_avoid",
@@ -125,6 +127,8 @@ impl Hook {
         "cong_control",
         "release",
         "skb_marked_lost",
+        "tso_segs",
+        "min_tso_segs",
     ];
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
@@ -142,6 +146,8 @@ pub mod caps {
     pub const CONG_CONTROL: u32 = 1 << 8;
     pub const RELEASE: u32 = 1 << 9;
     pub const SKB_MARKED_LOST: u32 = 1 << 10;
+    pub const TSO_SEGS: u32 = 1 << 11;
+    pub const MIN_TSO_SEGS: u32 = 1 << 12;
     pub const NEEDS_ECN: u32 = 1 << 16;
 }
 

@@ -292,6 +292,7 @@ static inline int register_btf_kfunc_id_set(int type, const struct btf_kfunc_id_
  * (one namespace per loaded copy, dumbbell_shim.c). */
 struct netns_ipv4 {
 	int sysctl_tcp_min_tso_segs;   /* 2 */
+	u8 sysctl_tcp_tso_rtt_log;     /* 9: 512 us steps of min RTT */
 	u8 sysctl_tcp_plb_enabled;     /* 0: Protective Load Balancing off */
 };
 struct net { struct netns_ipv4 ipv4; };
@@ -563,7 +564,9 @@ struct tcp_congestion_ops {
 	void (*pkts_acked)(struct sock *sk, const struct ack_sample *sample);
 	u32 (*min_tso_segs)(struct sock *sk);
 	/* BBRv3's kernel: a segment was just marked lost; the TSO size
-	 * (never called: dumbbell sends one segment at a time) */
+	 * (called when the connection's gso_max_bytes is set: then its
+	 * skbs carry this many segments, and min_tso_segs is the floor of
+	 * the generic autosize otherwise) */
 	void (*skb_marked_lost)(struct sock *sk, const struct sk_buff *skb);
 	u32 (*tso_segs)(struct sock *sk, unsigned int mss_now);
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
