@@ -238,13 +238,22 @@ def sweep_cmd(
     workers: WorkersOpt = None,
     store: StoreOpt = Path("dumbbell-results"),
     json_out: JsonOpt = False,
+    tcp: Annotated[
+        Optional[list[str]],
+        typer.Option("--tcp", metavar="KEY=VALUE", help="Set a TCP option (a TcpOptions field of docs/scenario.md, "
+                     "e.g. gso_max_bytes=65536) on every TCP connection of every run, flows and workloads, over "
+                     "the scenario's and the grid's own; repeatable. The runs are stored apart from those without "
+                     "it, under the name sweep:<scenario>+tcp:KEY=VALUE unless --name gives one.",
+                     show_default=False),
+    ] = None,
 ) -> None:
     """Run a scenario over a grid of parameters, with repetitions.
 
     Every point is checked before anything runs. Prints one line per grid
     point (mean and 95 % Student-t interval of the goodput over the
     repetitions) on stderr; with --json, prints {"sweep", "scenario",
-    "seed", "repeats", "grid", "store", "runs", "points"} on stdout. A run
+    "seed", "repeats", "grid", "store", "runs", "points"} on stdout (and
+    "tcp" with --tcp). A run
     that fails is stored as failed and the others go on; the exit status is
     then 1. Ctrl-C cancels the runs left and exits with status 130 (runs
     finished before it stay in the store).
@@ -252,12 +261,16 @@ def sweep_cmd(
     with _exit_codes():
         from .scenario.models import Scenario
         from .sweep.engine import sweep
+        from .sweep.tcpset import parse_tcp
 
         _check_seed(seed)
         g = parse_grid(grid or [])
+        tcp_set = parse_tcp(tcp or ())  # a bad key or value: before anything runs
         s = Scenario.from_toml(scenario)
         _warn_peak(s, seed)
-        with _execution(store, executor, scheduler, workers) as ctx:
+        if tcp_set and name is None:  # the variant's own catalog label: report --sweep keeps them apart
+            name = f"sweep:{s.name}{tcp_set.label_suffix()}"
+        with _execution(store, executor, scheduler, workers, tcp_set) as ctx:
             res = sweep(s, grid=g, repeats=repeats, seed=seed, name=name)
             st = ctx.stats[-1]
         pts = res.points()
@@ -268,9 +281,14 @@ def sweep_cmd(
                   f"{st.failed} failed) in {st.wall_s:.1f} s; store {store}/")
         for rec in res.failed:
             _progress(f"dumbbell: run {rec.run_id} failed: {rec.error}")
+        if tcp_set:
+            _progress(f"dumbbell: {tcp_set.describe(paper=False)}")
         if json_out:
-            _print_json({"sweep": res.name, "scenario": s.name, "seed": res.seed, "repeats": repeats, "grid": g,
-                         "store": str(store), "runs": res.runs.to_dicts(), "points": pts.to_dicts()})
+            doc = {"sweep": res.name, "scenario": s.name, "seed": res.seed, "repeats": repeats, "grid": g,
+                   "store": str(store), "runs": res.runs.to_dicts(), "points": pts.to_dicts()}
+            if tcp_set:
+                doc["tcp"] = tcp_set.as_dict()
+            _print_json(doc)
         if res.failed:
             raise typer.Exit(1)
 

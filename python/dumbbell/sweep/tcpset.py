@@ -1,6 +1,7 @@
 """TCP options set on every connection of every run: ``dumbbell reproduce
-NAME --tcp KEY=VALUE`` (issue 29: an experiment under another TCP setting,
-such as TSO-sized bursts with ``gso_max_bytes=65536``).
+NAME --tcp KEY=VALUE`` and ``dumbbell sweep SCENARIO.toml --tcp KEY=VALUE``
+(issue 29: an experiment or a sweep under another TCP setting, such as
+TSO-sized bursts with ``gso_max_bytes=65536``).
 
 A setting is checked once, before anything runs, by the scenario's own
 model (:class:`~dumbbell.scenario.tcp.TcpOptions`: its ranges and types;
@@ -41,6 +42,11 @@ def _value(text: str) -> Any:
         return text
 
 
+def _shown(v: Any) -> str:
+    """A value as the user writes it (``true``, not ``True``)."""
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
 def _core_name(key: str) -> str:
     # TcpOptions.to_core: seconds in the scenario, picoseconds in the core
     return key[:-2] + "_ps" if key.endswith("_s") else key
@@ -75,12 +81,19 @@ class TcpSettings:
         """``{key: value}`` in the scenario's names (result.json, meta.json)."""
         return dict(self.given)
 
-    def describe(self) -> str:
-        """One sentence for reports: what was set, and that it is not the
-        paper's setting."""
-        parts = [f"{k} = {str(v).lower() if isinstance(v, bool) else v}" for k, v in self.given]
+    def describe(self, paper: bool = True) -> str:
+        """One sentence for reports: what was set, and (``paper``, for a
+        reproduction) that it is not the paper's setting."""
+        parts = [f"{k} = {_shown(v)}" for k, v in self.given]
         noun = "option" if len(parts) == 1 else "options"
-        return f"TCP {noun} {', '.join(parts)} set on every connection, not the paper's setting"
+        tail = ", not the paper's setting" if paper else ""
+        return f"TCP {noun} {', '.join(parts)} set on every connection{tail}"
+
+    def label_suffix(self) -> str:
+        """What ``dumbbell sweep --tcp`` appends to the sweep's default
+        catalog label: ``+tcp:gso_max_bytes=65536`` (several joined by
+        commas), so that the variant's runs are a sweep of their own."""
+        return "+tcp:" + ",".join(f"{k}={_shown(v)}" for k, v in self.given)
 
     def apply(self, config: Mapping[str, Any]) -> dict[str, Any]:
         """``config`` with the settings written into every TCP connection's
