@@ -186,3 +186,43 @@ fn without_the_hooks_a_module_is_sized_as_the_builtin_control() {
     );
     assert_eq!(rows, packets(&builtin));
 }
+
+#[test]
+fn module_compare_with_tso_on_pairs_the_hookless_module_with_the_builtin_in_every_scenario() {
+    // `module compare`'s seven scenarios with TSO-sized bursts on every
+    // connection: Reno through the kernel's helpers, without the sizing
+    // hooks, against the built-in Reno, call for call.
+    let spec = ModuleSpec {
+        id: String::new(),
+        source: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/kmod/tso_hooks.c"),
+        params: vec![],
+        host: String::new(),
+        build: opts(),
+    };
+    for s in dumbbell_kmod::compare::scenarios() {
+        let mut config = s.config.clone();
+        for f in config["flows"].as_array_mut().unwrap() {
+            f["tcp"]["gso_max_bytes"] = json!(GSO);
+        }
+        let sc = dumbbell_kmod::compare::Scenario {
+            name: s.name,
+            config,
+        };
+        let reno = dumbbell_core::config::CcConfig::Reno;
+        let r = dumbbell_kmod::compare::compare_one(&sc, &reno, &spec).unwrap();
+        assert!(r.acks > 100, "{}: {} ACKs", s.name, r.acks);
+        assert_eq!(r.first_difference, None, "{}", s.name);
+        // and a skb size of its own shows in the same comparison
+        if s.name == "slow-start-overflow-sack" {
+            let three = ModuleSpec {
+                params: vec![("segs".into(), "3".into())],
+                ..spec.clone()
+            };
+            let d = dumbbell_kmod::compare::compare_one(&sc, &reno, &three).unwrap();
+            assert!(
+                d.first_difference.is_some(),
+                "skbs of 3 segments change the run"
+            );
+        }
+    }
+}
