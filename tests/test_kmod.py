@@ -282,6 +282,32 @@ def test_the_skb_marked_lost_hook_gets_each_lost_segments_send_snapshot() -> Non
     assert e.value.hook == "skb_marked_lost" and e.value.signal == "SIGFPE"
 
 
+def _tso_run(params: dict) -> db.Result:
+    """tso_hooks.c paced at 50 Mb/s with TSO-sized bursts on, its NIC traced."""
+    s = scenario(db.KernelModule(HERE / "tso_hooks.c", params=params), duration_s=0.6)
+    s.flows[0].tcp = db.TcpOptions(gso_max_bytes=65536, max_rate_bps=50e6)
+    s.record.cwnd_every_ack = False
+    s.record.packets.append(db.PacketRecord(node="a", peer="s"))
+    return db.run(s)
+
+
+def _skb_segments(r: db.Result, from_s: float) -> list[int]:
+    """Data segments the NIC received at one instant, per instant, after ``from_s``."""
+    p = r.table("packets").filter((pl.col("event") == "enqueue") & (pl.col("size_bytes") > 40)
+                                  & (pl.col("time_ps") >= int(from_s * 1e12)))
+    return p.group_by("time_ps").len()["len"].to_list()
+
+
+def test_a_modules_tso_segs_sizes_its_skbs_and_a_crash_in_it_is_named() -> None:
+    # the autosize at 50 Mb/s is 4 segments; the module's hook asks for 7
+    assert set(_skb_segments(_tso_run({}), 0.3)) == {4}
+    assert set(_skb_segments(_tso_run({"segs": 7}), 0.3)) == {7}
+    # the hook traps when the stack hands it another sk_gso_max_size
+    with pytest.raises(db.ModuleCrash) as e:
+        _tso_run({"segs": 7, "gso": 32768})
+    assert e.value.hook == "tso_segs" and e.value.signal in ("SIGILL", "SIGTRAP"), e.value
+
+
 def test_the_cli_compares_a_module_with_bbr3() -> None:
     cmd = [sys.executable, "-m", "dumbbell", "module", "compare", str(HERE / "fixed_window.c"), "--as", "bbr3",
            "--as-params", '{"beta": 0.5}', "--json"]
