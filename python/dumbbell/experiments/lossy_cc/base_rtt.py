@@ -13,9 +13,9 @@ propagation round trip set to each of :data:`POINTS`' ``base_rtts_ms`` (the
 router–server link's delay is B/2 minus the clients' 25 µs), for the final
 controls those claims read at each loss (:data:`READS`: all seven at 20 %,
 all but BBR at 5 and 10 %), with the ``loss`` part's seeds at the same
-loss. Rows carry
-``base_rtt_ms``; each claim of :data:`KEY_METRICS` carries, as its
-``sensitivity``, ours under each base RTT beside ours at 0.1 ms.
+loss. Rows carry ``base_rtt_ms``; each claim of :data:`KEY_METRICS`
+carries, as its ``sensitivity``, ours under each base RTT beside ours at
+0.1 ms.
 """
 
 from __future__ import annotations
