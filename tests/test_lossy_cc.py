@@ -242,7 +242,9 @@ def test_base_rtt_part_sets_the_propagation_round_trip(quick):
     b = quick.rows.filter(pl.col("part") == "base-rtt")
     p = e3.POINTS["quick"]["base-rtt"]
     assert set(b["base_rtt_ms"]) == set(p["base_rtts_ms"]) and set(b["loss"]) == set(p["losses"])
+    # Quick scale's one loss, 20 %, is read by C5 and C7: all seven controls.
     assert set(b["cc"]) == set(e3.FINAL) and b.height == len(e3.FINAL) * len(p["base_rtts_ms"]) * len(p["losses"])
+    assert b.height == len(p["base_rtts_ms"]) * sum(len(e3.base_rtt.controls(x, e3.FINAL)) for x in p["losses"])
     assert quick.rows.filter(pl.col("part") != "base-rtt")["base_rtt_ms"].is_null().all()
     for metric in ("worst proposal / best of cubic, reno, vegas", "linear / bbr"):
         c = quick.paper.filter((pl.col("metric") == metric) & (pl.col("point") == "loss=0.2")).row(0, named=True)

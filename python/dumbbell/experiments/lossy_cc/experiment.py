@@ -429,7 +429,8 @@ def _jobs(scale: str, seed: int, parts: tuple[str, ...], controls: tuple[str, ..
             for i, loss in enumerate(p["losses"]):
                 # The loss part's seeds at the same loss: only the round trip differs.
                 index = 20 + losses.index(loss) if loss in losses else 1000 + i
-                for cc in filter(keep, FINAL):
+                # Only the cells the part's claims read (BBR at 20 % only).
+                for cc in filter(keep, base_rtt.controls(loss, FINAL)):
                     add((base_rtt.PART, cc, (b, loss)),
                         lambda cc=cc, b=b, loss=loss: scenario(cc, p["rate_bps"], loss=loss, duration_s=p["duration_s"],
                                                                module_dir=module_dir, base_rtt_s=b / 1e3),
