@@ -49,8 +49,8 @@ The setup here:
   430 packets). What does act is 3.2's per-ACK window growth
   (``growth_per_ack``): at 100 Mb/s over 6 s, seed 1, with
   ``TcpOptions(profile="linux-3.2")`` DCTCP's queue percentiles stay
-  17/20/23 packets (p5/p50/p95; 18/20/23 in today's era) and Reno's still
-  reaches the 425-packet buffer, its median rising from 308 to 370 packets
+  16/19/23 packets (p5/p50/p95; 16/20/23 in today's era) and Reno's still
+  reaches the 425-packet buffer, its median rising from 345 to 367 packets
   as its slower growth spends longer near the top (the write-up states no
   Reno median).
 
