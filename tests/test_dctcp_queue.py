@@ -13,6 +13,7 @@ import json
 import polars as pl
 import pytest
 
+import dumbbell as db
 from dumbbell.experiments import dctcp_queue
 
 
@@ -44,14 +45,45 @@ def e1_fast():
     return dctcp_queue.run(scale="quick", seed=1, rates_bps=(1_000_000_000, 10_000_000_000))
 
 
+SKB_SEGS = -(-dctcp_queue.GSO_MAX_BYTES // dctcp_queue.MSS_BYTES)
+"""Segments in one full TSO skb of E1's senders (45)."""
+
+
 @pytest.mark.parametrize("rate", [1_000_000_000, 10_000_000_000])
 def test_dctcp_holds_k_and_the_link_at_high_rates(e1_fast, rate):
     (d,) = [r for r in e1_fast.rows.iter_rows(named=True) if r["queue"] == "red" and r["rate_bps"] == rate]
     (t,) = [r for r in e1_fast.rows.iter_rows(named=True) if r["queue"] == "droptail" and r["rate_bps"] == rate]
     k = d["k_pkts"]
-    assert k - 6 <= d["queue_p50_pkts"] <= k + 4, d
+    # The senders' TSO skbs arrive whole and drain between bursts: the
+    # median sits at most one skb below K, and never far above it.
+    assert k - SKB_SEGS <= d["queue_p50_pkts"] <= k + 4, d
     assert d["utilization"] > 0.95 and t["utilization"] > 0.95, (d, t)
     assert t["queue_p95_pkts"] > 4 * d["queue_p95_pkts"], (d, t)
+
+
+def _one_case(cc, rate_bps, duration_s, gso_max_bytes):
+    s = dctcp_queue.scenario(cc, rate_bps, duration_s)
+    for f in s.flows:
+        f.tcp.gso_max_bytes = gso_max_bytes
+    row, _ = dctcp_queue.measure(db.run(s.validated(), 1), cc, rate_bps, duration_s)
+    return row
+
+
+def test_every_sender_sends_tso_sized_skbs_as_mininets_veth_hosts():
+    """E1's hosts send skbs of up to 64 KB (Mininet's veths have TSO/GSO on).
+    At 10 Gb/s, where an unpaced DCTCP sender's skb is a whole 45 segments,
+    its bursts spread the queue around K: per segment it stays within a few
+    packets of K, with skbs its 5th percentile falls more than half an skb
+    below K, and the link stays busy."""
+    s = dctcp_queue.scenario("dctcp", 10_000_000_000, 0.2)
+    assert {f.tcp.gso_max_bytes for f in s.flows} == {65536}
+    k = 65
+    seg = _one_case("dctcp", 10_000_000_000, 0.2, 0)
+    skb = _one_case("dctcp", 10_000_000_000, 0.2, dctcp_queue.GSO_MAX_BYTES)
+    assert k - 10 <= seg["queue_p5_pkts"] and seg["queue_max_pkts"] <= k + 10, seg
+    assert skb["queue_p5_pkts"] < k - SKB_SEGS / 2 and skb["queue_max_pkts"] > k + 10, skb
+    assert skb["queue_max_pkts"] <= k + 2 * SKB_SEGS, skb
+    assert seg["utilization"] > 0.99 and skb["utilization"] > 0.99, (seg, skb)
 
 
 def test_reno_queue_fills_the_buffer(e1):

@@ -50,6 +50,43 @@ def test_prague_through_dualpi2_sends_ect1_and_keeps_its_queue_short():
     assert float((rtt - 20.0).max()) < 5.0
 
 
+def _bursts(gso_max_bytes):
+    """Per flow name, the sizes of the bursts its packets reach the
+    bottleneck in (back to back at the 1 Gb/s access rate), 1p1c through
+    DualPI2 for 4 s."""
+    import numpy as np
+
+    s = l4s.scenario("dualpi2", 1, 1, 4.0)
+    for f in s.flows:
+        f.tcp.gso_max_bytes = gso_max_bytes
+    s.record.packets = [db.PacketRecord(node="r1", peer="r2")]
+    r = db.run(s.validated(), 1)
+    names = dict(zip(r.flows["flow"].to_list(), r.flows["name"].to_list()))
+    p = r.table("packets").filter((pl.col("event") == "enqueue") & (pl.col("time_ps") > 1e12))
+    gap_ps = 1.1 * l4s.WIRE_BYTES * 8e12 / l4s.ACCESS_BPS
+    out = {}
+    for (fid,), g in p.group_by("flow"):
+        t = np.sort(g["time_ps"].to_numpy())
+        starts = np.concatenate([[True], np.diff(t) > gap_ps])
+        out[names[int(fid)]] = np.bincount(np.cumsum(starts))[1:]
+    return out
+
+
+def test_the_hosts_send_tso_sized_skbs_prague_sized_by_its_own_hook():
+    """E6's senders have TSO on (Linux's defaults). Cubic, unpaced, sends
+    skbs of Linux's autosize (about 1 ms of its pacing rate, several
+    segments), which reach DualPI2 as back-to-back bursts; TCP Prague sizes
+    its own at about 0.25 ms of its rate, one segment at its ~50 Mb/s, so
+    its packets still arrive one by one. Per segment, Cubic's bursts are the
+    two or three segments a delayed ACK releases."""
+    s = l4s.scenario("dualpi2", 1, 1, 1.0)
+    assert {f.tcp.gso_max_bytes for f in s.flows} == {l4s.GSO_MAX_BYTES} == {65536}
+    on, off = _bursts(l4s.GSO_MAX_BYTES), _bursts(0)
+    assert on["prague0"].max() == 1 and off["prague0"].max() == 1
+    assert off["cubic0"].max() <= 3
+    assert on["cubic0"].mean() > 1.3 * off["cubic0"].mean() and on["cubic0"].max() > 4, (on, off)
+
+
 @pytest.fixture(scope="module")
 def quick():
     return l4s.run("quick", seed=1)

@@ -8,7 +8,13 @@ The setup (a dumbbell, the validation point of issue 26):
   access links at 1 Gb/s without delay; MSS 1448 B (1488-byte packets);
 - ``n_prague`` TCP Prague flows (``cc = "prague"``, ECN on: ECT(1) and
   Accurate ECN) and ``n_cubic`` Cubic flows (ECN off: Not-ECT), all starting
-  at once;
+  at once; every sender hands its NIC TSO-sized skbs (``gso_max_bytes`` =
+  :data:`GSO_MAX_BYTES`, Linux's default ``gso_max_size``), as the Linux
+  defaults the specifications assume have TSO/GSO on: Prague sizes its own
+  skbs (about 0.25 ms of its rate, one segment at 50 Mb/s), Cubic takes
+  Linux's autosize (docs/model.md, "TSO-sized bursts"). DualPI2 sees them
+  segment by segment, as Linux's ``sch_dualpi2`` does with ``split_gso``,
+  its default;
 - the bottleneck is DualPI2 at Linux's defaults (``sch_dualpi2``: 1 ms step,
   15 ms PI2 target, k = 2, 10 % classic weight, 10 000 packets) or FQ-CoDel
   at Linux's defaults (5 ms, 100 ms, ECN on, 1024 queues, 10 240 packets);
@@ -75,6 +81,10 @@ MIXES = {
 DURATION_S = {"quick": 20.0, "paper": 60.0}
 WARMUP_FRACTION = 0.25
 SAMPLE_S = 0.001
+GSO_MAX_BYTES = 65536
+"""Every connection's ``gso_max_bytes``: Linux's default ``gso_max_size``
+(TSO/GSO on), the hosts' setting at the Linux defaults the L4S
+specifications assume (docs/experiments/l4s.md, "TSO-sized bursts")."""
 
 
 def bottleneck(queue: str, target_s: float | None = None) -> DualPi2 | FqCodel:
@@ -99,9 +109,10 @@ def scenario(queue: str, n_prague: int, n_cubic: int, duration_s: float, target_
                  queue=bottleneck(queue, target_s), duration_s=duration_s, name=name)
     for i in range(n_prague):
         s.add_flow(TcpFlow(name=f"prague{i}", src="snd", dst="rcv", cc="prague",
-                           tcp=TcpOptions(mss_bytes=MSS_BYTES, ecn=True)))
+                           tcp=TcpOptions(mss_bytes=MSS_BYTES, ecn=True, gso_max_bytes=GSO_MAX_BYTES)))
     for i in range(n_cubic):
-        s.add_flow(TcpFlow(name=f"cubic{i}", src="snd", dst="rcv", cc="cubic", tcp=TcpOptions(mss_bytes=MSS_BYTES)))
+        s.add_flow(TcpFlow(name=f"cubic{i}", src="snd", dst="rcv", cc="cubic",
+                           tcp=TcpOptions(mss_bytes=MSS_BYTES, gso_max_bytes=GSO_MAX_BYTES)))
     s.record = Record(flow_sample_s=SAMPLE_S)
     return s.validated()
 
