@@ -59,7 +59,7 @@ def test_values_take_the_cores_names_and_units():
     assert dict(t.core) == {"min_rto_ps": 10_000_000_000, "gso_max_bytes": 65536, "delayed_ack": False}
     assert t.as_dict() == {"min_rto_s": 0.01, "gso_max_bytes": 65536, "delayed_ack": False}
     assert t.describe() == ("TCP options min_rto_s = 0.01, gso_max_bytes = 65536, delayed_ack = false set on every "
-                            "connection, not the paper's setting")
+                            "connection, over the experiment's own setting")
     assert not parse_tcp([])
 
 
@@ -140,14 +140,14 @@ def test_reproduce_refuses_a_bad_setting_before_anything_runs(cli, tmp_path):
 
 def test_reproduce_says_the_runs_used_the_setting(cli, tmp_path):
     out = tmp_path / "e1"
-    res = cli("reproduce", "dctcp-queue", "--scale", "quick", "--tcp", "gso_max_bytes=65536", "--json", "--out", str(out))
+    res = cli("reproduce", "dctcp-queue", "--scale", "quick", "--tcp", "gso_max_bytes=0", "--json", "--out", str(out))
     assert res.code == 0, res.stderr
-    note = "TCP option gso_max_bytes = 65536 set on every connection, not the paper's setting"
+    note = "TCP option gso_max_bytes = 0 set on every connection, over the experiment's own setting"
     doc = json.loads(res.stdout)
-    assert doc["tcp"] == {"gso_max_bytes": 65536} and doc["note"] == note
-    assert json.loads((out / "result.json").read_text())["tcp"] == {"gso_max_bytes": 65536}
+    assert doc["tcp"] == {"gso_max_bytes": 0} and doc["note"] == note
+    assert json.loads((out / "result.json").read_text())["tcp"] == {"gso_max_bytes": 0}
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["tcp"] == {"gso_max_bytes": 65536} and meta["note"] == note
+    assert meta["tcp"] == {"gso_max_bytes": 0} and meta["note"] == note
     assert f"note: {note}" in res.stderr
     assert doc["rows"] and doc["paper"] and all("verdict" in p for p in doc["paper"])
 

@@ -83,10 +83,11 @@ class TcpSettings:
 
     def describe(self, paper: bool = True) -> str:
         """One sentence for reports: what was set, and (``paper``, for a
-        reproduction) that it is not the paper's setting."""
+        reproduction) that it overrides the experiment's own setting (which
+        may already be the same: E1 and E6 send TSO-sized skbs)."""
         parts = [f"{k} = {_shown(v)}" for k, v in self.given]
         noun = "option" if len(parts) == 1 else "options"
-        tail = ", not the paper's setting" if paper else ""
+        tail = ", over the experiment's own setting" if paper else ""
         return f"TCP {noun} {', '.join(parts)} set on every connection{tail}"
 
     def label_suffix(self) -> str:
