@@ -28,38 +28,87 @@ impl Sender {
     /// (sent no earlier than it, with a higher sequence) and continues
     /// through every unsettled one below `r` (sent no later, with a lower
     /// sequence): the one sought is the last unsettled segment below `r`,
-    /// found searching down from `r`. Otherwise (RACK's segment already
-    /// cumulatively acked, or a retransmission), the walk.
+    /// found searching down from `r`. Otherwise (RACK's segment a
+    /// retransmission, or already cumulatively acked), a binary search of
+    /// the originals' send times finds where the walk ends
+    /// ([`Self::rack_segs_end`]), and the search down starts there.
     pub(super) fn rack_segs_tail(&self, w: usize, now: Time, limit: Dur) -> Dur {
         let (rx, re) = (self.rack.xmit, self.rack.end_seq);
-        let found = if re > self.tp.snd_una {
-            let r = self.seg_index(re - 1);
-            let s = self.segs.get(r);
-            if s.is_some_and(|s| s.end() == re && s.sent == rx && s.bits & EVER_RETRANS == 0)
-                && r > w
-            {
-                let mut j = r - 1;
-                while j > w && self.segs[j].bits & (SACKED | LOST | EVER_RETRANS) != 0 {
-                    j -= 1;
+        let original_at = (re > self.tp.snd_una)
+            .then(|| self.seg_index(re - 1))
+            .filter(|&r| {
+                self.segs
+                    .get(r)
+                    .is_some_and(|s| s.end() == re && s.sent == rx && s.bits & EVER_RETRANS == 0)
+            });
+        let (end, last) = match original_at {
+            Some(r) if r > w => (r, None),
+            _ => self.rack_segs_end(w),
+        };
+        let last = last.or_else(|| {
+            let mut j = end;
+            while j > w + 1 {
+                j -= 1;
+                if self.segs[j].bits & (SACKED | LOST | EVER_RETRANS) == 0 {
+                    return Some(j);
                 }
-                let wait = if j > w {
-                    limit - now.saturating_since(self.segs[j].sent)
-                } else {
-                    Dur::ZERO
-                };
-                Some(wait)
-            } else {
-                None
             }
-        } else {
             None
-        };
-        let wait = match found {
-            Some(wait) => wait,
-            None => return self.rack_segs_tail_walked(w, now, limit),
-        };
+        });
+        let wait = last.map_or(Dur::ZERO, |j| {
+            limit - now.saturating_since(self.segs[j].sent)
+        });
         debug_assert_eq!(wait, self.rack_segs_tail_walked(w, now, limit));
         wait
+    }
+
+    /// Where the walk after `w` would look no further, for any RACK
+    /// segment: the first original (never retransmitted) sent at or after
+    /// RACK's time, by a binary search over the originals (their send
+    /// times rise with their slots; a probe that lands on a retransmitted
+    /// slot moves up to the next original). Returns that slot, and the
+    /// last unsettled original sent at RACK's very time with a lower
+    /// sequence than RACK's segment, if any (the sequence decides those,
+    /// as the walk does).
+    fn rack_segs_end(&self, w: usize) -> (usize, Option<usize>) {
+        let (rx, re) = (self.rack.xmit, self.rack.end_seq);
+        let n = self.segs.len();
+        let (mut lo, mut hi, mut end) = (w + 1, n, n);
+        while lo < hi {
+            let m = lo + (hi - lo) / 2;
+            let mut j = m;
+            while j < hi && self.segs[j].bits & EVER_RETRANS != 0 {
+                j += 1;
+            }
+            if j < hi && self.segs[j].sent < rx {
+                lo = j + 1;
+            } else {
+                if j < hi {
+                    end = j;
+                }
+                hi = m;
+            }
+        }
+        // Originals sent at RACK's very time: in order, up to the first
+        // sent after RACK's segment.
+        let mut last = None;
+        let mut j = end;
+        while j < n {
+            let s = &self.segs[j];
+            if s.bits & EVER_RETRANS == 0 {
+                if s.sent != rx {
+                    break;
+                }
+                if s.bits & (SACKED | LOST) == 0 {
+                    if !Rack::sent_after(rx, re, s.sent, s.end()) {
+                        break;
+                    }
+                    last = Some(j);
+                }
+            }
+            j += 1;
+        }
+        (end, last)
     }
 
     /// [`Self::rack_segs_tail`] by walking, as `rack_detect_loss` did.
