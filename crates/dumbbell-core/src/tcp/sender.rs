@@ -704,6 +704,7 @@ impl Sender {
 
 mod input;
 mod output;
+mod rack_tail;
 mod recovery;
 mod sack_cache;
 mod timers;

@@ -124,7 +124,10 @@ impl Sender {
     /// Never-retransmitted segments are sent in sequence order, so they are
     /// walked in `segs` from `rack_hint`; retransmissions in the order they
     /// left, in `retx_queue`. Each walk stops at the first segment sent
-    /// after RACK's. Cost: the segments decided plus those still waiting.
+    /// after RACK's, or at the first still waiting: those after it, sent
+    /// later, wait too, and the longest wait among them is found without
+    /// walking them (`rack_tail.rs`). Cost: the segments decided, plus a
+    /// short search per walk.
     pub(super) fn rack_detect_loss(&mut self, now: Time) -> Dur {
         let reo_wnd = self.rack.reo_wnd(
             self.tp.ca_state >= CaState::Recovery,
@@ -137,14 +140,11 @@ impl Sender {
         let (rx, re) = (self.rack.xmit, self.rack.end_seq);
         let mut wait = Dur::ZERO;
         let mut i = self.rack_hint;
-        let mut settled = true;
         while i < self.segs.len() {
             let seg = self.segs[i];
             if seg.bits & (SACKED | LOST | EVER_RETRANS) != 0 {
                 i += 1;
-                if settled {
-                    self.rack_hint = i;
-                }
+                self.rack_hint = i;
                 continue;
             }
             if !Rack::sent_after(rx, re, seg.sent, seg.end()) {
@@ -153,47 +153,34 @@ impl Sender {
             let waited = now.saturating_since(seg.sent);
             if waited >= limit {
                 self.mark_lost(i);
-                if settled {
-                    self.rack_hint = i + 1;
-                }
+                self.rack_hint = i + 1;
             } else {
+                // The rest of the walk waits too (`rack_tail.rs`).
                 wait = wait.max(limit - waited);
-                settled = false;
+                wait = wait.max(self.rack_segs_tail(i, now, limit));
+                break;
             }
             i += 1;
         }
-        let mut k = 0;
-        while k < self.retx_queue.len() {
-            let (seq, sent) = self.retx_queue[k];
-            let live = seq >= self.tp.snd_una && {
-                let s = self.segs[self.seg_index(seq)];
-                s.bits & RETRANS != 0 && s.sent == sent
-            };
-            if !live {
+        while let Some(&(seq, sent)) = self.retx_queue.front() {
+            let Some(idx) = self.retx_live(seq, sent) else {
                 // Delivered, found lost, or sent again since.
-                if k == 0 {
-                    self.retx_queue.pop_front();
-                } else {
-                    k += 1;
-                }
+                self.retx_queue.pop_front();
                 continue;
-            }
-            let idx = self.seg_index(seq);
-            let end = self.segs[idx].end();
-            if !Rack::sent_after(rx, re, sent, end) {
+            };
+            if !Rack::sent_after(rx, re, sent, self.segs[idx].end()) {
                 break;
             }
             let waited = now.saturating_since(sent);
             if waited >= limit {
                 self.mark_retransmission_lost(idx);
-                if k == 0 {
-                    self.retx_queue.pop_front();
-                    continue;
-                }
+                self.retx_queue.pop_front();
             } else {
+                // The rest of the walk waits too (`rack_tail.rs`).
                 wait = wait.max(limit - waited);
+                wait = wait.max(self.rack_retx_tail(0, now, limit));
+                break;
             }
-            k += 1;
         }
         wait
     }

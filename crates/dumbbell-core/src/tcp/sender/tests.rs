@@ -1934,5 +1934,6 @@ mod tsq_window {
     }
 }
 
+mod rack_tail;
 mod tso_bursts;
 mod tso_segs;
