@@ -19,9 +19,10 @@
 //! `must_drop` takes them, on the packet already off its queue:
 //!
 //! - **the 2-MTU floor:** while the two queues together hold less than
-//!   2 × [`MTU_BYTES`] (the packet leaving not counted), nothing
-//!   probabilistic happens: no classic drop or mark, no coupled mark, no
-//!   overload drop;
+//!   2 × [`MTU_BYTES`] of frames (the packet leaving not counted; each
+//!   packet counted with its 14-byte link header, as Linux's backlog counts
+//!   it), nothing probabilistic happens: no classic drop or mark, no
+//!   coupled mark, no overload drop;
 //! - **overload** is k·p' > 1;
 //! - **the C queue:** with p_C = p'² (Linux rolls two random numbers
 //!   against p'; here one draw against p'², the same distribution), a hit
@@ -205,6 +206,12 @@ pub struct DualPi2Counts {
 /// hold less than two MTUs (`psched_mtu`), the leaving packet not counted.
 pub const FLOOR_BYTES: u64 = 2 * MTU_BYTES as u64;
 
+/// The link header Linux's backlog counts in every packet (`qdisc_pkt_len`
+/// is the frame: `psched_mtu`'s 14 bytes beyond the 1500 of IP packet) and
+/// our sizes, IP packets, leave out: two full 1500-byte packets held are
+/// 3028 bytes there, at the floor, not under it.
+pub const LINK_HEADER_BYTES: u64 = MTU_BYTES as u64 - 1500;
+
 /// What the probability does to a packet.
 enum Act {
     Pass,
@@ -376,7 +383,8 @@ impl DualPi2 {
     /// without it): Ok(marked) or Err(drop).
     fn judge(&mut self, lane: Lane, h: Held, cx: &mut QueueCtx) -> Result<bool, ()> {
         let mut marked = false;
-        if self.len_bytes() >= FLOOR_BYTES {
+        let backlog = self.len_bytes() + LINK_HEADER_BYTES * self.len_pkts() as u64;
+        if backlog >= FLOOR_BYTES {
             marked = self.decide(lane, h.pkt, cx)?;
         } else {
             self.counts.floor_spared += (self.prob > 0.0) as u64;

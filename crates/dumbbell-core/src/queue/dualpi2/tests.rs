@@ -193,7 +193,8 @@ fn tags(tr: &Trace) -> Vec<u64> {
 /// Linux's floor: at p' = 1 (overloaded, every roll hits) a standing queue
 /// of at most two 1500-byte packets is never dropped or marked, in either
 /// queue; a ten-packet burst loses exactly the packets that left with two
-/// MTUs (3028 bytes) or more behind them, 1514-byte ones included.
+/// MTUs of frames (3028 bytes, 14 of link header each) or more behind them:
+/// two 1500-byte packets are there, two 1488-byte ones (E6's) are under.
 #[test]
 fn nothing_probabilistic_happens_under_two_mtus_of_backlog() {
     for ecn in [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1] {
@@ -215,7 +216,7 @@ fn nothing_probabilistic_happens_under_two_mtus_of_backlog() {
         assert_eq!(q.counts.floor_spared, arr.len() as u64, "{ecn:?}");
         assert_eq!((q.counts.prob_marks, q.counts.step_marks), (0, 0));
     }
-    for (size, left) in [(1500, vec![0, 7, 8, 9]), (1514, vec![0, 8, 9])] {
+    for (size, left) in [(1488, vec![0, 7, 8, 9]), (1500, vec![0, 8, 9])] {
         for ecn in [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1] {
             let mut q = frozen(1.0, DualPi2Config::default());
             let tr = run_conserved(&mut q, &burst(10, size, ecn), 1, ms(10));
@@ -238,8 +239,9 @@ fn judged_burst(p: f64, ecn: Ecn, drop_overload: bool, seed: u64) -> (u64, u64, 
     };
     let mut q = frozen(p, c);
     let tr = run_conserved(&mut q, &burst(n, 1500, ecn), seed, ms(1000));
-    // The first leaves alone, the last three with less than 3028 bytes behind.
-    let judged = n - 4;
+    // The first leaves alone, the last two with less than 3028 bytes of
+    // frames behind.
+    let judged = n - 3;
     let (drops, marks) = (
         tr.drops.len() as u64,
         tr.departures.iter().filter(|d| d.marked).count() as u64,
@@ -318,7 +320,7 @@ fn the_step_is_decided_on_arrival_and_counted_after_the_coupled_mark() {
     let tr = run_conserved(&mut q, &burst(20, 1500, Ecn::Ect1), 1, ms(10));
     assert!(tr.drops.is_empty());
     assert_eq!(tr.departures.iter().filter(|d| d.marked).count(), 19);
-    assert_eq!(q.counts.prob_marks, 16, "packets 1 to 16, past the floor");
-    assert_eq!(q.counts.floor_spared, 4, "packet 0 and the last three");
+    assert_eq!(q.counts.prob_marks, 17, "packets 1 to 17, past the floor");
+    assert_eq!(q.counts.floor_spared, 3, "packet 0 and the last two");
     assert_eq!(q.counts.step_marks, 19, "every packet that waited");
 }
