@@ -41,9 +41,13 @@
 //! not RFC 9332's time-shifted FIFO): the C queue's weight is `wc` = 10 %,
 //! the L queue's `wl` = 90 %. A signed credit starts at MTU·(wc − wl)
 //! (negative: the L queue first). The L queue sends while the credit is ≤ 0
-//! (or the C queue is empty), adding its packet's size × wc; otherwise the
-//! C queue sends, subtracting its packet's size × wl. With one queue empty
-//! the credit returns to its start value.
+//! (or the C queue is empty), otherwise the C queue. A packet sent while
+//! the other queue holds packets changes the credit by its frame (IP packet
+//! and 14-byte link header, Linux's `qdisc_pkt_len`): + frame × wc from the
+//! L queue, − frame × wl from the C queue. With the other queue empty the
+//! credit stays as it is, a packet dropped at dequeue changes nothing, and
+//! the credit returns to its start value only when a dequeue finds both
+//! queues empty (Linux `dequeue_packet`, `dualpi2_qdisc_dequeue`).
 //!
 //! The controller runs on Linux's timer, every `tupdate` from the queue's
 //! creation; here the ticks due are run when the queue is next touched, as
@@ -309,33 +313,28 @@ impl DualPi2 {
         self.prob = p;
     }
 
-    /// Linux's WRR by credit: the lane that sends next.
-    fn pick(&mut self, cx: &QueueCtx) -> Option<Lane> {
-        let size = |lane: Lane| {
-            self.q[lane as usize]
-                .front()
-                .map(|h| cx.pool.get(h.pkt).size_bytes as i64)
+    /// Linux's WRR by credit (`dequeue_packet`): the lane that sends next
+    /// and the change its packet makes to the credit if it is sent: its
+    /// frame × wc when the L queue sends with the C queue non-empty, its
+    /// frame × −wl when the C queue sends with the L queue non-empty, none
+    /// with the other queue empty. The credit returns to its start value
+    /// only when both queues are found empty.
+    fn pick(&mut self, cx: &QueueCtx) -> Option<(Lane, i64)> {
+        let frame = |q: &VecDeque<Held>| {
+            q.front()
+                .map(|h| cx.pool.get(h.pkt).size_bytes as i64 + LINK_HEADER_BYTES as i64)
         };
-        let (l, c) = (size(Lane::L), size(Lane::C));
+        let (l, c) = (frame(&self.q[0]), frame(&self.q[1]));
         let wc = self.c.c_protection_pct as i64;
         match (l, c) {
-            (None, None) => None,
-            (Some(_), None) => {
+            (None, None) => {
                 self.credit = self.credit_init;
-                Some(Lane::L)
+                None
             }
-            (None, Some(_)) => {
-                self.credit = self.credit_init;
-                Some(Lane::C)
-            }
-            (Some(len), Some(_)) if self.credit <= 0 => {
-                self.credit += len * wc;
-                Some(Lane::L)
-            }
-            (Some(_), Some(len)) => {
-                self.credit -= len * (100 - wc);
-                Some(Lane::C)
-            }
+            (Some(_), None) => Some((Lane::L, 0)),
+            (None, Some(_)) => Some((Lane::C, 0)),
+            (Some(len), Some(_)) if self.credit <= 0 => Some((Lane::L, len * wc)),
+            (Some(_), Some(len)) => Some((Lane::C, -len * (100 - wc))),
         }
     }
 
@@ -425,12 +424,16 @@ impl QueueDisc for DualPi2 {
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Dequeued> {
         self.catch_up(cx.now);
         loop {
-            let lane = self.pick(cx)?;
+            let (lane, change) = self.pick(cx)?;
             let i = lane as usize;
             let h = self.q[i].pop_front()?;
             self.bytes[i] -= cx.pool.get(h.pkt).size_bytes as u64;
             match self.judge(lane, h, cx) {
-                Ok(marked) => return Some(Dequeued { pkt: h.pkt, marked }),
+                Ok(marked) => {
+                    // Linux charges the credit for the packet sent only.
+                    self.credit += change;
+                    return Some(Dequeued { pkt: h.pkt, marked });
+                }
                 Err(()) => self.drops.push_back(h.pkt),
             }
         }

@@ -324,3 +324,79 @@ fn the_step_is_decided_on_arrival_and_counted_after_the_coupled_mark() {
     assert_eq!(q.counts.floor_spared, 3, "packet 0 and the last two");
     assert_eq!(q.counts.step_marks, 19, "every packet that waited");
 }
+
+/// `burst` at time `at`, tagged as `flow`.
+fn burst_at(at: Time, n: u64, flow: u16, ecn: Ecn) -> Vec<Arrival> {
+    burst(n, 1500, ecn)
+        .into_iter()
+        .map(|a| Arrival { at, flow, ..a })
+        .collect()
+}
+
+/// Linux keeps the WRR credit while one queue is empty. The first L
+/// packet leaves alone (no change), four more leave with the C queue busy
+/// (credit −121 120 + 4 × 15 140 = −60 560), the C queue then sends alone,
+/// and when twenty L packets arrive at 2 ms the carried credit lets five of
+/// them go before the C queue's turn (from the start value, reset on the C
+/// queue sending alone, it would be nine).
+#[test]
+fn the_credit_is_carried_while_one_queue_is_empty() {
+    let arr = merge(vec![
+        burst_at(Time::ZERO, 5, 1, Ecn::Ect1),
+        burst_at(Time::ZERO, 40, 2, Ecn::Ect0),
+        burst_at(ms(2), 20, 1, Ecn::Ect1),
+    ]);
+    let mut credits = Vec::new();
+    let mut q = frozen(0.0, DualPi2Config::default());
+    let tr = Bench::new(1, RATE).run(&mut q, &arr, ms(50), |_, q: &DualPi2| {
+        credits.push(q.credit)
+    });
+    assert_conserved(arr.len(), &tr);
+    let flows: Vec<u16> = tr.departures.iter().map(|d| d.flow).collect();
+    assert_eq!(flows[..6], [1, 1, 1, 1, 1, 2]);
+    assert_eq!(
+        credits[5], -60_560,
+        "unchanged by the C queue sending alone"
+    );
+    let late = tr.departures.iter().position(|d| d.at >= ms(2)).unwrap();
+    assert!(flows[5..late].iter().all(|&f| f == 2));
+    let want = [1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2];
+    assert_eq!(flows[late..late + 16], want);
+    // The last packet leaves; the next dequeue finds both queues empty.
+    assert_eq!(q.credit, q.credit_init);
+}
+
+/// A packet dropped at dequeue leaves the credit as it was. At p' = 1 (no
+/// overload drops in the L queue: `drop_overload` off) the first ten L
+/// packets (the first alone, no change) bring the credit to +15 140, the C
+/// queue's turn: its five Not-ECT packets are dropped one after the other
+/// in the same dequeue, each finding the credit still positive (charged,
+/// the first drop would have handed the turn back to the L queue), and an
+/// L packet leaves.
+#[test]
+fn a_packet_dropped_at_dequeue_leaves_the_credit_as_it_was() {
+    let arr = merge(vec![
+        burst_at(Time::ZERO, 20, 1, Ecn::Ect1),
+        burst_at(Time::ZERO, 5, 2, Ecn::NotEct),
+    ]);
+    let c = DualPi2Config {
+        drop_overload: false,
+        ..DualPi2Config::default()
+    };
+    let mut credits = Vec::new();
+    let mut q = frozen(1.0, c);
+    let tr = Bench::new(1, RATE).run(&mut q, &arr, ms(50), |_, q: &DualPi2| {
+        credits.push(q.credit)
+    });
+    assert_conserved(arr.len(), &tr);
+    assert!(tr.departures.iter().all(|d| d.flow == 1));
+    assert_eq!(credits[9], 15_140);
+    let eleventh = tr.departures[10].at;
+    assert_eq!(tr.drops.len(), 5);
+    assert!(
+        tr.drops.iter().all(|d| d.0 == eleventh && d.2 == 2),
+        "{:?}",
+        tr.drops
+    );
+    assert_eq!(credits[10], 15_140, "five drops, no charge");
+}
