@@ -432,7 +432,10 @@ class DualPi2(_DelayAqm):
     defaults: ECT(1) and CE packets go to the L4S queue, which CE-marks every
     packet that waited over ``step_thresh_s`` (1 ms) and otherwise with the
     coupled probability ``k·p'``; the rest go to the classic queue, dropped
-    (or CE-marked if ECT(0)) with ``p'²``. A PI2 controller moves p' every
+    (or CE-marked if ECT(0)) with ``p'²``. As Linux's ``must_drop``: nothing
+    but the step while both queues hold less than two MTUs, and once
+    overloaded (``k·p'`` > 1) ECN-capable packets of either queue are dropped
+    at ``p'²`` too (the L queue marks the rest). A PI2 controller moves p' every
     ``tupdate_s`` from the larger head sojourn time toward ``target_s``. The
     scheduler is Linux's weighted round robin: the classic queue gets
     ``c_protection_pct`` % (10) of the bytes when both are backlogged. Linux's

@@ -13,24 +13,41 @@
 //! ```
 //!
 //! with `target` 15 ms, `alpha` 0.16 and `beta` 3.2 per second of delay
-//! (Linux's 41/256 and 819/256), p' kept in [0, 1]. The classic queue
-//! drops (Not-ECT) or CE-marks (ECT(0)) with p_C = p'² (Linux rolls two
-//! random numbers against p'; here one draw against p'², the same
-//! distribution). The L queue CE-marks with the coupled p_L = k·p'
-//! (k = 2), and always when the packet's sojourn time exceeds the step
-//! threshold (1 ms) with more than `min_qlen_step` packets (0) queued.
-//! **Overload** (Linux `drop_overload`, on by default): once k·p' ≥ 1 the
-//! L queue stops being able to signal with marks alone, and its packets
-//! get the classic treatment (dropped with p_C) besides the step mark.
-//! Decisions are taken at **dequeue** (Linux `drop_early` off).
+//! (Linux's 41/256 and 819/256), p' kept in [0, 1].
+//!
+//! Decisions are taken at **dequeue** (Linux `drop_early` off), as Linux's
+//! `must_drop` takes them, on the packet already off its queue:
+//!
+//! - **the 2-MTU floor:** while the two queues together hold less than
+//!   2 × [`MTU_BYTES`] of frames (the packet leaving not counted; each
+//!   packet counted with its 14-byte link header, as Linux's backlog counts
+//!   it), nothing probabilistic happens: no classic drop or mark, no
+//!   coupled mark, no overload drop;
+//! - **overload** is k·p' > 1;
+//! - **the C queue:** with p_C = p'² (Linux rolls two random numbers
+//!   against p'; here one draw against p'², the same distribution), a hit
+//!   drops the packet when overloaded or Not-ECT, else CE-marks it;
+//! - **the L queue:** overloaded, with `drop_overload` (Linux's default) a
+//!   hit at p'² drops the packet whatever its codepoint, and every packet
+//!   not dropped is CE-marked (without `drop_overload`, every packet is);
+//!   not overloaded, the coupled p_L = k·p' (k = 2) CE-marks it;
+//! - **then the step**, floor or not: a packet of the L queue that found at
+//!   least `min_qlen_step` (0) packets in the L queue on arrival (Linux
+//!   decides this at enqueue) and waited more than the step threshold
+//!   (1 ms) is CE-marked and counted as a step mark, already CE or not
+//!   (Linux's `INET_ECN_set_ce` succeeds on a CE packet).
 //!
 //! **Scheduler: Linux's weighted round robin by byte credit** (`c_protection`,
 //! not RFC 9332's time-shifted FIFO): the C queue's weight is `wc` = 10 %,
 //! the L queue's `wl` = 90 %. A signed credit starts at MTU·(wc − wl)
 //! (negative: the L queue first). The L queue sends while the credit is ≤ 0
-//! (or the C queue is empty), adding its packet's size × wc; otherwise the
-//! C queue sends, subtracting its packet's size × wl. With one queue empty
-//! the credit returns to its start value.
+//! (or the C queue is empty), otherwise the C queue. A packet sent while
+//! the other queue holds packets changes the credit by its frame (IP packet
+//! and 14-byte link header, Linux's `qdisc_pkt_len`): + frame × wc from the
+//! L queue, − frame × wl from the C queue. With the other queue empty the
+//! credit stays as it is, a packet dropped at dequeue changes nothing, and
+//! the credit returns to its start value only when a dequeue finds both
+//! queues empty (Linux `dequeue_packet`, `dualpi2_qdisc_dequeue`).
 //!
 //! The controller runs on Linux's timer, every `tupdate` from the queue's
 //! creation; here the ticks due are run when the queue is next touched, as
@@ -121,7 +138,7 @@ pub const PARAMS: &[Param] = &[
     Param::int_in(
         "min_qlen_step",
         Range::int(0, u32::MAX as u128, " packets"),
-        "L queue: the step applies only above this many packets (Linux 0).",
+        "L queue: the step applies to a packet that found at least this many packets there on arrival (Linux 0).",
     ),
     Param::float_in(
         "k",
@@ -135,7 +152,7 @@ pub const PARAMS: &[Param] = &[
     ),
     Param::flag(
         "drop_overload",
-        "Once k·p' ≥ 1, treat L packets as classic (drop with p'²) (Linux on).",
+        "Once k·p' > 1, drop L packets with p'² and mark the rest (Linux on); off: mark them all.",
     ),
 ];
 
@@ -174,16 +191,49 @@ impl Lane {
 pub struct DualPi2Counts {
     /// Packets admitted, per lane (indexed by `Lane`).
     pub enqueued: [u64; 2],
-    /// CE marks from the step threshold (L queue).
+    /// CE marks from the step threshold (L queue), a packet the probability
+    /// marked first included (Linux's `step_marks`).
     pub step_marks: u64,
-    /// CE marks from the probability (either queue).
+    /// CE marks from the probability (either queue; overload included).
     pub prob_marks: u64,
-    /// Drops by the probability (either queue).
+    /// Drops by the probability (either queue; overload included).
     pub prob_drops: u64,
+    /// Packets that left while p' > 0 under the 2-MTU floor: the floor
+    /// spared them any probabilistic decision.
+    pub floor_spared: u64,
+    /// Packets judged while overloaded (k·p' > 1), and the drops among them.
+    pub overloaded: u64,
+    pub overload_drops: u64,
+}
+
+/// Linux `must_drop`: no probabilistic decision while both queues together
+/// hold less than two MTUs (`psched_mtu`), the leaving packet not counted.
+pub const FLOOR_BYTES: u64 = 2 * MTU_BYTES as u64;
+
+/// The link header Linux's backlog counts in every packet (`qdisc_pkt_len`
+/// is the frame: `psched_mtu`'s 14 bytes beyond the 1500 of IP packet) and
+/// our sizes, IP packets, leave out: two full 1500-byte packets held are
+/// 3028 bytes there, at the floor, not under it.
+pub const LINK_HEADER_BYTES: u64 = MTU_BYTES as u64 - 1500;
+
+/// What the probability does to a packet.
+enum Act {
+    Pass,
+    Mark,
+    Drop,
+}
+
+/// A packet held: its id, its arrival, and whether the step may mark it
+/// (decided on arrival, as Linux's `apply_step`).
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    pkt: PktId,
+    stamp: Time,
+    step: bool,
 }
 
 pub struct DualPi2 {
-    q: [VecDeque<(PktId, Time)>; 2],
+    q: [VecDeque<Held>; 2],
     bytes: [u64; 2],
     limit: Limit,
     c: DualPi2Config,
@@ -250,7 +300,7 @@ impl DualPi2 {
 
     /// Linux `calculate_probability`, at the tick `at`.
     fn update(&mut self, at: Time) {
-        let head = |q: &VecDeque<(PktId, Time)>| q.front().map_or(Dur::ZERO, |&(_, t)| at.since(t));
+        let head = |q: &VecDeque<Held>| q.front().map_or(Dur::ZERO, |h| at.since(h.stamp));
         let qdelay = head(&self.q[0]).max(head(&self.q[1]));
         let s = |d: Dur| d.secs_f64();
         let delta = self.c.alpha * (s(qdelay) - s(self.target))
@@ -263,80 +313,89 @@ impl DualPi2 {
         self.prob = p;
     }
 
-    /// Linux's WRR by credit: the lane that sends next.
-    fn pick(&mut self, cx: &QueueCtx) -> Option<Lane> {
-        let size = |lane: Lane| {
-            self.q[lane as usize]
-                .front()
-                .map(|&(p, _)| cx.pool.get(p).size_bytes as i64)
+    /// Linux's WRR by credit (`dequeue_packet`): the lane that sends next
+    /// and the change its packet makes to the credit if it is sent: its
+    /// frame × wc when the L queue sends with the C queue non-empty, its
+    /// frame × −wl when the C queue sends with the L queue non-empty, none
+    /// with the other queue empty. The credit returns to its start value
+    /// only when both queues are found empty.
+    fn pick(&mut self, cx: &QueueCtx) -> Option<(Lane, i64)> {
+        let frame = |q: &VecDeque<Held>| {
+            q.front()
+                .map(|h| cx.pool.get(h.pkt).size_bytes as i64 + LINK_HEADER_BYTES as i64)
         };
-        let (l, c) = (size(Lane::L), size(Lane::C));
+        let (l, c) = (frame(&self.q[0]), frame(&self.q[1]));
         let wc = self.c.c_protection_pct as i64;
         match (l, c) {
-            (None, None) => None,
-            (Some(_), None) => {
+            (None, None) => {
                 self.credit = self.credit_init;
-                Some(Lane::L)
+                None
             }
-            (None, Some(_)) => {
-                self.credit = self.credit_init;
-                Some(Lane::C)
-            }
-            (Some(len), Some(_)) if self.credit <= 0 => {
-                self.credit += len * wc;
-                Some(Lane::L)
-            }
-            (Some(_), Some(len)) => {
-                self.credit -= len * (100 - wc);
-                Some(Lane::C)
-            }
+            (Some(_), None) => Some((Lane::L, 0)),
+            (None, Some(_)) => Some((Lane::C, 0)),
+            (Some(len), Some(_)) if self.credit <= 0 => Some((Lane::L, len * wc)),
+            (Some(_), Some(len)) => Some((Lane::C, -len * (100 - wc))),
         }
     }
 
-    /// The classic decision, p_C = p'²: CE on an ECN-capable packet,
-    /// else a drop (Err).
-    fn classic(&mut self, pkt: PktId, cx: &mut QueueCtx) -> Result<bool, ()> {
+    /// One draw against p'² (Linux: two rolls against p').
+    fn hit_squared(&self, cx: &mut QueueCtx) -> bool {
         let p_c = self.prob * self.prob;
-        if p_c > 0.0 && cx.rng.uniform() < p_c {
-            if set_ce(cx.pool, pkt) {
-                self.counts.prob_marks += 1;
-                return Ok(true);
-            }
-            self.counts.prob_drops += 1;
-            return Err(());
-        }
-        Ok(false)
+        p_c > 0.0 && cx.rng.uniform() < p_c
     }
 
-    /// The AQM's decision on a packet leaving `lane` after `sojourn`, with
-    /// `behind` packets still in its queue: Ok(marked) or Err(drop).
-    fn judge(
-        &mut self,
-        lane: Lane,
-        sojourn: Dur,
-        behind: usize,
-        pkt: PktId,
-        cx: &mut QueueCtx,
-    ) -> Result<bool, ()> {
-        if lane == Lane::C {
-            return self.classic(pkt, cx);
-        }
+    /// Linux `must_drop` past its floor: the probabilistic decision on
+    /// `pkt` leaving `lane`, Ok(marked) or Err(drop).
+    fn decide(&mut self, lane: Lane, pkt: PktId, cx: &mut QueueCtx) -> Result<bool, ()> {
         let p_l = self.c.k * self.prob;
-        if self.c.drop_overload && p_l >= 1.0 {
-            self.classic(pkt, cx)?;
+        let overload = p_l > 1.0;
+        self.counts.overloaded += overload as u64;
+        let ect = cx.pool.get(pkt).ecn.is_ect();
+        let mark_or_drop = |m: bool| if m { Act::Mark } else { Act::Drop };
+        let act = match lane {
+            // Overloaded, a hit drops even an ECN-capable packet.
+            Lane::C if self.hit_squared(cx) => mark_or_drop(!overload && ect),
+            Lane::C => Act::Pass,
+            Lane::L if overload && self.c.drop_overload && self.hit_squared(cx) => Act::Drop,
+            // Overloaded, every L packet not dropped is marked.
+            Lane::L if overload => Act::Mark,
+            // The coupled k·p' (Not-ECT never reaches the L queue here).
+            Lane::L if p_l > 0.0 && cx.rng.uniform() < p_l => mark_or_drop(ect),
+            Lane::L => Act::Pass,
+        };
+        match act {
+            Act::Pass => Ok(false),
+            Act::Mark => {
+                set_ce(cx.pool, pkt);
+                self.counts.prob_marks += 1;
+                Ok(true)
+            }
+            Act::Drop => {
+                self.counts.prob_drops += 1;
+                self.counts.overload_drops += overload as u64;
+                Err(())
+            }
         }
-        let qlen = behind as u32 + 1;
-        if sojourn > Dur::from_ps(self.c.step_thresh_ps) && qlen > self.c.min_qlen_step {
-            let m = set_ce(cx.pool, pkt);
+    }
+
+    /// The AQM's decision on `h` leaving `lane` (the backlog already
+    /// without it): Ok(marked) or Err(drop).
+    fn judge(&mut self, lane: Lane, h: Held, cx: &mut QueueCtx) -> Result<bool, ()> {
+        let mut marked = false;
+        let backlog = self.len_bytes() + LINK_HEADER_BYTES * self.len_pkts() as u64;
+        if backlog >= FLOOR_BYTES {
+            marked = self.decide(lane, h.pkt, cx)?;
+        } else {
+            self.counts.floor_spared += (self.prob > 0.0) as u64;
+        }
+        // The step: only L4S-classified packets, all ECN-capable here (the
+        // L queue takes ECT(1) and CE), so Linux's Not-ECT drop never fires.
+        if h.step && cx.now.since(h.stamp) > Dur::from_ps(self.c.step_thresh_ps) {
+            let m = set_ce(cx.pool, h.pkt);
             self.counts.step_marks += m as u64;
-            return Ok(m);
+            marked |= m;
         }
-        if p_l > 0.0 && cx.rng.uniform() < p_l {
-            let m = set_ce(cx.pool, pkt);
-            self.counts.prob_marks += m as u64;
-            return Ok(m);
-        }
-        Ok(false)
+        Ok(marked)
     }
 }
 
@@ -349,7 +408,14 @@ impl QueueDisc for DualPi2 {
         if !self.limit.admits(n, b, size) {
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.q[lane as usize].push_back((pkt, cx.now));
+        // Linux `skb_apply_step`: the L queue's length before this packet.
+        let step = lane == Lane::L && self.q[0].len() as u64 >= self.c.min_qlen_step as u64;
+        let held = Held {
+            pkt,
+            stamp: cx.now,
+            step,
+        };
+        self.q[lane as usize].push_back(held);
         self.bytes[lane as usize] += size as u64;
         self.counts.enqueued[lane as usize] += 1;
         Verdict::Enqueued { marked: false }
@@ -358,14 +424,17 @@ impl QueueDisc for DualPi2 {
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Dequeued> {
         self.catch_up(cx.now);
         loop {
-            let lane = self.pick(cx)?;
+            let (lane, change) = self.pick(cx)?;
             let i = lane as usize;
-            let (pkt, stamp) = self.q[i].pop_front()?;
-            self.bytes[i] -= cx.pool.get(pkt).size_bytes as u64;
-            let behind = self.q[i].len();
-            match self.judge(lane, cx.now.since(stamp), behind, pkt, cx) {
-                Ok(marked) => return Some(Dequeued { pkt, marked }),
-                Err(()) => self.drops.push_back(pkt),
+            let h = self.q[i].pop_front()?;
+            self.bytes[i] -= cx.pool.get(h.pkt).size_bytes as u64;
+            match self.judge(lane, h, cx) {
+                Ok(marked) => {
+                    // Linux charges the credit for the packet sent only.
+                    self.credit += change;
+                    return Some(Dequeued { pkt: h.pkt, marked });
+                }
+                Err(()) => self.drops.push_back(h.pkt),
             }
         }
     }
@@ -381,7 +450,7 @@ impl QueueDisc for DualPi2 {
     /// The head of the queue the scheduler would pick with a non-positive
     /// credit (the L queue's), else the C queue's.
     fn peek(&self) -> Option<PktId> {
-        let head = |i: usize| self.q[i].front().map(|&(p, _)| p);
+        let head = |i: usize| self.q[i].front().map(|h| h.pkt);
         if self.credit <= 0 {
             head(0).or_else(|| head(1))
         } else {
@@ -390,7 +459,7 @@ impl QueueDisc for DualPi2 {
     }
 
     fn for_each_packet(&self, f: &mut dyn FnMut(PktId)) {
-        self.q.iter().flatten().for_each(|&(p, _)| f(p));
+        self.q.iter().flatten().for_each(|h| f(h.pkt));
         self.drops.iter().for_each(|&p| f(p));
     }
 

@@ -26,8 +26,10 @@
 //! Early drop (`pie_drop_early`), for an arrival that finds the queue below
 //! its limit: no drop during the burst allowance (`max_burst`, 150 ms,
 //! consumed by the time between departures), nor while the delay is under
-//! half the target and `prob` under 20 %, nor with fewer than two MTUs
-//! queued; otherwise Linux's derandomization: `accu_prob` sums `prob` over
+//! half the target and `prob` under 20 %, nor with less than two MTUs of
+//! frames queued (each packet counted with its 14-byte link header, as
+//! Linux's backlog counts `qdisc_pkt_len`; our sizes are IP packets);
+//! otherwise Linux's derandomization: `accu_prob` sums `prob` over
 //! arrivals, no drop below 0.85, a certain drop from 8.5, a drop with
 //! probability `prob` between (which resets the sum). With ECN on, an ECT
 //! packet chosen while `prob` is at most 10 % is marked and queued instead.
@@ -45,6 +47,7 @@
 
 use super::codel::AQM_TIME;
 use super::codel::MTU_BYTES;
+use super::dualpi2::LINK_HEADER_BYTES;
 use super::timed_fifo::timed_fifo_accessors;
 use super::MAX_AQM_TIME_PS;
 use super::{set_ce, Dequeued, DropReason, Limit, QueueCtx, QueueDisc, Verdict};
@@ -283,7 +286,8 @@ impl Pie {
         self.v.qdelay_old = qdelay;
     }
 
-    /// Linux `pie_drop_early`, for an arrival finding `backlog` bytes.
+    /// Linux `pie_drop_early`, for an arrival finding `backlog` bytes of
+    /// frames (Linux's `sch->qstats.backlog`, compared with 2 × MTU).
     fn drop_early(&mut self, backlog: u64, rng: &mut Rng) -> bool {
         if !self.v.burst_time.is_zero() {
             return false;
@@ -337,7 +341,8 @@ impl QueueDisc for Pie {
             return Verdict::Dropped(DropReason::Overflow);
         }
         let mut marked = false;
-        if self.drop_early(self.bytes, cx.rng) {
+        let frames = self.bytes + LINK_HEADER_BYTES * self.q.len() as u64;
+        if self.drop_early(frames, cx.rng) {
             if self.p.ecn && self.v.prob <= MAX_ECN_PROB && set_ce(cx.pool, pkt) {
                 marked = true;
             } else {

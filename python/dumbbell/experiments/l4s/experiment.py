@@ -5,7 +5,8 @@ The setup (a dumbbell, the validation point of issue 26):
 
 - one sender host and one receiver host on routers ``r1`` and ``r2``; the
   bottleneck ``r1``–``r2`` at 100 Mb/s with 10 ms one way (base RTT 20 ms),
-  access links at 1 Gb/s without delay; MSS 1448 B (1488-byte packets);
+  access links at 1 Gb/s without delay; MSS 1448 B with Linux's TCP
+  timestamps (``header_bytes`` 52: 1500-byte IP packets, 1514-byte frames);
 - ``n_prague`` TCP Prague flows (``cc = "prague"``, ECN on: ECT(1) and
   Accurate ECN) and ``n_cubic`` Cubic flows (ECN off: Not-ECT), all starting
   at once; every sender hands its NIC TSO-sized skbs (``gso_max_bytes`` =
@@ -39,7 +40,7 @@ Measured per (queue, mix), over the measured window:
 - ``l4s_share``: the Prague flows' part of the total goodput;
   ``rate_ratio``: the mean Prague flow's goodput over the mean Cubic
   flow's (with both kinds present);
-- ``utilization``: goodput × 1488/1448 over the link rate;
+- ``utilization``: goodput × 1500/1448 over the link rate;
 - ``prague_classic``: the fraction of samples in which a Prague flow's
   classic ECN fallback was active.
 
@@ -72,7 +73,11 @@ ACCESS_BPS = 1_000_000_000
 ONE_WAY_S = 0.010
 BASE_RTT_MS = 20.0
 MSS_BYTES = 1448
-WIRE_BYTES = 1488
+HEADER_BYTES = 52
+"""IPv4 + TCP with the timestamp option, on by default in Linux (the hosts
+of the L4S specifications' defaults): 1500-byte IP packets, each a 1514-byte
+frame in DualPI2's backlog and WRR credit (docs/experiments/l4s.md)."""
+WIRE_BYTES = MSS_BYTES + HEADER_BYTES
 QUEUES = ("dualpi2", "fq_codel")
 MIXES = {
     "quick": ((1, 0), (0, 1), (1, 1), (1, 4), (4, 1), (4, 4)),
@@ -109,10 +114,12 @@ def scenario(queue: str, n_prague: int, n_cubic: int, duration_s: float, target_
                  queue=bottleneck(queue, target_s), duration_s=duration_s, name=name)
     for i in range(n_prague):
         s.add_flow(TcpFlow(name=f"prague{i}", src="snd", dst="rcv", cc="prague",
-                           tcp=TcpOptions(mss_bytes=MSS_BYTES, ecn=True, gso_max_bytes=GSO_MAX_BYTES)))
+                           tcp=TcpOptions(mss_bytes=MSS_BYTES, header_bytes=HEADER_BYTES, ecn=True,
+                                          gso_max_bytes=GSO_MAX_BYTES)))
     for i in range(n_cubic):
         s.add_flow(TcpFlow(name=f"cubic{i}", src="snd", dst="rcv", cc="cubic",
-                           tcp=TcpOptions(mss_bytes=MSS_BYTES, gso_max_bytes=GSO_MAX_BYTES)))
+                           tcp=TcpOptions(mss_bytes=MSS_BYTES, header_bytes=HEADER_BYTES,
+                                          gso_max_bytes=GSO_MAX_BYTES)))
     s.record = Record(flow_sample_s=SAMPLE_S)
     return s.validated()
 

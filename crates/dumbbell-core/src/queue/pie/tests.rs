@@ -164,3 +164,36 @@ fn same_seed_same_trace() {
     assert_eq!(run(5), run(5));
     assert_ne!(run(5).drops, run(6).drops);
 }
+
+/// Linux's floor counts frames: an arrival finding two 1500-byte packets
+/// (3028 bytes with their 14-byte link headers, 2 × the 1514-byte MTU) may
+/// be dropped; one finding two 1488-byte packets (3004) may not, and one
+/// finding three (4506) may. PIE at `prob` = 1, past its burst allowance
+/// and half its target, drops every arrival past the floor.
+#[test]
+fn the_two_mtu_floor_counts_link_headers() {
+    for (size, want) in [
+        (1500, vec![true, true, false]),
+        (1488, vec![true, true, true, false]),
+    ] {
+        let mut q = pie(false);
+        q.v.prob = 1.0;
+        q.v.qdelay = ms(100).since(Time::ZERO);
+        q.v.burst_time = Dur::ZERO;
+        let mut b = Bench::new(1, RATE);
+        let mut got = Vec::new();
+        for _ in 0..want.len() {
+            let pkt = b.pool.alloc(crate::packet::Packet {
+                size_bytes: size,
+                ..Default::default()
+            });
+            let mut cx = QueueCtx {
+                now: Time::ZERO,
+                pool: &mut b.pool,
+                rng: &mut b.rng,
+            };
+            got.push(matches!(q.enqueue(pkt, &mut cx), Verdict::Enqueued { .. }));
+        }
+        assert_eq!(got, want, "{size}-byte packets");
+    }
+}
