@@ -170,3 +170,74 @@ fn prague_without_ecn_is_refused_naming_the_field() {
     let s = format!("{e:?}");
     assert!(s.contains("flows[0].tcp.ecn"), "{s}");
 }
+
+/// The `queues` table's `dualpi2_*` columns (runs with a DualPI2 port only):
+/// each packet the port admitted went to the lane its codepoint names
+/// (Prague's ECT(1) to L, Not-ECT Cubic to C), the port's drops are the
+/// probability's, a CE mark comes from the step or the coupled
+/// probability or both, and a port of another discipline counts nothing.
+#[test]
+fn dualpi2_counters_account_for_every_admitted_packet_mark_and_drop() {
+    let flows = vec![
+        flow("p", prague(json!({})), true, 0),
+        flow("c", json!({"kind": "cubic"}), false, 0),
+    ];
+    let out = run(3, dualpi2(), flows, 6);
+    let q = |c: &str| col_u64(&out, "queues", c);
+    let b = port(&out, "r", "rcv");
+    let (l, c) = (q("dualpi2_l_enqueued")[b], q("dualpi2_c_enqueued")[b]);
+    assert_eq!(l + c, q("enqueued_pkts")[b]);
+    // every data packet of each flow reached the bottleneck but those still
+    // in the sender's NIC at the end (the access link is 10x faster); both
+    // connections' SYNs are Not-ECT, so the C lane has two more
+    let sent = col_u64(&out, "flows", "data_pkts_sent");
+    assert!(
+        l <= sent[0] && sent[0] - l < 50,
+        "L {l} of Prague's {}",
+        sent[0]
+    );
+    let c_data = c - 2;
+    assert!(
+        c_data <= sent[1] && sent[1] - c_data < 50,
+        "C {c} of Cubic's {}",
+        sent[1]
+    );
+    assert_eq!(q("dualpi2_prob_drops")[b], q("drops_dualpi2")[b]);
+    let (step, prob) = (q("dualpi2_step_marks")[b], q("dualpi2_prob_marks")[b]);
+    let marked = q("marked_pkts")[b];
+    assert!(step > 0 && prob > 0, "step {step}, coupled/classic {prob}");
+    assert!(
+        step.max(prob) <= marked && marked <= step + prob,
+        "{marked} marks: step {step}, prob {prob}"
+    );
+    // 100 Mb/s with one flow of each kind is far from k·p' > 1
+    assert_eq!(q("dualpi2_overloaded")[b], 0);
+    assert_eq!(q("dualpi2_overload_drops")[b], 0);
+    assert!(q("dualpi2_floor_spared")[b] <= q("dequeued_pkts")[b]);
+    for name in [
+        "dualpi2_l_enqueued",
+        "dualpi2_c_enqueued",
+        "dualpi2_step_marks",
+        "dualpi2_prob_marks",
+    ] {
+        let v = q(name);
+        assert!(
+            v.iter().enumerate().all(|(i, &x)| i == b || x == 0),
+            "{name} {v:?}"
+        );
+    }
+    // a run without DualPI2 keeps its table's shape
+    let red = json!({"limit_pkts": 1000, "aqm": {"kind": "red", "min_th": 20, "max_th": 60,
+                     "max_p": 0.1, "ecn": true, "wlog": 9, "bytes_mode": false}});
+    let other = run(
+        3,
+        red,
+        vec![flow("c", json!({"kind": "cubic"}), true, 0)],
+        1,
+    );
+    assert!(other
+        .table("queues")
+        .unwrap()
+        .column("dualpi2_step_marks")
+        .is_none());
+}

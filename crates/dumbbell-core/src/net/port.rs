@@ -120,6 +120,9 @@ impl QueueDisc for PortQueue {
     fn class_report(&self) -> Option<ClassReport> {
         each!(self, q => q.class_report())
     }
+    fn dualpi2_counts(&self) -> Option<&crate::queue::dualpi2::DualPi2Counts> {
+        each!(self, q => q.dualpi2_counts())
+    }
     fn marking_state(&self) -> Option<bool> {
         each!(self, q => q.marking_state())
     }

@@ -466,6 +466,10 @@ impl QueueDisc for DualPi2 {
     fn take_drop(&mut self) -> Option<(PktId, DropReason)> {
         self.drops.pop_front().map(|p| (p, DropReason::DualPi2))
     }
+
+    fn dualpi2_counts(&self) -> Option<&DualPi2Counts> {
+        Some(&self.counts)
+    }
 }
 
 #[cfg(test)]

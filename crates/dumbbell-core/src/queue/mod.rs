@@ -221,6 +221,11 @@ pub trait QueueDisc {
     fn class_report(&self) -> Option<ClassReport> {
         None
     }
+    /// A DualPI2 port's counters (the `queues` table's `dualpi2_*`
+    /// columns); None for every other discipline.
+    fn dualpi2_counts(&self) -> Option<&dualpi2::DualPi2Counts> {
+        None
+    }
     /// The marking policy's congestion state, for traces (Algorithm 1's
     /// bit, or occupancy ≥ K for a step); None without such a policy.
     fn marking_state(&self) -> Option<bool> {

@@ -3,6 +3,8 @@
 //! come from `tasks.rs` and `classes.rs`).
 
 use super::*;
+use crate::queue::dualpi2::DualPi2Counts;
+use crate::queue::QueueDisc;
 
 pub(super) fn rate(bytes: u64, start: Time, end: Time) -> f64 {
     let d = end.saturating_since(start).secs_f64();
@@ -335,6 +337,9 @@ impl World {
                 u64col(&|p| p.stats.drops[r as usize]),
             );
         }
+        if self.l4s_aqm {
+            t = dualpi2_columns(t, ps);
+        }
         t.with("tx_bytes", u64col(&|p| p.stats.tx_bytes))
             .with("busy_ps", u64col(&|p| p.stats.busy.ps()))
             .with(
@@ -394,6 +399,29 @@ impl World {
                 utilization_col(pl.iter().map(|p| p.stats.busy.ps()), run_ps),
             )
     }
+}
+
+/// The `dualpi2_*` columns of runs with a DualPI2 port: each DualPI2
+/// port's counters (`queue::dualpi2::DualPi2Counts`), zero on the others.
+fn dualpi2_columns(mut t: Table, ports: &[Port]) -> Table {
+    type Count = fn(&DualPi2Counts) -> u64;
+    let cols: [(&str, Count); 8] = [
+        ("dualpi2_l_enqueued", |c| c.enqueued[0]),
+        ("dualpi2_c_enqueued", |c| c.enqueued[1]),
+        ("dualpi2_step_marks", |c| c.step_marks),
+        ("dualpi2_prob_marks", |c| c.prob_marks),
+        ("dualpi2_prob_drops", |c| c.prob_drops),
+        ("dualpi2_floor_spared", |c| c.floor_spared),
+        ("dualpi2_overloaded", |c| c.overloaded),
+        ("dualpi2_overload_drops", |c| c.overload_drops),
+    ];
+    for (name, count) in cols {
+        let col = ports
+            .iter()
+            .map(|p| p.qdisc.dualpi2_counts().map_or(0, count));
+        t = t.with(name, Column::U64(col.collect()));
+    }
+    t
 }
 
 /// A `utilization` column: the share of the run each element was busy.
