@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import dumbbell as db
+from dumbbell.errors import ConfigError
 from dumbbell.sweep.store import Store
 
 from .test_cli import assert_bad_input
@@ -92,3 +95,64 @@ def test_a_bad_setting_is_refused_before_anything_runs(cli, tmp_path):
               "--tcp", "gso_max_bytes=8000")
     assert_bad_input(res, "--tcp (flows[1].tcp.gso_max_bytes)", "MSS")
     assert not store.exists() or Store(store).query("SELECT count(*) FROM runs").item() == 0
+
+
+def test_the_python_sweep_takes_the_same_setting_as_the_command(cli, tmp_path):
+    """``db.sweep(..., tcp={...})`` is ``dumbbell sweep --tcp``: the same run
+    ids, the same documents, the same catalog label."""
+    scenario = _toml(tmp_path)
+    res = cli("sweep", scenario, *GRID, "--store", str(tmp_path / "st"), "--workers", "1", "--json",
+              "--tcp", "gso_max_bytes=65536", "--tcp", "delayed_ack=false")
+    assert res.code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    st = tmp_path / "py"
+    py = db.sweep(_mixed(), grid={"flows[0].cc": ["reno", "cubic"]}, store=st, workers=1,
+                  tcp={"gso_max_bytes": 65536, "delayed_ack": False})
+    assert [r.run_id for r in py.records] == [r["run_id"] for r in doc["runs"]]
+    assert py.name == doc["sweep"] == "sweep:two-flow-star+tcp:gso_max_bytes=65536,delayed_ack=false"
+    conns = _connections(Store(st).config_of(py.records[0].run_id))
+    assert len(conns) == 3 and all(c["gso_max_bytes"] == 65536 and c["delayed_ack"] is False for c in conns)
+    # an empty mapping is no setting: the plain sweep's ids
+    plain = db.sweep(_mixed(), grid={"flows[0].cc": ["reno", "cubic"]}, store=False, workers=1, tcp={})
+    assert plain.name == "sweep:two-flow-star"
+    assert not {r.run_id for r in plain.records} & {r.run_id for r in py.records}
+
+
+@pytest.mark.parametrize("tcp, field, words", [
+    ({"gso_max_byts": 65536}, "tcp.gso_max_byts", "did you mean 'gso_max_bytes'"),
+    ({"gso_max_bytes": 12}, "tcp.gso_max_bytes", "MSS"),
+    ({"init_cwnd_pkts": "lots"}, "tcp.init_cwnd_pkts", "integer"),
+    ({"profile": "linux-6.8"}, "tcp.profile", "set the options themselves"),
+    (["gso_max_bytes=65536"], "tcp", "mapping"),
+])
+def test_the_python_sweep_refuses_a_bad_setting_before_anything_runs(tmp_path, tcp, field, words):
+    store = tmp_path / "st"
+    with pytest.raises(ConfigError) as e:
+        db.sweep(_mixed(), grid={"flows[0].cc": ["reno", "cubic"]}, store=store, workers=1, tcp=tcp)
+    assert e.value.field == field and words in e.value.message, (e.value.field, e.value.message)
+    assert not store.exists()
+
+
+def test_a_setting_is_given_in_one_place(tmp_path):
+    from dumbbell.sweep.tcpset import parse_tcp
+
+    from dumbbell.sweep import using
+
+    with using(store=tmp_path / "st", workers=1, tcp=parse_tcp(["delayed_ack=false"])):
+        with pytest.raises(ConfigError) as e:
+            db.sweep(_mixed(), store=False, tcp={"gso_max_bytes": 65536})
+    assert e.value.field == "tcp" and "one place" in e.value.message
+
+
+def test_using_takes_the_mapping_too(tmp_path):
+    from dumbbell.sweep import using
+
+    with using(store=tmp_path / "st", workers=1, tcp={"gso_max_bytes": 65536}):
+        res = db.sweep(_mixed())
+    direct = db.sweep(_mixed(), store=tmp_path / "st2", workers=1, tcp={"gso_max_bytes": 65536})
+    assert [r.run_id for r in res.records] == [r.run_id for r in direct.records]
+    assert res.name == direct.name == "sweep:two-flow-star+tcp:gso_max_bytes=65536"
+    with pytest.raises(ConfigError) as e:
+        with using(store=tmp_path / "st3", workers=1, tcp={"gso_max_byts": 1}):
+            pass
+    assert e.value.field == "tcp.gso_max_byts"

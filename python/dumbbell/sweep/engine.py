@@ -190,7 +190,8 @@ def using(
 ) -> Iterator[Execution]:
     """Runs everything inside the block with this store, executor and display.
 
-    ``tcp`` (:class:`~dumbbell.sweep.tcpset.TcpSettings`, from
+    ``tcp`` (a mapping such as ``{"gso_max_bytes": 65536}``, or
+    :class:`~dumbbell.sweep.tcpset.TcpSettings` from
     :func:`~dumbbell.sweep.tcpset.parse_tcp`): TCP options written into
     every connection of every run's core document before its identity is
     computed, so the store keeps those runs apart.
@@ -209,9 +210,12 @@ def using(
         raise ConfigError("--workers", f"must be at least 1, got {workers}")
     if scheduler is not None and executor != "dask":
         raise ConfigError("--scheduler", "needs --executor dask")
+    from .tcpset import tcp_settings
+
+    tcp = tcp_settings(tcp)
     st = Store(store) if isinstance(store, (str, Path)) else store
     ctx = Execution(store=st, executor=executor, workers=workers, scheduler=scheduler, display=display or Display(),
-                    tcp=tcp or None)
+                    tcp=tcp)
     token = _CURRENT.set(ctx)
     try:
         with st.writing(notify=notify) if st is not None else contextlib.nullcontext():
@@ -412,6 +416,7 @@ def sweep(
     scheduler: Any = None,
     store: Store | str | Path | bool | None = None,
     name: str | None = None,
+    tcp: Mapping[str, Any] | None = None,
 ) -> SweepResult:
     """Runs ``scenario`` at every point of ``grid``, ``repeats`` times each,
     and returns the runs (see the module docs for keys, seeds and identity).
@@ -421,11 +426,20 @@ def sweep(
     keeps everything in memory. ``executor``, ``workers``, ``scheduler``:
     as in :func:`using` (default: the enclosing block's, else local threads
     on every core). ``name`` labels the runs in the catalog (default
-    ``sweep:<scenario name>``).
+    ``sweep:<scenario name>``). ``tcp``: TCP options set on every TCP
+    connection of every run, flows and workloads, over the scenario's and
+    the grid's own (``{"gso_max_bytes": 65536}``; as ``dumbbell sweep
+    --tcp``: checked before anything runs, the runs stored apart from those
+    without it, the default label ``sweep:<scenario name>+tcp:KEY=VALUE``).
     """
     from ..run.runner import _as_scenario
+    from .tcpset import tcp_settings
 
     s = _as_scenario(scenario)
+    tcp_set = tcp_settings(tcp)  # a bad key or value: before anything runs
+    outer = _CURRENT.get()
+    if tcp_set and outer is not None and outer.tcp:
+        raise ConfigError("tcp", "the enclosing using(tcp=...) block already sets TCP options; set them in one place")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ConfigError("--repeats", f"must be a positive integer, got {repeats!r}")
     base_seed = s.seed if seed is None else seed
@@ -438,15 +452,16 @@ def sweep(
     from ..scenario.plausible import warn_points
 
     warn_points(points, stacklevel=4)  # a rate below 1 kb/s, a delay above 10 s: once each, naming the points
-    label = name or f"sweep:{s.name}"
+    in_effect = tcp_set or (outer.tcp if outer is not None else None)
+    label = name or f"sweep:{s.name}{in_effect.label_suffix() if in_effect else ''}"
     version = simulator_version()
     specs = []
     for point, ps in points:
         for r in range(repeats):
             rs = base_seed if r == 0 else round_seed(base_seed, r)
             specs.append(RunSpec.of(ps, rs, {"experiment": label, "point": json_safe(point), "rep": r}, version))
-    outer = _CURRENT.get()
-    if outer is not None and store is None and executor is None and workers is None and scheduler is None:
+    if outer is not None and store is None and executor is None and workers is None and scheduler is None \
+            and not tcp_set:
         records = execute(specs, label=label, ctx=outer)
         st = outer.store
     else:
@@ -461,7 +476,7 @@ def sweep(
         ex = executor or (outer.executor if outer is not None else "local")
         display = outer.display if outer is not None else None
         with using(store=st, executor=ex, workers=workers, scheduler=scheduler, display=display,
-                   tcp=outer.tcp if outer is not None else None) as ctx:
+                   tcp=tcp_set or (outer.tcp if outer is not None else None)) as ctx:
             records = execute(specs, label=label, ctx=ctx)
             if outer is not None:
                 outer.stats.extend(ctx.stats)

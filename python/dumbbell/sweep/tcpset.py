@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["TcpSettings", "parse_tcp"]
+__all__ = ["TcpSettings", "parse_tcp", "tcp_settings"]
 
 # a profile sets many options at once, from an era; over a run document it
 # has no single value to write
@@ -73,6 +73,9 @@ class TcpSettings:
 
     given: tuple[tuple[str, Any], ...]
     core: tuple[tuple[str, Any], ...]
+    #: how errors name the setting: ``--tcp`` (the command line) or ``tcp``
+    #: (``db.sweep(..., tcp={...})``)
+    origin: str = "--tcp"
 
     def __bool__(self) -> bool:
         return bool(self.given)
@@ -133,46 +136,70 @@ class TcpSettings:
         try:
             TcpOptions.model_validate(_scenario_form(tcp))
         except ConfigError as e:
-            raise ConfigError(f"--tcp ({where}.{e.field})", e.message) from None
+            raise ConfigError(f"{self.origin} ({where}.{e.field})", e.message) from None
         except ValidationError as e:
             err = from_validation_error(e)
-            raise ConfigError(f"--tcp ({where}.{err.field})", err.message) from None
+            raise ConfigError(f"{self.origin} ({where}.{err.field})", err.message) from None
 
 
 def parse_tcp(items: Iterable[str]) -> TcpSettings:
     """``["gso_max_bytes=65536", ...]`` → :class:`TcpSettings`, each key and
     value checked by :class:`~dumbbell.scenario.tcp.TcpOptions` (an unknown
     key: its closest name; a bad value: the field's own error)."""
+    pairs = []
+    for item in items:
+        key, eq, text = item.partition("=")
+        key, text = key.strip(), text.strip()
+        if not eq or not key or not text:
+            raise ConfigError("--tcp", f"expected KEY=VALUE, got {item!r}")
+        pairs.append((key, _value(text)))
+    return _settings(pairs, "--tcp")
+
+
+def tcp_settings(tcp: TcpSettings | Mapping[str, Any] | None) -> TcpSettings | None:
+    """The Python API's form (``db.sweep(..., tcp={"gso_max_bytes": 65536})``)
+    → :class:`TcpSettings`, checked as ``--tcp`` is; errors name
+    ``tcp.KEY``. ``None`` or an empty mapping: no setting."""
+    if tcp is None or isinstance(tcp, TcpSettings):
+        return tcp or None
+    if not isinstance(tcp, Mapping):
+        raise ConfigError("tcp", f"expected a mapping of TCP options to values, got {type(tcp).__name__}")
+    return _settings(list(tcp.items()), "tcp") or None
+
+
+def _settings(pairs: list[tuple[str, Any]], origin: str) -> TcpSettings:
     from pydantic import ValidationError
 
     from ..errors import from_validation_error
     from ..scenario.tcp import TcpOptions
     from ..suggest import did_you_mean
 
+    def field(key: str) -> str:
+        return f"{origin} {key}" if origin.startswith("-") else f"{origin}.{key}" if key else origin
+
     known = [k for k in TcpOptions.model_fields if k not in _NOT_SETTABLE]
     given: dict[str, Any] = {}
-    for item in items:
-        key, eq, text = item.partition("=")
-        key, text = key.strip(), text.strip()
-        if not eq or not key or not text:
-            raise ConfigError("--tcp", f"expected KEY=VALUE, got {item!r}")
+    for key, value in pairs:
+        if not isinstance(key, str) or not key:
+            raise ConfigError(origin, f"expected option names as keys, got {key!r}")
         if key in _NOT_SETTABLE:
-            raise ConfigError(f"--tcp {key}", "a profile sets many options from a kernel era; set the options "
-                                              "themselves, one --tcp KEY=VALUE each")
+            each = ", one --tcp KEY=VALUE each" if origin == "--tcp" else ""
+            raise ConfigError(field(key), f"a profile sets many options from a kernel era; set the options "
+                                          f"themselves{each}")
         if key not in known:
-            raise ConfigError(f"--tcp {key}", f"unknown TCP option{did_you_mean(key, known)} "
-                                              f"(known: {', '.join(known)})")
+            raise ConfigError(field(key), f"unknown TCP option{did_you_mean(key, known)} "
+                                          f"(known: {', '.join(known)})")
         if key in given:
-            raise ConfigError(f"--tcp {key}", "given twice")
-        given[key] = _value(text)
+            raise ConfigError(field(key), "given twice")
+        given[key] = value
     try:
         opts = TcpOptions.model_validate(given)
     except ConfigError as e:
-        raise ConfigError(f"--tcp {e.field}", e.message) from None
+        raise ConfigError(field(e.field), e.message) from None
     except ValidationError as e:
         err = from_validation_error(e)
-        raise ConfigError(f"--tcp {err.field}", err.message) from None
+        raise ConfigError(field(err.field), err.message) from None
     resolved = opts.to_core()
     core = tuple((_core_name(k), resolved[_core_name(k)]) for k in given)
     shown = tuple((k, getattr(opts, k)) for k in given)
-    return TcpSettings(given=shown, core=core)
+    return TcpSettings(given=shown, core=core, origin=origin)
