@@ -252,7 +252,7 @@ def run(scale: str = "quick", seed: int = 1, progress: Progress | None = None, *
               "warmup_fraction": WARMUP_FRACTION, "sample_s": SAMPLE_S, "parts": list(parts),
               "pi2_targets_ms": list(sens.TARGETS_MS), "classic_flows": list(sens.CLASSIC_FLOWS)}
     return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=df,
-                            paper=sens.attach(_paper_frame(df, scale), df), data=data, params=params)
+                            paper=sens.attach(_paper_frame(df, scale), df, BASE_RTT_MS), data=data, params=params)
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
@@ -283,7 +283,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
             a.set_xlabel("ms")
             a.set_ylabel("CDF")
             a.grid(alpha=0.3)
-            a.legend(fontsize=7)
+            a.legend(fontsize=7, loc="lower right")  # "best" is slow over the CDFs' many points
         fig.suptitle(f"{q}: queueing delay per class ({result.scale} scale, seed {result.seed})")
         p = out / f"qdelay_cdf_{q}.png"
         save_figure(fig, p)
