@@ -4,6 +4,7 @@ and the `l4s` experiment's physics at quick scale (issue 26)."""
 from __future__ import annotations
 
 import math
+import re
 
 import polars as pl
 import pytest
@@ -241,6 +242,9 @@ def test_a_rate_that_does_not_follow_the_rtt_ratio_is_left_untraced(quick):
     assert row["verdict"] == "differs" and row["cause"] == "ours", row
     assert abs(row["rtt_slope"]) < 1e-9
     assert "RTT ratio" in row["reason"] and "which this run does not show" in row["reason"]
+    # The reason gives this run's fit: a slope of about 0.
+    fit = re.search(r"slope (\S+) and window ratio (\S+) ", row["reason"])
+    assert fit and abs(float(fit.group(1))) < 1e-9, row["reason"]
     far = rows.with_columns(pl.when(is44).then(2.0 * rates.WINDOW_RATIO * (20 + pl.col("classic_qdelay_p50_ms"))
                                                / (20 + pl.col("l4s_qdelay_p50_ms")))
                             .otherwise(pl.col("rate_ratio")).alias("rate_ratio"))

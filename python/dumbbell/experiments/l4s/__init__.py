@@ -66,9 +66,9 @@ KNOWN: list[Known] = [
                  "RTT; the base RTTs are equal (20 ms) but a Cubic flow's RTT also holds the classic queue "
                  "(about 15 ms, PI2's target) and a Prague flow's the L queue (under 1 ms), so Prague gets "
                  "0.82 x (20 + classic delay)/(20 + L delay) times Cubic's rate: {rtt_predicted} from this "
-                 "run's queue delays (ours {ours}). Over PI2's targets (part pi2-target, ours from "
-                 "{sensitivity_lo} to {sensitivity_hi}) ours goes as the RTT ratio with slope {rtt_slope} "
-                 "(1 predicted) and window ratio {rtt_window} (0.82 predicted)",
+                 "run's queue delays (ours {ours}); PI2's target (part pi2-target) moves ours from "
+                 "{sensitivity_lo} to {sensitivity_hi}, as the RTT ratio (slope 1 and window ratio 0.82 "
+                 "predicted; this run's below)",
           doc="docs/experiments/l4s.md#rates-and-the-classic-queues-rtt"),
 ]
 """Its documented accounts of claims that do not agree, each with the condition

@@ -103,6 +103,10 @@ def attach(frame: pl.DataFrame, rows: pl.DataFrame, base_rtt_ms: float) -> pl.Da
             if got:
                 text[i] = (f"PI2's target, the classic queue's delay in Cubic's RTT (part {TARGET}; ours Linux's "
                            f"{OURS_TARGET_MS:g} ms: {_g(ours)}): " + ", ".join(f"{t:g} ms: {v:.3g}" for t, v in got))
+                slope, window, _ = fitted[i]
+                text[i] += (f"; against each run's RTT ratio, slope {_g(slope)} and window ratio {_g(window)} "
+                            f"(the account's bands {rates.SLOPE_BAND[0]:.2f}-{rates.SLOPE_BAND[1]:.2f} and "
+                            f"{rates.WINDOW_BAND[0]:.2f}-{rates.WINDOW_BAND[1]:.2f})")
         elif row["metric"] == "classic_qdelay_p50_ms" and (p, c) == (0, 1):
             got = [(k, _value(rows, "classic_qdelay_p50_ms", 0, k, OURS_TARGET_MS)) for k in CLASSIC_FLOWS if k != 1]
             got = [(k, v) for k, v in got if v is not None]
