@@ -4,6 +4,7 @@ and the `l4s` experiment's physics at quick scale (issue 26)."""
 from __future__ import annotations
 
 import math
+import re
 
 import polars as pl
 import pytest
@@ -12,6 +13,7 @@ import dumbbell as db
 from dumbbell.errors import ConfigError
 from dumbbell.experiments.l4s import experiment as l4s
 from dumbbell.experiments.claims import judge
+from dumbbell.experiments.l4s import rates
 from dumbbell.experiments.l4s import sensitivity as sens
 
 from .helpers.claims_check import check_claims, check_count_line
@@ -181,20 +183,81 @@ def test_the_sensitivity_parts_at_paper_scale_reuse_the_main_mixes():
         ("classic-flows", 15.0, 0, 2), ("classic-flows", 15.0, 0, 4)]
 
 
-def test_an_account_whose_sensitivity_does_not_cross_the_paper_gives_ours(quick):
-    # The rate account explains a ratio above 1 that PI2's target moves
-    # across the RFC's 1; were every target's ratio above 1.2, it would not
-    # apply and the difference would be untraced.
-    frame = quick.paper.drop("verdict", "cause", "reason", "doc")
-    moved = frame.with_columns(pl.when((pl.col("metric") == "rate_ratio") & (pl.col("mix") == "4p4c"))
-                               .then(pl.lit(1.3)).otherwise(pl.col("sensitivity_lo")).alias("sensitivity_lo"),
-                               pl.when((pl.col("metric") == "rate_ratio") & (pl.col("mix") == "4p4c"))
-                               .then(pl.lit(1.4)).otherwise(pl.col("ours")).alias("ours"))
-    judged = {(r["metric"], r["mix"]): r for r in judge("l4s", "quick", moved).iter_rows(named=True)}
-    row = judged[("rate_ratio", "4p4c")]
+def _judged_rate_claims(rows):
+    """The rate claims of ``rows`` (an experiment's rows), through the
+    sensitivity part's columns and the accounts."""
+    frame = sens.attach(l4s._paper_frame(rows, "quick"), rows, l4s.BASE_RTT_MS)
+    return {r["mix"]: r for r in judge("l4s", "quick", frame).iter_rows(named=True) if r["metric"] == "rate_ratio"}
+
+
+def test_the_rate_fit_recovers_the_physics_and_flags_a_flat_ratio():
+    # Rates exactly as the account's physics: window ratio 0.82 times the RTT ratio.
+    delays = [(1.2, 0.2), (5.2, 0.2), (15.0, 0.2), (30.0, 0.2)]
+    exact = [(rates.WINDOW_RATIO * rates.rtt_ratio(c, l, 20.0), c, l) for c, l in delays]
+    slope, window = rates.fit(exact, 20.0)
+    assert slope == pytest.approx(1.0) and window == pytest.approx(rates.WINDOW_RATIO)
+    assert rates.follows_rtt({"rtt_slope": slope, "rtt_window": window})
+    # A ratio that does not move with the classic queue's delay: slope 0.
+    slope, window = rates.fit([(1.5, c, l) for c, l in delays], 20.0)
+    assert slope == pytest.approx(0.0, abs=1e-12)
+    assert not rates.follows_rtt({"rtt_slope": slope, "rtt_window": window})
+    # The right slope at twice the window ratio: too far from the prediction.
+    slope, window = rates.fit([(2 * r, c, l) for r, c, l in exact], 20.0)
+    assert slope == pytest.approx(1.0) and not rates.follows_rtt({"rtt_slope": slope, "rtt_window": window})
+    # Fewer than three targets with numbers: no fit, and the account does not apply.
+    assert rates.fit([exact[0], (None, 5.2, 0.2), exact[2]], 20.0) == (None, None)
+    assert not rates.follows_rtt({"rtt_slope": None, "rtt_window": None})
+    assert rates.SLOPE_BAND[0] > 0.0 and rates.WINDOW_BAND[0] < rates.WINDOW_RATIO < rates.WINDOW_BAND[1] < 1.1
+
+
+def test_the_rate_claims_carry_the_fit_of_their_own_runs(quick):
+    rows = quick.rows
+    claims = {c["mix"]: c for c in quick.paper.iter_rows(named=True) if c["metric"] == "rate_ratio"}
+    for mix, (p, n) in (("1p1c", (1, 1)), ("4p4c", (4, 4))):
+        runs = rows.filter((pl.col("queue") == "dualpi2") & (pl.col("n_prague") == p) & (pl.col("n_cubic") == n))
+        assert sorted(runs["target_ms"]) == sorted([*sens.TARGETS_MS, sens.OURS_TARGET_MS])
+        pts = [(r["rate_ratio"], r["classic_qdelay_p50_ms"], r["l4s_qdelay_p50_ms"]) for r in runs.iter_rows(named=True)]
+        slope, window = rates.fit(pts, l4s.BASE_RTT_MS)
+        c = claims[mix]
+        assert c["rtt_slope"] == pytest.approx(slope) and c["rtt_window"] == pytest.approx(window)
+        main = runs.filter(pl.col("part") == "mixes").row(0, named=True)
+        assert c["rtt_predicted"] == pytest.approx(rates.WINDOW_RATIO * (20 + main["classic_qdelay_p50_ms"])
+                                                   / (20 + main["l4s_qdelay_p50_ms"]))
+        # The physics the account states: Prague's rate rises with the classic queue's delay.
+        assert c["rtt_slope"] > 0.2, c
+    # Other claims carry none.
+    assert all(c["rtt_slope"] is None for c in quick.paper.iter_rows(named=True) if c["metric"] != "rate_ratio")
+
+
+def test_a_rate_that_does_not_follow_the_rtt_ratio_is_left_untraced(quick):
+    # The rate account explains a ratio above 1 that goes as each run's RTT
+    # ratio at k = 2's window ratio. Were 4p4c's ratio the same at every
+    # PI2 target (flat, slope 0), or at twice the prediction at every target,
+    # it would not apply and the difference would be untraced.
+    rows = quick.rows
+    is44 = (pl.col("n_prague") == 4) & (pl.col("n_cubic") == 4) & (pl.col("queue") == "dualpi2")
+    assert _judged_rate_claims(rows)["4p4c"]["cause"] == "model"
+    flat = rows.with_columns(pl.when(is44).then(pl.lit(1.5)).otherwise(pl.col("rate_ratio")).alias("rate_ratio"))
+    row = _judged_rate_claims(flat)["4p4c"]
     assert row["verdict"] == "differs" and row["cause"] == "ours", row
-    assert "PI2's target" in row["reason"] and "which this run does not show" in row["reason"]
-    # The same for the classic queue alone, were more Cubic flows to leave it below the target.
+    assert abs(row["rtt_slope"]) < 1e-9
+    assert "RTT ratio" in row["reason"] and "which this run does not show" in row["reason"]
+    # The reason gives this run's fit: a slope of about 0.
+    fit = re.search(r"slope (\S+) and window ratio (\S+) ", row["reason"])
+    assert fit and abs(float(fit.group(1))) < 1e-9, row["reason"]
+    far = rows.with_columns(pl.when(is44).then(2.0 * rates.WINDOW_RATIO * (20 + pl.col("classic_qdelay_p50_ms"))
+                                               / (20 + pl.col("l4s_qdelay_p50_ms")))
+                            .otherwise(pl.col("rate_ratio")).alias("rate_ratio"))
+    row = _judged_rate_claims(far)["4p4c"]
+    assert row["cause"] == "ours" and row["rtt_slope"] == pytest.approx(1.0), row
+    # Without the part's runs there is nothing to fit: untraced too.
+    row = _judged_rate_claims(rows.filter(pl.col("part") != "pi2-target"))["4p4c"]
+    assert row["cause"] == "ours" and row["rtt_slope"] is None, row
+
+
+def test_an_account_whose_sensitivity_does_not_reach_the_target_gives_ours(quick):
+    # The account of the classic queue alone, were more Cubic flows to leave it below the target.
+    frame = quick.paper.drop("verdict", "cause", "reason", "doc")
     low = frame.with_columns(pl.when((pl.col("metric") == "classic_qdelay_p50_ms") & (pl.col("mix") == "0p1c"))
                              .then(pl.lit(12.0)).otherwise(pl.col("sensitivity_hi")).alias("sensitivity_hi"))
     row = {(r["metric"], r["mix"]): r for r in judge("l4s", "quick", low).iter_rows(named=True)}[

@@ -468,6 +468,9 @@ ACCOUNT_MEASURES = frozenset(
     # rafle's closed loop: the measures its Table 4 accounts check, of the claim's router and of drop-tail.
     f"{who}_{k}" for who in ("ours", "dt")
     for k in ("in_transfer", "dialogue_s", "inventory_mb", "retransmits", "retx_pct")
+) | frozenset(
+    # l4s's rate account: what it fits over PI2's targets (l4s/rates.py).
+    {"rtt_slope", "rtt_window", "rtt_predicted"}
 )
 """Claim columns that only feed an account's condition and reason: values, never
 labels, and not shown as columns of the HTML claims table (the reason prints them)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..._rooms import forward
 from ..known import Condition, Known, across_sensitivity, within
 from ..papers import Paper
+from . import rates
 
 NAME = "l4s"
 PARTS = ("mixes", "pi2-target", "classic-flows")
@@ -54,14 +55,20 @@ KNOWN: list[Known] = [
                  "below the target and its median ({ours} ms) sits under 15 ms; more Cubic flows alone (part "
                  "classic-flows) move it from {sensitivity_lo} to {sensitivity_hi} ms, to the target",
           doc="docs/experiments/l4s.md#one-cubic-flow-sits-below-the-target"),
-    Known({"metric": "rate_ratio"}, cause="model", when=_and_across(1.0, 1.75),
-          condition="Prague's per-flow rate between 1 and 1.75 times Cubic's, and PI2's target (part pi2-target) "
-                    "moving it across the specification's 1",
-          reason="the balance k = 2 gives is for equal RTTs; here the base RTTs are equal (20 ms) but a "
-                 "Cubic flow's RTT also holds the classic queue (about 15 ms) and a Prague flow's the L "
-                 "queue (under 1 ms), and a window-based flow's rate goes as 1/RTT: Prague gets up to "
-                 "35/20 = 1.75 times Cubic's rate (ours {ours}); PI2's target, the classic queue's delay, moves "
-                 "ours from {sensitivity_lo} to {sensitivity_hi} (part pi2-target)",
+    Known({"metric": "rate_ratio"}, cause="model", when=rates.follows_rtt,
+          condition=f"ours going as each run's own RTT ratio over PI2's targets 1, 5, 15 and 30 ms (part "
+                    f"pi2-target): the slope of log(ours) against log((20 + classic delay)/(20 + L delay)) within "
+                    f"{rates.SLOPE_BAND[0]:.2f}-{rates.SLOPE_BAND[1]:.2f} (1 ± 3 sd) and the window ratio ours/RTT "
+                    f"ratio within {rates.WINDOW_BAND[0]:.2f}-{rates.WINDOW_BAND[1]:.2f} (k = 2's "
+                    f"{rates.WINDOW_RATIO:.2f}, ± 3 sd; sd over 12 quick seeds)",
+          reason="k = 2 balances windows, not rates: Prague's window 2/p_L against a Reno-friendly Cubic's "
+                 "1.22/sqrt(p_C) = 2.44/p_L makes it 0.82 of Cubic's, and a flow's rate is its window over its "
+                 "RTT; the base RTTs are equal (20 ms) but a Cubic flow's RTT also holds the classic queue "
+                 "(about 15 ms, PI2's target) and a Prague flow's the L queue (under 1 ms), so Prague gets "
+                 "0.82 x (20 + classic delay)/(20 + L delay) times Cubic's rate: {rtt_predicted} from this "
+                 "run's queue delays (ours {ours}); PI2's target (part pi2-target) moves ours from "
+                 "{sensitivity_lo} to {sensitivity_hi}, as the RTT ratio (slope 1 and window ratio 0.82 "
+                 "predicted; this run's below)",
           doc="docs/experiments/l4s.md#rates-and-the-classic-queues-rtt"),
 ]
 """Its documented accounts of claims that do not agree, each with the condition

@@ -66,6 +66,7 @@ from .. import ExperimentResult, Progress, check_parts, check_scale
 from ..base import head, output_dir, save_figure, text_table
 from ..repeat import Job, run_jobs
 from . import NAME, PARTS
+from . import rates
 from . import sensitivity as sens
 
 RATE_BPS = 100_000_000
@@ -252,7 +253,7 @@ def run(scale: str = "quick", seed: int = 1, progress: Progress | None = None, *
               "warmup_fraction": WARMUP_FRACTION, "sample_s": SAMPLE_S, "parts": list(parts),
               "pi2_targets_ms": list(sens.TARGETS_MS), "classic_flows": list(sens.CLASSIC_FLOWS)}
     return ExperimentResult(experiment=NAME, scale=scale, seed=seed, rows=df,
-                            paper=sens.attach(_paper_frame(df, scale), df), data=data, params=params)
+                            paper=sens.attach(_paper_frame(df, scale), df, BASE_RTT_MS), data=data, params=params)
 
 
 def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
@@ -283,7 +284,7 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
             a.set_xlabel("ms")
             a.set_ylabel("CDF")
             a.grid(alpha=0.3)
-            a.legend(fontsize=7)
+            a.legend(fontsize=7, loc="lower right")  # "best" is slow over the CDFs' many points
         fig.suptitle(f"{q}: queueing delay per class ({result.scale} scale, seed {result.seed})")
         p = out / f"qdelay_cdf_{q}.png"
         save_figure(fig, p)
@@ -315,7 +316,9 @@ def figures(result: ExperimentResult, out_dir: str | Path) -> list[Path]:
 
 def _target_figure(rows: pl.DataFrame, out: Path) -> Path | None:
     """Part ``pi2-target``: the per-flow rate ratio against PI2's target,
-    with the main part's 15 ms, beside equal windows' 1/RTT ratio (20 + target)/20."""
+    with the main part's 15 ms, beside what the rate account predicts from
+    each run's own queue delays (k = 2's window ratio times the RTT ratio,
+    :mod:`dumbbell.experiments.l4s.rates`)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -327,10 +330,12 @@ def _target_figure(rows: pl.DataFrame, out: Path) -> Path | None:
     a = fig.subplots()
     for p, c in sens.TARGET_MIXES:
         g = dual.filter((pl.col("n_prague") == p) & (pl.col("n_cubic") == c)).sort("target_ms")
-        a.plot(g["target_ms"].to_numpy(), g["rate_ratio"].to_numpy(), marker="o", label=_mix(p, c))
-    t = np.linspace(1.0, max(sens.TARGETS_MS), 50)
-    a.plot(t, (BASE_RTT_MS + t) / BASE_RTT_MS, color="grey", ls="--",
-           label="equal windows, rate as 1/RTT: (20 + target) / 20")
+        line, = a.plot(g["target_ms"].to_numpy(), g["rate_ratio"].to_numpy(), marker="o", label=_mix(p, c))
+        # The rate account's physics from each run's own queue delays (l4s/rates.py).
+        pred = [rates.WINDOW_RATIO * rates.rtt_ratio(cq, lq, BASE_RTT_MS)
+                for cq, lq in zip(g["classic_qdelay_p50_ms"].to_list(), g["l4s_qdelay_p50_ms"].to_list())]
+        a.plot(g["target_ms"].to_numpy(), pred, color=line.get_color(), ls="--", marker="x",
+               label=f"{_mix(p, c)}: {rates.WINDOW_RATIO:.2f} x (20 + C delay) / (20 + L delay)")
     a.axhline(1.0, color="black", lw=0.8, label="RFC 9332: about 1")
     a.axvline(sens.OURS_TARGET_MS, color="grey", lw=0.8, ls=":", label="Linux's 15 ms")
     a.set_xlabel("PI2 target (ms)")
