@@ -198,9 +198,10 @@ pub struct DualPi2Counts {
     pub prob_marks: u64,
     /// Drops by the probability (either queue; overload included).
     pub prob_drops: u64,
-    /// Packets that left while p' > 0 under the 2-MTU floor: the floor
-    /// spared them any probabilistic decision.
-    pub floor_spared: u64,
+    /// Packets that left while p' > 0 under the 2-MTU floor, per lane
+    /// (indexed by `Lane`): the floor spared them any probabilistic
+    /// decision.
+    pub floor_spared: [u64; 2],
     /// Packets judged while overloaded (k·p' > 1), and the drops among them.
     pub overloaded: u64,
     pub overload_drops: u64,
@@ -386,7 +387,7 @@ impl DualPi2 {
         if backlog >= FLOOR_BYTES {
             marked = self.decide(lane, h.pkt, cx)?;
         } else {
-            self.counts.floor_spared += (self.prob > 0.0) as u64;
+            self.counts.floor_spared[lane as usize] += (self.prob > 0.0) as u64;
         }
         // The step: only L4S-classified packets, all ECN-capable here (the
         // L queue takes ECT(1) and CE), so Linux's Not-ECT drop never fires.

@@ -405,13 +405,14 @@ impl World {
 /// port's counters (`queue::dualpi2::DualPi2Counts`), zero on the others.
 fn dualpi2_columns(mut t: Table, ports: &[Port]) -> Table {
     type Count = fn(&DualPi2Counts) -> u64;
-    let cols: [(&str, Count); 8] = [
+    let cols: [(&str, Count); 9] = [
         ("dualpi2_l_enqueued", |c| c.enqueued[0]),
         ("dualpi2_c_enqueued", |c| c.enqueued[1]),
         ("dualpi2_step_marks", |c| c.step_marks),
         ("dualpi2_prob_marks", |c| c.prob_marks),
         ("dualpi2_prob_drops", |c| c.prob_drops),
-        ("dualpi2_floor_spared", |c| c.floor_spared),
+        ("dualpi2_l_floor_spared", |c| c.floor_spared[0]),
+        ("dualpi2_c_floor_spared", |c| c.floor_spared[1]),
         ("dualpi2_overloaded", |c| c.overloaded),
         ("dualpi2_overload_drops", |c| c.overload_drops),
     ];
