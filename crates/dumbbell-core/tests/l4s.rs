@@ -30,6 +30,14 @@ fn run(seed: u64, queue: Value, flows: Vec<Value>, secs: u64) -> dumbbell_core::
     go(&config(seed, secs * S, nodes, links, flows, rec))
 }
 
+/// One Prague flow (ECT(1)) and one Cubic flow without ECN, from the start.
+fn prague_and_cubic() -> Vec<Value> {
+    vec![
+        flow("p", prague(json!({})), true, 0),
+        flow("c", json!({"kind": "cubic"}), false, 0),
+    ]
+}
+
 fn dualpi2() -> Value {
     json!({"limit_pkts": 10000, "aqm": {"kind": "dualpi2"}})
 }
@@ -86,11 +94,7 @@ fn prague_through_dualpi2_keeps_p99_queueing_delay_under_2ms_at_full_link() {
 
 #[test]
 fn one_prague_and_one_cubic_share_dualpi2_within_a_factor_of_two() {
-    let flows = vec![
-        flow("p", prague(json!({})), true, 0),
-        flow("c", json!({"kind": "cubic"}), false, 0),
-    ];
-    let out = run(2, dualpi2(), flows, 30);
+    let out = run(2, dualpi2(), prague_and_cubic(), 30);
     let g = goodputs(&out);
     let ratio = g[0].max(g[1]) / g[0].min(g[1]);
     assert!(
@@ -178,11 +182,7 @@ fn prague_without_ecn_is_refused_naming_the_field() {
 /// probability or both, and a port of another discipline counts nothing.
 #[test]
 fn dualpi2_counters_account_for_every_admitted_packet_mark_and_drop() {
-    let flows = vec![
-        flow("p", prague(json!({})), true, 0),
-        flow("c", json!({"kind": "cubic"}), false, 0),
-    ];
-    let out = run(3, dualpi2(), flows, 6);
+    let out = run(3, dualpi2(), prague_and_cubic(), 6);
     let q = |c: &str| col_u64(&out, "queues", c);
     let b = port(&out, "r", "rcv");
     let (l, c) = (q("dualpi2_l_enqueued")[b], q("dualpi2_c_enqueued")[b]);
