@@ -439,6 +439,14 @@ pub struct TcpConfig {
     /// data waits for a bigger skb while an ACK is near (TSO deferral).
     /// `tcp/sender/tso_send.rs`.
     pub gso_max_bytes: u32,
+    /// The receiver takes each of the sender's TSO skbs whole (off by
+    /// default), as Linux's GRO or a virtio guest's whole GSO packets hand
+    /// its TCP one skb of several segments: no ACK for a segment while more
+    /// of its skb follow in order; the skb's last segment (or whatever ends
+    /// the merge: a hole, a change of the ECN field, a FIN) is acknowledged
+    /// by Linux's rule for one skb, one ACK for all of it. Acts only on the
+    /// skbs of a sender with `gso_max_bytes` set. `tcp/receiver/gro.rs`.
+    pub gro: bool,
     /// Tail loss probe (RFC 8985 §7, Linux `tcp_early_retrans` = 3): in
     /// Open or CWR, a probe 2·SRTT after the last transmission (plus 2 ms,
     /// or the 200 ms minimum RTO with one packet out) sends new data or
@@ -528,6 +536,7 @@ impl Default for TcpConfig {
             tsq_bytes: 128 * 1024,
             max_rate_bps: 0,
             gso_max_bytes: 0,
+            gro: false,
             tlp: true,
             rack: true,
             timestamps: true,

@@ -110,6 +110,11 @@ pub struct Packet {
     /// (`net::netem_gso`): the skb leaves that stage's count when this
     /// packet leaves the port's queue. Cleared then.
     pub skb_head: bool,
+    /// More segments of the same TSO skb follow this one: set by a sender
+    /// with TSO bursts and `TcpConfig::gro` on every segment of an skb but
+    /// its last (`tcp/sender/tso_send.rs`), read by a receiver with `gro`
+    /// (`tcp/receiver/gro.rs`).
+    pub skb_more: bool,
 }
 
 impl Packet {

@@ -173,6 +173,7 @@ Unset fields of `TcpOptions` take these values (the core's
 | `profile` | `linux-6.12` | a kernel era (`linux-2.4`, `linux-2.6.32`, `linux-3.2`, `linux-6.8`, `linux-6.12`) whose values unset options take: `python/dumbbell/scenario/tcp_profiles.py`, sources in `docs/model.md` |
 | TSQ | 128 KiB | Linux's `tcp_limit_output_bytes` as older kernels set it (newer ones raised it) |
 | `gso_max_bytes` | 0 (off) | Linux sends TSO/GSO skbs of up to `gso_max_size` (64 KB); off, a sender sends and paces segment by segment. On: skbs of Linux's autosize, paced per skb, with TSO deferral (`docs/model.md`, "TSO-sized bursts") |
+| `gro` | off | Linux's receiver behind GRO (or a virtio guest with guest TSO) sees each TSO skb whole and ACKs it once; off, the receiver ACKs every second segment as one that sees single segments. On, with `gso_max_bytes`: one ACK per skb (`docs/model.md`, "GRO: one ACK per skb") |
 
 Times in the output are integer picoseconds; a flow's completion time is
 `flows.completion_ps` (0 if it did not complete), while `flows.end_ps` is

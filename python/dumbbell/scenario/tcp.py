@@ -440,6 +440,9 @@ class TcpOptions(_Model):
     the control's own size: TCP Prague's, BBR's floor, BBRv3's) leave
     together, a paced sender's gap after each is its whole payload at the
     rate, and TSO deferral waits for bigger skbs while an ACK is near.
+    ``gro`` (off) makes the receiver take each such skb whole, as Linux
+    behind GRO or a virtio guest receiving whole GSO packets: one ACK per
+    skb instead of one per two segments.
     ``profile`` (``linux-2.4`` ... ``linux-6.12``, the
     default era) gives unset options a kernel era's values, and, when given
     by name, the receive window and send buffer of the era's
@@ -492,6 +495,10 @@ class TcpOptions(_Model):
     gso_max_bytes: Annotated[int, Field(ge=0, le=MAX_GSO_BYTES)] | None = Field(
         None, description="TSO bursts: largest skb, bytes (Linux gso_max_size, 65536); skbs of Linux's autosize "
         "leave together, paced per skb, and TSO deferral waits for bigger ones; 0 = off, segment by segment (0)."
+    )
+    gro: bool | None = Field(
+        None, description="The receiver takes each TSO skb whole (Linux GRO, a virtio guest's whole GSO packets): "
+        "one ACK per skb, not per two segments; acts with gso_max_bytes only (off)."
     )
     tlp: bool | None = Field(None, description="Tail loss probe, RFC 8985 (on; needs SACK).")
     rack: bool | None = Field(None, description="RACK loss detection, RFC 8985 (on; needs SACK).")

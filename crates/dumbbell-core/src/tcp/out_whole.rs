@@ -27,6 +27,7 @@ const _: () = {
     assert!(offset_of!(Packet, rwnd_bytes) == 48 && offset_of!(Packet, born_ps) == 56);
     assert!(offset_of!(Packet, sack) == 64 && offset_of!(Packet, ts_val) == 112);
     assert!(offset_of!(Packet, ts_ecr) == 116 && offset_of!(Packet, skb_head) == 120);
+    assert!(offset_of!(Packet, skb_more) == 121);
 };
 
 /// `p`'s 128 bytes as little-endian words, padding zero.
@@ -60,6 +61,7 @@ fn words(p: &Packet) -> [u64; 16] {
         ts_val,
         ts_ecr,
         skb_head,
+        skb_more,
     } = *p;
     let SackBlock { start: a0, end: b0 } = s0;
     let SackBlock { start: a1, end: b1 } = s1;
@@ -88,7 +90,7 @@ fn words(p: &Packet) -> [u64; 16] {
         a2,
         b2,
         ts_val as u64 | (ts_ecr as u64) << 32,
-        b(skb_head),
+        b(skb_head) | b(skb_more) << 8,
     ]
 }
 
@@ -171,12 +173,14 @@ mod tests {
             ts_val: 0xcafe_f00d,
             ts_ecr: 0x0bad_c0de,
             skb_head: true,
+            skb_more: true,
         };
         let other = Packet {
             long_flow: true,
             feedback: false,
             retransmit: false,
             skb_head: false,
+            skb_more: true,
             proto: Proto::Tcp,
             ecn: Ecn::Ect1,
             ..Packet::default()

@@ -30,12 +30,15 @@
 //! - D-SACK (RFC 2883 §4): a segment received twice is reported once, as
 //!   the first SACK block of the next ACK (sent at once), before the
 //!   regular blocks.
+//! - GRO (`TcpConfig::gro`, `receiver/gro.rs`): the segments of one of the
+//!   sender's TSO skbs taken as one skb, one ACK decision for all of them.
 
 use super::ranges::RangeSet;
 use super::{ts_before, ts_ms, Endpoints, Out, TimerKind};
 use crate::config::TcpConfig;
 use crate::net::packet::{flags, Ecn, Packet, Proto, SackBlock, MAX_SACK_BLOCKS};
 use crate::sim::{Dur, LazyTimer, Time};
+use gro::Gro;
 use recent::RecentBlocks;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +84,8 @@ pub struct Receiver {
     /// End of the stream, once a segment carrying FIN has arrived.
     fin_end: Option<u64>,
     pub completion: Option<Time>,
+    /// Each TSO skb taken whole (`TcpConfig::gro`, `receiver/gro.rs`).
+    gro: Gro,
     // Counters.
     pub ce_received: u64,
     pub acks_sent: u64,
@@ -119,6 +124,7 @@ impl Receiver {
             fin_received: false,
             fin_end: None,
             completion: None,
+            gro: Gro::new(cfg.gro),
             ce_received: 0,
             acks_sent: 0,
             data_pkts_received: 0,
@@ -155,6 +161,9 @@ impl Receiver {
             return;
         }
         self.data_pkts_received += 1;
+        // A merge of one skb's segments held (`receiver/gro.rs`): `p` joins
+        // it or ends it.
+        let alone = self.gro.is_open() && self.gro_before(now, p, out);
         let ce = p.ecn == Ecn::Ce;
         if ce {
             self.ce_received += 1;
@@ -248,7 +257,12 @@ impl Receiver {
         }
 
         let unacked = self.rcv_nxt - self.rcv_wup;
-        if !self.delayed_ack || immediate || self.quickacks > 0 || unacked > self.mss as u64 {
+        let mut ack =
+            !self.delayed_ack || immediate || self.quickacks > 0 || unacked > self.mss as u64;
+        if self.gro.on {
+            ack = self.gro_after(p, e, ack, alone);
+        }
+        if ack {
             self.send_ack(now, out);
         } else if let Some(at) = self.delack.arm(now + self.delack_timeout) {
             out.timers.push((at, TimerKind::DelAck));
@@ -259,7 +273,7 @@ impl Receiver {
     pub fn on_delack_timer(&mut self, now: Time, out: &mut Out) {
         match self.delack.on_fire(now) {
             crate::sim::TimerFire::Due => {
-                if self.rcv_nxt > self.rcv_wup {
+                if self.rcv_nxt > self.rcv_wup || self.gro_owes_ack() {
                     self.send_ack(now, out);
                 }
             }
@@ -334,6 +348,7 @@ impl Receiver {
     }
 }
 
+mod gro;
 mod recent;
 #[cfg(test)]
 mod tests;

@@ -631,3 +631,5 @@ fn test_established_dsack_reported_once_and_only_when_enabled() {
     b.recv(1, N, 0);
     assert_eq!(b.recv(0, N, 0), [ack(2, &[], false)]);
 }
+
+mod gro;

@@ -35,6 +35,9 @@
 //! rate, BBRv3's own goal; [`CongestionControl::min_tso_segs`]: BBR's one
 //! segment below 1.2 Mb/s).
 //!
+//! With `TcpConfig::gro` the segments of an skb but its last carry
+//! `skb_more`, for a receiver that takes skbs whole (`tcp/receiver/gro.rs`).
+//!
 //! Not modelled: TSQ's floor of two skbs' `truesize`.
 
 use super::*;
@@ -129,7 +132,23 @@ impl Sender {
         };
         self.tp.wstamp = prior;
         self.schedule_next_departure(now, payload, payload + segs * header);
+        self.mark_skb(out, segs);
         kind
+    }
+
+    /// With `TcpConfig::gro` on, every segment of the skb just written
+    /// (the last `segs` packets of `out`) but its last says more of the
+    /// skb follow ([`Packet::skb_more`]), so a receiver taking skbs whole
+    /// knows where each ends (`tcp/receiver/gro.rs`). Off, nothing is
+    /// written.
+    #[inline]
+    fn mark_skb(&self, out: &mut Out, segs: u32) {
+        if self.cfg.gro && segs > 1 {
+            let end = out.pkts.len();
+            for p in &mut out.pkts[end - segs as usize..end - 1] {
+                p.skb_more = true;
+            }
+        }
     }
 
     /// Linux `tcp_tso_should_defer`'s main rule: new data waits for a
