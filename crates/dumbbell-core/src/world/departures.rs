@@ -61,11 +61,14 @@ impl World {
             // on the buffer's places, and a netem stage counting GSO skbs
             // frees an skb's place at its first segment's dequeue: both
             // need their dequeues as events.
-            p.lazy = p.plain
+            // A jittered wire too (`world/jitter_lazy.rs`), its departures
+            // in their `TxDone`'s place.
+            p.lazy = (p.plain || Self::jitter_only(p))
                 && p.feedback.is_none()
                 && p.trace.is_none()
                 && p.gate == crate::net::port::NO_GATE
                 && p.netem.as_ref().is_none_or(|n| n.gso.is_none());
+            p.keeps_place = p.lazy && !p.plain;
         }
         self.mark_tsq_nics(&tcp_sender);
     }
@@ -83,13 +86,18 @@ impl World {
         }
         p.busy_until = done;
         p.tx_size = size;
-        if p.tells_senders {
-            // A TCP sender's NIC: the departure's place among the events
-            // at `done`, before its arrival's (`world/tsq_wake.rs`).
+        if p.keeps_place {
+            // A TCP sender's NIC, a jittered wire: the departure's place
+            // among the events at `done`, before its arrival's
+            // (`world/tsq_wake.rs`, `world/jitter_lazy.rs`).
             p.tx_seq = self.events.reserve_seq();
         }
+        let arrival = if p.plain {
+            done + p.delay
+        } else {
+            self.jittered_arrival(port, done)
+        };
         let p = &mut self.ports[port as usize];
-        let arrival = done + p.delay;
         p.pipe.push_back((arrival, pkt));
         if p.pipe.len() == 1 {
             self.events.schedule(arrival, Event::Arrive { port });
@@ -112,14 +120,15 @@ impl World {
     fn catch_up_slow(&mut self, port: u32, t: Time) {
         let now = self.now;
         let p = &self.ports[port as usize];
-        let (nic, node) = (p.tells_senders, p.node);
-        // A TCP sender's NIC: a departure at `t` comes after the event being
-        // handled when its reserved place is later (`world/tsq_wake.rs`).
+        let (nic, node, place) = (p.tells_senders, p.node, p.keeps_place);
+        // A TCP sender's NIC, a jittered wire: a departure at `t` comes after
+        // the event being handled when its reserved place is later
+        // (`world/tsq_wake.rs`).
         let handled = self.events.current_seq();
         loop {
             let p = &mut self.ports[port as usize];
             let Some((pkt, started)) = p.tx else { break };
-            if p.busy_until > t || (nic && p.busy_until == t && p.tx_seq > handled) {
+            if p.busy_until > t || (place && p.busy_until == t && p.tx_seq > handled) {
                 break;
             }
             let done = p.busy_until;
