@@ -23,7 +23,8 @@
 //!
 //! A port is lazy when nothing needs the end of a transmission as an event
 //! (`World::mark_lazy_ports`): a plain wire (no loss, reordering, jitter,
-//! service rate or shaper), no return policy, no queue trace, no blocking
+//! service rate or shaper; jitter alone is allowed, `world/jitter_lazy.rs`,
+//! with the NIC's tie rule), no return policy, no queue trace, no blocking
 //! input buffer downstream, no netem stage counting GSO skbs, and no
 //! per-packet or pcap capture or drop log in the run (their rows would come
 //! out of time order). The NIC of a host that sends TCP is lazy too when it
@@ -86,18 +87,18 @@ impl World {
         }
         p.busy_until = done;
         p.tx_size = size;
-        if p.keeps_place {
-            // A TCP sender's NIC, a jittered wire: the departure's place
-            // among the events at `done`, before its arrival's
-            // (`world/tsq_wake.rs`, `world/jitter_lazy.rs`).
+        if p.tells_senders {
+            // A TCP sender's NIC: the departure's place among the events
+            // at `done`, before its arrival's (`world/tsq_wake.rs`).
             p.tx_seq = self.events.reserve_seq();
         }
-        let arrival = if p.plain {
-            done + p.delay
-        } else {
-            self.jittered_arrival(port, done)
-        };
+        if !p.plain {
+            // A jittered wire (`world/jitter_lazy.rs`), out of line.
+            self.depart_jittered(port, pkt, done);
+            return;
+        }
         let p = &mut self.ports[port as usize];
+        let arrival = done + p.delay;
         p.pipe.push_back((arrival, pkt));
         if p.pipe.len() == 1 {
             self.events.schedule(arrival, Event::Arrive { port });
@@ -120,7 +121,7 @@ impl World {
     fn catch_up_slow(&mut self, port: u32, t: Time) {
         let now = self.now;
         let p = &self.ports[port as usize];
-        let (nic, node, place) = (p.tells_senders, p.node, p.keeps_place);
+        let (nic, node) = (p.tells_senders, p.node);
         // A TCP sender's NIC, a jittered wire: a departure at `t` comes after
         // the event being handled when its reserved place is later
         // (`world/tsq_wake.rs`).
@@ -128,7 +129,7 @@ impl World {
         loop {
             let p = &mut self.ports[port as usize];
             let Some((pkt, started)) = p.tx else { break };
-            if p.busy_until > t || (place && p.busy_until == t && p.tx_seq > handled) {
+            if p.busy_until > t || (p.busy_until == t && p.keeps_place && p.tx_seq > handled) {
                 break;
             }
             let done = p.busy_until;

@@ -43,17 +43,25 @@ impl World {
             && p.shaper.is_none()
     }
 
-    /// The arrival at the far end of a packet that leaves a lazy jittered
-    /// `port` now and ends its serialization at `done`: as `tx_done` draws
-    /// it (`world/ports.rs`), never before the wire's last packet.
-    #[inline]
-    pub(super) fn jittered_arrival(&mut self, port: u32, done: Time) -> Time {
+    /// The rest of `depart` on a lazy jittered `port` (`pkt` leaves now,
+    /// its serialization ends at `done`): the departure's place among the
+    /// events at `done` reserved (a NIC's already is), and the packet on
+    /// the wire, arriving when `tx_done` would have drawn it
+    /// (`world/ports.rs`): never before the wire's last packet.
+    #[inline(never)]
+    pub(super) fn depart_jittered(&mut self, port: u32, pkt: PktId, done: Time) {
         let p = &mut self.ports[port as usize];
+        if !p.tells_senders {
+            p.tx_seq = self.events.reserve_seq();
+        }
         let mut arrival = done + p.delay + Dur::from_ps(p.jitter_rng.below(p.jitter.ps() + 1));
         if let Some(&(last, _)) = p.pipe.back() {
             arrival = arrival.max(last);
         }
-        arrival
+        p.pipe.push_back((arrival, pkt));
+        if p.pipe.len() == 1 {
+            self.events.schedule(arrival, Event::Arrive { port });
+        }
     }
 
     /// Every lazy jittered port keeps a `TxDone` event per packet, as
