@@ -59,7 +59,7 @@ impl Rng {
     /// `n` is accepted without the division that computes it (all but a
     /// fraction `n / 2⁶⁴` of the draws: a host's jitter draws one per
     /// packet); the draws and the results are those of the loop that
-    /// divides every time ([`tests::below_skips_the_division_only_where_it_cannot_reject`]).
+    /// divides every time (`tests::below_skips_the_division_only_where_it_cannot_reject`).
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
