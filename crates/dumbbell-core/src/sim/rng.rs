@@ -53,16 +53,24 @@ impl Rng {
     pub fn chance(&mut self, p: f64) -> bool {
         p > 0.0 && self.uniform() < p
     }
-    /// Uniform integer in [0, n), without modulo bias (Lemire's method).
+    /// Uniform integer in [0, n), without modulo bias (Lemire's method):
+    /// a draw whose low half falls below the threshold `2⁶⁴ mod n` is
+    /// drawn again. The threshold is below `n`, so a low half at or above
+    /// `n` is accepted without the division that computes it (all but a
+    /// fraction `n / 2⁶⁴` of the draws: a host's jitter draws one per
+    /// packet); the draws and the results are those of the loop that
+    /// divides every time (`tests::below_skips_the_division_only_where_it_cannot_reject`).
+    #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
-        loop {
-            let m = (self.0.next_u64() as u128) * (n as u128);
-            let lo = m as u64;
-            if lo >= n.wrapping_neg() % n {
-                return (m >> 64) as u64;
+        let mut m = (self.0.next_u64() as u128) * (n as u128);
+        if (m as u64) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (m as u64) < threshold {
+                m = (self.0.next_u64() as u128) * (n as u128);
             }
         }
+        (m >> 64) as u64
     }
     /// Exponential with the given mean.
     pub fn exponential(&mut self, mean: f64) -> f64 {
@@ -111,6 +119,43 @@ mod tests {
         // 5 sigma of a binomial(200000, 0.1) is about 0.0034.
         assert!((p - 0.1).abs() < 0.0034, "p = {p}");
         assert!(!r.chance(0.0));
+    }
+
+    /// Lemire's loop as first written, dividing at every draw.
+    fn below_dividing(r: &mut Rng, n: u64) -> u64 {
+        loop {
+            let m = (r.next_u64() as u128) * (n as u128);
+            if m as u64 >= n.wrapping_neg() % n {
+                return (m >> 64) as u64;
+            }
+        }
+    }
+
+    /// The same results from the same draws as the loop that divides at
+    /// every draw, for bounds whose threshold rejects about half the draws
+    /// (just above 2⁶³), a few, or none (powers of two), and a jitter's.
+    #[test]
+    fn below_skips_the_division_only_where_it_cannot_reject() {
+        let bounds = [
+            1,
+            2,
+            3,
+            40,
+            65_536,
+            5_000_001,
+            (1 << 63) + 1,
+            (1 << 63) + 12_345,
+            u64::MAX,
+            u64::MAX / 3 * 2,
+        ];
+        for n in bounds {
+            let (mut a, mut b) = (rng_for(9, "below"), rng_for(9, "below"));
+            for _ in 0..20_000 {
+                assert_eq!(a.below(n), below_dividing(&mut b, n), "n = {n}");
+            }
+            // Both consumed the same draws.
+            assert_eq!(a.next_u64(), b.next_u64(), "n = {n}");
+        }
     }
 
     #[test]
