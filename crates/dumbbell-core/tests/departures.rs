@@ -223,24 +223,6 @@ fn rafle_fetch(seed: u64, files: &[u64]) -> String {
     .to_string()
 }
 
-/// Every table but the summary's event count, as `run_json`'s `physics`
-/// line hashes them.
-fn assert_same_physics(a: &RunOutput, b: &RunOutput, what: &str) {
-    assert_eq!(a.tables.len(), b.tables.len());
-    for (x, y) in a.tables.iter().zip(&b.tables) {
-        if x.name != "summary" {
-            assert_eq!(x, y, "{what}: the {} table differs", x.name);
-            continue;
-        }
-        for ((n, c), (m, d)) in x.columns.iter().zip(&y.columns) {
-            assert_eq!(n, m);
-            if n != "events" {
-                assert_eq!(c, d, "{what}: the summary's {n} differs");
-            }
-        }
-    }
-}
-
 /// The tie rule of the lazy TCP sender's NIC (`world/tsq_wake.rs`): each
 /// departure keeps the place its `TxDone` had among the events of its
 /// instant, so a run gives every value of the run whose NIC raises a

@@ -49,23 +49,6 @@ fn go_json(v: &Value) -> RunOutput {
     run_json(&v.to_string(), Default::default()).expect("runs")
 }
 
-/// Every table but the summary's event count.
-fn assert_same_physics(a: &RunOutput, b: &RunOutput, what: &str) {
-    assert_eq!(a.tables.len(), b.tables.len());
-    for (x, y) in a.tables.iter().zip(&b.tables) {
-        if x.name != "summary" {
-            assert_eq!(x, y, "{what}: the {} table differs", x.name);
-            continue;
-        }
-        for ((n, c), (m, d)) in x.columns.iter().zip(&y.columns) {
-            assert_eq!(n, m);
-            if n != "events" {
-                assert_eq!(c, d, "{what}: the summary's {n} differs");
-            }
-        }
-    }
-}
-
 /// Jitter well below a packet's time on the wire (lossy-cc's 5 µs against
 /// 12 µs: packets keep their spacing), and above it (30 µs: many packets
 /// would overtake the one before and arrive with it instead): the flows'
