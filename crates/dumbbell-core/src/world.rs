@@ -611,7 +611,7 @@ impl World {
         self.out.pkts.clear();
         if self.out.tsq_held {
             self.out.tsq_held = false;
-            self.tsq_held(flow, node);
+            self.tsq_held(node);
         }
     }
 

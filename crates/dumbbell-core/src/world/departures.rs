@@ -136,8 +136,11 @@ impl World {
                 self.start_tx(port);
             }
             if nic {
-                // A TCP sender's NIC tells the sender (`world/tsq_wake.rs`).
-                self.nic_departure(port, node, pkt, done);
+                // A TCP sender's NIC tells the sender (`world/tsq_wake.rs`);
+                // one it released resumes at top level.
+                if let Some(flow) = self.nic_departure(port, node, pkt, done) {
+                    self.tsq.woken.push(flow);
+                }
             }
             if idle {
                 break;

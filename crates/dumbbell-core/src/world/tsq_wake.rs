@@ -67,10 +67,12 @@ pub(super) struct TsqWake {
     pub(super) nic: Vec<u32>,
     /// Per port: a wake is scheduled at the end of its transmission.
     armed: Vec<bool>,
-    /// Per port: the flows whose senders TSQ holds on it.
-    held: Vec<Vec<u32>>,
+    /// Per port: how many of its senders TSQ holds (each counted once,
+    /// from the call that began to hold it to the departure that releases
+    /// it).
+    held: Vec<u32>,
     /// Flows released by a departure, to resume at top level.
-    woken: Vec<u32>,
+    pub(super) woken: Vec<u32>,
 }
 
 impl World {
@@ -86,7 +88,7 @@ impl World {
         }
         self.tsq.nic = vec![NO_NIC; n];
         self.tsq.armed = vec![false; self.ports.len()];
-        self.tsq.held = vec![Vec::new(); self.ports.len()];
+        self.tsq.held = vec![0; self.ports.len()];
         for node in 0..n {
             if !tcp_sender[node] || self.node_kinds[node] != NodeKind::Host {
                 continue;
@@ -117,25 +119,33 @@ impl World {
     }
 
     /// A departure of `pkt` at `done` (the clock is set to it) from the
-    /// NIC `port` of `node`: tells the packet's TCP sender.
+    /// NIC `port` of `node`: tells the packet's TCP sender, and returns its
+    /// flow when that released the sender from TCP small queues (the caller
+    /// resumes it).
     #[inline]
-    pub(super) fn nic_departure(&mut self, port: u32, node: u32, pkt: PktId, done: Time) {
+    pub(super) fn nic_departure(
+        &mut self,
+        port: u32,
+        node: u32,
+        pkt: PktId,
+        done: Time,
+    ) -> Option<u32> {
         let (size, src, flow, proto) = {
             let k = self.pool.get(pkt);
             (k.size_bytes, k.src, k.flow, k.proto)
         };
         if proto != Proto::Tcp || src != node {
-            return;
+            return None;
         }
         if let FlowKind::Tcp(c) = &mut self.flows[flow as usize].kind {
             if c.sender.endpoints().src == node && c.sender.on_nic_left(done, size) {
                 let held = &mut self.tsq.held[port as usize];
-                if let Some(i) = held.iter().position(|&f| f == flow) {
-                    held.swap_remove(i);
-                }
-                self.tsq.woken.push(flow);
+                debug_assert!(*held > 0, "a released sender was counted as held");
+                *held = held.saturating_sub(1);
+                return Some(flow);
             }
         }
+        None
     }
 
     /// Before a call of a TCP sender at `node`: its NIC's departures due
@@ -168,31 +178,71 @@ impl World {
     }
 
     /// The wake of a lazy NIC (`Event::TxDone` on a lazy port): its
-    /// departures due now, the released senders resumed, and the next
+    /// departure due now, the sender it released resumed, and the next
     /// wake armed while a sender is still held.
+    ///
+    /// A wake is scheduled at the place of the current transmission's
+    /// `TxDone` (`arm_tsq_wake`), and no catch-up before that place makes
+    /// the departure: so here the current transmission ends, the one
+    /// departure due (a packet of zero bytes would leave at once, but its
+    /// place is reserved after this one's). It is made as `tx_done` makes
+    /// an eager port's, the released sender resumed at once, as
+    /// `Sender::on_nic_tx` resumes it (out of line, `tsq_wake_depart`).
+    /// Anything else falls back to the catch-up.
     pub(super) fn tsq_wake(&mut self, port: u32) {
-        self.tsq.armed[port as usize] = false;
-        let node = self.ports[port as usize].node;
+        let i = port as usize;
+        self.tsq.armed[i] = false;
+        let p = &self.ports[i];
+        let node = p.node;
+        if p.tx.is_some() && p.busy_until == self.now && p.tx_seq == self.events.current_seq() {
+            self.tsq_wake_depart(port, node);
+        }
+        // Departures due that the wake did not make (none expected) and
+        // senders released elsewhere.
         self.catch_up_host(node);
         self.arm_tsq_wake(port);
+    }
+
+    /// [`Self::tsq_wake`]'s departure: the current transmission of the
+    /// NIC `port` of `node` ends now.
+    #[inline]
+    fn tsq_wake_depart(&mut self, port: u32, node: u32) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let Some((pkt, started)) = p.tx.take() else {
+            return;
+        };
+        p.stats.busy += now.since(started);
+        p.stats.tx_bytes += p.tx_size as u64;
+        // The next transmission starts before the sender hears, as in
+        // `tx_done` and `catch_up_slow`.
+        if !p.fifo_empty() {
+            self.start_tx(port);
+        }
+        if let Some(flow) = self.nic_departure(port, node, pkt, now) {
+            if let FlowKind::Tcp(c) = &mut self.flows[flow as usize].kind {
+                c.sender.try_send(now, &mut self.out);
+                self.flush(flow, node);
+            }
+        }
     }
 
     /// After a sender's call (`flush`): TSQ began to hold it, so its NIC
     /// raises a wake at the end of its transmission.
     #[inline(never)]
-    pub(super) fn tsq_held(&mut self, flow: u32, node: u32) {
+    pub(super) fn tsq_held(&mut self, node: u32) {
         let port = self.tsq.nic[node as usize];
         if port == NO_NIC {
             return;
         }
-        self.tsq.held[port as usize].push(flow);
+        self.tsq.held[port as usize] += 1;
         self.arm_tsq_wake(port);
     }
 
     fn arm_tsq_wake(&mut self, port: u32) {
         let i = port as usize;
         let p = &self.ports[i];
-        if self.tsq.armed[i] || self.tsq.held[i].is_empty() || p.tx.is_none() {
+        if self.tsq.armed[i] || self.tsq.held[i] == 0 || p.tx.is_none() {
             return;
         }
         self.tsq.armed[i] = true;
