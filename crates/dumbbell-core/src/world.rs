@@ -49,6 +49,7 @@ mod build;
 mod capture;
 mod classes;
 mod departures;
+mod jitter_lazy;
 mod netem_gso;
 mod packet_trace;
 mod ports;
@@ -153,10 +154,11 @@ pub fn run_json(json: &str, opts: RunOptions) -> Result<RunOutput, RunError> {
     run(&cfg, opts)
 }
 
-/// [`run_json`] with every TCP sender's NIC raising a `TxDone` event per
-/// packet, as before issue 29: the reference whose tables, all but the
-/// summary's event count, a run with lazy NICs must give bit for bit
-/// (`world/tsq_wake.rs`; `tests/departures.rs`, `run_json --nic-events`).
+/// [`run_json`] with every TCP sender's NIC and every jittered wire raising
+/// a `TxDone` event per packet, as before issue 29: the reference whose
+/// tables, all but the summary's event count, a run with lazy NICs and
+/// jittered wires must give bit for bit (`world/tsq_wake.rs`,
+/// `world/jitter_lazy.rs`; `tests/departures.rs`, `run_json --nic-events`).
 pub fn run_json_with_nic_events(json: &str) -> Result<RunOutput, RunError> {
     run_with_nic_events(&RunConfig::from_json(json)?)
 }
@@ -165,6 +167,7 @@ pub fn run_json_with_nic_events(json: &str) -> Result<RunOutput, RunError> {
 pub fn run_with_nic_events(cfg: &RunConfig) -> Result<RunOutput, RunError> {
     let mut w = World::build_with(cfg, None)?;
     w.keep_nic_events();
+    w.keep_jitter_events();
     w.run();
     w.finish()
 }

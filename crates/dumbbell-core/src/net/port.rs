@@ -199,10 +199,15 @@ port_and_setup! {
         /// A lazy port that is the NIC of a host sending TCP: each departure
         /// tells its packet's sender (`world/tsq_wake.rs`).
         tells_senders: bool,
-        /// On such a port: the event sequence number reserved at the current
-        /// transmission's start, where its `TxDone` would have been scheduled
-        /// (its place among the events at its end, `world/tsq_wake.rs`).
+        /// On such a port, and on a lazy port whose wire jitters: the event
+        /// sequence number reserved at the current transmission's start,
+        /// where its `TxDone` would have been scheduled (its place among
+        /// the events at its end, `world/tsq_wake.rs`, `world/jitter_lazy.rs`).
         tx_seq: u64,
+        /// A lazy port whose departures keep their `TxDone`'s place among
+        /// the events at their instant (`tx_seq`): a TCP sender's NIC, a
+        /// jittered wire (`world/jitter_lazy.rs`).
+        keeps_place: bool,
     }
 }
 
@@ -250,6 +255,7 @@ impl Port {
             tx_size: 0,
             tells_senders: false,
             tx_seq: 0,
+            keeps_place: false,
         }
     }
 

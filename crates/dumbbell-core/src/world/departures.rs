@@ -23,7 +23,8 @@
 //!
 //! A port is lazy when nothing needs the end of a transmission as an event
 //! (`World::mark_lazy_ports`): a plain wire (no loss, reordering, jitter,
-//! service rate or shaper), no return policy, no queue trace, no blocking
+//! service rate or shaper; jitter alone is allowed, `world/jitter_lazy.rs`,
+//! with the NIC's tie rule), no return policy, no queue trace, no blocking
 //! input buffer downstream, no netem stage counting GSO skbs, and no
 //! per-packet or pcap capture or drop log in the run (their rows would come
 //! out of time order). The NIC of a host that sends TCP is lazy too when it
@@ -61,11 +62,14 @@ impl World {
             // on the buffer's places, and a netem stage counting GSO skbs
             // frees an skb's place at its first segment's dequeue: both
             // need their dequeues as events.
-            p.lazy = p.plain
+            // A jittered wire too (`world/jitter_lazy.rs`), its departures
+            // in their `TxDone`'s place.
+            p.lazy = (p.plain || Self::jitter_only(p))
                 && p.feedback.is_none()
                 && p.trace.is_none()
                 && p.gate == crate::net::port::NO_GATE
                 && p.netem.as_ref().is_none_or(|n| n.gso.is_none());
+            p.keeps_place = p.lazy && !p.plain;
         }
         self.mark_tsq_nics(&tcp_sender);
     }
@@ -87,6 +91,11 @@ impl World {
             // A TCP sender's NIC: the departure's place among the events
             // at `done`, before its arrival's (`world/tsq_wake.rs`).
             p.tx_seq = self.events.reserve_seq();
+        }
+        if !p.plain {
+            // A jittered wire (`world/jitter_lazy.rs`), out of line.
+            self.depart_jittered(port, pkt, done);
+            return;
         }
         let p = &mut self.ports[port as usize];
         let arrival = done + p.delay;
@@ -113,13 +122,14 @@ impl World {
         let now = self.now;
         let p = &self.ports[port as usize];
         let (nic, node) = (p.tells_senders, p.node);
-        // A TCP sender's NIC: a departure at `t` comes after the event being
-        // handled when its reserved place is later (`world/tsq_wake.rs`).
+        // A TCP sender's NIC, a jittered wire: a departure at `t` comes after
+        // the event being handled when its reserved place is later
+        // (`world/tsq_wake.rs`).
         let handled = self.events.current_seq();
         loop {
             let p = &mut self.ports[port as usize];
             let Some((pkt, started)) = p.tx else { break };
-            if p.busy_until > t || (nic && p.busy_until == t && p.tx_seq > handled) {
+            if p.busy_until > t || (p.busy_until == t && p.keeps_place && p.tx_seq > handled) {
                 break;
             }
             let done = p.busy_until;

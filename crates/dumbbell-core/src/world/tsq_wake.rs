@@ -97,6 +97,7 @@ impl World {
             if ports_of[node] == 1 && self.ports[port as usize].lazy {
                 self.tsq.nic[node] = port;
                 self.ports[port as usize].tells_senders = true;
+                self.ports[port as usize].keeps_place = true;
             } else if port != NO_NIC {
                 for p in self.ports.iter_mut().filter(|p| p.node == node as u32) {
                     p.lazy = false;
@@ -114,6 +115,7 @@ impl World {
                 let p = &mut self.ports[port as usize];
                 p.lazy = false;
                 p.tells_senders = false;
+                p.keeps_place = false;
             }
         }
     }
