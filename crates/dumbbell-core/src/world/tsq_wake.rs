@@ -188,9 +188,10 @@ impl World {
     /// the departure: so here the current transmission ends, the one
     /// departure due (a packet of zero bytes would leave at once, but its
     /// place is reserved after this one's). It is made as `tx_done` makes
-    /// an eager port's, the released sender resumed at once, as
-    /// `Sender::on_nic_tx` resumes it (out of line, `tsq_wake_depart`).
-    /// Anything else falls back to the catch-up.
+    /// an eager port's, and the sender it released resumes at once, as
+    /// `Sender::on_nic_tx` resumes it (`tsq_wake_depart`): no list of
+    /// released senders, no second dispatch. Anything else falls back to
+    /// the catch-up.
     pub(super) fn tsq_wake(&mut self, port: u32) {
         let i = port as usize;
         self.tsq.armed[i] = false;
