@@ -243,6 +243,7 @@ impl Sender {
             self.dsack_block(blocks[0].start, blocks[0].end, prior_una, f);
         }
         self.scratch.clear();
+        let mut taken = [(0, 0); crate::net::packet::MAX_SACK_BLOCKS];
         let mut n_taken = 0;
         for b in &blocks[dsack as usize..] {
             let s = b.start.max(self.tp.snd_una);
@@ -252,11 +253,11 @@ impl Sender {
                     let scratch = &mut self.scratch;
                     self.sacked.insert(s, e, |x, y| scratch.push((x, y)));
                 }
-                self.sack_cache.take(n_taken, s, e);
+                taken[n_taken] = (s, e);
                 n_taken += 1;
             }
         }
-        self.sack_cache.replace(n_taken);
+        self.sack_cache.replace(taken, n_taken);
         for k in 0..self.scratch.len() {
             let (x, y) = self.scratch[k];
             let mut i = self.mss_div.div_ceil(x - self.tp.snd_una) as usize;
