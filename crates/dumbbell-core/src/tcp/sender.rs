@@ -323,6 +323,8 @@ pub struct Sender {
     // Rate sampling (Linux `tcp_rate.c`; `delivered_mstamp` and
     // `app_limited` live in `tp`, where BBR reads and writes them).
     first_tx_time: Time,
+    /// The last pacing gap and what it was computed from (`sender/pace_gap.rs`).
+    pace_gap: pace_gap::PaceGap,
     cwnd_usage_seq: u64,
     cwnd_limited_raw: bool,
     // TCP small queues.
@@ -474,6 +476,7 @@ impl Sender {
             stop,
             open_stream: false,
             first_tx_time: Time::ZERO,
+            pace_gap: Default::default(),
             cwnd_usage_seq: 0,
             cwnd_limited_raw: false,
             nic_bytes: 0,
@@ -704,6 +707,7 @@ impl Sender {
 
 mod input;
 mod output;
+mod pace_gap;
 mod rack_tail;
 mod recovery;
 mod sack_cache;
