@@ -700,9 +700,7 @@ impl Bbr {
             self.packet_conservation = false;
         }
         self.lt_bw_sampling(tp, rs.losses, rs.is_app_limited);
-        // In 64 bits when the product fits (always, by 10 Gb/s magnitudes):
-        // the 128-bit division was a library call on every ACK.
-        let bw = div_wide(delivered as u128 * BW_UNIT as u128, interval_us);
+        let bw = delivered as u128 * BW_UNIT as u128 / interval_us as u128;
         let bw = bw.min(u64::MAX as u128) as u64;
         // App-limited samples only count when they raise the estimate.
         if !rs.is_app_limited || bw >= self.max_bw() {

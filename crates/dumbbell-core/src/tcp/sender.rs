@@ -323,10 +323,6 @@ pub struct Sender {
     // Rate sampling (Linux `tcp_rate.c`; `delivered_mstamp` and
     // `app_limited` live in `tp`, where BBR reads and writes them).
     first_tx_time: Time,
-    /// The last pacing gap and what it was computed from (`sender/pace_gap.rs`).
-    pace_gap: pace_gap::PaceGap,
-    /// Division by `cfg.mss_bytes` without a `div` (`sender/mss_div.rs`).
-    mss_div: mss_div::MssDiv,
     cwnd_usage_seq: u64,
     cwnd_limited_raw: bool,
     // TCP small queues.
@@ -431,7 +427,6 @@ impl Sender {
             Dur::from_ps(cfg.max_rto_ps),
         );
         let dupthresh = cfg.dupthresh;
-        let mss_div = mss_div::MssDiv::new(cfg.mss_bytes);
         Sender {
             ep,
             rwnd: cfg.rwnd_bytes,
@@ -479,8 +474,6 @@ impl Sender {
             stop,
             open_stream: false,
             first_tx_time: Time::ZERO,
-            pace_gap: Default::default(),
-            mss_div,
             cwnd_usage_seq: 0,
             cwnd_limited_raw: false,
             nic_bytes: 0,
@@ -595,7 +588,7 @@ impl Sender {
 
     #[inline]
     fn seg_index(&self, seq: u64) -> usize {
-        self.mss_div.div(seq - self.tp.snd_una) as usize
+        ((seq - self.tp.snd_una) / self.cfg.mss_bytes as u64) as usize
     }
 
     // ------------------------------------------------------------------
@@ -710,9 +703,7 @@ impl Sender {
 }
 
 mod input;
-mod mss_div;
 mod output;
-mod pace_gap;
 mod rack_tail;
 mod recovery;
 mod sack_cache;

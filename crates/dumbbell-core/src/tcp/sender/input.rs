@@ -258,9 +258,10 @@ impl Sender {
             }
         }
         self.sack_cache.replace(taken, n_taken);
+        let mss = self.cfg.mss_bytes as u64;
         for k in 0..self.scratch.len() {
             let (x, y) = self.scratch[k];
-            let mut i = self.mss_div.div_ceil(x - self.tp.snd_una) as usize;
+            let mut i = ((x - self.tp.snd_una).div_ceil(mss)) as usize;
             while i < self.segs.len() && self.segs[i].end() <= y {
                 let seg = self.segs[i];
                 if self.mark_sacked(i, rs) {

@@ -326,7 +326,7 @@ impl Sender {
         let start = prior.max(now);
         let mut gap = Dur::ZERO;
         if cc_rate > 0 && self.stats.data_pkts_sent >= 10 {
-            let len = self.pace_gap.serialization(payload as u64, cc_rate);
+            let len = Dur::serialization(payload as u64, cc_rate);
             let credit = start.since(prior);
             gap = len.saturating_sub(len.div(2).min(credit));
         }

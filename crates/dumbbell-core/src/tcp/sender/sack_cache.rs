@@ -16,17 +16,11 @@ pub(super) struct SackCache {
 
 impl SackCache {
     /// `[s, e)` lies within a block remembered from the previous ACK.
-    ///
-    /// Every slot is compared, without a jump (unused ones masked by
-    /// `n`): which block covers which, if any, follows the random losses,
-    /// so the early exit of a search is a jump hard to predict.
     #[inline]
     pub(super) fn covers(&self, s: u64, e: u64) -> bool {
-        let mut hit = false;
-        for (k, &(cs, ce)) in self.blocks.iter().enumerate() {
-            hit |= (k < self.n) & (cs <= s) & (e <= ce);
-        }
-        hit
+        self.blocks[..self.n]
+            .iter()
+            .any(|&(cs, ce)| cs <= s && e <= ce)
     }
 
     /// This ACK's blocks (clipped, non-empty, all in the scoreboard now)
