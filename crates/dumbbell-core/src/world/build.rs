@@ -293,8 +293,6 @@ impl World {
                     .flatten()
                     .any(|q| matches!(q.aqm, AqmConfig::Dualpi2(_)))
             }),
-            heads: vec![Default::default(); ports.len()],
-            hops: Default::default(),
             ports,
             aqm_rngs,
             pipelines,
@@ -321,7 +319,6 @@ impl World {
             external,
         };
         world.mark_lazy_ports(cfg);
-        world.build_hops();
         Ok(world)
     }
 }
