@@ -44,6 +44,7 @@ use crate::trace::{Column, Table};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod arrival_hop;
 mod backpressure;
 mod build;
 mod capture;
@@ -326,6 +327,11 @@ pub struct World {
     node_names: Vec<String>,
     node_kinds: Vec<NodeKind>,
     ports: Vec<Port>,
+    /// Each port's wire's head packet and the far end's decision for it,
+    /// beside the ports (`world/arrival_hop.rs`).
+    heads: Vec<arrival_hop::WireHead>,
+    /// Each node's decision for each destination (`world/arrival_hop.rs`).
+    hops: arrival_hop::Hops,
     aqm_rngs: Vec<Rng>,
     /// Some port runs CoDel, FQ-CoDel or PIE: the queues table then has
     /// their drop columns (absent otherwise, so older tables keep their

@@ -11,6 +11,7 @@ pub mod port;
 mod port_setup;
 pub mod ring_ahead;
 pub mod topology;
+pub mod wire;
 
 /// The packet is a layer below both `net` and `queue` (ports hold queues,
 /// queues read packets); `net::packet` stays its old path.

@@ -152,8 +152,9 @@ port_and_setup! {
         set qdisc: PortQueue,
         /// Packet being serialized, if any, and when it started.
         tx: Option<(PktId, Time)>,
-        /// Packets on the wire with their arrival times, oldest first.
-        pipe: VecDeque<(Time, PktId)>,
+        /// Packets on the wire with their arrival times (and the far end's
+        /// forwarding decision, `net::wire`), oldest first.
+        pipe: VecDeque<super::wire::OnWire>,
         /// Probability that a packet is held back `reorder_delay` on the wire.
         set reorder: f64,
         set reorder_rng: Rng,

@@ -238,6 +238,15 @@ impl Routes {
         Err((self.core_idx[u], self.core_idx[target as usize]))
     }
 
+    /// The small network's table's answer for `node` toward `dst` (a port
+    /// or `NO_ROUTE`), or None where [`Self::next_port_by`] asks the full
+    /// routes (no table, or a pair whose packets choose among ports): the
+    /// same answer, known without a packet or a forwarding state.
+    #[inline]
+    pub fn direct_port(&self, node: u32, dst: u32) -> Option<u32> {
+        self.direct.get(node, dst)
+    }
+
     /// The port `node` forwards packet `p` to: among equal-cost next hops,
     /// the one `fwd` chooses (by the run's routing mode).
     #[inline]

@@ -293,6 +293,8 @@ impl World {
                     .flatten()
                     .any(|q| matches!(q.aqm, AqmConfig::Dualpi2(_)))
             }),
+            heads: vec![Default::default(); ports.len()],
+            hops: Default::default(),
             ports,
             aqm_rngs,
             pipelines,
@@ -319,6 +321,7 @@ impl World {
             external,
         };
         world.mark_lazy_ports(cfg);
+        world.build_hops();
         Ok(world)
     }
 }

@@ -88,12 +88,8 @@ impl World {
             // at `done`, before its arrival's (`world/tsq_wake.rs`).
             p.tx_seq = self.events.reserve_seq();
         }
-        let p = &mut self.ports[port as usize];
-        let arrival = done + p.delay;
-        p.pipe.push_back((arrival, pkt));
-        if p.pipe.len() == 1 {
-            self.events.schedule(arrival, Event::Arrive { port });
-        }
+        let arrival = done + self.ports[port as usize].delay;
+        self.put_on_wire(port, arrival, pkt);
     }
 
     /// Makes the departures of a lazy `port` due at or before `t`: ends

@@ -205,10 +205,7 @@ impl World {
             // No loss, reordering or jitter: the branch below, its draws
             // and tests all skipped.
             let arrival = on_wire + p.delay;
-            p.pipe.push_back((arrival, pkt));
-            if p.pipe.len() == 1 {
-                self.events.schedule(arrival, Event::Arrive { port });
-            }
+            self.put_on_wire(port, arrival, pkt);
         } else if p.loss > 0.0 && p.loss_rng.chance(p.loss) {
             let gated = p.gate != NO_GATE;
             self.drop(port, pkt, DropReason::LinkLoss, true);
@@ -229,14 +226,11 @@ impl World {
             let mut arrival = on_wire + p.delay;
             if !p.jitter.is_zero() {
                 arrival += Dur::from_ps(p.jitter_rng.below(p.jitter.ps() + 1));
-                if let Some(&(last, _)) = p.pipe.back() {
-                    arrival = arrival.max(last);
+                if let Some(last) = p.pipe.back() {
+                    arrival = arrival.max(last.at);
                 }
             }
-            p.pipe.push_back((arrival, pkt));
-            if p.pipe.len() == 1 {
-                self.events.schedule(arrival, Event::Arrive { port });
-            }
+            self.put_on_wire(port, arrival, pkt);
         }
         // Start the next transmission before waking the sender, whose new
         // packets must find the port busy. (An empty FIFO has nothing to
@@ -253,28 +247,6 @@ impl World {
                 }
             }
         }
-    }
-
-    pub(super) fn arrive(&mut self, port: u32) {
-        // A lazy port's dequeues due since the head left put the packets
-        // behind it on the wire first (`world/departures.rs`).
-        self.catch_up(port, self.now);
-        let p = &mut self.ports[port as usize];
-        let (at, pkt) = p.pipe.pop_front().expect("Arrive on an empty pipe");
-        debug_assert_eq!(at, self.now);
-        let node = p.peer;
-        if let Some(&(next, next_pkt)) = p.pipe.front() {
-            self.events.schedule(next, Event::Arrive { port });
-            self.pool.prefetch_whole(next_pkt);
-            // The wire's ring, read one entry per arrival, last written a
-            // propagation delay ago: its line eight entries ahead.
-            if let Some(e) = p.pipe.get(PIPE_AHEAD) {
-                crate::net::packet::prefetch_line(e);
-            }
-        }
-        let k = self.pool.get_mut(pkt);
-        k.hops = k.hops.saturating_add(1);
-        self.receive(node, pkt, port);
     }
 
     /// The head of a port's slow lane arrives (see `net::port`).
@@ -298,14 +270,19 @@ impl World {
     pub(super) fn receive(&mut self, node: u32, pkt: PktId, port: u32) {
         let dst = self.pool.get(pkt).dst;
         if dst == node {
-            self.delivered += 1;
-            if self.cap.on {
-                self.capture_rx(node, pkt);
-            }
-            self.deliver_local(node, pkt);
-            return;
+            return self.receive_local(node, pkt);
         }
         self.ingress(node, pkt, port);
+    }
+
+    /// `pkt` reaches its destination, `node`.
+    #[inline]
+    pub(super) fn receive_local(&mut self, node: u32, pkt: PktId) {
+        self.delivered += 1;
+        if self.cap.on {
+            self.capture_rx(node, pkt);
+        }
+        self.deliver_local(node, pkt);
     }
 
     /// A packet to forward enters `node`: through its pipeline if it has
