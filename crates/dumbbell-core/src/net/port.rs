@@ -153,7 +153,9 @@ port_and_setup! {
         /// Packet being serialized, if any, and when it started.
         tx: Option<(PktId, Time)>,
         /// Packets on the wire with their arrival times (and the far end's
-        /// forwarding decision, `net::wire`), oldest first.
+        /// forwarding decision, `net::wire`), oldest first. Only
+        /// `World::put_on_wire` pushes here: it also records the wire's head
+        /// for its `Arrive` (`world/arrival_hop.rs`).
         pipe: VecDeque<super::wire::OnWire>,
         /// Probability that a packet is held back `reorder_delay` on the wire.
         set reorder: f64,
