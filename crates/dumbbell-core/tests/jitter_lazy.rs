@@ -49,6 +49,26 @@ fn go_json(v: &Value) -> RunOutput {
     run_json(&v.to_string(), Default::default()).expect("runs")
 }
 
+/// Runs `cfg` as it is (lazy ports) and checks it against both references:
+/// the run that keeps the NICs' and jittered wires' `TxDone` events (every
+/// table, `assert_same_physics`) and `watched`, the same scenario with every
+/// port's `TxDone` (its flows and queues tables). Returns the lazy run and
+/// the first reference.
+fn against_both_references(cfg: &Value, watched: &Value, what: &str) -> (RunOutput, RunOutput) {
+    let lazy = go_json(cfg);
+    let reference = run_json_with_nic_events(&cfg.to_string()).expect("runs");
+    assert_same_physics(&lazy, &reference, what);
+    let watched = go_json(watched);
+    for table in ["flows", "queues"] {
+        assert_eq!(
+            lazy.table(table),
+            watched.table(table),
+            "{what}: the {table} table differs from the run with every TxDone"
+        );
+    }
+    (lazy, reference)
+}
+
 /// Jitter well below a packet's time on the wire (lossy-cc's 5 µs against
 /// 12 µs: packets keep their spacing), and above it (30 µs: many packets
 /// would overtake the one before and arrive with it instead): the flows'
@@ -59,18 +79,11 @@ fn go_json(v: &Value) -> RunOutput {
 fn jittered_wires_give_the_results_of_tx_done_events() {
     for jitter_us in [5, 30] {
         let what = format!("jitter {jitter_us} µs");
-        let lazy = go_json(&scenario(jitter_us, false));
-        let reference =
-            run_json_with_nic_events(&scenario(jitter_us, false).to_string()).expect("runs");
-        assert_same_physics(&lazy, &reference, &what);
-        let watched = go_json(&scenario(jitter_us, true));
-        for table in ["flows", "queues"] {
-            assert_eq!(
-                lazy.table(table),
-                watched.table(table),
-                "{what}: the {table} table differs from the run with every TxDone"
-            );
-        }
+        let (lazy, reference) = against_both_references(
+            &scenario(jitter_us, false),
+            &scenario(jitter_us, true),
+            &what,
+        );
         let data = lazy.summary_u64("data_packets_sent");
         let (el, ee) = (lazy.summary_u64("events"), reference.summary_u64("events"));
         assert!(
@@ -135,18 +148,11 @@ fn held_on_a_jittered_nic(tsq_bytes: u64, drop_log: bool) -> Value {
 #[test]
 fn a_held_sender_on_a_jittered_nic_gives_the_results_of_tx_done_events() {
     let tsq = 64 * 1024;
-    let lazy = go_json(&held_on_a_jittered_nic(tsq, false));
-    let reference =
-        run_json_with_nic_events(&held_on_a_jittered_nic(tsq, false).to_string()).expect("runs");
-    assert_same_physics(&lazy, &reference, "a held sender on a jittered NIC");
-    let watched = go_json(&held_on_a_jittered_nic(tsq, true));
-    for table in ["flows", "queues"] {
-        assert_eq!(
-            lazy.table(table),
-            watched.table(table),
-            "the {table} table differs from the run with every TxDone"
-        );
-    }
+    let (lazy, reference) = against_both_references(
+        &held_on_a_jittered_nic(tsq, false),
+        &held_on_a_jittered_nic(tsq, true),
+        "a held sender on a jittered NIC",
+    );
     assert!(lazy.summary_u64("events") < reference.summary_u64("events"));
     // Port 0 is a -> r, the NIC: held short by TSQ.
     let held = col_u32(&lazy, "queues", "max_pkts")[0];
