@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side speed of dumbbell's core and htsim (docs/performance.md).
 #
-#   tools/htsim/compare.sh [--ack-every-packet] HTSIM_SRC [RUNS]
+#   [COPIES=4] tools/htsim/compare.sh [--ack-every-packet] HTSIM_SRC [RUNS]
 #
 # --ack-every-packet: our receivers send one ACK per data packet
 # (delayed_ack=False), htsim's ACK policy, so that both sides do the same
@@ -16,8 +16,13 @@
 # built in a scratch directory ($WORK, default /tmp/htsim-compare) with our
 # scenario main (tools/htsim/main_compare.cpp); dumbbell's `run_json`
 # example runs the same scenarios (tools/htsim/configs.py). Both run
-# interleaved RUNS times (default 5), each under `nice -n 10`, and the
-# script prints CPU ns per data packet per run, the medians and the ratio.
+# interleaved RUNS times (default 5) on each of COPIES fresh copies of each
+# binary (default 4), each under `nice -n 10`, and the script prints CPU ns
+# per data packet per run, the medians, and the ratio: the median of the
+# copies' ratios (each copy's median against the same copy number's of
+# htsim), with their range. Two copies of one binary file can run up to 20 % apart
+# (where the file's text lies in physical memory: docs/performance.md,
+# "Thirteenth round (clean paths)"), so one file says little on its own.
 #
 # Profile guidance, the same on both sides or said: dumbbell's run_json is
 # built profile-guided as `make setup` builds the extension, on the same
@@ -98,27 +103,44 @@ fi
 if [ -n "$ACKS" ]; then echo "dumbbell: one ACK per data packet (delayed_ack=False), as htsim"
 else echo "dumbbell: delayed ACKs (the default; htsim ACKs every packet: unequal work)"; fi
 
-"$PY" - "$HTSIM" "$OURS" "$RUNS" "$WORK" <<'PYEOF'
-import re, statistics, subprocess, sys
-htsim_bin, ours, runs, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-def htsim(s):
-    out = subprocess.run(["nice", "-n", "10", htsim_bin, s], capture_output=True, text=True, check=True).stdout
+"$PY" - "$HTSIM" "$OURS" "$RUNS" "$WORK" "${COPIES:-4}" <<'PYEOF'
+import re, shutil, statistics, subprocess, sys
+from pathlib import Path
+htsim_bin, ours, runs, work, copies = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+# Fresh copies of both binaries, made now: run k goes through copy k % COPIES.
+cdir = Path(work) / "copies"
+shutil.rmtree(cdir, ignore_errors=True)
+cdir.mkdir()
+hcopies, dcopies = [], []
+for k in range(copies):
+    for src, dst in ((htsim_bin, hcopies), (ours, dcopies)):
+        p = cdir / f"{Path(src).name}.{k}"
+        shutil.copy2(src, p)
+        dst.append(str(p))
+def htsim(s, k):
+    out = subprocess.run(["nice", "-n", "10", hcopies[k], s], capture_output=True, text=True, check=True).stdout
     m = re.search(r"data_pkts (\d+) cpu \S+ cpu_ns_per_pkt ([\d.]+)", out)
     return float(m.group(2)), int(m.group(1))
-def dumbbell(s):
-    out = subprocess.run(["nice", "-n", "10", ours, f"{work}/cfg/{s}.json", "--quiet"], capture_output=True, text=True, check=True).stdout
+def dumbbell(s, k):
+    out = subprocess.run(["nice", "-n", "10", dcopies[k], f"{work}/cfg/{s}.json", "--quiet"], capture_output=True, text=True, check=True).stdout
     m = re.search(r"data pkts (\d+) .*cpu ns/pkt ([\d.]+)", out)
     return float(m.group(2)), int(m.group(1))
-print(f"{'scenario':12s} {'run':>3s} {'htsim ns/pkt':>12s} {'ours ns/pkt':>12s} {'ratio':>6s}   packets (htsim, ours)")
+print(f"{copies} fresh copies of each binary, {runs} runs on each")
+print(f"{'scenario':12s} {'run':>3s} {'copy':>4s} {'htsim ns/pkt':>12s} {'ours ns/pkt':>12s} {'ratio':>6s}   packets (htsim, ours)")
 for s in ["reno-1g", "reno-10g", "dctcp-100m"]:
     h, d = [], []
-    for i in range(runs):
+    for i in range(runs * copies):
+        k = i % copies
         # Alternate which goes first, so that neither always meets the other's cache state.
-        order = [("h", htsim), ("d", dumbbell)] if i % 2 == 0 else [("d", dumbbell), ("h", htsim)]
-        got = {k: f(s) for k, f in order}
+        order = [("h", htsim), ("d", dumbbell)] if (i // copies) % 2 == 0 else [("d", dumbbell), ("h", htsim)]
+        got = {w: f(s, k) for w, f in order}
         h.append(got["h"][0]); d.append(got["d"][0])
-        print(f"{s:12s} {i:3d} {got['h'][0]:12.1f} {got['d'][0]:12.1f} {got['d'][0] / got['h'][0]:6.2f}   {got['h'][1]}, {got['d'][1]}")
+        print(f"{s:12s} {i:3d} {k:4d} {got['h'][0]:12.1f} {got['d'][0]:12.1f} {got['d'][0] / got['h'][0]:6.2f}   {got['h'][1]}, {got['d'][1]}")
     ratios = sorted(y / x for x, y in zip(h, d))
+    # Each copy's ratio of medians; the ratio reported is their median, which
+    # one slow copy (of either side) does not move.
+    per_copy = sorted(statistics.median(d[k::copies]) / statistics.median(h[k::copies]) for k in range(copies))
     print(f"{s:12s} median: htsim {statistics.median(h):.1f} ns, ours {statistics.median(d):.1f} ns, "
-          f"ours/htsim {statistics.median(d) / statistics.median(h):.2f} (per-run ratios {ratios[0]:.2f}..{ratios[-1]:.2f})")
+          f"ours/htsim {statistics.median(per_copy):.2f} (the copies' ratios {per_copy[0]:.2f}..{per_copy[-1]:.2f}, "
+          f"per run {ratios[0]:.2f}..{ratios[-1]:.2f})")
 PYEOF
