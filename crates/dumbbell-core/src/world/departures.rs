@@ -133,18 +133,8 @@ impl World {
                 break;
             }
             let done = p.busy_until;
-            p.tx = None;
-            p.stats.busy += done.since(started);
-            p.stats.tx_bytes += p.tx_size as u64;
-            // An empty FIFO has nothing to start; any other discipline is
-            // asked, as `tx_done` asks it (CoDel may drop at that dequeue).
-            let idle = p.fifo_empty();
             self.now = done;
-            // The next transmission starts before the sender hears, as in
-            // `tx_done`.
-            if !idle {
-                self.start_tx(port);
-            }
+            let idle = self.end_lazy_tx(port, started);
             if nic {
                 // A TCP sender's NIC tells the sender (`world/tsq_wake.rs`);
                 // one it released resumes at top level.
@@ -157,6 +147,27 @@ impl World {
             }
         }
         self.now = now;
+    }
+
+    /// The departure of a lazy `port`'s current packet (on the wire since
+    /// `started`) at its end, `self.now`: the port's counters, and the next
+    /// transmission started before the sender hears, as in `tx_done`. Whether
+    /// the port is now idle. Shared by the catch-up and the NIC's wake
+    /// (`world/tsq_wake.rs`).
+    #[inline(always)]
+    pub(super) fn end_lazy_tx(&mut self, port: u32, started: Time) -> bool {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        p.tx = None;
+        p.stats.busy += now.since(started);
+        p.stats.tx_bytes += p.tx_size as u64;
+        // An empty FIFO has nothing to start; any other discipline is
+        // asked, as `tx_done` asks it (CoDel may drop at that dequeue).
+        let idle = p.fifo_empty();
+        if !idle {
+            self.start_tx(port);
+        }
+        idle
     }
 
     /// At the end of a run: every lazy port's departures up to now made,

@@ -211,17 +211,10 @@ impl World {
     #[inline]
     fn tsq_wake_depart(&mut self, port: u32, node: u32) {
         let now = self.now;
-        let p = &mut self.ports[port as usize];
-        let Some((pkt, started)) = p.tx.take() else {
+        let Some((pkt, started)) = self.ports[port as usize].tx else {
             return;
         };
-        p.stats.busy += now.since(started);
-        p.stats.tx_bytes += p.tx_size as u64;
-        // The next transmission starts before the sender hears, as in
-        // `tx_done` and `catch_up_slow`.
-        if !p.fifo_empty() {
-            self.start_tx(port);
-        }
+        self.end_lazy_tx(port, started);
         if let Some(flow) = self.nic_departure(port, node, pkt, now) {
             if let FlowKind::Tcp(c) = &mut self.flows[flow as usize].kind {
                 c.sender.try_send(now, &mut self.out);
